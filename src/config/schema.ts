@@ -1,0 +1,83 @@
+import { z } from "zod";
+import { duration } from "./duration.ts";
+
+/**
+ * The whole configuration as one zod schema: every key has a default, unknown keys are errors
+ * (strict objects), and deploy/linkpatrol.example.yaml documents the same keys. Parsed once at start.
+ */
+
+const cidr = z.string().regex(/^[0-9a-fA-F:.]+\/\d{1,3}$/, "must be a CIDR such as 10.0.0.0/8 or fd00::/8");
+const hostPort = z.string().regex(/^[^\s/]+$/, "must be HOST or HOST:PORT");
+
+const serverFields = z.strictObject({
+    host: z.string().min(1).default("0.0.0.0"),
+    port: z.number().int().min(0).max(65535).default(8080),
+    base_path: z
+      .string()
+      .regex(/^\/[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*$/, "must start with / and not end with /")
+      .default("/v1"),
+    max_request_body_bytes: z.number().int().min(1024).max(16 * 1024 * 1024).default(1024 * 1024),
+  });
+
+const storageFields = z.strictObject({
+    path: z.string().min(1).default("./data/linkpatrol.db"),
+    busy_timeout: duration(0, 600_000).default(5_000),
+  });
+
+const authFields = z.strictObject({
+    bootstrap_key: z
+      .string()
+      .regex(/^lp_[0-9A-Za-z]{32,}$/, "must be lp_ followed by at least 32 base62 characters")
+      .nullable()
+      .default(null),
+    rate_limit: z.number().int().min(0).max(1_000_000).default(600),
+  });
+
+const crawlerFields = z.strictObject({
+    concurrency: z.number().int().min(1).max(512).default(16),
+    per_host_concurrency: z.number().int().min(1).max(64).default(4),
+    connect_timeout: duration(100, 120_000).default(10_000),
+    header_timeout: duration(100, 300_000).default(15_000),
+    body_timeout: duration(100, 600_000).default(30_000),
+    max_pages: z.number().int().min(1).max(10_000_000).default(10_000),
+    max_duration: duration(1_000, 7 * 86_400_000).default(3_600_000),
+    max_body_bytes: z.number().int().min(1024).max(1024 * 1024 * 1024).default(10 * 1024 * 1024),
+    user_agent: z.string().min(1).max(512).default("linkpatrol/{version} (+https://github.com/linkpatrol/linkpatrol)"),
+    respect_robots: z.boolean().default(true),
+    allow_private_networks: z.boolean().default(false),
+    allowed_cidrs: z.array(cidr).default([]),
+  });
+
+const verificationFields = z.strictObject({
+    dns_servers: z.array(hostPort).default([]),
+    timeout: duration(100, 120_000).default(10_000),
+  });
+
+const loggingFields = z.strictObject({
+    level: z.enum(["debug", "info", "warn", "error"]).default("info"),
+  });
+
+/** Each section's own object schema, by name: the env override loader looks keys up here. */
+export const SECTION_SCHEMAS = {
+  server: serverFields,
+  storage: storageFields,
+  auth: authFields,
+  crawler: crawlerFields,
+  verification: verificationFields,
+  logging: loggingFields,
+} as const;
+
+export type ConfigSection = keyof typeof SECTION_SCHEMAS;
+
+/** The configuration schema; `Config` is its parsed output. */
+export const configSchema = z.strictObject({
+    server: serverFields.prefault({}),
+    storage: storageFields.prefault({}),
+    auth: authFields.prefault({}),
+    crawler: crawlerFields.prefault({}),
+    verification: verificationFields.prefault({}),
+    logging: loggingFields.prefault({}),
+  })
+  .prefault({});
+
+export type Config = z.output<typeof configSchema>;

@@ -1,0 +1,145 @@
+/**
+ * Collects a response body while decoding its Content-Encoding, and stops at a byte cap measured on the
+ * DECODED bytes: a few kilobytes of gzip can inflate to gigabytes, so the cap that matters is the one after
+ * decompression (the decompression-bomb guard). The raw bytes are capped too, because a compressed stream can
+ * also be endless while producing nothing (empty deflate blocks). Reaching a cap is not an error: the body is
+ * cut and marked truncated, and the caller stops reading.
+ */
+import zlib from "node:zlib";
+
+/** A finished body: at most the cap, and whether anything was cut. */
+export interface CollectedBody {
+  body: Uint8Array;
+  truncated: boolean;
+}
+
+type Decoder = zlib.Gunzip | zlib.Inflate | zlib.InflateRaw | zlib.BrotliDecompress;
+
+/** True when the first two bytes are a zlib header; servers that say "deflate" often send raw deflate. */
+function looksLikeZlibHeader(bytes: Uint8Array): boolean {
+  const [cmf = 0, flg = 0] = bytes;
+  return (cmf & 0x0f) === 8 && ((cmf << 8) | flg) % 31 === 0;
+}
+
+/** The decoder for one of the encodings in DECODED_ENCODINGS. */
+function decoderFor(encoding: string, firstBytes: Uint8Array): Decoder {
+  // Sync flush at the end tolerates streams cut short (by the server or by our raw cap) instead of failing.
+  const lenient = { finishFlush: zlib.constants.Z_SYNC_FLUSH };
+  switch (encoding) {
+    case "gzip":
+    case "x-gzip":
+      return zlib.createGunzip(lenient);
+    case "deflate":
+      return looksLikeZlibHeader(firstBytes) ? zlib.createInflate(lenient) : zlib.createInflateRaw(lenient);
+    default:
+      return zlib.createBrotliDecompress({ finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH });
+  }
+}
+
+const DECODED_ENCODINGS = new Set(["gzip", "x-gzip", "deflate", "br"]);
+
+/** Accumulates raw chunks, decodes them, and caps both raw and decoded sizes at `maxBytes`. */
+export class BodySink {
+  private readonly chunks: Uint8Array[] = [];
+  private readonly encoding: string;
+  private decodedBytes = 0;
+  private rawBytes = 0;
+  private rawFull = false;
+  private decodedFull = false;
+  private decoder: Decoder | null = null;
+  private pendingRaw: Uint8Array[] = [];
+  private failure: Error | null = null;
+
+  /** `contentEncoding` is the response's Content-Encoding header, if any. */
+  constructor(contentEncoding: string | undefined, private readonly maxBytes: number) {
+    const encoding = (contentEncoding ?? "").trim().toLowerCase();
+    // An encoding we never asked for (or a chain of them) is kept as it came; the header tells the caller.
+    this.encoding = DECODED_ENCODINGS.has(encoding) ? encoding : "identity";
+  }
+
+  /** True once a cap is reached or decoding failed: the caller should stop reading and call `end()`. */
+  get full(): boolean {
+    return this.rawFull || this.decodedFull || this.failure !== null;
+  }
+
+  /** Feeds raw bytes as they arrive from the network. */
+  write(chunk: Uint8Array): void {
+    if (this.full || chunk.length === 0) return;
+    const room = this.maxBytes - this.rawBytes;
+    const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+    this.rawBytes += part.length;
+    if (chunk.length > room) this.rawFull = true;
+    if (this.encoding === "identity") {
+      this.take(part);
+    } else if (this.decoder !== null) {
+      this.decoder.write(part);
+    } else {
+      // The deflate flavour is told by the first two bytes, so the decoder starts once it has them.
+      this.pendingRaw.push(part);
+      if (this.pendingBytes() >= 2) this.startDecoder();
+    }
+  }
+
+  /** Flushes the decoder and returns the body; rejects when the encoded data is corrupt. */
+  async end(): Promise<CollectedBody> {
+    if (this.decoder === null && this.pendingBytes() > 0) this.startDecoder();
+    const decoder = this.decoder;
+    if (decoder !== null && !this.decodedFull && this.failure === null) {
+      await new Promise<void>((resolve) => {
+        decoder.once("end", resolve);
+        decoder.once("close", resolve);
+        decoder.once("error", () => resolve());
+        decoder.end();
+      });
+    }
+    this.destroy();
+    if (this.failure !== null) throw this.failure;
+    return { body: concat(this.chunks, this.decodedBytes), truncated: this.rawFull || this.decodedFull };
+  }
+
+  /** Releases the decoder without waiting for it. */
+  destroy(): void {
+    this.decoder?.destroy();
+  }
+
+  private pendingBytes(): number {
+    return this.pendingRaw.reduce((sum, chunk) => sum + chunk.length, 0);
+  }
+
+  private startDecoder(): void {
+    const first = concat(this.pendingRaw, this.pendingBytes());
+    this.pendingRaw = [];
+    const decoder = decoderFor(this.encoding, first);
+    this.decoder = decoder;
+    decoder.on("data", (chunk: Buffer) => this.take(chunk));
+    decoder.on("error", (error: Error) => {
+      if (!this.decodedFull) this.failure = error;
+    });
+    decoder.write(first);
+  }
+
+  private take(chunk: Uint8Array): void {
+    if (this.decodedFull) return;
+    const room = this.maxBytes - this.decodedBytes;
+    if (chunk.length > room) {
+      this.chunks.push(chunk.subarray(0, room));
+      this.decodedBytes += room;
+      this.decodedFull = true;
+      // Stop inflating at once: this is where a decompression bomb is defused.
+      this.decoder?.destroy();
+      return;
+    }
+    this.chunks.push(chunk);
+    this.decodedBytes += chunk.length;
+  }
+}
+
+function concat(chunks: Uint8Array[], total: number): Uint8Array {
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return out;
+}

@@ -1,0 +1,67 @@
+/**
+ * The outcome of a safeFetch as a tagged union: an HTTP answer, or a named reason why there was none.
+ * Network failures are values, not exceptions, so a crawler or a verifier records them like any other result
+ * and matches on `error`, never on message text.
+ */
+
+/** Why a fetch produced no HTTP answer. */
+export type FetchErrorKind =
+  | "unsafe_url" // scheme other than http/https, or a host whose address the policy refuses
+  | "invalid_url" // not a URL, or a redirect Location that does not parse
+  | "dns" // the name does not resolve
+  | "refused" // connection refused or reset before an answer
+  | "tls" // certificate or handshake failure
+  | "timeout" // connect, header or body deadline passed
+  | "too_many_redirects"
+  | "redirect_loop"
+  | "protocol" // malformed HTTP, or a body that does not decode
+  | "aborted"; // the caller's signal fired
+
+/** An HTTP answer (after redirects were followed, if any). */
+export interface FetchResponse {
+  kind: "response";
+  status: number;
+  /** Header names in lower case; repeated headers joined with ", " (set-cookie with "\n"). */
+  headers: Record<string, string>;
+  /** The decoded body, at most `maxBodyBytes` long. */
+  body: Uint8Array;
+  /** True when the body was cut at `maxBodyBytes` (after decompression). */
+  truncated: boolean;
+  finalUrl: string;
+  /** Every URL that answered with a redirect, in order; empty when the first URL answered. */
+  redirectChain: string[];
+}
+
+/** No HTTP answer: which kind of failure, a human-readable message, and the URL of the failing hop. */
+export interface FetchError {
+  kind: "error";
+  error: FetchErrorKind;
+  message: string;
+  url: string;
+}
+
+/** What safeFetch resolves to; it never rejects for network outcomes. */
+export type SafeFetchResult = FetchResponse | FetchError;
+
+const SHORT_DESCRIPTIONS: Record<FetchErrorKind, string> = {
+  unsafe_url: "address not allowed",
+  invalid_url: "invalid URL",
+  dns: "DNS lookup failed",
+  refused: "connection refused",
+  tls: "TLS error",
+  timeout: "timed out",
+  too_many_redirects: "too many redirects",
+  redirect_loop: "redirect loop",
+  protocol: "malformed HTTP response",
+  aborted: "aborted",
+};
+
+/** A few words naming the failure kind, for reasons shown to users ("connection refused"). */
+export function describeFetchErrorKind(kind: FetchErrorKind): string {
+  return SHORT_DESCRIPTIONS[kind];
+}
+
+/** Builds an error result. */
+export function fetchError(error: FetchErrorKind, url: string, message: string): FetchError {
+  return { kind: "error", error, message, url };
+}

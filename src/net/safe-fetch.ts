@@ -1,0 +1,186 @@
+/**
+ * The SSRF-safe HTTP client shared by the crawler, domain verification and webhooks. Every hop (the first URL
+ * and each redirect) goes through the same three steps: check the scheme, resolve the host once and refuse if
+ * ANY address is disallowed, then connect to a checked address by IP (pinned-request.ts). Redirects are
+ * followed here rather than by the HTTP client so that each Location is checked like a new URL.
+ * Outcomes are values (fetch-result.ts); only programming errors throw.
+ */
+import { VERSION } from "../core/version.ts";
+import { isAddressAllowed, type AddressPolicy } from "./address-policy.ts";
+import { fetchError, type FetchError, type SafeFetchResult } from "./fetch-result.ts";
+import { errorCode } from "./network-error.ts";
+import { openPinned, type PinnedExchange } from "./pinned-request.ts";
+import { bareHostname, ipLiteral, systemResolve, type Resolve, type ResolvedAddress } from "./resolve.ts";
+
+/** How to fetch: the address policy, the limits, and who we say we are. */
+export interface SafeFetchOptions {
+  policy: AddressPolicy;
+  /** Name resolution; defaults to the system resolver. */
+  resolve?: Resolve;
+  method?: "GET" | "HEAD";
+  /** Extra request headers; Host, User-Agent and Accept-Encoding are always set by safeFetch. */
+  headers?: Record<string, string>;
+  /** Budget for DNS and for the TCP/TLS connection (see pinned-request.ts for how it combines). */
+  connectTimeoutMs: number;
+  /** Budget for the response headers once connected. */
+  headerTimeoutMs: number;
+  /** Budget for the whole body once the headers are in. */
+  bodyTimeoutMs: number;
+  /** Cap on the decoded body; a longer body is cut and marked `truncated`. */
+  maxBodyBytes: number;
+  /** How many redirects to follow; 0 returns a 3xx answer as it is. */
+  maxRedirects: number;
+  /** User-Agent header; "{version}" is replaced with the running version. */
+  userAgent: string;
+  /** PEM certificates to trust instead of the system roots (private PKI, tests). */
+  ca?: string | string[];
+  signal?: AbortSignal;
+}
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+/** Headers that must not follow a redirect to another origin. */
+const CREDENTIAL_HEADERS = ["authorization", "cookie", "proxy-authorization"];
+/** A name with several addresses is tried on this many of them when connections are refused. */
+const MAX_ADDRESS_ATTEMPTS = 3;
+
+function requestHeaders(options: SafeFetchOptions): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(options.headers ?? {})) headers[name.toLowerCase()] = value;
+  delete headers.host;
+  headers["user-agent"] = options.userAgent.replaceAll("{version}", VERSION);
+  // Only encodings body-sink.ts decodes (and caps after decoding) may be asked for.
+  headers["accept-encoding"] = "gzip, deflate, br";
+  return headers;
+}
+
+function withoutFragment(url: URL): URL {
+  const copy = new URL(url.href);
+  copy.hash = "";
+  return copy;
+}
+
+function withTimeout<T>(
+  work: Promise<T>,
+  ms: number,
+  signal: AbortSignal | undefined,
+): Promise<T | "timeout" | "aborted"> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => resolve("timeout"), ms);
+    const onAbort = () => resolve("aborted");
+    signal?.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    });
+  });
+}
+
+/** Resolves the hop's host once and returns its addresses, or why it must not be contacted. */
+async function checkedAddresses(url: URL, options: SafeFetchOptions): Promise<ResolvedAddress[] | FetchError> {
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    return fetchError("unsafe_url", url.href, `the ${url.protocol} scheme is not allowed; only http and https are`);
+  }
+  const hostname = bareHostname(url.hostname);
+  const literal = ipLiteral(hostname);
+  let addresses: ResolvedAddress[];
+  if (literal !== null) {
+    addresses = [literal];
+  } else {
+    const resolve = options.resolve ?? systemResolve;
+    let answer: ResolvedAddress[] | "timeout" | "aborted";
+    try {
+      answer = await withTimeout(resolve(hostname), options.connectTimeoutMs, options.signal);
+    } catch (error) {
+      return fetchError("dns", url.href, `DNS lookup of ${hostname} failed (${errorCode(error) || String(error)})`);
+    }
+    if (answer === "aborted") return fetchError("aborted", url.href, "the request was cancelled");
+    if (answer === "timeout") {
+      return fetchError("dns", url.href, `DNS lookup of ${hostname} timed out after ${options.connectTimeoutMs} ms`);
+    }
+    if (answer.length === 0) return fetchError("dns", url.href, `DNS lookup of ${hostname} returned no address`);
+    addresses = answer;
+  }
+  const refused = addresses.find((entry) => !isAddressAllowed(entry.address, options.policy));
+  if (refused !== undefined) {
+    const subject = literal !== null ? refused.address : `${hostname} resolves to ${refused.address}, which`;
+    return fetchError(
+      "unsafe_url",
+      url.href,
+      `${subject} is a private or reserved address; ` +
+        "allow it with crawler.allow_private_networks or crawler.allowed_cidrs",
+    );
+  }
+  return addresses;
+}
+
+/** Connects to the first address that does not refuse the connection. */
+async function openAny(
+  url: URL,
+  addresses: ResolvedAddress[],
+  headers: Record<string, string>,
+  options: SafeFetchOptions,
+): Promise<PinnedExchange | FetchError> {
+  let last: PinnedExchange | FetchError | undefined;
+  for (const address of addresses.slice(0, MAX_ADDRESS_ATTEMPTS)) {
+    last = await openPinned({ ...options, url, address, headers, method: options.method ?? "GET" });
+    if (!("kind" in last) || last.error !== "refused") return last;
+  }
+  return last!;
+}
+
+/** Fetches `url` under the address policy, following redirects hop by hop; never rejects for network outcomes. */
+export async function safeFetch(url: string, options: SafeFetchOptions): Promise<SafeFetchResult> {
+  let current: URL;
+  try {
+    current = withoutFragment(new URL(url));
+  } catch {
+    return fetchError("invalid_url", url, `not a valid URL: ${url}`);
+  }
+  if (options.signal !== undefined) {
+    // Bun 1.3.14 cancels an AbortSignal.timeout() for good once its listener count drops back to zero, and every
+    // phase below adds and removes its own listener. A dependent signal keeps the caller's signal listened to,
+    // so neither theirs nor ours is silently disarmed.
+    options = { ...options, signal: AbortSignal.any([options.signal]) };
+  }
+  let headers = requestHeaders(options);
+  const redirectChain: string[] = [];
+  const visited = new Set<string>();
+
+  // Each turn either returns or records one more redirect, and redirects are capped: the loop is bounded.
+  for (;;) {
+    if (options.signal?.aborted) return fetchError("aborted", current.href, "the request was cancelled");
+    const addresses = await checkedAddresses(current, options);
+    if ("kind" in addresses) return addresses;
+    const exchange = await openAny(current, addresses, headers, options);
+    if ("kind" in exchange) return exchange;
+
+    const location = exchange.headers.location;
+    if (options.maxRedirects === 0 || !REDIRECT_STATUSES.has(exchange.status) || location === undefined) {
+      const body = await exchange.readBody();
+      if ("kind" in body) return body;
+      const { status, headers: responseHeaders } = exchange;
+      return { kind: "response", status, headers: responseHeaders, ...body, finalUrl: current.href, redirectChain };
+    }
+    exchange.discard();
+    redirectChain.push(current.href);
+    visited.add(current.href);
+
+    let next: URL;
+    try {
+      next = withoutFragment(new URL(location, current));
+    } catch {
+      return fetchError("protocol", current.href, `redirect to an invalid Location: ${location}`);
+    }
+    if (visited.has(next.href)) {
+      return fetchError("redirect_loop", next.href, `redirect loop: ${[...redirectChain, next.href].join(" → ")}`);
+    }
+    if (redirectChain.length > options.maxRedirects) {
+      return fetchError("too_many_redirects", next.href, `more than ${options.maxRedirects} redirects`);
+    }
+    if (next.origin !== current.origin) {
+      headers = { ...headers };
+      for (const name of CREDENTIAL_HEADERS) delete headers[name];
+    }
+    current = next;
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * Domain verification (CONTRACT "Domains"): the three methods run concurrently and all three results are
+ * returned, in a fixed order, each with its reason, so a failed verification tells the user what each method saw.
+ * Deciding what "verified" means (any method passing) belongs to the domains service.
+ */
+import type { Config } from "../config/schema.ts";
+import { crawlerFetchOptions } from "../net/crawler-fetch-options.ts";
+import type { Resolve } from "../net/resolve.ts";
+import { checkDnsTxt } from "./dns-txt.ts";
+import type { VerificationFetchSettings } from "./http-fetch.ts";
+import { checkHttpFile } from "./http-file.ts";
+import { checkMetaTag } from "./meta-tag.ts";
+import type { MethodResult, VerificationTarget } from "./types.ts";
+
+export { verificationInstructions, type VerificationInstructions } from "./instructions.ts";
+export type { MethodResult, VerificationMethod, VerificationTarget } from "./types.ts";
+
+/** Runs every verification method against a target. */
+export interface DomainVerifier {
+  /** Results for dns_txt, http_file and meta_tag, in that order; never rejects for network problems. */
+  verify(target: VerificationTarget): Promise<MethodResult[]>;
+}
+
+/** Replaceable parts: `resolve` for the HTTP methods' address lookups (tests), `ca` for private PKI. */
+export interface DomainVerifierDeps {
+  resolve?: Resolve;
+  ca?: string | string[];
+}
+
+/** Builds a verifier from the `crawler` (address policy, timeouts, identity) and `verification` sections. */
+export function createDomainVerifier(
+  config: Pick<Config, "crawler" | "verification">,
+  deps: DomainVerifierDeps = {},
+): DomainVerifier {
+  const http: VerificationFetchSettings = {
+    fetch: { ...crawlerFetchOptions(config.crawler, deps.resolve), ca: deps.ca },
+    timeoutMs: config.verification.timeout,
+  };
+  const dns = { servers: config.verification.dns_servers, timeoutMs: config.verification.timeout };
+  return {
+    async verify(target) {
+      return Promise.all([checkDnsTxt(target, dns), checkHttpFile(target, http), checkMetaTag(target, http)]);
+    },
+  };
+}

@@ -1,0 +1,109 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ConfigError, loadConfig } from "../../src/config/load.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "linkpatrol-config-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function file(name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+function problemsOf(run: () => unknown): string[] {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error("expected a ConfigError");
+}
+
+describe("loadConfig", () => {
+  test("built-in defaults when no file exists", () => {
+    const { config, file: used } = loadConfig({ env: {}, file: undefined });
+    expect(used).toBeNull();
+    expect(config.server).toMatchObject({ port: 8080, base_path: "/v1", host: "0.0.0.0" });
+    expect(config.storage.path).toBe("./data/linkpatrol.db");
+    expect(config.auth.rate_limit).toBe(600);
+    expect(config.crawler.allow_private_networks).toBe(false);
+  });
+
+  test("reads YAML values and converts durations to milliseconds", () => {
+    const path = file("ok.yaml", "server:\n  port: 9191\ncrawler:\n  max_duration: 5m\n  connect_timeout: 1.5\n");
+    const { config, file: used } = loadConfig({ file: path, env: {} });
+    expect(used).toBe(path);
+    expect(config.server.port).toBe(9191);
+    expect(config.crawler.max_duration).toBe(300_000);
+    expect(config.crawler.connect_timeout).toBe(1_500);
+  });
+
+  test("an unknown key names the file, the key path and the reason", () => {
+    const path = file("unknown.yaml", "server:\n  prot: 80\n");
+    expect(problemsOf(() => loadConfig({ file: path, env: {} }))).toEqual([`${path}: server.prot: unknown key`]);
+  });
+
+  test("an unknown section is refused", () => {
+    const path = file("section.yaml", "srever:\n  port: 80\n");
+    expect(problemsOf(() => loadConfig({ file: path, env: {} }))).toEqual([`${path}: srever: unknown key`]);
+  });
+
+  test("a bad value names the key path and why", () => {
+    const path = file("bad.yaml", "server:\n  port: 70000\ncrawler:\n  max_duration: soon\n");
+    const problems = problemsOf(() => loadConfig({ file: path, env: {} }));
+    expect(problems).toHaveLength(2);
+    expect(problems[0]).toStartWith(`${path}: server.port: `);
+    expect(problems[0]).toContain("65535");
+    expect(problems[1]).toStartWith(`${path}: crawler.max_duration: not a duration`);
+  });
+
+  test("invalid YAML reports the line", () => {
+    const path = file("broken.yaml", "server:\n  port: [1, 2\n");
+    expect(problemsOf(() => loadConfig({ file: path, env: {} }))[0]).toMatch(new RegExp(`^${path}: line \\d+`));
+  });
+
+  test("a missing explicit file is an error, not silent defaults", () => {
+    expect(problemsOf(() => loadConfig({ file: join(dir, "nope.yaml"), env: {} }))[0]).toContain("file not found");
+  });
+
+  test("LINKPATROL_<SECTION>_<KEY> overrides the file, typed by the key", () => {
+    const path = file("env.yaml", "server:\n  port: 9191\n");
+    const { config } = loadConfig({
+      file: path,
+      env: {
+        LINKPATROL_SERVER_PORT: "9292",
+        LINKPATROL_CRAWLER_ALLOW_PRIVATE_NETWORKS: "true",
+        LINKPATROL_CRAWLER_PER_HOST_CONCURRENCY: "2",
+        LINKPATROL_CRAWLER_ALLOWED_CIDRS: "[10.0.0.0/8, fd00::/8]",
+        LINKPATROL_STORAGE_PATH: "/var/lib/linkpatrol/lp.db",
+        LINKPATROL_AUTH_BOOTSTRAP_KEY: `lp_${"a".repeat(32)}`,
+      },
+    });
+    expect(config.server.port).toBe(9292);
+    expect(config.crawler.allow_private_networks).toBe(true);
+    expect(config.crawler.per_host_concurrency).toBe(2);
+    expect(config.crawler.allowed_cidrs).toEqual(["10.0.0.0/8", "fd00::/8"]);
+    expect(config.storage.path).toBe("/var/lib/linkpatrol/lp.db");
+    expect(config.auth.bootstrap_key).toBe(`lp_${"a".repeat(32)}`);
+  });
+
+  test("a bad override names the variable", () => {
+    const problems = problemsOf(() => loadConfig({ env: { LINKPATROL_SERVER_PORT: "eighty" } }));
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toStartWith("environment LINKPATROL_SERVER_PORT: server.port: ");
+  });
+
+  test("an override for no known key is refused", () => {
+    expect(problemsOf(() => loadConfig({ env: { LINKPATROL_SERVER_PROT: "1" } }))[0]).toStartWith(
+      "environment LINKPATROL_SERVER_PROT: no such config key",
+    );
+  });
+
+  test("a malformed bootstrap key is refused", () => {
+    expect(problemsOf(() => loadConfig({ env: { LINKPATROL_AUTH_BOOTSTRAP_KEY: "secret" } }))[0]).toContain("auth.bootstrap_key");
+  });
+});
