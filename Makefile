@@ -1,0 +1,26 @@
+# Convenience targets; each first makes sure the locked dependencies (Bun included) are installed.
+BUN := node_modules/.bin/bun
+SETUP := node scripts/setup.mjs
+
+.PHONY: setup serve test build typecheck bench clean
+
+setup:
+	@$(SETUP)
+
+serve: setup
+	$(BUN) src/main.ts serve
+
+test: setup
+	$(BUN) test
+
+build: setup
+	$(BUN) scripts/build.ts dist/linkpatrol
+
+typecheck: setup
+	node_modules/.bin/tsc --noEmit -p .
+
+bench: build
+	$(BUN) bench/run.ts
+
+clean:
+	rm -rf dist

@@ -1,0 +1,82 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { bodyLimit } from "hono/body-limit";
+import { MethodNotAllowedError, NotFoundError, PayloadTooLargeError } from "../core/errors.ts";
+import type { Logger } from "../core/logger.ts";
+import { VERSION } from "../core/version.ts";
+import type { DomainsService } from "../services/domains.service.ts";
+import type { KeysService } from "../services/keys.service.ts";
+import type { AppEnv } from "./env.ts";
+import { errorResponse } from "./error-envelope.ts";
+import { authenticate } from "./middleware/auth/auth.ts";
+import { rateLimit } from "./middleware/rate-limit/rate-limit.ts";
+import { requestId } from "./middleware/request-id/request-id.ts";
+import { requestLog } from "./middleware/request-log/request-log.ts";
+import { methodLookup } from "./route-methods.ts";
+import { docsRouter } from "./routes/docs.ts";
+import { domainsRouter } from "./routes/domains.ts";
+import { healthRouter } from "./routes/health.ts";
+
+/**
+ * The HTTP application: middleware chain (request id → log → auth → rate limit → body limit), one router
+ * per resource under the base path, the OpenAPI document built from the routes' own zod schemas, and the
+ * single error mapping. Unknown paths answer 404 and known paths with the wrong method 405, both JSON.
+ */
+
+export interface AppDeps {
+  basePath: string;
+  rateLimitPerMinute: number;
+  maxRequestBodyBytes: number;
+  keys: KeysService;
+  domains: DomainsService;
+  /** Throws when the store is unusable; called by /healthz. */
+  probe: () => void;
+  logger: Logger;
+}
+
+/** Builds the Hono app; `app.fetch` serves it. */
+export function createApp(deps: AppDeps) {
+  const { logger } = deps;
+  const app = new OpenAPIHono<AppEnv>();
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
+    type: "http",
+    scheme: "bearer",
+    description: "API key: lp_ followed by 40 base62 characters",
+  });
+
+  app.use("*", requestId());
+  app.use("*", requestLog(logger));
+  app.use("*", authenticate(deps.keys));
+  app.use("*", rateLimit({ requestsPerMinute: deps.rateLimitPerMinute, logger }));
+  app.use(
+    "*",
+    bodyLimit({
+      maxSize: deps.maxRequestBodyBytes,
+      onError: () => {
+        throw new PayloadTooLargeError(`request body larger than ${deps.maxRequestBodyBytes} bytes`);
+      },
+    }),
+  );
+
+  const openapiPath = `${deps.basePath}/openapi.json`;
+  app.route("/", healthRouter(deps.probe));
+  app.route("/", docsRouter(openapiPath));
+  app.route(deps.basePath, domainsRouter(deps.domains));
+  app.doc31(openapiPath, {
+    openapi: "3.1.0",
+    info: {
+      title: "linkpatrol API",
+      version: VERSION,
+      description: "Self-hosted link checking. Every error body is {\"error\": {code, message, details?}}.",
+    },
+  });
+
+  const allowedMethods = methodLookup(app.routes);
+  app.notFound((c) => {
+    const allowed = allowedMethods(c.req.path);
+    return errorResponse(c, allowed.length > 0 ? new MethodNotAllowedError(allowed) : new NotFoundError("route", c.req.path), logger);
+  });
+  app.onError((error, c) => errorResponse(c, error, logger));
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;

@@ -1,0 +1,66 @@
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { AppError, MethodNotAllowedError, RateLimitedError, type ErrorCode, type ErrorDetail } from "../core/errors.ts";
+import type { Logger } from "../core/logger.ts";
+import type { AppEnv } from "./env.ts";
+
+/**
+ * The one place where errors become HTTP responses with the contract's envelope
+ * `{"error": {code, message, details?}}`. Unexpected errors are logged with the request id and answered
+ * with a generic 500 whose body carries no stack, SQL or secret.
+ */
+
+const STATUS_OF: Record<ErrorCode, ContentfulStatusCode> = {
+  invalid_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  crawl_in_progress: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  domain_not_verified: 422,
+  unsafe_url: 422,
+  rate_limited: 429,
+  internal: 500,
+};
+
+/** Codes for statuses that Hono itself raises as HTTPException. */
+const CODE_OF_STATUS: Partial<Record<number, ErrorCode>> = {
+  400: "invalid_request",
+  401: "unauthorized",
+  403: "forbidden",
+  404: "not_found",
+  413: "payload_too_large",
+  415: "unsupported_media_type",
+};
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; details?: ErrorDetail[] };
+}
+
+/** Builds the envelope response for `error` (also used by middleware that answer without throwing). */
+export function errorResponse(c: Context<AppEnv>, error: unknown, logger: Logger): Response {
+  if (error instanceof AppError) {
+    if (error.code === "unauthorized") c.header("WWW-Authenticate", 'Bearer realm="linkpatrol"');
+    if (error instanceof RateLimitedError) c.header("Retry-After", String(error.retryAfterSeconds));
+    if (error instanceof MethodNotAllowedError) c.header("Allow", error.allowed.join(", "));
+    return c.json(body(error.code, error.message, error.details), STATUS_OF[error.code]);
+  }
+  if (error instanceof HTTPException && CODE_OF_STATUS[error.status]) {
+    const code = CODE_OF_STATUS[error.status]!;
+    return c.json(body(code, error.message || code.replaceAll("_", " ")), STATUS_OF[code]);
+  }
+  logger.error("unhandled error", {
+    request_id: c.get("requestId"),
+    error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+    stack: error instanceof Error ? error.stack : undefined,
+  });
+  return c.json(body("internal", "internal server error"), 500);
+}
+
+function body(code: ErrorCode, message: string, details?: ErrorDetail[]): ErrorBody {
+  return { error: details && details.length > 0 ? { code, message, details } : { code, message } };
+}

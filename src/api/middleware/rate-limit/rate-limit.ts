@@ -1,0 +1,38 @@
+import type { MiddlewareHandler } from "hono";
+import { getConnInfo } from "hono/bun";
+import { RateLimitedError } from "../../../core/errors.ts";
+import type { Logger } from "../../../core/logger.ts";
+import type { AppEnv } from "../../env.ts";
+import { errorResponse } from "../../error-envelope.ts";
+import { TokenBuckets } from "./token-bucket.ts";
+
+/**
+ * Rate limiting per API key (token bucket, `auth.rate_limit` requests per minute; 0 turns it off).
+ * Requests without a usable key are limited per client address, which also slows key guessing.
+ * Every response carries RateLimit-Limit/-Remaining/-Reset; a refused one is 429 with Retry-After.
+ */
+export function rateLimit(options: { requestsPerMinute: number; logger: Logger }): MiddlewareHandler<AppEnv> {
+  const buckets = options.requestsPerMinute > 0 ? new TokenBuckets(options.requestsPerMinute) : null;
+  return async function rateLimitMiddleware(c, next) {
+    if (!buckets) return next();
+    const decision = buckets.take(callerId(c));
+    if (decision.allowed) {
+      await next();
+    } else {
+      c.res = errorResponse(c, new RateLimitedError(decision.retryAfterSeconds), options.logger);
+    }
+    c.res.headers.set("RateLimit-Limit", String(decision.limit));
+    c.res.headers.set("RateLimit-Remaining", String(decision.remaining));
+    c.res.headers.set("RateLimit-Reset", String(decision.resetSeconds));
+  };
+}
+
+function callerId(c: Parameters<MiddlewareHandler<AppEnv>>[0]): string {
+  const principal = c.get("principal");
+  if (principal) return `key:${principal.keyId}`;
+  try {
+    return `addr:${getConnInfo(c).remote.address ?? "unknown"}`;
+  } catch {
+    return "addr:unknown";
+  }
+}

@@ -1,0 +1,26 @@
+import { loadConfig } from "../config/load.ts";
+import { EXIT_OK, out, parseCommandArgs, UsageError } from "./usage.ts";
+
+export const CONFIG_HELP = `Usage: linkpatrol config check [FILE] [--print]
+
+Validates the configuration (FILE, else --config, else ./linkpatrol.yaml, else built-in defaults) with the
+LINKPATROL_* environment overrides applied. Prints "ok" or each problem with its key path; exit 2 on problems.
+--print also prints the effective configuration as JSON (durations in milliseconds; secrets hidden).`;
+
+/** `linkpatrol config check` */
+export function configCommand(args: string[]): number {
+  const { values, positionals } = parseCommandArgs(args, { print: { type: "boolean" } });
+  const [action, file, ...extra] = positionals;
+  if (values.help || action === undefined) {
+    out(CONFIG_HELP);
+    return EXIT_OK;
+  }
+  if (action !== "check" || extra.length > 0) throw new UsageError(`unknown config action: ${positionals.join(" ")}`);
+  const loaded = loadConfig({ file: file ?? values.config });
+  out(`ok: ${loaded.file ?? "built-in defaults"}`);
+  if (values.print) {
+    const shown = { ...loaded.config, auth: { ...loaded.config.auth, bootstrap_key: loaded.config.auth.bootstrap_key ? "(set)" : null } };
+    out(JSON.stringify(shown, null, 2));
+  }
+  return EXIT_OK;
+}

@@ -1,0 +1,28 @@
+import { loadConfig } from "../config/load.ts";
+import { openStore } from "../store/db.ts";
+import { migrate } from "../store/migrate.ts";
+import { EXIT_OK, out, parseCommandArgs } from "./usage.ts";
+
+export const MIGRATE_HELP = `Usage: linkpatrol migrate [--config FILE]
+
+Applies pending database migrations and exits. \`serve\` does this at start too; run it on its own to
+upgrade the store before starting a new binary (take a backup first: see docs/operations.md).`;
+
+/** `linkpatrol migrate` */
+export function migrateCommand(args: string[]): number {
+  const { values } = parseCommandArgs(args, {});
+  if (values.help) {
+    out(MIGRATE_HELP);
+    return EXIT_OK;
+  }
+  const { config } = loadConfig({ file: values.config });
+  const store = openStore(config.storage.path, { busyTimeoutMs: config.storage.busy_timeout });
+  try {
+    const report = migrate(store.sqlite);
+    out(report.applied.length > 0 ? `applied: ${report.applied.join(", ")}` : "already up to date");
+    out(`schema version: ${report.current ?? "(none)"}`);
+    return EXIT_OK;
+  } finally {
+    store.close();
+  }
+}

@@ -1,0 +1,57 @@
+import { loadConfig } from "../config/load.ts";
+import { createLogger } from "../core/logger.ts";
+import { VERSION } from "../core/version.ts";
+import { openRuntime } from "../runtime.ts";
+import { err, EXIT_OK, out, parseCommandArgs } from "./usage.ts";
+
+export const SERVE_HELP = `Usage: linkpatrol serve [--config FILE]
+
+Runs the API. On first start with an empty store it creates an admin key and prints it once on stderr
+(unless auth.bootstrap_key is configured). Stops cleanly on SIGTERM or SIGINT.`;
+
+/** `linkpatrol serve`: resolves when the server has stopped. */
+export async function serveCommand(args: string[]): Promise<number> {
+  const { values } = parseCommandArgs(args, {});
+  if (values.help) {
+    out(SERVE_HELP);
+    return EXIT_OK;
+  }
+  const { config, file } = loadConfig({ file: values.config });
+  const logger = createLogger(config.logging.level);
+  const runtime = openRuntime(config, { logger });
+
+  const bootstrap = runtime.keys.bootstrap(config.auth.bootstrap_key);
+  if (bootstrap?.generated) {
+    err("linkpatrol: created the bootstrap admin key. It is shown only this once; store it now:");
+    err(`\n    ${bootstrap.secret}\n`);
+  } else if (bootstrap) {
+    logger.info("bootstrap admin key created from auth.bootstrap_key", { key_id: bootstrap.key.id });
+  }
+
+  const app = runtime.app();
+  const server = Bun.serve({ hostname: config.server.host, port: config.server.port, fetch: app.fetch, idleTimeout: 60 });
+  logger.info("listening", {
+    version: VERSION,
+    url: `http://${server.hostname}:${server.port}${config.server.base_path}`,
+    port: server.port,
+    docs: `http://${server.hostname}:${server.port}/docs`,
+    config: file ?? "built-in defaults",
+    storage: config.storage.path,
+  });
+
+  await new Promise<void>((resolve) => {
+    const shutdown = (signal: string) => {
+      logger.info("shutting down", { signal });
+      process.off("SIGTERM", onTerm);
+      process.off("SIGINT", onInt);
+      void server.stop().then(resolve);
+    };
+    const onTerm = () => shutdown("SIGTERM");
+    const onInt = () => shutdown("SIGINT");
+    process.on("SIGTERM", onTerm);
+    process.on("SIGINT", onInt);
+  });
+  runtime.close();
+  logger.info("stopped");
+  return EXIT_OK;
+}

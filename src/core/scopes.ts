@@ -1,0 +1,22 @@
+/** API key scopes (CONTRACT "Auth"); `admin` implies every other scope. */
+export const SCOPES = [
+  "crawls:read",
+  "crawls:write",
+  "domains:read",
+  "domains:write",
+  "webhooks:read",
+  "webhooks:write",
+  "admin",
+] as const;
+
+export type Scope = (typeof SCOPES)[number];
+
+/** True when a key holding `granted` may perform an operation that needs `required`. */
+export function hasScope(granted: readonly Scope[], required: Scope): boolean {
+  return granted.includes("admin") || granted.includes(required);
+}
+
+/** True when `value` names a known scope. */
+export function isScope(value: string): value is Scope {
+  return (SCOPES as readonly string[]).includes(value);
+}

@@ -1,0 +1,76 @@
+import { createApp, type App } from "./api/app.ts";
+import type { Config } from "./config/schema.ts";
+import { silentLogger, type Logger } from "./core/logger.ts";
+import { policyFromCrawlerConfig } from "./net/address-policy.ts";
+import { systemResolve, type Resolve } from "./net/resolve.ts";
+import { DomainsService } from "./services/domains.service.ts";
+import { KeysService } from "./services/keys.service.ts";
+import { openStore, type Store } from "./store/db.ts";
+import { DomainsRepo } from "./store/domains.repo.ts";
+import { KeysRepo } from "./store/keys.repo.ts";
+import { migrate } from "./store/migrate.ts";
+import { createDomainVerifier } from "./verification/verifier.ts";
+
+/**
+ * The composition root: config → store → migrations → repos → services → HTTP app. The only module that
+ * wires concrete pieces together; CLI commands and tests build what they need through it.
+ */
+
+export interface Runtime {
+  config: Config;
+  store: Store;
+  keys: KeysService;
+  domains: DomainsService;
+  logger: Logger;
+  /** Builds the HTTP app over this runtime's services. */
+  app(): App;
+  close(): void;
+}
+
+export interface RuntimeOptions {
+  logger?: Logger;
+  /** DNS resolution for outbound requests; tests inject one that answers chosen addresses. */
+  resolve?: Resolve;
+}
+
+/** Opens the store, applies pending migrations and builds the services. */
+export function openRuntime(config: Config, options: RuntimeOptions = {}): Runtime {
+  const logger = options.logger ?? silentLogger;
+  const store = openStore(config.storage.path, { busyTimeoutMs: config.storage.busy_timeout });
+  try {
+    const report = migrate(store.sqlite);
+    if (report.applied.length > 0) logger.info("migrations applied", { applied: report.applied });
+  } catch (error) {
+    store.close();
+    throw error;
+  }
+  const keys = new KeysService(new KeysRepo(store.db));
+  const resolve = options.resolve ?? systemResolve;
+  const domains = new DomainsService({
+    repo: new DomainsRepo(store.db),
+    verifier: createDomainVerifier(config, { resolve }),
+    policy: policyFromCrawlerConfig(config.crawler),
+    resolve,
+  });
+  const probe = () => {
+    store.sqlite.query("SELECT 1").get();
+  };
+  return {
+    config,
+    store,
+    keys,
+    domains,
+    logger,
+    app: () =>
+      createApp({
+        basePath: config.server.base_path,
+        rateLimitPerMinute: config.auth.rate_limit,
+        maxRequestBodyBytes: config.server.max_request_body_bytes,
+        keys,
+        domains,
+        probe,
+        logger,
+      }),
+    close: () => store.close(),
+  };
+}

@@ -1,0 +1,140 @@
+import { randomBytes } from "node:crypto";
+import { ConflictError, DomainNotVerifiedError, InvalidRequestError, NotFoundError } from "../core/errors.ts";
+import { isUuid, newId } from "../core/ids.ts";
+import type { VerifiedBy } from "../core/verified-by.ts";
+import type { AddressPolicy } from "../net/address-policy.ts";
+import type { Resolve } from "../net/resolve.ts";
+import { assertUrlAllowed } from "../net/url-policy.ts";
+import type { DomainsRepo } from "../store/domains.repo.ts";
+import type { CrawlOptionsColumn, DomainRow } from "../store/schema.ts";
+import { verificationInstructions, type DomainVerifier } from "../verification/verifier.ts";
+import { parseDomainName, resolveRootUrl } from "./domain-name.ts";
+import { isValidCron } from "./schedule.ts";
+
+/** Domains: register, read, change, remove, and prove ownership before any crawl. */
+
+export type CrawlOptions = CrawlOptionsColumn;
+
+export interface DomainView {
+  id: string;
+  name: string;
+  root_url: string;
+  verified: boolean;
+  verified_at: string | null;
+  /** null while unverified. */
+  verified_by: VerifiedBy | null;
+  verification: { token: string; methods: ReturnType<typeof verificationInstructions> };
+  schedule: string | null;
+  default_options: CrawlOptions | null;
+  created_at: string;
+  updated_at: string | null;
+}
+
+export interface Page<T> {
+  items: T[];
+  total: number;
+}
+
+export interface DomainsServiceDeps {
+  repo: DomainsRepo;
+  verifier: DomainVerifier;
+  policy: AddressPolicy;
+  resolve: Resolve;
+}
+
+export class DomainsService {
+  constructor(private readonly deps: DomainsServiceDeps) {}
+
+  /** Registers a domain; `vouched` (CLI `--verified`) marks it verified by the operator. */
+  async add(input: { name: string; root_url?: string }, vouched = false): Promise<DomainView> {
+    const domain = parseDomainName(input.name);
+    const rootUrl = resolveRootUrl(domain, input.root_url);
+    await assertUrlAllowed(rootUrl, this.deps.policy, this.deps.resolve);
+    const existing = this.deps.repo.findByName(domain.name);
+    if (existing) throw new ConflictError(`domain ${domain.name} already exists`, [{ field: "name", id: existing.id }]);
+    const now = new Date().toISOString();
+    const row = this.deps.repo.insert({
+      id: newId(),
+      name: domain.name,
+      rootUrl,
+      verificationToken: randomBytes(24).toString("base64url"),
+      verifiedAt: vouched ? now : null,
+      verifiedBy: vouched ? "operator" : null,
+      createdAt: now,
+    });
+    return toView(row);
+  }
+
+  list(page: number, limit: number): Page<DomainView> {
+    return { items: this.deps.repo.page((page - 1) * limit, limit).map(toView), total: this.deps.repo.count() };
+  }
+
+  get(id: string): DomainView {
+    return toView(this.require(id));
+  }
+
+  /** The stored row, for services that act on a domain (crawls). */
+  require(id: string): DomainRow {
+    const row = isUuid(id) ? this.deps.repo.findById(id) : undefined;
+    if (!row) throw new NotFoundError("domain", id);
+    return row;
+  }
+
+  delete(id: string): void {
+    if (!isUuid(id) || !this.deps.repo.delete(id)) throw new NotFoundError("domain", id);
+  }
+
+  /** Sets the recurring-crawl schedule and/or default crawl options; `null` clears a field. */
+  update(id: string, changes: { schedule?: string | null; default_options?: CrawlOptions | null }): DomainView {
+    this.require(id);
+    if (changes.schedule != null && !isValidCron(changes.schedule)) {
+      throw new InvalidRequestError("invalid schedule", [
+        { field: "schedule", message: "not a cron expression (e.g. \"0 3 * * *\" or \"@daily\")" },
+      ]);
+    }
+    const row = this.deps.repo.update(id, {
+      ...(changes.schedule !== undefined && { schedule: changes.schedule }),
+      ...(changes.default_options !== undefined && { defaultOptions: changes.default_options }),
+      updatedAt: new Date().toISOString(),
+    });
+    return toView(row!);
+  }
+
+  /**
+   * Runs every verification method; the first that passes verifies the domain. An already verified
+   * domain is returned as it is. Otherwise DomainNotVerifiedError lists each method's reason.
+   */
+  async verify(id: string): Promise<DomainView> {
+    const row = this.require(id);
+    if (row.verifiedAt) return toView(row);
+    const results = await this.deps.verifier.verify({ name: row.name, rootUrl: row.rootUrl, token: row.verificationToken });
+    const passed = results.find((r) => r.passed);
+    if (!passed) {
+      throw new DomainNotVerifiedError(
+        `domain ${row.name} could not be verified`,
+        results.map((r) => ({ method: r.method, message: r.reason })),
+      );
+    }
+    const now = new Date().toISOString();
+    return toView(this.deps.repo.update(id, { verifiedAt: now, verifiedBy: passed.method, updatedAt: now })!);
+  }
+}
+
+function toView(row: DomainRow): DomainView {
+  return {
+    id: row.id,
+    name: row.name,
+    root_url: row.rootUrl,
+    verified: row.verifiedAt !== null,
+    verified_at: row.verifiedAt,
+    verified_by: row.verifiedBy,
+    verification: {
+      token: row.verificationToken,
+      methods: verificationInstructions({ name: row.name, rootUrl: row.rootUrl, token: row.verificationToken }),
+    },
+    schedule: row.schedule,
+    default_options: row.defaultOptions ?? null,
+    created_at: row.createdAt,
+    updated_at: row.updatedAt,
+  };
+}

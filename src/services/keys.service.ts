@@ -1,0 +1,113 @@
+import { NotFoundError, UnauthorizedError, InvalidRequestError } from "../core/errors.ts";
+import { newId, isUuid } from "../core/ids.ts";
+import { isScope, SCOPES, type Scope } from "../core/scopes.ts";
+import type { KeysRepo } from "../store/keys.repo.ts";
+import type { ApiKeyRow } from "../store/schema.ts";
+import { digestsEqual, displayPrefix, generateKeySecret, hashKeySecret, KEY_PATTERN } from "./api-key-secret.ts";
+
+/** What a caller is allowed to see of a key (never the secret nor its hash). */
+export interface ApiKeyView {
+  id: string;
+  name: string;
+  prefix: string;
+  scopes: Scope[];
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+/** The identity behind an authenticated request. */
+export interface Principal {
+  keyId: string;
+  name: string;
+  scopes: Scope[];
+}
+
+/** Writes `last_used_at` at most this often per key, so authentication does not write on every request. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+/** API keys: issue, list, revoke, authenticate, and the first-start bootstrap key. */
+export class KeysService {
+  private readonly lastTouched = new Map<string, number>();
+
+  constructor(private readonly repo: KeysRepo) {}
+
+  /** Creates a key and returns it with its secret, which is never retrievable again. */
+  create(name: string, scopes: readonly string[] = ["admin"]): { key: ApiKeyView; secret: string } {
+    return this.insertKey(name, scopes, generateKeySecret());
+  }
+
+  /**
+   * On an empty store, creates the admin key: from `configured` when given (so automation knows it),
+   * else a random one returned for printing once. Returns null when keys already exist.
+   */
+  bootstrap(configured: string | null): { key: ApiKeyView; secret: string; generated: boolean } | null {
+    if (this.repo.count() > 0) return null;
+    if (configured !== null) return { ...this.insertKey("bootstrap", ["admin"], configured), generated: false };
+    return { ...this.create("bootstrap", ["admin"]), generated: true };
+  }
+
+  list(): ApiKeyView[] {
+    return this.repo.list().map(toView);
+  }
+
+  /** Revokes a key; revoking twice is harmless. */
+  revoke(id: string): ApiKeyView {
+    const row = isUuid(id) ? this.repo.findById(id) : undefined;
+    if (!row) throw new NotFoundError("api key", id);
+    if (!row.revokedAt) this.repo.markRevoked(id, new Date().toISOString());
+    return toView(this.repo.findById(id)!);
+  }
+
+  /** Resolves a bearer secret to its principal; throws UnauthorizedError for anything unusable. */
+  authenticate(secret: string): Principal {
+    if (!KEY_PATTERN.test(secret)) throw new UnauthorizedError("invalid API key");
+    const hash = hashKeySecret(secret);
+    const row = this.repo.findByHash(hash);
+    if (!row || !digestsEqual(row.hash, hash)) throw new UnauthorizedError("invalid API key");
+    if (row.revokedAt) throw new UnauthorizedError("API key revoked");
+    this.noteUse(row.id);
+    return { keyId: row.id, name: row.name, scopes: row.scopes.filter(isScope) };
+  }
+
+  private insertKey(name: string, scopes: readonly string[], secret: string) {
+    const trimmed = name.trim();
+    if (trimmed.length === 0 || trimmed.length > 100) {
+      throw new InvalidRequestError("invalid key name", [{ field: "name", message: "must be 1 to 100 characters" }]);
+    }
+    const unknown = scopes.filter((s) => !isScope(s));
+    if (unknown.length > 0 || scopes.length === 0) {
+      throw new InvalidRequestError("invalid scopes", [
+        { field: "scopes", message: `unknown or missing scopes: ${unknown.join(", ") || "(none)"}; known: ${SCOPES.join(", ")}` },
+      ]);
+    }
+    const row = this.repo.insert({
+      id: newId(),
+      name: trimmed,
+      prefix: displayPrefix(secret),
+      hash: hashKeySecret(secret),
+      scopes: [...new Set(scopes)],
+      createdAt: new Date().toISOString(),
+    });
+    return { key: toView(row), secret };
+  }
+
+  private noteUse(id: string): void {
+    const now = Date.now();
+    if (now - (this.lastTouched.get(id) ?? 0) < LAST_USED_RESOLUTION_MS) return;
+    this.lastTouched.set(id, now);
+    this.repo.touchLastUsed(id, new Date(now).toISOString());
+  }
+}
+
+function toView(row: ApiKeyRow): ApiKeyView {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    scopes: row.scopes.filter(isScope),
+    created_at: row.createdAt,
+    last_used_at: row.lastUsedAt,
+    revoked_at: row.revokedAt,
+  };
+}

@@ -1,0 +1,36 @@
+import { count, desc, eq } from "drizzle-orm";
+import type { Db } from "./db.ts";
+import { apiKeys, type ApiKeyRow } from "./schema.ts";
+
+/** Queries on API keys; no rules here (services/keys.service.ts holds them). */
+export class KeysRepo {
+  constructor(private readonly db: Db) {}
+
+  insert(row: typeof apiKeys.$inferInsert): ApiKeyRow {
+    return this.db.insert(apiKeys).values(row).returning().get();
+  }
+
+  findByHash(hash: string): ApiKeyRow | undefined {
+    return this.db.select().from(apiKeys).where(eq(apiKeys.hash, hash)).get();
+  }
+
+  findById(id: string): ApiKeyRow | undefined {
+    return this.db.select().from(apiKeys).where(eq(apiKeys.id, id)).get();
+  }
+
+  list(): ApiKeyRow[] {
+    return this.db.select().from(apiKeys).orderBy(desc(apiKeys.createdAt), desc(apiKeys.id)).all();
+  }
+
+  count(): number {
+    return this.db.select({ n: count() }).from(apiKeys).get()?.n ?? 0;
+  }
+
+  markRevoked(id: string, at: string): void {
+    this.db.update(apiKeys).set({ revokedAt: at }).where(eq(apiKeys.id, id)).run();
+  }
+
+  touchLastUsed(id: string, at: string): void {
+    this.db.update(apiKeys).set({ lastUsedAt: at }).where(eq(apiKeys.id, id)).run();
+  }
+}

@@ -1,0 +1,46 @@
+import type { Database } from "bun:sqlite";
+import { MIGRATIONS } from "./migrations/index.ts";
+
+/**
+ * Applies the embedded migrations that the database has not seen, each in its own transaction, and
+ * records them in `schema_migrations`. A database that knows a migration this binary does not ship
+ * (an older binary after an upgrade) is refused rather than run against a schema it does not understand.
+ */
+
+const STATEMENT_BREAK = "--> statement-breakpoint";
+
+export interface MigrationReport {
+  applied: string[];
+  current: string | null;
+}
+
+/** Thrown when the store was migrated by a newer linkpatrol. */
+export class SchemaTooNewError extends Error {
+  constructor(readonly unknownTags: string[]) {
+    super(`the database was migrated by a newer linkpatrol (unknown migrations: ${unknownTags.join(", ")}); upgrade this binary`);
+    this.name = "SchemaTooNewError";
+  }
+}
+
+/** Brings the schema up to date; returns which migrations ran. */
+export function migrate(sqlite: Database, migrations: readonly { tag: string; sql: string }[] = MIGRATIONS): MigrationReport {
+  sqlite.exec("CREATE TABLE IF NOT EXISTS schema_migrations (tag TEXT PRIMARY KEY NOT NULL, applied_at TEXT NOT NULL)");
+  const done = new Set(sqlite.query<{ tag: string }, []>("SELECT tag FROM schema_migrations").all().map((r) => r.tag));
+  const known = new Set(migrations.map((m) => m.tag));
+  const unknown = [...done].filter((tag) => !known.has(tag));
+  if (unknown.length > 0) throw new SchemaTooNewError(unknown);
+
+  const applied: string[] = [];
+  const record = sqlite.prepare("INSERT INTO schema_migrations (tag, applied_at) VALUES (?, ?)");
+  for (const migration of migrations) {
+    if (done.has(migration.tag)) continue;
+    sqlite.transaction(() => {
+      for (const statement of migration.sql.split(STATEMENT_BREAK)) {
+        if (statement.trim()) sqlite.exec(statement);
+      }
+      record.run(migration.tag, new Date().toISOString());
+    })();
+    applied.push(migration.tag);
+  }
+  return { applied, current: migrations.at(-1)?.tag ?? null };
+}

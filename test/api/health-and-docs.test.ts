@@ -1,0 +1,55 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import pkg from "../../package.json" with { type: "json" };
+import { startTestService, type TestService } from "../helpers/service.ts";
+
+let svc: TestService;
+beforeAll(async () => {
+  svc = await startTestService();
+});
+afterAll(() => svc.stop());
+
+describe("/healthz", () => {
+  test("answers without a key", async () => {
+    const res = await svc.call("GET", "/healthz", { root: true, key: null });
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ status: "ok", version: pkg.version });
+    expect(res.headers.get("ratelimit-limit")).not.toBeNull();
+  });
+
+  test("ignores a bad key (it needs none)", async () => {
+    expect((await svc.call("GET", "/healthz", { root: true, key: "garbage" })).status).toBe(200);
+  });
+});
+
+describe("OpenAPI document", () => {
+  test("is OpenAPI 3.1 with every domain operation, served without a key", async () => {
+    const res = await svc.call("GET", "/openapi.json", { key: null });
+    expect(res.status).toBe(200);
+    const doc = res.json;
+    expect(doc.openapi).toBe("3.1.0");
+    expect(doc.info.version).toBe(pkg.version);
+    expect(Object.keys(doc.paths).sort()).toEqual(["/healthz", "/v1/domains", "/v1/domains/{id}", "/v1/domains/{id}/verify"]);
+    expect(Object.keys(doc.paths["/v1/domains/{id}"]).sort()).toEqual(["delete", "get", "patch"]);
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
+  });
+
+  test("describes bodies with the same schemas that validate them", async () => {
+    const doc = (await svc.call("GET", "/openapi.json", { key: null })).json;
+    const create = doc.components.schemas.CreateDomain;
+    expect(create.required).toEqual(["name"]);
+    expect(create.additionalProperties).toBe(false);
+    expect(doc.paths["/v1/domains"].post.responses["201"]).toBeDefined();
+    expect(doc.paths["/v1/domains"].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual(["limit", "page"]);
+    const limit = doc.paths["/v1/domains"].get.parameters.find((p: { name: string }) => p.name === "limit");
+    expect(limit.schema).toMatchObject({ minimum: 1, maximum: 100, default: 20 });
+    expect(doc.components.schemas.Error.properties.error.properties.code.type).toBe("string");
+  });
+
+  test("/docs is a readable HTML page pointing at the document", async () => {
+    const res = await svc.call("GET", "/docs", { root: true, key: null });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/html");
+    expect(res.text).toContain("/v1/openapi.json");
+    expect(res.text).not.toContain("https://cdn");
+  });
+});

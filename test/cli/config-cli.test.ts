@@ -1,0 +1,66 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runCli } from "../helpers/cli.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "linkpatrol-cli-config-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("linkpatrol config check", () => {
+  test("a valid file: ok, exit 0", async () => {
+    const file = join(dir, "ok.yaml");
+    writeFileSync(file, "server:\n  port: 9000\n");
+    const res = await runCli(["config", "check", file]);
+    expect(res.exitCode).toBe(0);
+    expect(res.stdout).toContain(`ok: ${file}`);
+  });
+
+  test("an unknown key: exit 2 naming file, key path and reason", async () => {
+    const file = join(dir, "bad.yaml");
+    writeFileSync(file, "crawler:\n  max_pagez: 10\n");
+    const res = await runCli(["config", "check", file]);
+    expect(res.exitCode).toBe(2);
+    expect(res.stderr).toContain(`${file}: crawler.max_pagez: unknown key`);
+  });
+
+  test("serve refuses to start on a bad config, with exit 2", async () => {
+    const file = join(dir, "bad-serve.yaml");
+    writeFileSync(file, "server:\n  port: -1\n");
+    const res = await runCli(["serve", "--config", file], { timeoutMs: 15_000 });
+    expect(res.exitCode).toBe(2);
+    expect(res.stderr).toContain(`${file}: server.port:`);
+  });
+
+  test("a bad environment override stops start-up naming the variable", async () => {
+    const res = await runCli(["config", "check"], { env: { LINKPATROL_AUTH_RATE_LIMIT: "lots" }, cwd: dir });
+    expect(res.exitCode).toBe(2);
+    expect(res.stderr).toContain("environment LINKPATROL_AUTH_RATE_LIMIT: auth.rate_limit:");
+  });
+});
+
+describe("linkpatrol top level", () => {
+  test("version and --help", async () => {
+    const version = await runCli(["version"]);
+    expect(version.exitCode).toBe(0);
+    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+    const help = await runCli(["--help"]);
+    expect(help.exitCode).toBe(0);
+    for (const command of ["serve", "keys", "domains", "migrate", "config"]) expect(help.stdout).toContain(command);
+  });
+
+  test("an unknown command exits 2", async () => {
+    const res = await runCli(["frobnicate"]);
+    expect(res.exitCode).toBe(2);
+    expect(res.stderr).toContain("unknown command");
+  });
+
+  test("migrate applies the schema and is idempotent", async () => {
+    const env = { LINKPATROL_STORAGE_PATH: join(dir, "migrate.db") };
+    const first = await runCli(["migrate"], { env });
+    expect(first.exitCode).toBe(0);
+    expect(first.stdout).toContain("applied: 0000_init");
+    const second = await runCli(["migrate"], { env });
+    expect(second.stdout).toContain("already up to date");
+  });
+});

@@ -1,0 +1,44 @@
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { renderMigrationIndex } from "../../scripts/embed-migrations.ts";
+import { openStore } from "../../src/store/db.ts";
+import { migrate, SchemaTooNewError } from "../../src/store/migrate.ts";
+import { MIGRATIONS } from "../../src/store/migrations/index.ts";
+
+const migrationsDir = join(import.meta.dir, "..", "..", "src", "store", "migrations");
+
+describe("migrations", () => {
+  test("the embedded index lists exactly drizzle-kit's journal", () => {
+    const journal = readFileSync(join(migrationsDir, "meta", "_journal.json"), "utf8");
+    expect(readFileSync(join(migrationsDir, "index.ts"), "utf8")).toBe(renderMigrationIndex(journal));
+    for (const m of MIGRATIONS) expect(m.sql).toBe(readFileSync(join(migrationsDir, `${m.tag}.sql`), "utf8"));
+  });
+
+  test("apply once on an empty store, then nothing", () => {
+    const store = openStore(":memory:");
+    const first = migrate(store.sqlite);
+    expect(first.applied).toEqual(MIGRATIONS.map((m) => m.tag));
+    expect(migrate(store.sqlite).applied).toEqual([]);
+    const tables = store.sqlite.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name").all();
+    expect(tables.map((t) => t.name)).toEqual(expect.arrayContaining(["api_keys", "domains", "schema_migrations"]));
+    store.close();
+  });
+
+  test("a store migrated by a newer binary is refused", () => {
+    const store = openStore(":memory:");
+    migrate(store.sqlite);
+    store.sqlite.run("INSERT INTO schema_migrations (tag, applied_at) VALUES ('9999_future', 'x')");
+    expect(() => migrate(store.sqlite)).toThrow(SchemaTooNewError);
+    store.close();
+  });
+
+  test("a failing migration leaves no trace of itself", () => {
+    const store = openStore(":memory:");
+    const broken = [{ tag: "0000_broken", sql: "CREATE TABLE t (a int);\n--> statement-breakpoint\nTHIS IS NOT SQL" }];
+    expect(() => migrate(store.sqlite, broken)).toThrow();
+    expect(store.sqlite.query("SELECT name FROM sqlite_master WHERE name = 't'").all()).toEqual([]);
+    expect(store.sqlite.query("SELECT tag FROM schema_migrations").all()).toEqual([]);
+    store.close();
+  });
+});
