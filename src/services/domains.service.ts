@@ -50,10 +50,8 @@ export class DomainsService {
     const domain = parseDomainName(input.name);
     const rootUrl = resolveRootUrl(domain, input.root_url);
     await assertUrlAllowed(rootUrl, this.deps.policy, this.deps.resolve);
-    const existing = this.deps.repo.findByName(domain.name);
-    if (existing) throw new ConflictError(`domain ${domain.name} already exists`, [{ field: "name", id: existing.id }]);
     const now = new Date().toISOString();
-    const row = this.deps.repo.insert({
+    const row = this.deps.repo.insertUnlessNameTaken({
       id: newId(),
       name: domain.name,
       rootUrl,
@@ -62,6 +60,11 @@ export class DomainsService {
       verifiedBy: vouched ? "operator" : null,
       createdAt: now,
     });
+    // The unique index decides, so two concurrent registrations (API and CLI) cannot both win.
+    if (!row) {
+      const existing = this.deps.repo.findByName(domain.name);
+      throw new ConflictError(`domain ${domain.name} already exists`, [{ field: "name", id: existing?.id ?? null }]);
+    }
     return toView(row);
   }
 

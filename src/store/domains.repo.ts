@@ -6,8 +6,9 @@ import { domains, type DomainRow } from "./schema.ts";
 export class DomainsRepo {
   constructor(private readonly db: Db) {}
 
-  insert(row: typeof domains.$inferInsert): DomainRow {
-    return this.db.insert(domains).values(row).returning().get();
+  /** Inserts the domain, or returns undefined when its name is already registered. */
+  insertUnlessNameTaken(row: typeof domains.$inferInsert): DomainRow | undefined {
+    return this.db.insert(domains).values(row).onConflictDoNothing({ target: domains.name }).returning().get();
   }
 
   findById(id: string): DomainRow | undefined {

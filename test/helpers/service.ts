@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { configSchema, type Config } from "../../src/config/schema.ts";
 import type { Resolve } from "../../src/net/resolve.ts";
-import { createLogger } from "../../src/core/logger.ts";
+import { createLogger, type Logger } from "../../src/core/logger.ts";
 import { openRuntime, type Runtime } from "../../src/runtime.ts";
 
 /**
@@ -51,7 +51,7 @@ type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? (T[K] extends unk
 /** Starts a service; always `await stop()` in afterAll/afterEach. */
 export async function startTestService(
   overrides: DeepPartial<Record<keyof Config, Record<string, unknown>>> = {},
-  options: { resolve?: Resolve } = {},
+  options: { resolve?: Resolve; logger?: Logger } = {},
 ): Promise<TestService> {
   const dir = mkdtempSync(join(tmpdir(), "linkpatrol-test-"));
   const raw: Record<string, Record<string, unknown>> = {
@@ -63,7 +63,8 @@ export async function startTestService(
   };
   for (const [section, values] of Object.entries(overrides)) raw[section] = { ...raw[section], ...values };
   const config = configSchema.parse(raw);
-  const runtime = openRuntime(config, { resolve: options.resolve, logger: process.env.TEST_LOG ? createLogger("debug") : undefined });
+  const logger = options.logger ?? (process.env.TEST_LOG ? createLogger("debug") : undefined);
+  const runtime = openRuntime(config, { resolve: options.resolve, logger });
   const adminKey = runtime.keys.create("test-admin", ["admin"]).secret;
   const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: runtime.app().fetch });
   const origin = `http://127.0.0.1:${server.port}`;
