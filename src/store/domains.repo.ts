@@ -1,10 +1,30 @@
-import { count, desc, eq } from "drizzle-orm";
+import { count, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "./db.ts";
 import { domains, type DomainRow } from "./schema.ts";
 
-/** Queries on domains; no rules here (services/domains.service.ts holds them). */
+/**
+ * Queries on domains; no rules here (services/domains.service.ts holds them). Reads served by the API
+ * are prepared once, so a request pays for executing SQL, not for building and compiling it.
+ */
 export class DomainsRepo {
-  constructor(private readonly db: Db) {}
+  private readonly byId;
+  private readonly byName;
+  private readonly newestFirst;
+  private readonly total;
+
+  constructor(private readonly db: Db) {
+    this.byId = db.select().from(domains).where(eq(domains.id, sql.placeholder("id"))).prepare();
+    this.byName = db.select().from(domains).where(eq(domains.name, sql.placeholder("name"))).prepare();
+    // UUIDv7 ids break created_at ties in creation order.
+    this.newestFirst = db
+      .select()
+      .from(domains)
+      .orderBy(desc(domains.createdAt), desc(domains.id))
+      .limit(sql.placeholder("limit"))
+      .offset(sql.placeholder("offset"))
+      .prepare();
+    this.total = db.select({ n: count() }).from(domains).prepare();
+  }
 
   /** Inserts the domain, or returns undefined when its name is already registered. */
   insertUnlessNameTaken(row: typeof domains.$inferInsert): DomainRow | undefined {
@@ -12,20 +32,20 @@ export class DomainsRepo {
   }
 
   findById(id: string): DomainRow | undefined {
-    return this.db.select().from(domains).where(eq(domains.id, id)).get();
+    return this.byId.get({ id });
   }
 
   findByName(name: string): DomainRow | undefined {
-    return this.db.select().from(domains).where(eq(domains.name, name)).get();
+    return this.byName.get({ name });
   }
 
-  /** One page, newest first; ids are UUIDv7 so they break ties in creation order. */
+  /** One page, newest first. */
   page(offset: number, limit: number): DomainRow[] {
-    return this.db.select().from(domains).orderBy(desc(domains.createdAt), desc(domains.id)).limit(limit).offset(offset).all();
+    return this.newestFirst.all({ offset, limit });
   }
 
   count(): number {
-    return this.db.select({ n: count() }).from(domains).get()?.n ?? 0;
+    return this.total.get()?.n ?? 0;
   }
 
   update(id: string, changes: Partial<typeof domains.$inferInsert>): DomainRow | undefined {
