@@ -3,7 +3,8 @@
  *   - binary size;
  *   - start-up: from exec to the first 200 from /healthz, on an empty store and on a migrated one;
  *   - memory: RSS at idle after start, and after a burst of authenticated API requests;
- *   - API throughput: authenticated GET /v1/domains over keep-alive connections from this process.
+ *   - API throughput: authenticated GET /v1/domains over keep-alive connections from this process, with the
+ *     default logging (one info line per request, written to a discarded stderr).
  * Loopback only; every loop is bounded. Prints a Markdown table for bench/README.md.
  */
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
@@ -42,7 +43,6 @@ async function startServer(dir: string, port: number) {
       LINKPATROL_SERVER_HOST: "127.0.0.1",
       LINKPATROL_SERVER_PORT: String(port),
       LINKPATROL_AUTH_RATE_LIMIT: "0",
-      LINKPATROL_LOGGING_LEVEL: "warn",
       LINKPATROL_AUTH_BOOTSTRAP_KEY: `lp_${"b".repeat(40)}`,
     },
     stdout: "ignore",
