@@ -31,6 +31,14 @@ describe("OpenAPI document", () => {
     expect(Object.keys(doc.paths).sort()).toEqual(["/healthz", "/v1/domains", "/v1/domains/{id}", "/v1/domains/{id}/verify"]);
     expect(Object.keys(doc.paths["/v1/domains/{id}"]).sort()).toEqual(["delete", "get", "patch"]);
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
+    for (const [path, item] of Object.entries<Record<string, { security?: unknown; tags?: string[] }>>(doc.paths)) {
+      if (!path.startsWith("/v1/")) continue;
+      for (const operation of Object.values(item)) {
+        expect(operation.security).toEqual([{ bearerAuth: [] }]);
+        expect(operation.tags).toEqual(["domains"]);
+      }
+    }
+    expect(doc.paths["/healthz"].get.security).toBeUndefined();
   });
 
   test("describes bodies with the same schemas that validate them", async () => {

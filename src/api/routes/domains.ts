@@ -1,82 +1,57 @@
-import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
+import { OpenAPIHono } from "@hono/zod-openapi";
 import type { DomainsService } from "../../services/domains.service.ts";
 import type { AppEnv } from "../env.ts";
-import { requireScope } from "../middleware/auth/auth.ts";
 import { dataOf, errorResponses, IdParam, jsonContent, PaginationQuery } from "../schemas/common.ts";
 import { CreateDomainBody, DomainListSchema, DomainSchema, UpdateDomainBody } from "../schemas/domains.ts";
+import { jsonBody, securedRoute } from "../secured-route.ts";
 import { validationHook } from "../validation-hook.ts";
 
 /** /domains: handlers only validate, call DomainsService and return JSON. */
 
-const tags = ["domains"];
-const security = [{ bearerAuth: [] }];
-const jsonBody = <T extends typeof CreateDomainBody | typeof UpdateDomainBody>(schema: T) => ({
-  required: true,
-  content: { "application/json": { schema } },
-});
-
-const createDomain = createRoute({
+const createDomain = securedRoute("domains", "domains:write", {
   method: "post",
   path: "/domains",
-  tags,
-  security,
   summary: "Register a domain",
-  middleware: [requireScope("domains:write")] as const,
   request: { body: jsonBody(CreateDomainBody) },
   responses: { 201: jsonContent(dataOf(DomainSchema), "the new domain with its verification instructions"), ...errorResponses(400, 409, 413, 415, 422) },
 });
 
-const listDomains = createRoute({
+const listDomains = securedRoute("domains", "domains:read", {
   method: "get",
   path: "/domains",
-  tags,
-  security,
   summary: "List domains, newest first",
-  middleware: [requireScope("domains:read")] as const,
   request: { query: PaginationQuery },
   responses: { 200: jsonContent(DomainListSchema, "one page of domains"), ...errorResponses(400) },
 });
 
-const getDomain = createRoute({
+const getDomain = securedRoute("domains", "domains:read", {
   method: "get",
   path: "/domains/{id}",
-  tags,
-  security,
   summary: "Get a domain",
-  middleware: [requireScope("domains:read")] as const,
   request: { params: IdParam },
   responses: { 200: jsonContent(dataOf(DomainSchema), "the domain"), ...errorResponses(404) },
 });
 
-const updateDomain = createRoute({
+const updateDomain = securedRoute("domains", "domains:write", {
   method: "patch",
   path: "/domains/{id}",
-  tags,
-  security,
   summary: "Set a domain's crawl schedule and default crawl options",
-  middleware: [requireScope("domains:write")] as const,
   request: { params: IdParam, body: jsonBody(UpdateDomainBody) },
   responses: { 200: jsonContent(dataOf(DomainSchema), "the updated domain"), ...errorResponses(400, 404, 413, 415) },
 });
 
-const deleteDomain = createRoute({
+const deleteDomain = securedRoute("domains", "domains:write", {
   method: "delete",
   path: "/domains/{id}",
-  tags,
-  security,
   summary: "Remove a domain",
-  middleware: [requireScope("domains:write")] as const,
   request: { params: IdParam },
   responses: { 204: { description: "removed" }, ...errorResponses(404) },
 });
 
-const verifyDomain = createRoute({
+const verifyDomain = securedRoute("domains", "domains:write", {
   method: "post",
   path: "/domains/{id}/verify",
-  tags,
-  security,
   summary: "Check the domain's verification methods (DNS TXT, HTTP file, meta tag)",
-  middleware: [requireScope("domains:write")] as const,
   request: { params: IdParam },
   responses: {
     200: jsonContent(dataOf(DomainSchema), "verified (by the first method that passed)"),

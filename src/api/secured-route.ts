@@ -1,0 +1,16 @@
+import { createRoute, type RouteConfig, type z } from "@hono/zod-openapi";
+import type { Scope } from "../core/scopes.ts";
+import { requireScope } from "./middleware/auth/auth.ts";
+
+/**
+ * Route definitions for authenticated operations: one call sets the OpenAPI tag, the bearer security
+ * requirement and the scope check together, so documentation and enforcement cannot disagree.
+ */
+export function securedRoute<const R extends Omit<RouteConfig, "tags" | "security" | "middleware">>(tag: string, scope: Scope, route: R) {
+  return createRoute({ ...route, tags: [tag], security: [{ bearerAuth: [] }], middleware: [requireScope(scope)] as const });
+}
+
+/** A required JSON request body validated by `schema`. */
+export function jsonBody<T extends z.ZodType>(schema: T) {
+  return { required: true, content: { "application/json": { schema } } };
+}
