@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { ipLiteral, type Resolve } from "../../src/net/resolve.ts";
 import { startDnsServer, type TestDnsServer } from "../helpers/dns-server.ts";
 import { startLoopbackSite, type LoopbackSite } from "../helpers/loopback-site.ts";
 import { expectErrorEnvelope, startTestService, type TestService } from "../helpers/service.ts";
+import { tableResolver } from "../helpers/table-resolver.ts";
 
 /**
  * POST /domains/{id}/verify end to end: the API on a socket, the proofs on real loopback servers
@@ -10,11 +10,7 @@ import { expectErrorEnvelope, startTestService, type TestService } from "../help
  */
 
 // Names under .test never resolve: the sites are reached by IP, the DNS proof by the test DNS server.
-const offlineResolve: Resolve = async (host) => {
-  const literal = ipLiteral(host);
-  if (literal) return [literal];
-  throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: "ENOTFOUND" });
-};
+const offlineResolve = tableResolver({});
 
 let dns: TestDnsServer;
 let dnsRecords: Record<string, string[][]>;

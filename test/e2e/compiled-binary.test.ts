@@ -23,6 +23,19 @@ beforeAll(() => {
 }, 300_000);
 afterAll(() => rmSync(runDir, { recursive: true, force: true }));
 
+/** Starts `linkpatrol serve` from the binary in runDir on 127.0.0.1 and an ephemeral port; its stderr is watched. */
+function startServe() {
+  const proc = Bun.spawn({
+    cmd: [binary, "serve"],
+    cwd: runDir,
+    env: { ...cleanEnv(), LINKPATROL_SERVER_HOST: "127.0.0.1", LINKPATROL_SERVER_PORT: "0" },
+    stdin: "ignore",
+    stdout: "ignore",
+    stderr: "pipe",
+  });
+  return { proc, stderr: new StreamWatcher(proc.stderr) };
+}
+
 describe("dist/linkpatrol", () => {
   test("runs alone in an empty directory", async () => {
     expect(readdirSync(runDir)).toEqual(["linkpatrol"]);
@@ -33,15 +46,7 @@ describe("dist/linkpatrol", () => {
   });
 
   test("serve: migrates, prints a bootstrap key once, answers /healthz and an authenticated call, stops on SIGTERM", async () => {
-    const proc = Bun.spawn({
-      cmd: [binary, "serve"],
-      cwd: runDir,
-      env: { ...cleanEnv(), LINKPATROL_SERVER_HOST: "127.0.0.1", LINKPATROL_SERVER_PORT: "0" },
-      stdin: "ignore",
-      stdout: "ignore",
-      stderr: "pipe",
-    });
-    const stderr = new StreamWatcher(proc.stderr);
+    const { proc, stderr } = startServe();
     try {
       const key = (await stderr.waitFor(/\b(lp_[0-9A-Za-z]{40})\b/))[1]!;
       const port = Number((await stderr.waitFor(/"msg":"listening".*?"port":(\d+)/))[1]);
@@ -68,15 +73,7 @@ describe("dist/linkpatrol", () => {
   });
 
   test("a second start reuses the store and prints no new key", async () => {
-    const proc = Bun.spawn({
-      cmd: [binary, "serve"],
-      cwd: runDir,
-      env: { ...cleanEnv(), LINKPATROL_SERVER_HOST: "127.0.0.1", LINKPATROL_SERVER_PORT: "0" },
-      stdin: "ignore",
-      stdout: "ignore",
-      stderr: "pipe",
-    });
-    const stderr = new StreamWatcher(proc.stderr);
+    const { proc, stderr } = startServe();
     try {
       await stderr.waitFor(/"msg":"listening"/);
       expect(stderr.text).not.toMatch(/lp_[0-9A-Za-z]{40}/);

@@ -1,22 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import net from "node:net";
 import type { Resolve } from "../../src/net/resolve.ts";
-import { safeFetch, type SafeFetchOptions } from "../../src/net/safe-fetch.ts";
+import { safeFetch } from "../../src/net/safe-fetch.ts";
+import { testFetchOptions } from "../helpers/fetch-options.ts";
 
 // No HTTP answer is a value with a kind, never an exception: the crawler records it like any other outcome.
-
-function options(overrides: Partial<SafeFetchOptions> = {}): SafeFetchOptions {
-  return {
-    policy: { allowPrivateNetworks: false, allowedCidrs: ["127.0.0.1/32"] },
-    connectTimeoutMs: 1_000,
-    headerTimeoutMs: 2_000,
-    bodyTimeoutMs: 2_000,
-    maxBodyBytes: 64 * 1024,
-    maxRedirects: 0,
-    userAgent: "linkpatrol-test",
-    ...overrides,
-  };
-}
 
 /** A raw TCP server that answers every request with `reply` and then closes (or resets) the connection. */
 async function rawServer(reply: string, reset = false): Promise<net.Server & { port: number }> {
@@ -59,21 +47,21 @@ describe("safeFetch failures are typed results", () => {
   test("a closed port is refused", async () => {
     const port = await closedPort();
 
-    const result = await safeFetch(`http://127.0.0.1:${port}/`, options());
+    const result = await safeFetch(`http://127.0.0.1:${port}/`, testFetchOptions());
 
     expect(result).toMatchObject({ kind: "error", error: "refused", url: `http://127.0.0.1:${port}/` });
     if (result.kind === "error") expect(result.message).toContain("connection refused");
   });
 
   test("a response that is not HTTP is a protocol error", async () => {
-    const result = await safeFetch(`http://127.0.0.1:${garbage.port}/`, options());
+    const result = await safeFetch(`http://127.0.0.1:${garbage.port}/`, testFetchOptions());
 
     expect(result).toMatchObject({ kind: "error", error: "protocol" });
   });
 
   test("a connection closed or reset in the middle of the body is not reported as a whole body", async () => {
     for (const server of [shortBodyClosed, shortBodyReset]) {
-      const result = await safeFetch(`http://127.0.0.1:${server.port}/`, options());
+      const result = await safeFetch(`http://127.0.0.1:${server.port}/`, testFetchOptions());
       expect(result).toMatchObject({ kind: "error", error: "refused" });
       if (result.kind === "error") expect(result.message).toContain("before the response was complete");
     }
@@ -84,7 +72,7 @@ describe("safeFetch failures are typed results", () => {
       throw Object.assign(new Error("queryA ENOTFOUND"), { code: "ENOTFOUND" });
     };
 
-    const result = await safeFetch("http://nowhere.linkpatrol.test/", options({ resolve }));
+    const result = await safeFetch("http://nowhere.linkpatrol.test/", testFetchOptions({ resolve }));
 
     expect(result).toMatchObject({ kind: "error", error: "dns" });
     if (result.kind === "error") expect(result.message).toContain("ENOTFOUND");
@@ -94,7 +82,7 @@ describe("safeFetch failures are typed results", () => {
     const resolve: Resolve = () => new Promise(() => {});
     const started = performance.now();
 
-    const result = await safeFetch("http://slow-dns.linkpatrol.test/", options({ resolve, connectTimeoutMs: 200 }));
+    const result = await safeFetch("http://slow-dns.linkpatrol.test/", testFetchOptions({ resolve, connectTimeoutMs: 200 }));
 
     expect(result).toMatchObject({ kind: "error", error: "dns" });
     expect(performance.now() - started).toBeLessThan(1_500);
@@ -102,13 +90,13 @@ describe("safeFetch failures are typed results", () => {
 
   test("schemes other than http and https are unsafe_url", async () => {
     for (const url of ["ftp://example.com/file", "file:///etc/passwd", "javascript:alert(1)", "gopher://127.0.0.1:70/"]) {
-      const result = await safeFetch(url, options());
+      const result = await safeFetch(url, testFetchOptions());
       expect(result).toMatchObject({ kind: "error", error: "unsafe_url", url });
     }
   });
 
   test("text that is not a URL is invalid_url", async () => {
-    const result = await safeFetch("not a url", options());
+    const result = await safeFetch("not a url", testFetchOptions());
 
     expect(result).toMatchObject({ kind: "error", error: "invalid_url" });
   });

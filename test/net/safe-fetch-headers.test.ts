@@ -1,22 +1,18 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { VERSION } from "../../src/core/version.ts";
 import { safeFetch, type SafeFetchOptions } from "../../src/net/safe-fetch.ts";
+import { testFetchOptions } from "../helpers/fetch-options.ts";
 import { startLoopbackSite, type LoopbackSite } from "../helpers/loopback-site.ts";
 
 // What every request says about itself: who we are, which encodings we decode, and which host we mean.
 
+/** Every name reaches the loopback site; the User-Agent is a template with the version in it. */
 function options(overrides: Partial<SafeFetchOptions> = {}): SafeFetchOptions {
-  return {
-    policy: { allowPrivateNetworks: false, allowedCidrs: ["127.0.0.1/32"] },
+  return testFetchOptions({
     resolve: async () => [{ address: "127.0.0.1", family: 4 }],
-    connectTimeoutMs: 1_000,
-    headerTimeoutMs: 2_000,
-    bodyTimeoutMs: 2_000,
-    maxBodyBytes: 64 * 1024,
-    maxRedirects: 0,
     userAgent: "linkpatrol/{version} (+https://example.test/bot)",
     ...overrides,
-  };
+  });
 }
 
 let site: LoopbackSite;

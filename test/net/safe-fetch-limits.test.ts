@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import zlib from "node:zlib";
 import { safeFetch, type SafeFetchOptions } from "../../src/net/safe-fetch.ts";
+import { testFetchOptions } from "../helpers/fetch-options.ts";
 import { startLoopbackSite, type LoopbackSite } from "../helpers/loopback-site.ts";
 
 // Deadlines and byte caps: a hung server costs a bounded time, a huge or inflating body a bounded memory.
@@ -8,17 +9,9 @@ import { startLoopbackSite, type LoopbackSite } from "../helpers/loopback-site.t
 const TEXT = "linkpatrol ".repeat(2_000); // 22 000 bytes that compress well
 const BOMB_BYTES = 20 * 1024 * 1024;
 
+/** Short deadlines, so the timeout tests stay fast. */
 function options(overrides: Partial<SafeFetchOptions> = {}): SafeFetchOptions {
-  return {
-    policy: { allowPrivateNetworks: false, allowedCidrs: ["127.0.0.1/32"] },
-    connectTimeoutMs: 100,
-    headerTimeoutMs: 300,
-    bodyTimeoutMs: 300,
-    maxBodyBytes: 64 * 1024,
-    maxRedirects: 0,
-    userAgent: "linkpatrol-test",
-    ...overrides,
-  };
+  return testFetchOptions({ connectTimeoutMs: 100, headerTimeoutMs: 300, bodyTimeoutMs: 300, ...overrides });
 }
 
 function text(result: Awaited<ReturnType<typeof safeFetch>>): string {

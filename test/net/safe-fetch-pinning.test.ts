@@ -2,36 +2,17 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { AddressPolicy } from "../../src/net/address-policy.ts";
 import type { Resolve } from "../../src/net/resolve.ts";
 import { safeFetch, type SafeFetchOptions } from "../../src/net/safe-fetch.ts";
+import { LOOPBACK_ONLY, testFetchOptions } from "../helpers/fetch-options.ts";
 import { startLoopbackSite, type LoopbackSite } from "../helpers/loopback-site.ts";
+import { tableResolver } from "../helpers/table-resolver.ts";
 
 // The request must go to the address OUR resolver produced and was checked, never to a second lookup.
 
 const DEFAULT_POLICY: AddressPolicy = { allowPrivateNetworks: false, allowedCidrs: [] };
-const LOOPBACK_ONLY: AddressPolicy = { allowPrivateNetworks: false, allowedCidrs: ["127.0.0.1/32"] };
 const ALL_PRIVATE: AddressPolicy = { allowPrivateNetworks: true, allowedCidrs: [] };
 
 function options(policy: AddressPolicy, resolve: Resolve): SafeFetchOptions {
-  return {
-    policy,
-    resolve,
-    connectTimeoutMs: 1_000,
-    headerTimeoutMs: 2_000,
-    bodyTimeoutMs: 2_000,
-    maxBodyBytes: 64 * 1024,
-    maxRedirects: 5,
-    userAgent: "linkpatrol-test/{version}",
-  };
-}
-
-function fixedResolver(table: Record<string, string>): Resolve & { calls: string[] } {
-  const calls: string[] = [];
-  const resolve = async (hostname: string) => {
-    calls.push(hostname);
-    const address = table[hostname];
-    if (address === undefined) throw Object.assign(new Error(`no such name ${hostname}`), { code: "ENOTFOUND" });
-    return [{ address, family: address.includes(":") ? (6 as const) : (4 as const) }];
-  };
-  return Object.assign(resolve, { calls });
+  return testFetchOptions({ policy, resolve, maxRedirects: 5, userAgent: "linkpatrol-test/{version}" });
 }
 
 let site: LoopbackSite;
@@ -44,7 +25,7 @@ afterAll(() => site.stop());
 
 describe("safeFetch pins the connection to the checked address", () => {
   test("a name only our resolver knows reaches the loopback server it was mapped to", async () => {
-    const resolve = fixedResolver({ "pinned.linkpatrol.test": "127.0.0.1" });
+    const resolve = tableResolver({ "pinned.linkpatrol.test": "127.0.0.1" });
     const before = site.requests.length;
 
     const result = await safeFetch(`http://pinned.linkpatrol.test:${site.port}/`, options(LOOPBACK_ONLY, resolve));
@@ -59,7 +40,7 @@ describe("safeFetch pins the connection to the checked address", () => {
   });
 
   test("the resolved address is the one connected to: 127.0.0.2 does not reach a server bound to 127.0.0.1", async () => {
-    const resolve = fixedResolver({ "elsewhere.linkpatrol.test": "127.0.0.2" });
+    const resolve = tableResolver({ "elsewhere.linkpatrol.test": "127.0.0.2" });
     const before = site.requests.length;
 
     const result = await safeFetch(`http://elsewhere.linkpatrol.test:${site.port}/`, {
@@ -74,7 +55,7 @@ describe("safeFetch pins the connection to the checked address", () => {
     // Same port on two loopback addresses: only the address decides which server answers.
     const twin = await startLoopbackSite({ "/": { body: "twin on 127.0.0.2" } }, { hostname: "127.0.0.2", port: site.port });
     try {
-      const resolve = fixedResolver({ localhost: "127.0.0.2" });
+      const resolve = tableResolver({ localhost: "127.0.0.2" });
       const before = site.requests.length;
 
       const result = await safeFetch(`http://localhost:${site.port}/`, options(ALL_PRIVATE, resolve));
@@ -89,7 +70,7 @@ describe("safeFetch pins the connection to the checked address", () => {
   });
 
   test("a name resolving to loopback under the default policy is refused before any connection", async () => {
-    const resolve = fixedResolver({ "rebind.linkpatrol.test": "127.0.0.1" });
+    const resolve = tableResolver({ "rebind.linkpatrol.test": "127.0.0.1" });
     const before = site.requests.length;
 
     const result = await safeFetch(`http://rebind.linkpatrol.test:${site.port}/`, options(DEFAULT_POLICY, resolve));
@@ -102,7 +83,7 @@ describe("safeFetch pins the connection to the checked address", () => {
   });
 
   test("a name resolving to 10.0.0.1 is refused without connecting anywhere", async () => {
-    const resolve = fixedResolver({ "internal.linkpatrol.test": "10.0.0.1" });
+    const resolve = tableResolver({ "internal.linkpatrol.test": "10.0.0.1" });
 
     const result = await safeFetch("http://internal.linkpatrol.test/", options(DEFAULT_POLICY, resolve));
 
@@ -140,7 +121,7 @@ describe("safeFetch pins the connection to the checked address", () => {
   });
 
   test("an IP literal is checked without any lookup", async () => {
-    const resolve = fixedResolver({});
+    const resolve = tableResolver({});
 
     const refused = await safeFetch(`${site.origin}/`, options(DEFAULT_POLICY, resolve));
     const allowed = await safeFetch(`${site.origin}/`, options(LOOPBACK_ONLY, resolve));
@@ -151,7 +132,7 @@ describe("safeFetch pins the connection to the checked address", () => {
   });
 
   test("an IPv4-mapped IPv6 literal of loopback is judged as loopback", async () => {
-    const result = await safeFetch(`http://[::ffff:127.0.0.1]:${site.port}/`, options(DEFAULT_POLICY, fixedResolver({})));
+    const result = await safeFetch(`http://[::ffff:127.0.0.1]:${site.port}/`, options(DEFAULT_POLICY, tableResolver({})));
 
     expect(result).toMatchObject({ kind: "error", error: "unsafe_url" });
   });

@@ -1,36 +1,20 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { AddressPolicy } from "../../src/net/address-policy.ts";
-import type { Resolve } from "../../src/net/resolve.ts";
 import { safeFetch, type SafeFetchOptions } from "../../src/net/safe-fetch.ts";
+import { testFetchOptions } from "../helpers/fetch-options.ts";
 import { startLoopbackSite, type LoopbackSite } from "../helpers/loopback-site.ts";
+import { tableResolver } from "../helpers/table-resolver.ts";
 
 // Every redirect hop is a new URL: it is resolved, checked and pinned like the first one.
 
-const LOOPBACK_ONLY: AddressPolicy = { allowPrivateNetworks: false, allowedCidrs: ["127.0.0.1/32"] };
-
-const NAMES: Record<string, string> = {
+const resolve = tableResolver({
   "site.linkpatrol.test": "127.0.0.1",
   "other.linkpatrol.test": "127.0.0.1",
   "evil.linkpatrol.test": "127.0.0.2",
-};
-const resolve: Resolve = async (hostname) => {
-  const address = NAMES[hostname];
-  if (address === undefined) throw Object.assign(new Error("no such name"), { code: "ENOTFOUND" });
-  return [{ address, family: 4 }];
-};
+});
 
+/** Names from the table above, up to 5 redirects followed. */
 function options(overrides: Partial<SafeFetchOptions> = {}): SafeFetchOptions {
-  return {
-    policy: LOOPBACK_ONLY,
-    resolve,
-    connectTimeoutMs: 1_000,
-    headerTimeoutMs: 2_000,
-    bodyTimeoutMs: 2_000,
-    maxBodyBytes: 64 * 1024,
-    maxRedirects: 5,
-    userAgent: "linkpatrol-test",
-    ...overrides,
-  };
+  return testFetchOptions({ resolve, maxRedirects: 5, ...overrides });
 }
 
 function redirect(status: number, location: string): Response {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Resolve } from "../../src/net/resolve.ts";
 import { safeFetch, type SafeFetchOptions } from "../../src/net/safe-fetch.ts";
+import { testFetchOptions } from "../helpers/fetch-options.ts";
 import { startLoopbackSite, type LoopbackSite } from "../helpers/loopback-site.ts";
 
 // HTTPS through a pinned IP: the name must still be what TLS sends as SNI and verifies the certificate against.
@@ -30,19 +31,9 @@ const resolve: Resolve = async (hostname) => {
   throw Object.assign(new Error("no such name"), { code: "ENOTFOUND" });
 };
 
+/** Every *.linkpatrol.test name reaches 127.0.0.1, and CERT is the only trusted certificate. */
 function options(overrides: Partial<SafeFetchOptions> = {}): SafeFetchOptions {
-  return {
-    policy: { allowPrivateNetworks: false, allowedCidrs: ["127.0.0.1/32"] },
-    resolve,
-    connectTimeoutMs: 1_000,
-    headerTimeoutMs: 2_000,
-    bodyTimeoutMs: 2_000,
-    maxBodyBytes: 64 * 1024,
-    maxRedirects: 0,
-    userAgent: "linkpatrol-test",
-    ca: CERT,
-    ...overrides,
-  };
+  return testFetchOptions({ resolve, ca: CERT, ...overrides });
 }
 
 let secure: LoopbackSite;
