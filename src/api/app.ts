@@ -46,7 +46,8 @@ export function createApp(deps: AppDeps) {
   app.use("*", requestId());
   app.use("*", requestLog(logger));
   app.use("*", authenticate(deps.keys));
-  app.use("*", rateLimit({ requestsPerMinute: deps.rateLimitPerMinute, logger }));
+  const openapiPath = `${deps.basePath}/openapi.json`;
+  app.use("*", rateLimit({ requestsPerMinute: deps.rateLimitPerMinute, publicPaths: ["/healthz", "/docs", openapiPath], logger }));
   app.use(
     "*",
     bodyLimit({
@@ -57,7 +58,6 @@ export function createApp(deps: AppDeps) {
     }),
   );
 
-  const openapiPath = `${deps.basePath}/openapi.json`;
   app.route("/", healthRouter(deps.probe));
   app.route("/", docsRouter(openapiPath));
   app.route(deps.basePath, domainsRouter(deps.domains));

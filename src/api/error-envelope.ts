@@ -51,7 +51,10 @@ export function errorResponse(c: Context<AppEnv>, error: unknown, logger: Logger
   }
   if (error instanceof HTTPException && CODE_OF_STATUS[error.status]) {
     const code = CODE_OF_STATUS[error.status]!;
-    return c.json(body(code, error.message || code.replaceAll("_", " ")), STATUS_OF[code]);
+    const message = error.message || code.replaceAll("_", " ");
+    // Hono raises these for bodies it cannot read (malformed JSON): the 400 row promises {field, message}.
+    const details = code === "invalid_request" ? [{ field: "(body)", message }] : undefined;
+    return c.json(body(code, message, details), STATUS_OF[code]);
   }
   logger.error("unhandled error", {
     request_id: c.get("requestId"),

@@ -17,7 +17,7 @@ export function methodLookup(routes: readonly RouteEntry[]): (path: string) => s
       .filter((r) => r.method !== "ALL" && !r.path.includes("*"))
       .map((r) => ({
         method: r.method,
-        pattern: new RegExp(`^${r.path.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\/:[^/]+/g, "/[^/]+")}/?$`),
+        pattern: new RegExp(`^${r.path.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\/:[^/]+/g, "/[^/]+")}$`),
       }));
     const methods = new Set(table.filter((r) => r.pattern.test(path)).map((r) => r.method));
     if (methods.has("GET")) methods.add("HEAD");

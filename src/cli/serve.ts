@@ -19,7 +19,16 @@ export async function serveCommand(args: string[]): Promise<number> {
   const { config, file } = loadConfig({ file: values.config });
   const logger = createLogger(config.logging.level);
   const runtime = openRuntime(config, { logger });
+  const app = runtime.app();
+  let server: ReturnType<typeof Bun.serve>;
+  try {
+    server = Bun.serve({ hostname: config.server.host, port: config.server.port, fetch: app.fetch, idleTimeout: 60 });
+  } catch (error) {
+    runtime.close();
+    throw error;
+  }
 
+  // Only once the port is ours: a start that fails to bind must not use up the one-time key.
   const bootstrap = runtime.keys.bootstrap(config.auth.bootstrap_key);
   if (bootstrap?.generated) {
     err("linkpatrol: created the bootstrap admin key. It is shown only this once; store it now:");
@@ -28,8 +37,6 @@ export async function serveCommand(args: string[]): Promise<number> {
     logger.info("bootstrap admin key created from auth.bootstrap_key", { key_id: bootstrap.key.id });
   }
 
-  const app = runtime.app();
-  const server = Bun.serve({ hostname: config.server.host, port: config.server.port, fetch: app.fetch, idleTimeout: 60 });
   logger.info("listening", {
     version: VERSION,
     url: `http://${server.hostname}:${server.port}${config.server.base_path}`,

@@ -66,7 +66,8 @@ function readYamlFile(file: string): RawTree {
   if (typeof parsed !== "object" || Array.isArray(parsed)) {
     throw new ConfigError([`${file}: the top level must be a mapping of sections (server, storage, ...)`]);
   }
-  return parsed as RawTree;
+  // A section whose keys are all commented out reads as null: it means "all defaults".
+  return Object.fromEntries(Object.entries(parsed).map(([section, value]) => [section, value ?? {}]));
 }
 
 /** Writes each override into the tree; returns which key path came from which variable. */

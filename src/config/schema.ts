@@ -1,13 +1,12 @@
 import { z } from "zod";
 import { duration } from "./duration.ts";
+import { cidr, dnsServer } from "./network-values.ts";
 
 /**
  * The whole configuration as one zod schema: every key has a default, unknown keys are errors
  * (strict objects), and deploy/linkpatrol.example.yaml documents the same keys. Parsed once at start.
  */
 
-const cidr = z.string().regex(/^[0-9a-fA-F:.]+\/\d{1,3}$/, "must be a CIDR such as 10.0.0.0/8 or fd00::/8");
-const hostPort = z.string().regex(/^[^\s/]+$/, "must be HOST or HOST:PORT");
 
 const serverFields = z.strictObject({
     host: z.string().min(1).default("0.0.0.0"),
@@ -49,7 +48,7 @@ const crawlerFields = z.strictObject({
   });
 
 const verificationFields = z.strictObject({
-    dns_servers: z.array(hostPort).default([]),
+    dns_servers: z.array(dnsServer).default([]),
     timeout: duration(100, 120_000).default(10_000),
   });
 

@@ -7,7 +7,7 @@ export function newId(): string {
   return Bun.randomUUIDv7();
 }
 
-/** True when `value` is a UUID in canonical 8-4-4-4-12 form. */
-export function isUuid(value: string): boolean {
-  return UUID_PATTERN.test(value);
+/** The stored (lowercase) form of an id given by a caller, or null when it cannot be an id. UUIDs are case-insensitive. */
+export function canonicalId(value: string): string | null {
+  return UUID_PATTERN.test(value) ? value.toLowerCase() : null;
 }

@@ -1,8 +1,10 @@
-import { InvalidRequestError } from "../core/errors.ts";
+import { InvalidRequestError, UnsafeUrlError } from "../core/errors.ts";
 
 /**
  * Rules for a domain's `name` (a host, optionally with a port) and its `root_url` (CONTRACT "Domains"):
- * names are stored lowercase with IDNs as punycode, and the root URL must share the name's host and port.
+ * names are stored in one canonical form (lowercase, IDNs as punycode, no trailing dot, no port when it is
+ * the root URL's default) so one site cannot be registered twice, and the root URL must share the name's
+ * host and port.
  */
 
 export interface DomainName {
@@ -23,7 +25,7 @@ function invalid(field: string, message: string): InvalidRequestError {
 
 /** Parses and normalises a domain name; throws InvalidRequestError naming `field`. */
 export function parseDomainName(input: string, field = "name"): DomainName {
-  const text = input.trim().toLowerCase();
+  const text = input.trim().toLowerCase().replace(/\.(?=$|:)/, "");
   const match = HOST_PORT.exec(text);
   if (!match || /[\s/?#@\\]/.test(text)) throw invalid(field, "must be a host name, optionally with :port (no scheme or path)");
   const [, rawHost, rawPort] = match;
@@ -42,16 +44,34 @@ export function parseDomainName(input: string, field = "name"): DomainName {
   return { name: port === null ? hostname : `${hostname}:${port}`, hostname, port };
 }
 
+/** A registration in canonical form: the domain and its root URL. */
+export interface ResolvedDomain extends DomainName {
+  rootUrl: string;
+}
+
+/**
+ * Validates a registration: the name, then the root URL against it (default `https://NAME/`). A port that
+ * is the root URL's default is dropped from the name, so `example.com:443` and `example.com` are one domain.
+ */
+export function resolveDomain(input: { name: string; root_url?: string }): ResolvedDomain {
+  const domain = parseDomainName(input.name);
+  const rootUrl = resolveRootUrl(domain, input.root_url);
+  const canonical = domain.port === DEFAULT_PORTS[new URL(rootUrl).protocol] ? { ...domain, name: domain.hostname, port: null } : domain;
+  return { ...canonical, rootUrl };
+}
+
 /** Validates `rootUrl` against the domain (or builds the default `https://NAME/`); returns it normalised. */
-export function resolveRootUrl(domain: DomainName, rootUrl: string | undefined): string {
-  if (rootUrl === undefined) return `https://${domain.name}/`;
+function resolveRootUrl(domain: DomainName, rootUrl: string | undefined): string {
+  if (rootUrl === undefined) return new URL(`https://${domain.name}/`).href;
   let url: URL;
   try {
     url = new URL(rootUrl);
   } catch {
     throw invalid("root_url", "must be an absolute http or https URL");
   }
-  if (!(url.protocol in DEFAULT_PORTS)) throw invalid("root_url", "must use http or https");
+  if (!(url.protocol in DEFAULT_PORTS)) {
+    throw new UnsafeUrlError(`the ${url.protocol} scheme is not allowed for root_url; only http and https are`, [{ field: "root_url" }]);
+  }
   if (url.username || url.password) throw invalid("root_url", "must not contain credentials");
   const port = url.port === "" ? DEFAULT_PORTS[url.protocol] : Number(url.port);
   const expectedPort = domain.port ?? DEFAULT_PORTS[url.protocol];

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { ConflictError, DomainNotVerifiedError, InvalidRequestError, NotFoundError } from "../core/errors.ts";
-import { isUuid, newId } from "../core/ids.ts";
+import { canonicalId, newId } from "../core/ids.ts";
 import type { VerifiedBy } from "../core/verified-by.ts";
 import type { AddressPolicy } from "../net/address-policy.ts";
 import type { Resolve } from "../net/resolve.ts";
@@ -8,7 +8,7 @@ import { assertUrlAllowed } from "../net/url-policy.ts";
 import type { DomainsRepo } from "../store/domains.repo.ts";
 import type { CrawlOptionsColumn, DomainRow } from "../store/schema.ts";
 import { verificationInstructions, type DomainVerifier } from "../verification/verifier.ts";
-import { parseDomainName, resolveRootUrl } from "./domain-name.ts";
+import { resolveDomain } from "./domain-name.ts";
 import { isValidCron } from "./schedule.ts";
 
 /** Domains: register, read, change, remove, and prove ownership before any crawl. */
@@ -47,14 +47,13 @@ export class DomainsService {
 
   /** Registers a domain; `vouched` (CLI `--verified`) marks it verified by the operator. */
   async add(input: { name: string; root_url?: string }, vouched = false): Promise<DomainView> {
-    const domain = parseDomainName(input.name);
-    const rootUrl = resolveRootUrl(domain, input.root_url);
-    await assertUrlAllowed(rootUrl, this.deps.policy, this.deps.resolve);
+    const domain = resolveDomain(input);
+    await assertUrlAllowed(domain.rootUrl, this.deps.policy, this.deps.resolve);
     const now = new Date().toISOString();
     const row = this.deps.repo.insertUnlessNameTaken({
       id: newId(),
       name: domain.name,
-      rootUrl,
+      rootUrl: domain.rootUrl,
       verificationToken: randomBytes(24).toString("base64url"),
       verifiedAt: vouched ? now : null,
       verifiedBy: vouched ? "operator" : null,
@@ -78,29 +77,33 @@ export class DomainsService {
 
   /** The stored row, for services that act on a domain (crawls). */
   require(id: string): DomainRow {
-    const row = isUuid(id) ? this.deps.repo.findById(id) : undefined;
+    const key = canonicalId(id);
+    const row = key === null ? undefined : this.deps.repo.findById(key);
     if (!row) throw new NotFoundError("domain", id);
     return row;
   }
 
   delete(id: string): void {
-    if (!isUuid(id) || !this.deps.repo.delete(id)) throw new NotFoundError("domain", id);
+    const key = canonicalId(id);
+    if (key === null || !this.deps.repo.delete(key)) throw new NotFoundError("domain", id);
   }
 
   /** Sets the recurring-crawl schedule and/or default crawl options; `null` clears a field. */
   update(id: string, changes: { schedule?: string | null; default_options?: CrawlOptions | null }): DomainView {
-    this.require(id);
+    const { id: key } = this.require(id);
     if (changes.schedule != null && !isValidCron(changes.schedule)) {
       throw new InvalidRequestError("invalid schedule", [
         { field: "schedule", message: "not a cron expression (e.g. \"0 3 * * *\" or \"@daily\")" },
       ]);
     }
-    const row = this.deps.repo.update(id, {
+    const row = this.deps.repo.update(key, {
       ...(changes.schedule !== undefined && { schedule: changes.schedule }),
       ...(changes.default_options !== undefined && { defaultOptions: changes.default_options }),
       updatedAt: new Date().toISOString(),
     });
-    return toView(row!);
+    // Deleted since require() (another request or the CLI).
+    if (!row) throw new NotFoundError("domain", id);
+    return toView(row);
   }
 
   /**
@@ -119,7 +122,10 @@ export class DomainsService {
       );
     }
     const now = new Date().toISOString();
-    return toView(this.deps.repo.update(id, { verifiedAt: now, verifiedBy: passed.method, updatedAt: now })!);
+    // The checks take seconds: the domain may have been deleted meanwhile.
+    const verified = this.deps.repo.update(row.id, { verifiedAt: now, verifiedBy: passed.method, updatedAt: now });
+    if (!verified) throw new NotFoundError("domain", id);
+    return toView(verified);
   }
 }
 

@@ -1,5 +1,5 @@
 import { NotFoundError, UnauthorizedError, InvalidRequestError } from "../core/errors.ts";
-import { newId, isUuid } from "../core/ids.ts";
+import { canonicalId, newId } from "../core/ids.ts";
 import { isScope, SCOPES, type Scope } from "../core/scopes.ts";
 import type { KeysRepo } from "../store/keys.repo.ts";
 import type { ApiKeyRow } from "../store/schema.ts";
@@ -53,10 +53,11 @@ export class KeysService {
 
   /** Revokes a key; revoking twice is harmless. */
   revoke(id: string): ApiKeyView {
-    const row = isUuid(id) ? this.repo.findById(id) : undefined;
+    const key = canonicalId(id);
+    const row = key === null ? undefined : this.repo.findById(key);
     if (!row) throw new NotFoundError("api key", id);
-    if (!row.revokedAt) this.repo.markRevoked(id, new Date().toISOString());
-    return toView(this.repo.findById(id)!);
+    if (!row.revokedAt) this.repo.markRevoked(row.id, new Date().toISOString());
+    return toView(this.repo.findById(row.id)!);
   }
 
   /** Resolves a bearer secret to its principal; throws UnauthorizedError for anything unusable. */

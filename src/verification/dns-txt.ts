@@ -16,7 +16,7 @@ import type { MethodResult, VerificationTarget } from "./types.ts";
 
 /** Where and how long to ask. */
 export interface DnsTxtSettings {
-  /** "HOST" or "HOST:PORT" entries; empty uses the system's resolvers. */
+  /** IP, "IPv4:PORT" or "[IPv6]:PORT" entries (validated by the config schema); empty uses the system's resolvers. */
   servers: string[];
   timeoutMs: number;
 }

@@ -60,12 +60,28 @@ describe("POST /domains", () => {
   test.each([
     ["https://other.example/"],
     ["https://root.example:8443/"],
-    ["ftp://root.example/"],
     ["not a url"],
     ["https://user:pw@root.example/"],
-  ])("root_url %p off the domain or not http(s): 400", async (root_url) => {
+  ])("root_url %p off the domain or malformed: 400", async (root_url) => {
     const error = expectErrorEnvelope(await svc.call("POST", "/domains", { body: { name: "root.example", root_url } }), 400, "invalid_request");
     expect(error.details?.[0]?.field).toBe("root_url");
+  });
+
+  test.each(["ftp://root.example/", "javascript:alert(1)", "file:///etc/passwd"])("root_url with scheme %p: 422 unsafe_url", async (root_url) => {
+    const error = expectErrorEnvelope(await svc.call("POST", "/domains", { body: { name: "root.example", root_url } }), 422, "unsafe_url");
+    expect(error.message).toContain("scheme");
+  });
+
+  test("one site cannot be registered twice under another spelling", async () => {
+    const first = await create("canon.example");
+    for (const name of ["CANON.example.", "canon.example:443", "canon.example.:443"]) {
+      const error = expectErrorEnvelope(await svc.call("POST", "/domains", { body: { name } }), 409, "conflict");
+      expect(error.details).toEqual([{ field: "name", id: first.id }]);
+    }
+    const plainHttp = await create("canon-http.example:80", "http://canon-http.example/");
+    expect(plainHttp.name).toBe("canon-http.example");
+    const otherPort = await create("canon.example:8443");
+    expect(otherPort).toMatchObject({ name: "canon.example:8443", root_url: "https://canon.example:8443/" });
   });
 });
 
@@ -97,11 +113,14 @@ describe("GET /domains", () => {
 });
 
 describe("GET, PATCH, DELETE /domains/{id}", () => {
-  test("get returns the domain", async () => {
+  test("get returns the domain, whatever the case of the id", async () => {
     const d = await create("get.example");
     const res = await svc.call("GET", `/domains/${d.id}`);
     expect(res.status).toBe(200);
     expect(res.json.data).toEqual(d);
+    const upper = await svc.call("GET", `/domains/${d.id.toUpperCase()}`);
+    expect(upper.status).toBe(200);
+    expect(upper.json.data.id).toBe(d.id);
   });
 
   test.each(["GET", "PATCH", "DELETE"])("%s with an unknown or malformed id: 404", async (method) => {

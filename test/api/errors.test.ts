@@ -13,6 +13,11 @@ describe("error envelope for requests that match no operation", () => {
     expectErrorEnvelope(await svc.call("GET", "/nothing-here", { root: true }), 404, "not_found");
   });
 
+  test("a trailing slash is another path: 404, not 405", async () => {
+    expectErrorEnvelope(await svc.call("GET", "/domains/"), 404, "not_found");
+    expectErrorEnvelope(await svc.call("GET", "/healthz/", { root: true }), 404, "not_found");
+  });
+
   test("known path, wrong method: 405 with Allow", async () => {
     const res = await svc.call("PUT", "/domains");
     expectErrorEnvelope(res, 405, "method_not_allowed");
@@ -26,7 +31,8 @@ describe("error envelope for requests that match no operation", () => {
 describe("error envelope for bad bodies", () => {
   test("malformed JSON: 400 invalid_request", async () => {
     const res = await svc.call("POST", "/domains", { rawBody: '{"name": ', headers: { "content-type": "application/json" } });
-    expectErrorEnvelope(res, 400, "invalid_request");
+    const error = expectErrorEnvelope(res, 400, "invalid_request");
+    expect(error.details).toEqual([{ field: "(body)", message: expect.stringContaining("JSON") }]);
   });
 
   test("a body that is not an object: 400", async () => {

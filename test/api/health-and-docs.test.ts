@@ -57,7 +57,8 @@ describe("OpenAPI document", () => {
     const res = await svc.call("GET", "/docs", { root: true, key: null });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toContain("text/html");
-    expect(res.text).toContain("/v1/openapi.json");
+    expect(res.text).toContain('fetch("/v1/openapi.json")');
+    expect(res.text).not.toContain("__OPENAPI_URL__");
     expect(res.text).not.toContain("https://cdn");
   });
 });

@@ -56,3 +56,13 @@ describe("rate limit without a key", () => {
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
   });
 });
+
+describe("public endpoints", () => {
+  test("a flood of bad keys from one address does not starve /healthz", async () => {
+    for (let i = 0; i < LIMIT + 2; i++) await svc.call("GET", "/domains", { key: `lp_${String(i).padStart(40, "1")}` });
+    expect((await svc.call("GET", "/domains", { key: null })).status).toBe(429);
+    const health = await svc.call("GET", "/healthz", { root: true, key: null });
+    expect(health.status).toBe(200);
+    expect(health.headers.get("ratelimit-limit")).toBe(String(LIMIT));
+  });
+});

@@ -23,7 +23,7 @@ describe("linkpatrol keys", () => {
     const key = keys.find((k) => k.name === "ci")!;
     expect(key).toMatchObject({ prefix: secret.slice(0, 11), scopes: ["crawls:read", "crawls:write"], revoked_at: null });
 
-    const revoked = await runCli(["keys", "revoke", key.id], { env });
+    const revoked = await runCli(["keys", "revoke", key.id.toUpperCase()], { env });
     expect(revoked.exitCode).toBe(0);
     const after = JSON.parse((await runCli(["keys", "list", "--json"], { env })).stdout) as { id: string; revoked_at: string | null }[];
     expect(after.find((k) => k.id === key.id)!.revoked_at).not.toBeNull();

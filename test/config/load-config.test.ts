@@ -107,3 +107,29 @@ describe("loadConfig", () => {
     expect(problemsOf(() => loadConfig({ env: { LINKPATROL_AUTH_BOOTSTRAP_KEY: "secret" } }))[0]).toContain("auth.bootstrap_key");
   });
 });
+
+describe("network values are checked as strictly as they are used", () => {
+  test.each(["10.0.0.999/8", "10.0.0.0/99", "fd00::/129", "10.0.0.0", "example.com/8"])("allowed_cidrs entry %p is refused", (entry) => {
+    const problems = problemsOf(() => loadConfig({ env: { LINKPATROL_CRAWLER_ALLOWED_CIDRS: `[${entry}]` } }));
+    expect(problems[0]).toContain("crawler.allowed_cidrs.0: must be a CIDR");
+  });
+
+  test("valid v4 and v6 CIDRs pass", () => {
+    expect(loadConfig({ env: { LINKPATROL_CRAWLER_ALLOWED_CIDRS: "[10.0.0.0/8, 192.168.1.7/32, fd00::/8]" } }).config.crawler.allowed_cidrs).toHaveLength(3);
+  });
+
+  test.each(["dns.google", "127.0.0.1:0", "127.0.0.1:70000", "[::1", "1.2.3.4:dns"])("dns_servers entry %p is refused", (entry) => {
+    const problems = problemsOf(() => loadConfig({ env: { LINKPATROL_VERIFICATION_DNS_SERVERS: `["${entry}"]` } }));
+    expect(problems[0]).toContain("verification.dns_servers.0:");
+  });
+
+  test("IP, IPv4:PORT and [IPv6]:PORT DNS servers pass", () => {
+    const servers = ["1.1.1.1", "127.0.0.1:5353", "[::1]:53", "2606:4700::1111"];
+    expect(loadConfig({ env: { LINKPATROL_VERIFICATION_DNS_SERVERS: JSON.stringify(servers) } }).config.verification.dns_servers).toEqual(servers);
+  });
+
+  test("a section with every key commented out means all defaults", () => {
+    const path = file("empty-section.yaml", "server:\n  # port: 9000\nstorage:\n");
+    expect(loadConfig({ file: path, env: {} }).config.server.port).toBe(8080);
+  });
+});

@@ -4,6 +4,6 @@ import { DOCS_PAGE } from "./docs-page.ts";
 
 /** /docs: a self-contained API reference page (no CDN: appliances often have no internet). */
 export function docsRouter(openapiPath: string) {
-  const page = DOCS_PAGE.replace("__OPENAPI_URL__", openapiPath);
+  const page = DOCS_PAGE.replaceAll("__OPENAPI_URL__", openapiPath);
   return new Hono<AppEnv>().get("/docs", (c) => c.html(page));
 }

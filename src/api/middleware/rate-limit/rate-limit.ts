@@ -8,14 +8,17 @@ import { TokenBuckets } from "./token-bucket.ts";
 
 /**
  * Rate limiting per API key (token bucket, `auth.rate_limit` requests per minute; 0 turns it off).
- * Requests without a usable key are limited per client address, which also slows key guessing.
+ * Requests without a usable key are limited per client address, which also slows key guessing; the public
+ * endpoints (/healthz, /docs, the OpenAPI document) count in a bucket of their own per address, so a flood
+ * of bad keys from behind the same proxy cannot starve a load balancer's health checks.
  * Every response carries RateLimit-Limit/-Remaining/-Reset; a refused one is 429 with Retry-After.
  */
-export function rateLimit(options: { requestsPerMinute: number; logger: Logger }): MiddlewareHandler<AppEnv> {
+export function rateLimit(options: { requestsPerMinute: number; publicPaths: readonly string[]; logger: Logger }): MiddlewareHandler<AppEnv> {
+  const publicPaths = new Set(options.publicPaths);
   const buckets = options.requestsPerMinute > 0 ? new TokenBuckets(options.requestsPerMinute) : null;
   return async function rateLimitMiddleware(c, next) {
     if (!buckets) return next();
-    const decision = buckets.take(callerId(c));
+    const decision = buckets.take(callerId(c, publicPaths));
     if (decision.allowed) {
       await next();
     } else {
@@ -27,12 +30,16 @@ export function rateLimit(options: { requestsPerMinute: number; logger: Logger }
   };
 }
 
-function callerId(c: Parameters<MiddlewareHandler<AppEnv>>[0]): string {
+function callerId(c: Parameters<MiddlewareHandler<AppEnv>>[0], publicPaths: ReadonlySet<string>): string {
   const principal = c.get("principal");
   if (principal) return `key:${principal.keyId}`;
+  return `${publicPaths.has(c.req.path) ? "public" : "addr"}:${clientAddress(c)}`;
+}
+
+function clientAddress(c: Parameters<MiddlewareHandler<AppEnv>>[0]): string {
   try {
-    return `addr:${getConnInfo(c).remote.address ?? "unknown"}`;
+    return getConnInfo(c).remote.address ?? "unknown";
   } catch {
-    return "addr:unknown";
+    return "unknown";
   }
 }

@@ -1,0 +1,30 @@
+import { isIP } from "node:net";
+import { z } from "zod";
+
+/**
+ * Config values that name network things, checked as strictly as the code that uses them will be,
+ * so `linkpatrol config check` catches what would otherwise fail later (a CIDR at start, a DNS server
+ * at the first verification).
+ */
+
+/** True for "ADDRESS/PREFIX" with a valid IPv4 or IPv6 address and a prefix within its size. */
+export function isCidr(value: string): boolean {
+  const slash = value.lastIndexOf("/");
+  if (slash < 0) return false;
+  const family = isIP(value.slice(0, slash));
+  const prefix = value.slice(slash + 1);
+  if (family === 0 || !/^\d{1,3}$/.test(prefix)) return false;
+  return Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/** True for a DNS server address: an IP, "IPv4:PORT" or "[IPv6]:PORT" (resolvers take no host names). */
+export function isDnsServer(value: string): boolean {
+  const bracketed = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(value);
+  const withPort = /^([^:]+):(\d{1,5})$/.exec(value);
+  const [address, port] = bracketed ? [bracketed[1]!, bracketed[2]] : withPort ? [withPort[1]!, withPort[2]] : [value, undefined];
+  if (port !== undefined && (Number(port) < 1 || Number(port) > 65535)) return false;
+  return bracketed ? isIP(address) === 6 : isIP(address) !== 0;
+}
+
+export const cidr = z.string().refine(isCidr, "must be a CIDR such as 10.0.0.0/8 or fd00::/8");
+export const dnsServer = z.string().refine(isDnsServer, "must be an IP address, IPv4:PORT or [IPv6]:PORT");
