@@ -25,4 +25,8 @@ if (!installIsCurrent()) {
     process.stderr.write(`linkpatrol setup: npm ci failed (exit ${result.status ?? result.signal})\n`);
     process.exit(result.status || 1);
   }
+  if (!existsSync(bunBinary)) {
+    process.stderr.write(`linkpatrol setup: npm ci finished but ${bunBinary} is missing (were install scripts disabled?)\n`);
+    process.exit(1);
+  }
 }
