@@ -1,5 +1,5 @@
 import { DomainNotVerifiedError } from "../core/errors.ts";
-import type { DomainView } from "../services/domains.service.ts";
+import type { DomainView } from "../services/domain-view.ts";
 import { withRuntime } from "./context.ts";
 import { err, EXIT_FAILED, EXIT_OK, out, parseCommandArgs, UsageError } from "./usage.ts";
 

@@ -1,34 +1,18 @@
 import { randomBytes } from "node:crypto";
 import { ConflictError, DomainNotVerifiedError, InvalidRequestError, NotFoundError } from "../core/errors.ts";
 import { canonicalId, newId } from "../core/ids.ts";
-import type { VerifiedBy } from "../core/verified-by.ts";
+import type { CrawlOptions } from "../core/crawl-options.ts";
 import type { AddressPolicy } from "../net/address-policy.ts";
 import type { Resolve } from "../net/resolve.ts";
 import { assertUrlAllowed } from "../net/url-policy.ts";
 import type { DomainsRepo } from "../store/domains.repo.ts";
-import type { CrawlOptionsColumn, DomainRow } from "../store/schema.ts";
-import { verificationInstructions, type DomainVerifier } from "../verification/verifier.ts";
+import type { DomainRow } from "../store/schema.ts";
+import type { DomainVerifier } from "../verification/verifier.ts";
 import { resolveDomain } from "./domain-name.ts";
+import { toDomainView, type DomainView } from "./domain-view.ts";
 import { isValidCron } from "./schedule.ts";
 
 /** Domains: register, read, change, remove, and prove ownership before any crawl. */
-
-export type CrawlOptions = CrawlOptionsColumn;
-
-export interface DomainView {
-  id: string;
-  name: string;
-  root_url: string;
-  verified: boolean;
-  verified_at: string | null;
-  /** null while unverified. */
-  verified_by: VerifiedBy | null;
-  verification: { token: string; methods: ReturnType<typeof verificationInstructions> };
-  schedule: string | null;
-  default_options: CrawlOptions | null;
-  created_at: string;
-  updated_at: string | null;
-}
 
 export interface Page<T> {
   items: T[];
@@ -64,15 +48,15 @@ export class DomainsService {
       const existing = this.deps.repo.findByName(domain.name);
       throw new ConflictError(`domain ${domain.name} already exists`, [{ field: "name", id: existing?.id ?? null }]);
     }
-    return toView(row);
+    return toDomainView(row);
   }
 
   list(page: number, limit: number): Page<DomainView> {
-    return { items: this.deps.repo.page((page - 1) * limit, limit).map(toView), total: this.deps.repo.count() };
+    return { items: this.deps.repo.page((page - 1) * limit, limit).map(toDomainView), total: this.deps.repo.count() };
   }
 
   get(id: string): DomainView {
-    return toView(this.require(id));
+    return toDomainView(this.require(id));
   }
 
   /** The stored row, for services that act on a domain (crawls). */
@@ -103,7 +87,7 @@ export class DomainsService {
     });
     // Deleted since require() (another request or the CLI).
     if (!row) throw new NotFoundError("domain", id);
-    return toView(row);
+    return toDomainView(row);
   }
 
   /**
@@ -112,7 +96,7 @@ export class DomainsService {
    */
   async verify(id: string): Promise<DomainView> {
     const row = this.require(id);
-    if (row.verifiedAt) return toView(row);
+    if (row.verifiedAt) return toDomainView(row);
     const results = await this.deps.verifier.verify({ name: row.name, rootUrl: row.rootUrl, token: row.verificationToken });
     const passed = results.find((r) => r.passed);
     if (!passed) {
@@ -125,25 +109,6 @@ export class DomainsService {
     // The checks take seconds: the domain may have been deleted meanwhile.
     const verified = this.deps.repo.update(row.id, { verifiedAt: now, verifiedBy: passed.method, updatedAt: now });
     if (!verified) throw new NotFoundError("domain", id);
-    return toView(verified);
+    return toDomainView(verified);
   }
-}
-
-function toView(row: DomainRow): DomainView {
-  return {
-    id: row.id,
-    name: row.name,
-    root_url: row.rootUrl,
-    verified: row.verifiedAt !== null,
-    verified_at: row.verifiedAt,
-    verified_by: row.verifiedBy,
-    verification: {
-      token: row.verificationToken,
-      methods: verificationInstructions({ name: row.name, rootUrl: row.rootUrl, token: row.verificationToken }),
-    },
-    schedule: row.schedule,
-    default_options: row.defaultOptions ?? null,
-    created_at: row.createdAt,
-    updated_at: row.updatedAt,
-  };
 }

@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import type { CrawlOptions } from "../core/crawl-options.ts";
 import type { VerifiedBy } from "../core/verified-by.ts";
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
@@ -30,13 +31,6 @@ export const apiKeys = sqliteTable(
   (t) => [uniqueIndex("api_keys_hash_unique").on(t.hash)],
 );
 
-export interface CrawlOptionsColumn {
-  scan_images: boolean;
-  scan_scripts: boolean;
-  scan_stylesheets: boolean;
-  follow_external: boolean;
-}
-
 export const domains = sqliteTable(
   "domains",
   {
@@ -49,7 +43,7 @@ export const domains = sqliteTable(
     verifiedBy: text("verified_by").$type<VerifiedBy>(),
     /** Cron expression for recurring crawls, or null. */
     schedule: text("schedule"),
-    defaultOptions: text("default_options", { mode: "json" }).$type<CrawlOptionsColumn>(),
+    defaultOptions: text("default_options", { mode: "json" }).$type<CrawlOptions>(),
     createdAt: createdAt(),
     updatedAt: text("updated_at"),
   },

@@ -106,7 +106,7 @@ describe("GET /domains", () => {
     }
   });
 
-  test.each(["limit=0", "limit=101", "limit=abc", "limit=1.5", "page=0", "page=-1", "page=x"])("%s: 400 invalid_request", async (query) => {
+  test.each(["limit=0", "limit=101", "limit=abc", "limit=1.5", "limit=1e2", "limit=0x10", "limit=%203", "limit=", "page=0", "page=-1", "page=x"])("%s: 400 invalid_request", async (query) => {
     const error = expectErrorEnvelope(await svc.call("GET", `/domains?${query}`), 400, "invalid_request");
     expect(error.details?.[0]?.field).toBe(query.split("=")[0]);
   });

@@ -51,6 +51,9 @@ describe("OpenAPI document", () => {
     const limit = doc.paths["/v1/domains"].get.parameters.find((p: { name: string }) => p.name === "limit");
     expect(limit.schema).toMatchObject({ minimum: 1, maximum: 100, default: 20 });
     expect(doc.components.schemas.Error.properties.error.properties.code.type).toBe("string");
+    // Nullable uses of a shared component must not make the component itself nullable.
+    expect(doc.components.schemas.CrawlOptions.type).toBe("object");
+    expect(doc.components.schemas.Domain.properties.default_options.anyOf).toEqual([{ $ref: "#/components/schemas/CrawlOptions" }, { type: "null" }]);
   });
 
   test("/docs is a readable HTML page pointing at the document", async () => {

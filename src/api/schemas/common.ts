@@ -15,10 +15,21 @@ export const ErrorSchema = z
   })
   .openapi("Error");
 
+/**
+ * A whole number given in a query string: digits only, so "1e2", "0x10", " 3" or an empty value are
+ * refused rather than read as something the caller did not write. Documented as an integer.
+ */
+export function queryInteger(min: number, max = Number.MAX_SAFE_INTEGER) {
+  return z.preprocess(
+    (value) => (typeof value === "string" && /^\d{1,15}$/.test(value) ? Number(value) : value),
+    z.number({ error: "must be a whole number" }).int().min(min).max(max),
+  );
+}
+
 /** `page` ≥ 1 (default 1) and `limit` 1..100 (default 20), as query strings. */
 export const PaginationQuery = z.object({
-  page: z.coerce.number().int().min(1).default(1).openapi({ example: 1 }),
-  limit: z.coerce.number().int().min(1).max(100).default(20).openapi({ example: 20 }),
+  page: queryInteger(1).default(1).openapi({ example: 1 }),
+  limit: queryInteger(1, 100).default(20).openapi({ example: 20 }),
 });
 
 /** A path id; anything that is not a UUID is answered 404, like an unknown id. */

@@ -1,17 +1,9 @@
 import { z } from "@hono/zod-openapi";
-import { VERIFIED_BY } from "../../core/verified-by.ts";
+import { CrawlOptionsSchema, orNull } from "../../core/crawl-options.ts";
+import { DomainSchema } from "../../services/domain-view.ts";
 import { PageMeta } from "./common.ts";
 
-/** Request and response schemas of /domains (CONTRACT "Domains"). */
-
-export const CrawlOptionsSchema = z
-  .strictObject({
-    scan_images: z.boolean().default(false),
-    scan_scripts: z.boolean().default(false),
-    scan_stylesheets: z.boolean().default(false),
-    follow_external: z.boolean().default(false),
-  })
-  .openapi("CrawlOptions");
+/** Request bodies and the list envelope of /domains; the Domain resource itself is services/domain-view.ts. */
 
 export const CreateDomainBody = z
   .strictObject({
@@ -31,32 +23,9 @@ export const UpdateDomainBody = z
       .max(200)
       .nullable()
       .optional()
-      .openapi({ example: "0 3 * * *", description: "cron expression for recurring crawls; null removes it" }),
-    default_options: CrawlOptionsSchema.nullable().optional(),
+      .openapi({ example: "0 3 * * *", description: "cron expression (5 fields or @daily-style) for recurring crawls; null removes it" }),
+    default_options: orNull(CrawlOptionsSchema).optional(),
   })
   .openapi("UpdateDomain");
-
-export const DomainSchema = z
-  .object({
-    id: z.uuid(),
-    name: z.string(),
-    root_url: z.string(),
-    verified: z.boolean(),
-    verified_at: z.string().nullable(),
-    verified_by: z.enum(VERIFIED_BY).nullable(),
-    verification: z.object({
-      token: z.string(),
-      methods: z.object({
-        dns_txt: z.object({ name: z.string(), value: z.string() }),
-        http_file: z.object({ url: z.string(), body: z.string() }),
-        meta_tag: z.object({ html: z.string() }),
-      }),
-    }),
-    schedule: z.string().nullable(),
-    default_options: CrawlOptionsSchema.nullable(),
-    created_at: z.string(),
-    updated_at: z.string().nullable(),
-  })
-  .openapi("Domain");
 
 export const DomainListSchema = z.object({ data: z.array(DomainSchema), meta: PageMeta }).openapi("DomainList");
