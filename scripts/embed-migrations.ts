@@ -1,7 +1,7 @@
 /**
  * Writes src/store/migrations/index.ts from drizzle-kit's journal so every migration's SQL is imported as
  * text and bundled into the single executable (no migrations folder needed at run time).
- * Run by `npm run db:generate`; test/store/migrations-embedded.test.ts fails when it was forgotten.
+ * Run by `npm run db:generate`; test/store/migrations.test.ts fails when it was forgotten.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

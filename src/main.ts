@@ -8,6 +8,7 @@ import { domainsCommand } from "./cli/domains.ts";
 import { keysCommand } from "./cli/keys.ts";
 import { migrateCommand } from "./cli/migrate.ts";
 import { serveCommand } from "./cli/serve.ts";
+import { versionCommand } from "./cli/version.ts";
 import { err, EXIT_OK, EXIT_USAGE, out, UsageError } from "./cli/usage.ts";
 
 /** The `linkpatrol` entry point: picks the command, runs it, and turns known failures into exit codes. */
@@ -33,10 +34,7 @@ const COMMANDS: Record<string, (args: string[]) => number | Promise<number>> = {
   domains: domainsCommand,
   migrate: migrateCommand,
   config: configCommand,
-  version: () => {
-    out(VERSION);
-    return EXIT_OK;
-  },
+  version: versionCommand,
 };
 
 async function main(argv: string[]): Promise<number> {

@@ -1,5 +1,5 @@
 import { loadConfig } from "../config/load.ts";
-import { EXIT_OK, out, parseCommandArgs, UsageError } from "./usage.ts";
+import { EXIT_OK, out, parseCommandArgs, rejectExtraArgs, UsageError } from "./usage.ts";
 
 export const CONFIG_HELP = `Usage: linkpatrol config check [FILE] [--print]
 
@@ -11,11 +11,12 @@ LINKPATROL_* environment overrides applied. Prints "ok" or each problem with its
 export function configCommand(args: string[]): number {
   const { values, positionals } = parseCommandArgs(args, { print: { type: "boolean" } });
   const [action, file, ...extra] = positionals;
-  if (values.help || action === undefined) {
+  if (values.help) {
     out(CONFIG_HELP);
     return EXIT_OK;
   }
-  if (action !== "check" || extra.length > 0) throw new UsageError(`unknown config action: ${positionals.join(" ")}`);
+  if (action !== "check") throw new UsageError(action === undefined ? "config needs an action: check" : `unknown config action: ${action}`);
+  rejectExtraArgs(extra);
   const loaded = loadConfig({ file: file ?? values.config });
   out(`ok: ${loaded.file ?? "built-in defaults"}`);
   if (values.print) {

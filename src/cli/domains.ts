@@ -1,7 +1,7 @@
 import { DomainNotVerifiedError } from "../core/errors.ts";
 import type { DomainView } from "../services/domain-view.ts";
 import { withRuntime } from "./context.ts";
-import { err, EXIT_FAILED, EXIT_OK, out, parseCommandArgs, UsageError } from "./usage.ts";
+import { err, EXIT_FAILED, EXIT_OK, out, parseCommandArgs, rejectExtraArgs, UsageError } from "./usage.ts";
 
 export const DOMAINS_HELP = `Usage: linkpatrol domains <add|list|verify> [options]
 
@@ -21,11 +21,12 @@ export async function domainsCommand(args: string[]): Promise<number> {
     json: { type: "boolean" },
   });
   const [action, target, ...extra] = positionals;
-  if (values.help || action === undefined) {
+  if (values.help) {
     out(DOMAINS_HELP);
     return EXIT_OK;
   }
-  if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(" ")}`);
+  if (action === undefined) throw new UsageError("domains needs an action: add, list or verify");
+  rejectExtraArgs(extra);
   return withRuntime(values.config, async ({ domains }) => {
     switch (action) {
       case "add": {
@@ -36,6 +37,7 @@ export async function domainsCommand(args: string[]): Promise<number> {
         return EXIT_OK;
       }
       case "list": {
+        rejectExtraArgs(target === undefined ? [] : [target]);
         const { items } = domains.list(1, Number.MAX_SAFE_INTEGER);
         if (values.json) out(JSON.stringify(items));
         else for (const d of items) out(`${d.id}  ${d.name}  ${d.verified ? `verified (${d.verified_by})` : "unverified"}  ${d.root_url}`);

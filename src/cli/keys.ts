@@ -1,6 +1,6 @@
 import { SCOPES } from "../core/scopes.ts";
 import { withRuntime } from "./context.ts";
-import { EXIT_OK, out, parseCommandArgs, UsageError } from "./usage.ts";
+import { EXIT_OK, out, parseCommandArgs, rejectExtraArgs, UsageError } from "./usage.ts";
 
 export const KEYS_HELP = `Usage: linkpatrol keys <create|list|revoke> [options]
 
@@ -18,14 +18,16 @@ export function keysCommand(args: string[]): number {
     scopes: { type: "string" },
     json: { type: "boolean" },
   });
-  const [action, id, ...extra] = positionals;
-  if (values.help || action === undefined) {
+  const [action, ...rest] = positionals;
+  if (values.help) {
     out(KEYS_HELP);
     return EXIT_OK;
   }
+  if (action === undefined) throw new UsageError("keys needs an action: create, list or revoke");
   return withRuntime(values.config, ({ keys }) => {
     switch (action) {
       case "create": {
+        rejectExtraArgs(rest);
         if (!values.name) throw new UsageError("keys create needs --name NAME");
         const scopes = values.scopes ? values.scopes.split(",").map((s) => s.trim()).filter(Boolean) : ["admin"];
         const { key, secret } = keys.create(values.name, scopes);
@@ -37,6 +39,7 @@ export function keysCommand(args: string[]): number {
         return EXIT_OK;
       }
       case "list": {
+        rejectExtraArgs(rest);
         const list = keys.list();
         if (values.json) out(JSON.stringify(list));
         else
@@ -47,6 +50,7 @@ export function keysCommand(args: string[]): number {
         return EXIT_OK;
       }
       case "revoke": {
+        const [id, ...extra] = rest;
         if (!id || extra.length > 0) throw new UsageError("keys revoke needs exactly one key ID");
         const key = keys.revoke(id);
         out(`revoked ${key.id} (${key.name})`);

@@ -1,7 +1,7 @@
 import { loadConfig } from "../config/load.ts";
 import { openStore } from "../store/db.ts";
 import { migrate } from "../store/migrate.ts";
-import { EXIT_OK, out, parseCommandArgs } from "./usage.ts";
+import { EXIT_OK, out, parseCommandArgs, rejectExtraArgs } from "./usage.ts";
 
 export const MIGRATE_HELP = `Usage: linkpatrol migrate [--config FILE]
 
@@ -10,11 +10,12 @@ upgrade the store before starting a new binary (take a backup first: see docs/op
 
 /** `linkpatrol migrate` */
 export function migrateCommand(args: string[]): number {
-  const { values } = parseCommandArgs(args, {});
+  const { values, positionals } = parseCommandArgs(args, {});
   if (values.help) {
     out(MIGRATE_HELP);
     return EXIT_OK;
   }
+  rejectExtraArgs(positionals);
   const { config } = loadConfig({ file: values.config });
   const store = openStore(config.storage.path, { busyTimeoutMs: config.storage.busy_timeout });
   try {

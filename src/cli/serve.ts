@@ -2,7 +2,7 @@ import { loadConfig } from "../config/load.ts";
 import { createLogger } from "../core/logger.ts";
 import { VERSION } from "../core/version.ts";
 import { openRuntime } from "../runtime.ts";
-import { err, EXIT_OK, out, parseCommandArgs } from "./usage.ts";
+import { err, EXIT_OK, out, parseCommandArgs, rejectExtraArgs } from "./usage.ts";
 
 export const SERVE_HELP = `Usage: linkpatrol serve [--config FILE]
 
@@ -11,11 +11,12 @@ Runs the API. On first start with an empty store it creates an admin key and pri
 
 /** `linkpatrol serve`: resolves when the server has stopped. */
 export async function serveCommand(args: string[]): Promise<number> {
-  const { values } = parseCommandArgs(args, {});
+  const { values, positionals } = parseCommandArgs(args, {});
   if (values.help) {
     out(SERVE_HELP);
     return EXIT_OK;
   }
+  rejectExtraArgs(positionals);
   const { config, file } = loadConfig({ file: values.config });
   const logger = createLogger(config.logging.level);
   const runtime = openRuntime(config, { logger });

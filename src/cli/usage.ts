@@ -34,6 +34,11 @@ export function parseCommandArgs<O extends NonNullable<ParseArgsConfig["options"
   }
 }
 
+/** Refuses positional arguments a command does not take (rather than silently ignoring them). */
+export function rejectExtraArgs(extra: readonly string[]): void {
+  if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(" ")}`);
+}
+
 /** Writes a line to stdout. */
 export function out(line = ""): void {
   process.stdout.write(`${line}\n`);

@@ -77,7 +77,7 @@ export class DomainsService {
     const { id: key } = this.require(id);
     if (changes.schedule != null && !isValidCron(changes.schedule)) {
       throw new InvalidRequestError("invalid schedule", [
-        { field: "schedule", message: "not a cron expression (e.g. \"0 3 * * *\" or \"@daily\")" },
+        { field: "schedule", message: "not a 5-field cron expression or nickname (e.g. \"0 3 * * *\" or \"@daily\")" },
       ]);
     }
     const row = this.deps.repo.update(key, {

@@ -64,3 +64,27 @@ describe("linkpatrol top level", () => {
     expect(second.stdout).toContain("already up to date");
   });
 });
+
+describe("argument checking", () => {
+  test.each([
+    [["serve", "extra"]],
+    [["migrate", "extra"]],
+    [["version", "extra"]],
+    [["keys", "list", "extra"]],
+    [["domains", "list", "extra"]],
+    [["config", "check", "a.yaml", "b.yaml"]],
+    [["keys"]],
+    [["domains"]],
+    [["config"]],
+  ])("%p is a usage error (exit 2), not ignored", async (args) => {
+    const res = await runCli(args, { env: { LINKPATROL_STORAGE_PATH: join(dir, "args.db") }, timeoutMs: 15_000 });
+    expect(res.exitCode).toBe(2);
+    expect(res.stderr).toContain("--help");
+  });
+
+  test.each(["serve", "keys", "domains", "migrate", "config", "version"])("%s --help prints usage, exit 0", async (command) => {
+    const res = await runCli([command, "--help"]);
+    expect(res.exitCode).toBe(0);
+    expect(res.stdout).toStartWith(`Usage: linkpatrol ${command}`);
+  });
+});

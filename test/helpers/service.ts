@@ -5,11 +5,13 @@ import { configSchema, type Config } from "../../src/config/schema.ts";
 import type { Resolve } from "../../src/net/resolve.ts";
 import { createLogger, type Logger } from "../../src/core/logger.ts";
 import { openRuntime, type Runtime } from "../../src/runtime.ts";
+import { tableResolver } from "./table-resolver.ts";
 
 /**
  * A real linkpatrol API on 127.0.0.1 with a fresh SQLite file in a temp dir, for tests that talk to it
  * over a socket. Config is the built-in defaults deep-merged with `overrides`; by default crawler
- * requests may reach loopback (the test sites live there) and the rate limit is out of the way.
+ * requests may reach loopback (the test sites live there), names resolve from a fixed table (localhost only)
+ * rather than the host's DNS, and the rate limit is out of the way.
  */
 
 export interface TestService {
@@ -64,7 +66,9 @@ export async function startTestService(
   for (const [section, values] of Object.entries(overrides)) raw[section] = { ...raw[section], ...values };
   const config = configSchema.parse(raw);
   const logger = options.logger ?? (process.env.TEST_LOG ? createLogger("debug") : undefined);
-  const runtime = openRuntime(config, { resolve: options.resolve, logger });
+  // Offline by default: made-up names fail at once instead of waiting on the host's resolver.
+  const resolve = options.resolve ?? tableResolver({ localhost: ["127.0.0.1", "::1"] });
+  const runtime = openRuntime(config, { resolve, logger });
   const adminKey = runtime.keys.create("test-admin", ["admin"]).secret;
   const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: runtime.app().fetch });
   const origin = `http://127.0.0.1:${server.port}`;
