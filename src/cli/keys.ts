@@ -12,7 +12,7 @@ Scopes: ${SCOPES.join(", ")}
 Options: --config FILE, --help`;
 
 /** `linkpatrol keys ...` */
-export function keysCommand(args: string[]): number {
+export async function keysCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, {
     name: { type: "string" },
     scopes: { type: "string" },
