@@ -4,18 +4,10 @@
  * and matches on `error`, never on message text.
  */
 
-/** Why a fetch produced no HTTP answer. */
-export type FetchErrorKind =
-  | "unsafe_url" // scheme other than http/https, or a host whose address the policy refuses
-  | "invalid_url" // not a URL, or a redirect Location that does not parse
-  | "dns" // the name does not resolve
-  | "refused" // connection refused or reset before an answer
-  | "tls" // certificate or handshake failure
-  | "timeout" // connect, header or body deadline passed
-  | "too_many_redirects"
-  | "redirect_loop"
-  | "protocol" // malformed HTTP, or a body that does not decode
-  | "aborted"; // the caller's signal fired
+import type { NoAnswerReason } from "../core/link-outcome.ts";
+
+/** Why a fetch produced no HTTP answer (the same reasons a crawled link records). */
+export type FetchErrorKind = NoAnswerReason;
 
 /** An HTTP answer (after redirects were followed, if any). */
 export interface FetchResponse {
