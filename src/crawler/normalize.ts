@@ -1,0 +1,58 @@
+/**
+ * URL normalisation, the one place that decides what a link target *is* before the crawler dedupes on it.
+ * The WHATWG URL parser already does what browsers do with odd hrefs (strips leading/trailing C0 and spaces
+ * and every tab/newline inside, lowercases scheme and host, drops default ports, resolves `//host/x`), so we
+ * lean on it and add only the crawler's rules: http(s) only, no fragment, a length cap against spider traps.
+ * The result is a tagged union so a skipped href carries its reason instead of being a null.
+ */
+
+/** Longest normalised URL the crawler accepts; longer ones are usually generated paths of a spider trap. */
+export const MAX_URL_LENGTH = 2048;
+
+/** Why an href yields no URL to check. */
+export type SkipReason =
+  | "unsupported_scheme" // mailto:, tel:, javascript:, data:, ftp: … — nothing an HTTP client can check
+  | "invalid" // the URL parser refuses it (bad host, bad port, unparseable base)
+  | "too_long"; // longer than MAX_URL_LENGTH once normalised
+
+/** What normalising one href came to. */
+export type NormalizeResult = { kind: "url"; url: string } | { kind: "skip"; reason: SkipReason };
+
+/** The parts of a site's origin that decide whether a URL is internal; a `URL` fits. */
+export type SiteOrigin = Pick<URL, "protocol" | "hostname" | "port">;
+
+const CHECKABLE_SCHEMES: ReadonlySet<string> = new Set(["http:", "https:"]);
+
+const DEFAULT_PORTS: Readonly<Record<string, string>> = { "http:": "80", "https:": "443" };
+
+/**
+ * Resolves `raw` (an attribute value, already entity-decoded) against `base` and normalises it: http(s)
+ * only, fragment dropped, scheme and host lowercased, default port dropped, path and query kept as written.
+ * An empty href is the base document itself.
+ */
+export function normalizeUrl(raw: string, base: string | URL): NormalizeResult {
+  let url: URL;
+  try {
+    url = new URL(raw, base);
+  } catch {
+    return { kind: "skip", reason: "invalid" };
+  }
+  if (!CHECKABLE_SCHEMES.has(url.protocol)) return { kind: "skip", reason: "unsupported_scheme" };
+  url.hash = "";
+  const href = url.href;
+  if (href.length > MAX_URL_LENGTH) return { kind: "skip", reason: "too_long" };
+  return { kind: "url", url: href };
+}
+
+/**
+ * True when `url` is on the site's host and effective port (CONTRACT: internal pages are "same host and
+ * port"). The scheme only matters through its default port: http://host/ (80) and https://host/ (443) are
+ * different sites, while http://host:443/ and https://host/ would be the same one.
+ */
+export function isInternal(url: URL, site: SiteOrigin): boolean {
+  return url.hostname === site.hostname && effectivePort(url) === effectivePort(site);
+}
+
+function effectivePort(origin: SiteOrigin): string {
+  return origin.port !== "" ? origin.port : (DEFAULT_PORTS[origin.protocol] ?? "");
+}
