@@ -8,6 +8,10 @@
  * connect and header budgets cannot be measured apart: until the response headers arrive, one deadline of
  * connect + header timeout applies. The body has its own deadline from the moment it is read. Bun's
  * `req.destroy()` emits no "error", so every path settles its own promise before destroying the request.
+ *
+ * Keep-alive. That fetch engine pools connections per pinned address, port and TLS name, so sequential requests
+ * to one origin share a connection without an Agent of ours; only a body cut at its cap or a failure destroys
+ * one. test/net/safe-fetch-keep-alive.test.ts counts server-side connections to hold this.
  */
 import http from "node:http";
 import https from "node:https";
