@@ -3,8 +3,10 @@ import type { Config } from "./config/schema.ts";
 import { silentLogger, type Logger } from "./core/logger.ts";
 import { policyFromCrawlerConfig } from "./net/address-policy.ts";
 import { systemResolve, type Resolve } from "./net/resolve.ts";
+import { CrawlsService, type CrawlRunner } from "./services/crawls.service.ts";
 import { DomainsService } from "./services/domains.service.ts";
 import { KeysService } from "./services/keys.service.ts";
+import { CrawlsRepo } from "./store/crawls.repo.ts";
 import { openStore, type Store } from "./store/db.ts";
 import { DomainsRepo } from "./store/domains.repo.ts";
 import { KeysRepo } from "./store/keys.repo.ts";
@@ -21,6 +23,7 @@ export interface Runtime {
   store: Store;
   keys: KeysService;
   domains: DomainsService;
+  crawls: CrawlsService;
   logger: Logger;
   /** Builds the HTTP app over this runtime's services. */
   app(): App;
@@ -52,6 +55,9 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     policy: policyFromCrawlerConfig(config.crawler),
     resolve,
   });
+  // Replaced by the crawl pool (crawler/pool.ts) once it lands.
+  const runner: CrawlRunner = { wake() {}, cancel() {} };
+  const crawls = new CrawlsService({ repo: new CrawlsRepo(store.sqlite), domains, runner });
   const probe = () => {
     store.sqlite.query("SELECT 1").get();
   };
@@ -60,6 +66,7 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     store,
     keys,
     domains,
+    crawls,
     logger,
     app: () =>
       createApp({
@@ -68,6 +75,7 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
         maxRequestBodyBytes: config.server.max_request_body_bytes,
         keys,
         domains,
+        crawls,
         probe,
         logger,
       }),

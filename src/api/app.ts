@@ -3,6 +3,7 @@ import { bodyLimit } from "hono/body-limit";
 import { MethodNotAllowedError, NotFoundError, PayloadTooLargeError } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
 import { VERSION } from "../core/version.ts";
+import type { CrawlsService } from "../services/crawls.service.ts";
 import type { DomainsService } from "../services/domains.service.ts";
 import type { KeysService } from "../services/keys.service.ts";
 import type { AppEnv } from "./env.ts";
@@ -28,6 +29,7 @@ export interface AppDeps {
   maxRequestBodyBytes: number;
   keys: KeysService;
   domains: DomainsService;
+  crawls: CrawlsService;
   /** Throws when the store is unusable; called by /healthz. */
   probe: () => void;
   logger: Logger;

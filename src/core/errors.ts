@@ -71,6 +71,14 @@ export class ConflictError extends AppError {
   readonly code = "conflict";
 }
 
+/** A domain already has a pending or running crawl; details name it. */
+export class CrawlInProgressError extends AppError {
+  readonly code = "crawl_in_progress";
+  constructor(domainId: string, crawlId: string) {
+    super(`domain ${domainId} already has a crawl in progress (${crawlId})`, [{ field: "domain_id", crawl_id: crawlId }]);
+  }
+}
+
 /** A domain must be verified first, or its verification failed; details give per-method reasons. */
 export class DomainNotVerifiedError extends AppError {
   readonly code = "domain_not_verified";

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { CrawlOptions } from "../core/crawl-options.ts";
 import type { VerifiedBy } from "../core/verified-by.ts";
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /**
  * The drizzle schema: the one source of the tables. `npm run db:generate` turns a change here into a new
@@ -52,3 +52,119 @@ export const domains = sqliteTable(
 
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 export type DomainRow = typeof domains.$inferSelect;
+
+/** A crawl's lifecycle (spec part 3): pending → running → completed | failed. */
+export const CRAWL_STATUSES = ["pending", "running", "completed", "failed"] as const;
+export type CrawlStatus = (typeof CRAWL_STATUSES)[number];
+
+/**
+ * One crawl and its running totals. The totals are kept up to date in the same transaction that records the
+ * links behind them, so a reader never sees a count that the links table does not back.
+ */
+export const crawls = sqliteTable(
+  "crawls",
+  {
+    id: text("id").primaryKey(),
+    domainId: text("domain_id")
+      .notNull()
+      .references(() => domains.id, { onDelete: "cascade" }),
+    status: text("status").$type<CrawlStatus>().notNull(),
+    options: text("options", { mode: "json" }).$type<CrawlOptions>().notNull(),
+    /** Why a failed crawl failed ("cancelled", the duration limit, …); null otherwise. */
+    error: text("error"),
+    /** True when a page limit (max_pages, max_depth) left pages unparsed. */
+    truncated: integer("truncated", { mode: "boolean" }).notNull().default(false),
+    pagesCrawled: integer("pages_crawled").notNull().default(0),
+    totalLinks: integer("total_links").notNull().default(0),
+    brokenLinks: integer("broken_links").notNull().default(0),
+    skippedLinks: integer("skipped_links").notNull().default(0),
+    createdAt: createdAt(),
+    startedAt: text("started_at"),
+    completedAt: text("completed_at"),
+  },
+  (t) => [
+    index("crawls_created_at_idx").on(t.createdAt, t.id),
+    index("crawls_domain_idx").on(t.domainId, t.createdAt),
+    index("crawls_status_idx").on(t.status, t.createdAt),
+    // At most one pending or running crawl per domain, enforced by the store rather than by a read-then-write.
+    uniqueIndex("crawls_one_active_per_domain")
+      .on(t.domainId)
+      .where(sql`status IN ('pending', 'running')`),
+  ],
+);
+
+/** Where a target stands in a crawl's frontier. */
+export const TARGET_STATES = ["queued", "done", "skipped"] as const;
+export type TargetState = (typeof TARGET_STATES)[number];
+
+/**
+ * The frontier and the verdicts: one row per distinct target URL of a crawl, fetched once. `queued` rows are
+ * what is left to do, so a restarted crawl resumes from here; `skipped` rows are robots-disallowed targets.
+ */
+export const crawlTargets = sqliteTable(
+  "crawl_targets",
+  {
+    /** Also the discovery order: the frontier is worked in id order (breadth first). */
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    crawlId: text("crawl_id")
+      .notNull()
+      .references(() => crawls.id, { onDelete: "cascade" }),
+    url: text("url").notNull(),
+    state: text("state").$type<TargetState>().notNull().default("queued"),
+    /** On the crawled domain's host and port. */
+    internal: integer("internal", { mode: "boolean" }).notNull(),
+    /** Pages between the root and this target's first source page. */
+    depth: integer("depth").notNull(),
+    statusCode: integer("status_code"),
+    isBroken: integer("is_broken", { mode: "boolean" }),
+    error: text("error"),
+    warning: text("warning"),
+    finalUrl: text("final_url"),
+  },
+  (t) => [
+    uniqueIndex("crawl_targets_url_unique").on(t.crawlId, t.url),
+    index("crawl_targets_state_idx").on(t.crawlId, t.state, t.id),
+  ],
+);
+
+/** Pages parsed in a crawl, by their final URL: a page reached through several redirects is parsed once. */
+export const crawlPages = sqliteTable(
+  "crawl_pages",
+  {
+    crawlId: text("crawl_id")
+      .notNull()
+      .references(() => crawls.id, { onDelete: "cascade" }),
+    url: text("url").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.crawlId, t.url] })],
+);
+
+/** What kind of element carried a link (CONTRACT: `kind`). */
+export const LINK_KINDS = ["anchor", "image", "script", "stylesheet"] as const;
+export type StoredLinkKind = (typeof LINK_KINDS)[number];
+
+/** One Link per distinct (source page, target) pair; its status is its target's. */
+export const links = sqliteTable(
+  "links",
+  {
+    /** Discovery order, which the API pages through. */
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    crawlId: text("crawl_id")
+      .notNull()
+      .references(() => crawls.id, { onDelete: "cascade" }),
+    sourceUrl: text("source_url").notNull(),
+    targetId: integer("target_id")
+      .notNull()
+      .references(() => crawlTargets.id, { onDelete: "cascade" }),
+    linkText: text("link_text").notNull(),
+    kind: text("kind").$type<StoredLinkKind>().notNull(),
+  },
+  (t) => [
+    uniqueIndex("links_pair_unique").on(t.crawlId, t.sourceUrl, t.targetId),
+    index("links_target_idx").on(t.targetId),
+    index("links_crawl_order_idx").on(t.crawlId, t.id),
+  ],
+);
+
+export type CrawlRow = typeof crawls.$inferSelect;
+export type CrawlTargetRow = typeof crawlTargets.$inferSelect;

@@ -1,0 +1,86 @@
+import { z } from "zod";
+import { CrawlOptionsSchema } from "../core/crawl-options.ts";
+import { CRAWL_STATUSES, LINK_KINDS } from "../store/schema.ts";
+
+/**
+ * The crawl and link resources as clients see them (spec part 2). Each schema carries the spec's fields with
+ * the spec's types, plus the extras CONTRACT allows; the same schemas type the service and document the API.
+ * Times are ISO 8601 UTC, null while the moment has not come.
+ */
+
+export const CrawlStatusSchema = z.enum(CRAWL_STATUSES).meta({ id: "CrawlStatus" });
+
+/** Spec "Crawl (as returned on creation)", plus the options it runs with. */
+export const CrawlSchema = z
+  .object({
+    id: z.uuid(),
+    domain_id: z.uuid(),
+    status: CrawlStatusSchema,
+    options: CrawlOptionsSchema,
+    created_at: z.string(),
+  })
+  .meta({ id: "Crawl" });
+
+/** Spec "Crawl summary" (items of GET /crawls), plus identifiers and the creation time. */
+export const CrawlSummarySchema = z
+  .object({
+    id: z.uuid(),
+    domain_id: z.uuid(),
+    domain_name: z.string(),
+    status: CrawlStatusSchema,
+    total_links: z.number().int(),
+    broken_links: z.number().int(),
+    created_at: z.string(),
+    completed_at: z.string().nullable(),
+  })
+  .meta({ id: "CrawlSummary" });
+
+/** Spec "Crawl detail", plus what an operator needs to read a result honestly. */
+export const CrawlDetailSchema = z
+  .object({
+    id: z.uuid(),
+    domain_id: z.uuid(),
+    domain_name: z.string(),
+    status: CrawlStatusSchema,
+    options: CrawlOptionsSchema,
+    total_links: z.number().int(),
+    broken_links: z.number().int(),
+    pages_crawled: z.number().int(),
+    /** Distinct targets robots.txt disallowed: neither fetched nor recorded. */
+    skipped_links: z.number().int(),
+    /** True when max_pages or max_depth left pages unparsed. */
+    truncated: z.boolean(),
+    /** Why a failed crawl failed ("cancelled", the duration limit, …); null otherwise. */
+    error: z.string().nullable(),
+    created_at: z.string(),
+    started_at: z.string().nullable(),
+    completed_at: z.string().nullable(),
+  })
+  .meta({ id: "CrawlDetail" });
+
+const linkFields = {
+  url: z.string(),
+  source_url: z.string(),
+  /** The final HTTP status after redirects; 0 when there was no answer. */
+  status_code: z.number().int(),
+  link_text: z.string(),
+  kind: z.enum(LINK_KINDS),
+  /** Where redirects ended; null when there was no answer. */
+  final_url: z.string().nullable(),
+  /** Why there was no answer; null when there was one. */
+  error: z.string().nullable(),
+  /** Set when an answer that looks like a failure was not counted as broken (bot walls, e.g. 403 or 999). */
+  warning: z.string().nullable(),
+};
+
+/** Spec "Link" (items of GET /crawls/{id}/links). */
+export const LinkSchema = z.object({ ...linkFields, is_broken: z.boolean() }).meta({ id: "Link" });
+
+/** Spec "Broken link" (items of GET /crawls/{id}/broken): no `is_broken` field. */
+export const BrokenLinkSchema = z.object(linkFields).meta({ id: "BrokenLink" });
+
+export type CrawlView = z.output<typeof CrawlSchema>;
+export type CrawlSummaryView = z.output<typeof CrawlSummarySchema>;
+export type CrawlDetailView = z.output<typeof CrawlDetailSchema>;
+export type LinkView = z.output<typeof LinkSchema>;
+export type BrokenLinkView = z.output<typeof BrokenLinkSchema>;

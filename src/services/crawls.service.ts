@@ -1,0 +1,145 @@
+import type { CrawlOptions } from "../core/crawl-options.ts";
+import { ConflictError, CrawlInProgressError, DomainNotVerifiedError, NotFoundError } from "../core/errors.ts";
+import { canonicalId, newId } from "../core/ids.ts";
+import type { CrawlFilter, CrawlRecord, CrawlsRepo, LinkFilter, LinkRecord } from "../store/crawls.repo.ts";
+import type {
+  BrokenLinkView,
+  CrawlDetailView,
+  CrawlSummaryView,
+  CrawlView,
+  LinkView,
+} from "./crawl-view.ts";
+import type { DomainsService, Page } from "./domains.service.ts";
+
+/**
+ * Crawls as use-cases: start one for a verified domain, read crawls and their links, cancel one. Running them is
+ * the crawl pool's job; this service only tells it that there is work (`wake`) or that a crawl was cancelled.
+ */
+
+/** What the service needs from whatever runs crawls. */
+export interface CrawlRunner {
+  /** A crawl became pending. */
+  wake(): void;
+  /** A running crawl was marked failed/cancelled: stop working on it. */
+  cancel(crawlId: string): void;
+}
+
+/** The error a cancelled crawl ends with. */
+export const CANCELLED = "cancelled";
+
+export interface CrawlsServiceDeps {
+  repo: CrawlsRepo;
+  domains: DomainsService;
+  runner: CrawlRunner;
+}
+
+export class CrawlsService {
+  constructor(private readonly deps: CrawlsServiceDeps) {}
+
+  /** Queues a crawl of a verified domain with no crawl in progress. */
+  start(domainId: string, options: CrawlOptions): CrawlView {
+    const domain = this.deps.domains.require(domainId);
+    if (domain.verifiedAt === null) {
+      throw new DomainNotVerifiedError(`domain ${domain.name} is not verified; verify it before crawling`, [
+        { field: "domain_id", message: "verify the domain with POST /domains/{id}/verify" },
+      ]);
+    }
+    const id = newId();
+    const outcome = this.deps.repo.insertUnlessActive({
+      id,
+      domainId: domain.id,
+      options,
+      createdAt: new Date().toISOString(),
+    });
+    if (!outcome.inserted) throw new CrawlInProgressError(domain.id, outcome.activeId);
+    this.deps.runner.wake();
+    const row = this.require(id);
+    return { id: row.id, domain_id: row.domain_id, status: row.status, options: row.options, created_at: row.created_at };
+  }
+
+  list(filter: CrawlFilter, page: number, limit: number): Page<CrawlSummaryView> {
+    const items = this.deps.repo.page(filter, (page - 1) * limit, limit).map(toSummary);
+    return { items, total: this.deps.repo.count(filter) };
+  }
+
+  get(id: string): CrawlDetailView {
+    return toDetail(this.require(id));
+  }
+
+  links(id: string, filter: LinkFilter, page: number, limit: number): Page<LinkView> {
+    const crawl = this.require(id);
+    return {
+      items: this.deps.repo.links(crawl.id, filter, (page - 1) * limit, limit).map(toLinkView),
+      total: this.deps.repo.countLinks(crawl.id, filter),
+    };
+  }
+
+  broken(id: string, page: number, limit: number): Page<BrokenLinkView> {
+    const crawl = this.require(id);
+    const filter = { isBroken: true };
+    return {
+      items: this.deps.repo.links(crawl.id, filter, (page - 1) * limit, limit).map(toBrokenLinkView),
+      total: this.deps.repo.countLinks(crawl.id, filter),
+    };
+  }
+
+  /** Ends a pending or running crawl as failed with error "cancelled"; what it found stays readable. */
+  cancel(id: string): CrawlDetailView {
+    const crawl = this.require(id);
+    if (!this.deps.repo.finish(crawl.id, { status: "failed", error: CANCELLED, now: new Date().toISOString() })) {
+      throw new ConflictError(`crawl ${crawl.id} has already ended (${this.require(id).status})`, [
+        { field: "id", status: this.require(id).status },
+      ]);
+    }
+    this.deps.runner.cancel(crawl.id);
+    return this.get(crawl.id);
+  }
+
+  private require(id: string): CrawlRecord {
+    const key = canonicalId(id);
+    const row = key === null ? undefined : this.deps.repo.findById(key);
+    if (!row) throw new NotFoundError("crawl", id);
+    return row;
+  }
+}
+
+function toSummary(row: CrawlRecord): CrawlSummaryView {
+  return {
+    id: row.id,
+    domain_id: row.domain_id,
+    domain_name: row.domain_name,
+    status: row.status,
+    total_links: row.total_links,
+    broken_links: row.broken_links,
+    created_at: row.created_at,
+    completed_at: row.completed_at,
+  };
+}
+
+function toDetail(row: CrawlRecord): CrawlDetailView {
+  return {
+    id: row.id,
+    domain_id: row.domain_id,
+    domain_name: row.domain_name,
+    status: row.status,
+    options: row.options,
+    total_links: row.total_links,
+    broken_links: row.broken_links,
+    pages_crawled: row.pages_crawled,
+    skipped_links: row.skipped_links,
+    truncated: row.truncated,
+    error: row.error,
+    created_at: row.created_at,
+    started_at: row.started_at,
+    completed_at: row.completed_at,
+  };
+}
+
+function toLinkView(link: LinkRecord): LinkView {
+  return { ...link };
+}
+
+function toBrokenLinkView(link: LinkRecord): BrokenLinkView {
+  const { is_broken: _omitted, ...rest } = link;
+  return rest;
+}

@@ -1,0 +1,210 @@
+import type { Database } from "bun:sqlite";
+import type { CrawlOptions } from "../core/crawl-options.ts";
+import type { CrawlStatus, StoredLinkKind } from "./schema.ts";
+
+/**
+ * Queries on crawls and their links for the API and the crawl pool; no rules here (services/crawls.service.ts
+ * holds them). Written in SQL over bun:sqlite because the list and link queries combine optional filters and
+ * joins; `query()` caches each distinct statement, so a request pays for execution, not compilation.
+ * The crawler's own writes (frontier, verdicts) live in frontier.repo.ts.
+ */
+
+/** A crawl row joined with its domain's name. */
+export interface CrawlRecord {
+  id: string;
+  domain_id: string;
+  domain_name: string;
+  root_url: string;
+  status: CrawlStatus;
+  options: CrawlOptions;
+  error: string | null;
+  truncated: boolean;
+  pages_crawled: number;
+  total_links: number;
+  broken_links: number;
+  skipped_links: number;
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+}
+
+/** A recorded link with its target's verdict. */
+export interface LinkRecord {
+  url: string;
+  source_url: string;
+  status_code: number;
+  is_broken: boolean;
+  link_text: string;
+  kind: StoredLinkKind;
+  final_url: string | null;
+  error: string | null;
+  warning: string | null;
+}
+
+export interface CrawlFilter {
+  domainId?: string;
+  status?: CrawlStatus;
+}
+
+export interface LinkFilter {
+  statusCode?: number;
+  isBroken?: boolean;
+}
+
+const CRAWL_COLUMNS = `c.id, c.domain_id, d.name AS domain_name, d.root_url, c.status, c.options, c.error, c.truncated,
+  c.pages_crawled, c.total_links, c.broken_links, c.skipped_links, c.created_at, c.started_at, c.completed_at`;
+
+type RawCrawl = Omit<CrawlRecord, "options" | "truncated"> & { options: string; truncated: number };
+type RawLink = Omit<LinkRecord, "is_broken"> & { is_broken: number };
+
+function toCrawl(raw: RawCrawl | null): CrawlRecord | undefined {
+  if (raw === null) return undefined;
+  return { ...raw, options: JSON.parse(raw.options) as CrawlOptions, truncated: raw.truncated === 1 };
+}
+
+function toLink(raw: RawLink): LinkRecord {
+  return { ...raw, is_broken: raw.is_broken === 1 };
+}
+
+/** The WHERE clause and parameters of a crawl filter. */
+function crawlWhere(filter: CrawlFilter): { sql: string; params: Record<string, string> } {
+  const clauses: string[] = [];
+  const params: Record<string, string> = {};
+  if (filter.domainId !== undefined) {
+    clauses.push("c.domain_id = $domainId");
+    params.domainId = filter.domainId;
+  }
+  if (filter.status !== undefined) {
+    clauses.push("c.status = $status");
+    params.status = filter.status;
+  }
+  return { sql: clauses.length === 0 ? "" : `WHERE ${clauses.join(" AND ")}`, params };
+}
+
+/** Only links whose target has been checked are results; queued and robots-skipped ones are not yet, or never. */
+function linkWhere(filter: LinkFilter): { sql: string; params: Record<string, string | number> } {
+  const clauses = ["l.crawl_id = $crawlId", "t.state = 'done'"];
+  const params: Record<string, string | number> = {};
+  if (filter.statusCode !== undefined) {
+    clauses.push("t.status_code = $statusCode");
+    params.statusCode = filter.statusCode;
+  }
+  if (filter.isBroken !== undefined) {
+    clauses.push("t.is_broken = $isBroken");
+    params.isBroken = filter.isBroken ? 1 : 0;
+  }
+  return { sql: `WHERE ${clauses.join(" AND ")}`, params };
+}
+
+export class CrawlsRepo {
+  constructor(private readonly sqlite: Database) {}
+
+  /** Inserts a pending crawl, or returns the id of the domain's active crawl when it already has one. */
+  insertUnlessActive(row: { id: string; domainId: string; options: CrawlOptions; createdAt: string }):
+    | { inserted: true }
+    | { inserted: false; activeId: string } {
+    // The partial unique index decides, so an API request and the scheduler cannot both start a crawl.
+    const result = this.sqlite
+      .query(
+        `INSERT INTO crawls (id, domain_id, status, options, created_at) VALUES ($id, $domainId, 'pending', $options, $createdAt)
+         ON CONFLICT DO NOTHING`,
+      )
+      .run({ id: row.id, domainId: row.domainId, options: JSON.stringify(row.options), createdAt: row.createdAt });
+    if (result.changes === 1) return { inserted: true };
+    return { inserted: false, activeId: this.activeCrawlId(row.domainId) ?? "unknown" };
+  }
+
+  /** The pending or running crawl of a domain, if any. */
+  activeCrawlId(domainId: string): string | undefined {
+    const row = this.sqlite
+      .query<{ id: string }, { domainId: string }>(
+        "SELECT id FROM crawls WHERE domain_id = $domainId AND status IN ('pending', 'running')",
+      )
+      .get({ domainId });
+    return row?.id;
+  }
+
+  findById(id: string): CrawlRecord | undefined {
+    return toCrawl(
+      this.sqlite
+        .query<RawCrawl, { id: string }>(`SELECT ${CRAWL_COLUMNS} FROM crawls c JOIN domains d ON d.id = c.domain_id WHERE c.id = $id`)
+        .get({ id }),
+    );
+  }
+
+  /** One page of crawls matching `filter`, newest first (UUIDv7 ids break ties in creation order). */
+  page(filter: CrawlFilter, offset: number, limit: number): CrawlRecord[] {
+    const where = crawlWhere(filter);
+    return this.sqlite
+      .query<RawCrawl, Record<string, string | number>>(
+        `SELECT ${CRAWL_COLUMNS} FROM crawls c JOIN domains d ON d.id = c.domain_id ${where.sql}
+         ORDER BY c.created_at DESC, c.id DESC LIMIT $limit OFFSET $offset`,
+      )
+      .all({ ...where.params, limit, offset })
+      .map((raw) => toCrawl(raw)!);
+  }
+
+  count(filter: CrawlFilter): number {
+    const where = crawlWhere(filter);
+    return (
+      this.sqlite
+        .query<{ n: number }, Record<string, string>>(`SELECT COUNT(*) AS n FROM crawls c ${where.sql}`)
+        .get(where.params)?.n ?? 0
+    );
+  }
+
+  /** One page of a crawl's checked links matching `filter`, in discovery order. */
+  links(crawlId: string, filter: LinkFilter, offset: number, limit: number): LinkRecord[] {
+    const where = linkWhere(filter);
+    return this.sqlite
+      .query<RawLink, Record<string, string | number>>(
+        `SELECT t.url, l.source_url, t.status_code, t.is_broken, l.link_text, l.kind, t.final_url, t.error, t.warning
+         FROM links l JOIN crawl_targets t ON t.id = l.target_id ${where.sql}
+         ORDER BY l.id LIMIT $limit OFFSET $offset`,
+      )
+      .all({ ...where.params, crawlId, limit, offset })
+      .map(toLink);
+  }
+
+  countLinks(crawlId: string, filter: LinkFilter): number {
+    const where = linkWhere(filter);
+    return (
+      this.sqlite
+        .query<{ n: number }, Record<string, string | number>>(
+          `SELECT COUNT(*) AS n FROM links l JOIN crawl_targets t ON t.id = l.target_id ${where.sql}`,
+        )
+        .get({ ...where.params, crawlId })?.n ?? 0
+    );
+  }
+
+  /** Moves the oldest pending crawl to running and returns it; undefined when none waits. */
+  claimNextPending(now: string): CrawlRecord | undefined {
+    const claimed = this.sqlite
+      .query<{ id: string }, { now: string }>(
+        `UPDATE crawls SET status = 'running', started_at = COALESCE(started_at, $now)
+         WHERE id = (SELECT id FROM crawls WHERE status = 'pending' ORDER BY created_at, id LIMIT 1)
+         RETURNING id`,
+      )
+      .get({ now });
+    return claimed === null ? undefined : this.findById(claimed.id);
+  }
+
+  /** Ids of crawls left `running` (by a process that stopped), oldest first: they resume. */
+  runningIds(): string[] {
+    return this.sqlite
+      .query<{ id: string }, []>("SELECT id FROM crawls WHERE status = 'running' ORDER BY started_at, id")
+      .all()
+      .map((row) => row.id);
+  }
+
+  /** Ends a crawl that is still pending or running; false when it had already ended (or is gone). */
+  finish(id: string, outcome: { status: "completed" | "failed"; error: string | null; now: string }): boolean {
+    const result = this.sqlite
+      .query(
+        `UPDATE crawls SET status = $status, error = $error, completed_at = $now
+         WHERE id = $id AND status IN ('pending', 'running')`,
+      )
+      .run({ id, status: outcome.status, error: outcome.error, now: outcome.now });
+    return result.changes === 1;
+  }
+}
