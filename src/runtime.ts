@@ -3,7 +3,9 @@ import type { Config } from "./config/schema.ts";
 import { silentLogger, type Logger } from "./core/logger.ts";
 import { policyFromCrawlerConfig } from "./net/address-policy.ts";
 import { systemResolve, type Resolve } from "./net/resolve.ts";
-import { CrawlsService, type CrawlRunner } from "./services/crawls.service.ts";
+import { availableParallelism } from "node:os";
+import { CrawlPool } from "./crawler/pool.ts";
+import { CrawlsService } from "./services/crawls.service.ts";
 import { DomainsService } from "./services/domains.service.ts";
 import { KeysService } from "./services/keys.service.ts";
 import { CrawlsRepo } from "./store/crawls.repo.ts";
@@ -24,6 +26,8 @@ export interface Runtime {
   keys: KeysService;
   domains: DomainsService;
   crawls: CrawlsService;
+  /** Runs crawls; `serve` starts it, and stops it before closing the store. */
+  crawlPool: CrawlPool;
   logger: Logger;
   /** Builds the HTTP app over this runtime's services. */
   app(): App;
@@ -34,6 +38,8 @@ export interface RuntimeOptions {
   logger?: Logger;
   /** DNS resolution for outbound requests; tests inject one that answers chosen addresses. */
   resolve?: Resolve;
+  /** Run crawls in this thread (with `resolve`) rather than in worker threads; for tests. */
+  inlineCrawls?: boolean;
 }
 
 /** Opens the store, applies pending migrations and builds the services. */
@@ -55,9 +61,20 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     policy: policyFromCrawlerConfig(config.crawler),
     resolve,
   });
-  // Replaced by the crawl pool (crawler/pool.ts) once it lands.
-  const runner: CrawlRunner = { wake() {}, cancel() {} };
-  const crawls = new CrawlsService({ repo: new CrawlsRepo(store.sqlite), domains, runner });
+  const crawlsRepo = new CrawlsRepo(store.sqlite);
+  const crawlPool = new CrawlPool({
+    size: config.crawler.workers === 0 ? availableParallelism() : config.crawler.workers,
+    settings: {
+      dbPath: config.storage.path,
+      busyTimeoutMs: config.storage.busy_timeout,
+      crawler: config.crawler,
+      logLevel: config.logging.level,
+    },
+    repo: crawlsRepo,
+    logger,
+    inline: options.inlineCrawls ? { resolve } : undefined,
+  });
+  const crawls = new CrawlsService({ repo: crawlsRepo, domains, runner: crawlPool });
   const probe = () => {
     store.sqlite.query("SELECT 1").get();
   };
@@ -67,6 +84,7 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     keys,
     domains,
     crawls,
+    crawlPool,
     logger,
     app: () =>
       createApp({

@@ -38,6 +38,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     logger.info("bootstrap admin key created from auth.bootstrap_key", { key_id: bootstrap.key.id });
   }
 
+  runtime.crawlPool.start();
   logger.info("listening", {
     version: VERSION,
     url: `http://${server.hostname}:${server.port}${config.server.base_path}`,
@@ -59,6 +60,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     process.on("SIGTERM", onTerm);
     process.on("SIGINT", onInt);
   });
+  await runtime.crawlPool.stop();
   runtime.close();
   logger.info("stopped");
   return EXIT_OK;

@@ -33,16 +33,19 @@ const authFields = z.strictObject({
   });
 
 const crawlerFields = z.strictObject({
+    workers: z.number().int().min(0).max(256).default(0),
     concurrency: z.number().int().min(1).max(512).default(16),
     per_host_concurrency: z.number().int().min(1).max(64).default(4),
     connect_timeout: duration(100, 120_000).default(10_000),
     header_timeout: duration(100, 300_000).default(15_000),
     body_timeout: duration(100, 600_000).default(30_000),
     max_pages: z.number().int().min(1).max(10_000_000).default(10_000),
+    max_depth: z.number().int().min(0).max(10_000).default(50),
     max_duration: duration(1_000, 7 * 86_400_000).default(3_600_000),
     max_body_bytes: z.number().int().min(1024).max(1024 * 1024 * 1024).default(10 * 1024 * 1024),
     user_agent: z.string().min(1).max(512).default("linkpatrol/{version} (+https://github.com/linkpatrol/linkpatrol)"),
     respect_robots: z.boolean().default(true),
+    accept_status: z.array(z.number().int().min(100).max(999)).default([]),
     allow_private_networks: z.boolean().default(false),
     allowed_cidrs: z.array(cidr).default([]),
   });

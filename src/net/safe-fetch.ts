@@ -28,6 +28,11 @@ export interface SafeFetchOptions {
   bodyTimeoutMs: number;
   /** Cap on the decoded body; a longer body is cut and marked `truncated`. */
   maxBodyBytes: number;
+  /**
+   * Whether the final answer's body is wanted; when it says no, the connection is dropped instead of reading
+   * the body and the result carries an empty one. Default: always read.
+   */
+  wantBody?: (status: number, headers: Record<string, string>) => boolean;
   /** How many redirects to follow; 0 returns a 3xx answer as it is. */
   maxRedirects: number;
   /** User-Agent header; "{version}" is replaced with the running version. */
@@ -37,6 +42,7 @@ export interface SafeFetchOptions {
   signal?: AbortSignal;
 }
 
+const EMPTY_BODY = new Uint8Array(0);
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 /** Headers that must not follow a redirect to another origin. */
 const CREDENTIAL_HEADERS = ["authorization", "cookie", "proxy-authorization"];
@@ -156,9 +162,13 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
 
     const location = exchange.headers.location;
     if (options.maxRedirects === 0 || !REDIRECT_STATUSES.has(exchange.status) || location === undefined) {
+      const { status, headers: responseHeaders } = exchange;
+      if (options.wantBody !== undefined && !options.wantBody(status, responseHeaders)) {
+        exchange.discard();
+        return { kind: "response", status, headers: responseHeaders, body: EMPTY_BODY, truncated: false, finalUrl: current.href, redirectChain };
+      }
       const body = await exchange.readBody();
       if ("kind" in body) return body;
-      const { status, headers: responseHeaders } = exchange;
       return { kind: "response", status, headers: responseHeaders, ...body, finalUrl: current.href, redirectChain };
     }
     exchange.discard();

@@ -113,6 +113,8 @@ export const crawlTargets = sqliteTable(
     state: text("state").$type<TargetState>().notNull().default("queued"),
     /** On the crawled domain's host and port. */
     internal: integer("internal", { mode: "boolean" }).notNull(),
+    /** Fetched as a page (GET, parsed when it is HTML): internal targets some anchor points at. */
+    asPage: integer("as_page", { mode: "boolean" }).notNull().default(false),
     /** Pages between the root and this target's first source page. */
     depth: integer("depth").notNull(),
     statusCode: integer("status_code"),

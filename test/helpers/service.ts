@@ -53,7 +53,7 @@ type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? (T[K] extends unk
 /** Starts a service; always `await stop()` in afterAll/afterEach. */
 export async function startTestService(
   overrides: DeepPartial<Record<keyof Config, Record<string, unknown>>> = {},
-  options: { resolve?: Resolve; logger?: Logger } = {},
+  options: { resolve?: Resolve; logger?: Logger; startCrawls?: boolean } = {},
 ): Promise<TestService> {
   const dir = mkdtempSync(join(tmpdir(), "linkpatrol-test-"));
   const raw: Record<string, Record<string, unknown>> = {
@@ -68,7 +68,9 @@ export async function startTestService(
   const logger = options.logger ?? (process.env.TEST_LOG ? createLogger("debug") : undefined);
   // Offline by default: made-up names fail at once instead of waiting on the host's resolver.
   const resolve = options.resolve ?? tableResolver({ localhost: ["127.0.0.1", "::1"] });
-  const runtime = openRuntime(config, { resolve, logger });
+  // A resolver function cannot reach a worker thread: tests that bring their own crawl in this thread.
+  const runtime = openRuntime(config, { resolve, logger, inlineCrawls: options.resolve !== undefined });
+  if (options.startCrawls !== false) runtime.crawlPool.start();
   const adminKey = runtime.keys.create("test-admin", ["admin"]).secret;
   const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: runtime.app().fetch });
   const origin = `http://127.0.0.1:${server.port}`;
@@ -107,6 +109,7 @@ export async function startTestService(
     call,
     stop: async () => {
       await server.stop(true);
+      await runtime.crawlPool.stop();
       runtime.close();
       rmSync(dir, { recursive: true, force: true });
     },

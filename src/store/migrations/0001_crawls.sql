@@ -11,6 +11,7 @@ CREATE TABLE `crawl_targets` (
 	`url` text NOT NULL,
 	`state` text DEFAULT 'queued' NOT NULL,
 	`internal` integer NOT NULL,
+	`as_page` integer DEFAULT false NOT NULL,
 	`depth` integer NOT NULL,
 	`status_code` integer,
 	`is_broken` integer,

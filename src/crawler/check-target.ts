@@ -1,0 +1,124 @@
+import type { LinkOutcome, LinkVerdict } from "../core/link-outcome.ts";
+import type { SafeFetchResult } from "../net/fetch-result.ts";
+import { safeFetch, type SafeFetchOptions } from "../net/safe-fetch.ts";
+import { classifyOutcome } from "./classify.ts";
+import { decodeHtml, isHtmlContentType } from "./decode.ts";
+import { createExtractor, type ExtractedLink } from "./extract.ts";
+import { isInternal, type SiteOrigin } from "./normalize.ts";
+import { retryDecision, type RetryPolicy } from "./retry.ts";
+
+/**
+ * Checking one frontier target, start to verdict. Pages (internal targets an anchor points at) are fetched with
+ * GET and, when the final answer is a 2xx HTML page on the site, parsed for links. Everything else is asked
+ * with HEAD and, when HEAD is refused (an error status or a malformed answer), with GET, never reading a body
+ * it does not need. "Slow down" answers are retried per retry.ts before the verdict (classify.ts).
+ */
+
+/** One row of the frontier, as the crawl works on it. */
+export interface TargetToCheck {
+  id: number;
+  url: string;
+  internal: boolean;
+  asPage: boolean;
+  depth: number;
+}
+
+/** A page that was parsed: its final URL (after redirects) and its links in document order. */
+export interface ParsedPage {
+  url: string;
+  links: ExtractedLink[];
+}
+
+/** What checking a target came to; `aborted` results are thrown away and the target stays queued. */
+export interface CheckedTarget {
+  verdict: LinkVerdict;
+  finalUrl: string | null;
+  page: ParsedPage | null;
+  aborted: boolean;
+}
+
+/** What checking needs besides the target. */
+export interface CheckContext {
+  fetch: Omit<SafeFetchOptions, "method" | "wantBody" | "signal" | "maxRedirects">;
+  site: SiteOrigin;
+  acceptStatus: ReadonlySet<number>;
+  retry: RetryPolicy;
+  signal: AbortSignal;
+}
+
+/** Redirects followed before "too many redirects" (CONTRACT: up to 10, with loop detection). */
+export const MAX_REDIRECTS = 10;
+
+const NO_BODY = () => false;
+
+function isSuccess(status: number): boolean {
+  return status >= 200 && status <= 299;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
+
+/** One fetch, asked again while the answer is a "slow down" that retry.ts agrees to wait for. */
+async function fetchWithRetry(
+  url: string,
+  method: "GET" | "HEAD",
+  wantBody: SafeFetchOptions["wantBody"],
+  context: CheckContext,
+): Promise<SafeFetchResult> {
+  // Bounded: retryDecision refuses once policy.maxRetries is reached.
+  for (let retries = 0; ; retries++) {
+    const result = await safeFetch(url, { ...context.fetch, method, wantBody, maxRedirects: MAX_REDIRECTS, signal: context.signal });
+    if (result.kind !== "response") return result;
+    const decision = retryDecision({ status: result.status, retryAfter: result.headers["retry-after"] }, retries, context.retry);
+    if (!decision.retry || context.signal.aborted) return result;
+    await sleep(decision.delayMs, context.signal);
+  }
+}
+
+function headRefused(result: SafeFetchResult): boolean {
+  if (result.kind === "error") return result.error === "protocol";
+  return result.status >= 400 && result.status !== 429;
+}
+
+function toOutcome(result: SafeFetchResult): LinkOutcome {
+  if (result.kind === "response") return { kind: "answered", status: result.status, finalUrl: result.finalUrl };
+  return { kind: "no_answer", reason: result.error, message: result.message };
+}
+
+/** True when the answer is a page of the crawled site worth parsing. */
+function isSitePage(status: number, headers: Record<string, string>, finalUrl: string, site: SiteOrigin): boolean {
+  return isSuccess(status) && isHtmlContentType(headers["content-type"]) && isInternal(new URL(finalUrl), site);
+}
+
+/** Checks `target` and, for a page, extracts its links. Never throws for network outcomes. */
+export async function checkTarget(target: TargetToCheck, context: CheckContext): Promise<CheckedTarget> {
+  let result: SafeFetchResult;
+  if (target.asPage) {
+    // The decision needs the final URL, which safeFetch only knows at the end; it is checked again below.
+    result = await fetchWithRetry(target.url, "GET", (status, headers) => isSuccess(status) && isHtmlContentType(headers["content-type"]), context);
+  } else {
+    result = await fetchWithRetry(target.url, "HEAD", undefined, context);
+    if (headRefused(result) && !context.signal.aborted) result = await fetchWithRetry(target.url, "GET", NO_BODY, context);
+  }
+  const aborted = result.kind === "error" && result.error === "aborted";
+  const verdict = classifyOutcome(toOutcome(result), { internal: target.internal, acceptStatus: context.acceptStatus });
+  const finalUrl = result.kind === "response" ? result.finalUrl : null;
+
+  let page: ParsedPage | null = null;
+  if (target.asPage && result.kind === "response" && isSitePage(result.status, result.headers, result.finalUrl, context.site)) {
+    const extractor = createExtractor(result.finalUrl);
+    extractor.write(decodeHtml(result.body, result.headers["content-type"]));
+    page = { url: result.finalUrl, links: extractor.end() };
+  }
+  return { verdict, finalUrl, page, aborted };
+}

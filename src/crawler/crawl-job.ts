@@ -1,0 +1,90 @@
+import type { Config } from "../config/schema.ts";
+import { createLogger, type Logger, type LogLevel } from "../core/logger.ts";
+import { crawlerFetchOptions } from "../net/crawler-fetch-options.ts";
+import type { Resolve } from "../net/resolve.ts";
+import { CrawlsRepo } from "../store/crawls.repo.ts";
+import { openStore } from "../store/db.ts";
+import { FrontierRepo } from "../store/frontier.repo.ts";
+import { runCrawl, type CrawlRunEnd } from "./crawl.ts";
+import { DEFAULT_RETRY_POLICY } from "./retry.ts";
+import { RobotsCache } from "./robots-cache.ts";
+
+/**
+ * One crawl job as a worker thread (or, for tests and the CLI, the calling thread) runs it: its own connection
+ * to the store, the crawl's stored state, the engine, and the crawl's final state written back. Everything it
+ * needs arrives as plain data, so it can cross a thread boundary.
+ */
+
+/** What a job needs from the service's configuration; structured-clone safe. */
+export interface CrawlJobSettings {
+  dbPath: string;
+  busyTimeoutMs: number;
+  crawler: Config["crawler"];
+  logLevel: LogLevel;
+}
+
+/** How a job ended: the crawl's new state, or "stopped" (left running, to resume) or "gone" (nothing to do). */
+export type CrawlJobEnd = "completed" | "failed" | "stopped" | "gone";
+
+export interface CrawlJobHooks {
+  signal: AbortSignal;
+  resolve?: Resolve;
+  logger?: Logger;
+}
+
+function describeDuration(ms: number): string {
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
+  if (ms % 60_000 === 0) return `${ms / 60_000} min`;
+  return `${ms / 1_000} s`;
+}
+
+/** The error a crawl that ran out of time ends with. */
+export function maxDurationError(maxDurationMs: number): string {
+  return `crawl exceeded its maximum duration of ${describeDuration(maxDurationMs)} (crawler.max_duration)`;
+}
+
+/** Runs crawl `crawlId` (already marked running) until it ends or `hooks.signal` stops it. */
+export async function executeCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: CrawlJobHooks): Promise<CrawlJobEnd> {
+  const logger = hooks.logger ?? createLogger(settings.logLevel);
+  const store = openStore(settings.dbPath, { busyTimeoutMs: settings.busyTimeoutMs });
+  // A power cut may cost the last batches of this connection, never consistency: they are fetched again on resume.
+  store.sqlite.exec("PRAGMA synchronous = NORMAL");
+  try {
+    const crawls = new CrawlsRepo(store.sqlite);
+    const crawl = crawls.findById(crawlId);
+    if (crawl === undefined || crawl.status !== "running") return "gone";
+    const { crawler } = settings;
+    const startedAt = Date.parse(crawl.started_at ?? new Date().toISOString());
+    const fetchOptions = crawlerFetchOptions(crawler, hooks.resolve);
+    logger.info("crawl running", { crawl_id: crawlId, domain: crawl.domain_name });
+
+    const end: CrawlRunEnd = await runCrawl(
+      { crawlId, rootUrl: crawl.root_url, options: crawl.options, timeLeftMs: crawler.max_duration - (Date.now() - startedAt) },
+      {
+        frontier: new FrontierRepo(store.sqlite),
+        check: { fetch: fetchOptions, acceptStatus: new Set(crawler.accept_status), retry: DEFAULT_RETRY_POLICY },
+        robots: crawler.respect_robots ? new RobotsCache(fetchOptions, crawler.user_agent) : null,
+        concurrency: crawler.concurrency,
+        perHost: crawler.per_host_concurrency,
+        limits: { maxPages: crawler.max_pages, maxDepth: crawler.max_depth },
+        logger,
+        signal: hooks.signal,
+      },
+    );
+    const now = new Date().toISOString();
+    if (end.kind === "finished") {
+      crawls.finish(crawlId, { status: "completed", error: null, now });
+      logger.info("crawl completed", { crawl_id: crawlId });
+      return "completed";
+    }
+    if (end.reason === "max_duration") {
+      crawls.finish(crawlId, { status: "failed", error: maxDurationError(crawler.max_duration), now });
+      logger.warn("crawl failed", { crawl_id: crawlId, reason: "max_duration" });
+      return "failed";
+    }
+    logger.info("crawl stopped", { crawl_id: crawlId, reason: end.reason });
+    return end.reason === "cancelled" ? "failed" : "stopped";
+  } finally {
+    store.close();
+  }
+}

@@ -1,0 +1,167 @@
+import type { CrawlOptions } from "../core/crawl-options.ts";
+import type { Logger } from "../core/logger.ts";
+import type { FoundLink, FrontierResult, FrontierTarget, PageLimits } from "../store/frontier.repo.ts";
+import { checkTarget, type CheckContext, type ParsedPage } from "./check-target.ts";
+import { HostLimiter } from "./host-limiter.ts";
+import { isInternal, type SiteOrigin } from "./normalize.ts";
+import type { RobotsCache } from "./robots-cache.ts";
+
+/**
+ * One crawl, start to end: the short orchestrator. Targets come from the stored frontier in discovery order
+ * (breadth first), up to `concurrency` are checked at once (and at most `perHost` per host), and finished
+ * results are written back in batches. The store is the truth: a target is only "done" once its batch is
+ * committed, so stopping at any point (cancel, shutdown, crash) loses nothing but work in flight, which a
+ * resumed crawl simply does again.
+ */
+
+/** Where the frontier lives; store/frontier.repo.ts in production. */
+export interface FrontierStore {
+  seed(crawlId: string, rootUrl: string): void;
+  pull(crawlId: string, afterId: number, limit: number): FrontierTarget[];
+  commit(crawlId: string, results: FrontierResult[], limits: PageLimits): void;
+}
+
+/** Why a crawl stopped before its frontier ran out. */
+export type StopReason = "cancelled" | "shutdown" | "max_duration";
+
+/** How a crawl run ended. */
+export type CrawlRunEnd = { kind: "finished" } | { kind: "stopped"; reason: StopReason };
+
+export interface CrawlRunInput {
+  crawlId: string;
+  rootUrl: string;
+  options: CrawlOptions;
+  /** Time left before max_duration, in ms. */
+  timeLeftMs: number;
+}
+
+export interface CrawlRunEnv {
+  frontier: FrontierStore;
+  check: Omit<CheckContext, "signal" | "site">;
+  robots: RobotsCache | null;
+  concurrency: number;
+  perHost: number;
+  limits: PageLimits;
+  logger: Logger;
+  /** Aborted with a StopReason ("cancelled" or "shutdown") to stop the crawl. */
+  signal: AbortSignal;
+}
+
+/** Targets pulled from the store at a time. */
+const PULL_SIZE = 256;
+/** Results written per transaction at most, and the longest a finished result waits to be written. */
+const BATCH_SIZE = 64;
+const BATCH_DELAY_MS = 250;
+
+const KIND_OPTION = {
+  anchor: null,
+  image: "scan_images",
+  script: "scan_scripts",
+  stylesheet: "scan_stylesheets",
+} as const;
+
+/** The links of a page the options let through, first occurrence per target (CONTRACT "Crawls and links"). */
+export function gateLinks(page: ParsedPage, options: CrawlOptions, site: SiteOrigin): FoundLink[] {
+  const kept = new Map<string, FoundLink>();
+  for (const link of page.links) {
+    if (kept.has(link.url)) continue;
+    const option = KIND_OPTION[link.kind];
+    if (option !== null && !options[option]) continue;
+    const internal = isInternal(new URL(link.url), site);
+    if (!internal && !options.follow_external) continue;
+    kept.set(link.url, { url: link.url, internal, kind: link.kind, text: link.text });
+  }
+  return [...kept.values()];
+}
+
+/** Runs the crawl until its frontier is empty or it is stopped. */
+export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<CrawlRunEnd> {
+  const site = new URL(input.rootUrl);
+  const stop = new AbortController();
+  const onOuterAbort = () => stop.abort(env.signal.reason);
+  env.signal.addEventListener("abort", onOuterAbort, { once: true });
+  if (env.signal.aborted) stop.abort(env.signal.reason);
+  const deadline = setTimeout(() => stop.abort("max_duration" satisfies StopReason), Math.max(0, input.timeLeftMs));
+  const limiter = new HostLimiter(env.perHost);
+  const context: CheckContext = { ...env.check, site, signal: stop.signal };
+
+  const buffer: FrontierTarget[] = [];
+  const finished: FrontierResult[] = [];
+  let cursor = 0;
+  let inFlight = 0;
+  let lastFlush = Date.now();
+  let wakeUp: (() => void) | null = null;
+
+  // Resolves when a check finishes, or after BATCH_DELAY_MS so finished results never wait long to be written.
+  const nextEvent = (): Promise<void> =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(done, BATCH_DELAY_MS);
+      function done(): void {
+        clearTimeout(timer);
+        wakeUp = null;
+        resolve();
+      }
+      wakeUp = done;
+    });
+  const flush = (): void => {
+    if (finished.length === 0) return;
+    env.frontier.commit(input.crawlId, finished.splice(0), env.limits);
+    lastFlush = Date.now();
+  };
+  const refill = (): void => {
+    const rows = env.frontier.pull(input.crawlId, cursor, PULL_SIZE);
+    if (rows.length > 0) cursor = rows[rows.length - 1]!.id;
+    buffer.push(...rows);
+  };
+  const work = async (target: FrontierTarget): Promise<void> => {
+    try {
+      const result = await limiter.run(new URL(target.url).host, () => checkOne(target));
+      if (result !== null) finished.push(result);
+    } catch (error) {
+      // A programming error in one check must not take the crawl down; the target is retried on resume.
+      env.logger.error("crawl target check failed", { crawl_id: input.crawlId, url: target.url, error: String(error) });
+    } finally {
+      inFlight--;
+      wakeUp?.();
+    }
+  };
+  const checkOne = async (target: FrontierTarget): Promise<FrontierResult | null> => {
+    if (stop.signal.aborted) return null;
+    if (env.robots !== null && !(await env.robots.allows(target.url))) return { kind: "skipped", target };
+    const checked = await checkTarget(target, context);
+    if (checked.aborted || stop.signal.aborted) return null;
+    const page = checked.page === null ? null : { url: checked.page.url, links: gateLinks(checked.page, input.options, site) };
+    return { kind: "checked", target, verdict: checked.verdict, finalUrl: checked.finalUrl, page };
+  };
+
+  try {
+    env.frontier.seed(input.crawlId, site.href);
+    // Each turn starts work, or waits for a check to finish; it ends when nothing is queued, in flight or unwritten.
+    while (!stop.signal.aborted) {
+      if (buffer.length === 0) {
+        flush();
+        refill();
+      }
+      while (inFlight < env.concurrency && buffer.length > 0) {
+        inFlight++;
+        void work(buffer.shift()!);
+      }
+      if (inFlight === 0 && buffer.length === 0) {
+        flush();
+        refill();
+        if (buffer.length === 0) break;
+        continue;
+      }
+      await nextEvent();
+      if (finished.length >= BATCH_SIZE || Date.now() - lastFlush >= BATCH_DELAY_MS) flush();
+    }
+    // Stopped: let checks in flight notice the abort, then keep what was finished.
+    while (inFlight > 0) await nextEvent();
+    flush();
+  } finally {
+    clearTimeout(deadline);
+    env.signal.removeEventListener("abort", onOuterAbort);
+  }
+  if (stop.signal.aborted) return { kind: "stopped", reason: stop.signal.reason as StopReason };
+  return { kind: "finished" };
+}

@@ -1,0 +1,125 @@
+import type { Logger } from "../core/logger.ts";
+import type { Resolve } from "../net/resolve.ts";
+import type { CrawlsRepo } from "../store/crawls.repo.ts";
+import { executeCrawlJob, type CrawlJobEnd, type CrawlJobSettings } from "./crawl-job.ts";
+import type { FromWorker, ToWorker } from "./crawl-worker.ts";
+import type { StopReason } from "./crawl.ts";
+
+/**
+ * The crawl pool: up to `size` crawls at once, each in a worker thread of its own, so the API thread never
+ * fetches or parses. The store is the queue: crawls left `running` by a stopped process resume first, then
+ * pending ones start oldest first as slots free up. A crawl is held by at most one job of this process.
+ */
+
+/** A crawl job in progress, however it runs. */
+interface RunningJob {
+  stop(reason: StopReason): void;
+  done: Promise<CrawlJobEnd | { crashed: string }>;
+}
+
+export interface CrawlPoolOptions {
+  size: number;
+  settings: CrawlJobSettings;
+  repo: CrawlsRepo;
+  logger: Logger;
+  /**
+   * Run jobs in this thread instead of worker threads. Used where a resolver function must reach the crawler
+   * (tests that make names resolve to chosen addresses), which cannot cross a thread boundary.
+   */
+  inline?: { resolve?: Resolve };
+}
+
+/** The error a crawl ends with when its job died. */
+export const CRASHED_ERROR = "internal error: the crawl stopped unexpectedly; see the server log";
+
+export class CrawlPool {
+  private readonly jobs = new Map<string, RunningJob>();
+  private started = false;
+  private stopping = false;
+
+  constructor(private readonly options: CrawlPoolOptions) {}
+
+  /** Starts resumed and pending crawls; until then `wake` only records that there is work. */
+  start(): void {
+    this.started = true;
+    this.fill();
+  }
+
+  /** There may be a new pending crawl. */
+  wake(): void {
+    if (this.started) this.fill();
+  }
+
+  /** Stops working on a crawl the service has already marked as cancelled. */
+  cancel(crawlId: string): void {
+    this.jobs.get(crawlId)?.stop("cancelled");
+  }
+
+  /** Crawls held by this pool right now. */
+  get active(): string[] {
+    return [...this.jobs.keys()];
+  }
+
+  /** Checkpoints every running crawl (they stay `running` and resume on the next start) and waits for the jobs. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    const jobs = [...this.jobs.values()];
+    for (const job of jobs) job.stop("shutdown");
+    await Promise.all(jobs.map((job) => job.done));
+  }
+
+  private fill(): void {
+    while (!this.stopping && this.jobs.size < this.options.size) {
+      const crawlId = this.nextCrawl();
+      if (crawlId === undefined) return;
+      this.launch(crawlId);
+    }
+  }
+
+  private nextCrawl(): string | undefined {
+    const orphan = this.options.repo.runningIds().find((id) => !this.jobs.has(id));
+    return orphan ?? this.options.repo.claimNextPending(new Date().toISOString())?.id;
+  }
+
+  private launch(crawlId: string): void {
+    const job = this.options.inline ? this.inlineJob(crawlId, this.options.inline.resolve) : this.workerJob(crawlId);
+    this.jobs.set(crawlId, job);
+    void job.done.then((end) => {
+      this.jobs.delete(crawlId);
+      if (typeof end === "object") {
+        this.options.logger.error("crawl job crashed", { crawl_id: crawlId, error: end.crashed });
+        this.options.repo.finish(crawlId, { status: "failed", error: CRASHED_ERROR, now: new Date().toISOString() });
+      }
+      this.fill();
+    });
+  }
+
+  private inlineJob(crawlId: string, resolve: Resolve | undefined): RunningJob {
+    const controller = new AbortController();
+    const done = executeCrawlJob(crawlId, this.options.settings, { signal: controller.signal, resolve, logger: this.options.logger }).catch(
+      (error: unknown) => ({ crashed: String(error) }),
+    );
+    return { stop: (reason) => controller.abort(reason), done };
+  }
+
+  private workerJob(crawlId: string): RunningJob {
+    const worker = new Worker(new URL("./crawl-worker.ts", import.meta.url));
+    let settle!: (end: CrawlJobEnd | { crashed: string }) => void;
+    const done = new Promise<CrawlJobEnd | { crashed: string }>((resolve) => {
+      settle = (end) => {
+        resolve(end);
+        worker.terminate();
+      };
+    });
+    worker.onmessage = (event: MessageEvent<FromWorker>) => {
+      const message = event.data;
+      settle(message.type === "ended" ? message.end : { crashed: message.message });
+    };
+    worker.onerror = (event) => settle({ crashed: event.message });
+    // A worker that exits without a word (killed thread, fatal error) ends its crawl rather than leaving it held.
+    worker.addEventListener("close", () => settle({ crashed: "the worker thread exited" }));
+    const send = (message: ToWorker) => worker.postMessage(message);
+    send({ type: "start", crawlId, settings: this.options.settings });
+    return { stop: (reason) => send({ type: "stop", reason }), done };
+  }
+}

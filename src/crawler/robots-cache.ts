@@ -1,0 +1,50 @@
+import { safeFetch, type SafeFetchOptions } from "../net/safe-fetch.ts";
+import { parseRobots, robotsDecision, robotsPolicyForStatus, ROBOTS_MAX_BYTES, type RobotsRules } from "./robots.ts";
+
+/**
+ * robots.txt per origin for one crawl: fetched once, on first need, and shared by every target of that origin
+ * (concurrent askers wait on the same fetch). RFC 9309 treats an unreachable robots.txt as "disallow all"; a
+ * link checker cannot, because a dead host is exactly what it must report: when robots.txt gets no HTTP answer
+ * at all, the targets are checked (and fail on their own). A 5xx or 429 answer still means "stay away".
+ */
+
+type OriginRules = RobotsRules | "allow_all" | "disallow_all";
+
+/** Redirects followed for robots.txt (RFC 9309 §2.3.1.2: at least five). */
+const ROBOTS_MAX_REDIRECTS = 5;
+
+export class RobotsCache {
+  private readonly origins = new Map<string, Promise<OriginRules>>();
+
+  constructor(
+    private readonly fetchOptions: Omit<SafeFetchOptions, "method" | "maxRedirects" | "maxBodyBytes">,
+    private readonly userAgent: string,
+  ) {}
+
+  /** Whether robots.txt of `url`'s origin lets the crawler fetch it. */
+  async allows(url: string): Promise<boolean> {
+    const parsed = new URL(url);
+    let rules = this.origins.get(parsed.origin);
+    if (rules === undefined) {
+      rules = this.load(parsed.origin);
+      this.origins.set(parsed.origin, rules);
+    }
+    const resolved = await rules;
+    if (resolved === "allow_all") return true;
+    if (resolved === "disallow_all") return false;
+    return robotsDecision(resolved, this.userAgent, parsed.pathname + parsed.search).kind === "allowed";
+  }
+
+  private async load(origin: string): Promise<OriginRules> {
+    const result = await safeFetch(`${origin}/robots.txt`, {
+      ...this.fetchOptions,
+      method: "GET",
+      maxRedirects: ROBOTS_MAX_REDIRECTS,
+      maxBodyBytes: ROBOTS_MAX_BYTES,
+    });
+    if (result.kind === "error") return "allow_all";
+    const policy = robotsPolicyForStatus(result.status);
+    if (policy !== "parse") return policy;
+    return parseRobots(new TextDecoder().decode(result.body));
+  }
+}
