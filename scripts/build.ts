@@ -9,7 +9,18 @@ const root = join(import.meta.dir, "..");
 /** Compiles src/main.ts to `outfile`; throws with bun's output when the build fails. */
 export function buildExecutable(outfile = join(root, "dist", "linkpatrol")): string {
   const result = Bun.spawnSync({
-    cmd: [process.execPath, "build", "--compile", "--minify", "--sourcemap", join(root, "src", "main.ts"), "--outfile", outfile],
+    // The crawl worker is its own entrypoint: `new Worker()` in a compiled binary loads it from the bundle.
+    cmd: [
+      process.execPath,
+      "build",
+      "--compile",
+      "--minify",
+      "--sourcemap",
+      join(root, "src", "main.ts"),
+      join(root, "src", "crawler", "crawl-worker.ts"),
+      "--outfile",
+      outfile,
+    ],
     cwd: root,
     stdout: "pipe",
     stderr: "pipe",

@@ -29,10 +29,19 @@ export interface ParsedPage {
   links: ExtractedLink[];
 }
 
+/** Where a page's redirects ended, judged as a target of its own (so it need not be fetched again). */
+export interface RedirectEnd {
+  url: string;
+  internal: boolean;
+  verdict: LinkVerdict;
+}
+
 /** What checking a target came to; `aborted` results are thrown away and the target stays queued. */
 export interface CheckedTarget {
   verdict: LinkVerdict;
   finalUrl: string | null;
+  /** For a page fetched through redirects: the final URL's own verdict. */
+  redirectEnd: RedirectEnd | null;
   page: ParsedPage | null;
   aborted: boolean;
 }
@@ -111,8 +120,15 @@ export async function checkTarget(target: TargetToCheck, context: CheckContext):
     if (headRefused(result) && !context.signal.aborted) result = await fetchWithRetry(target.url, "GET", NO_BODY, context);
   }
   const aborted = result.kind === "error" && result.error === "aborted";
-  const verdict = classifyOutcome(toOutcome(result), { internal: target.internal, acceptStatus: context.acceptStatus });
+  const outcome = toOutcome(result);
+  const verdict = classifyOutcome(outcome, { internal: target.internal, acceptStatus: context.acceptStatus });
   const finalUrl = result.kind === "response" ? result.finalUrl : null;
+  let redirectEnd: RedirectEnd | null = null;
+  // Only a GET's end is recorded: a HEAD-checked image that redirects to a page must not stand in for the page.
+  if (target.asPage && result.kind === "response" && result.redirectChain.length > 0) {
+    const internal = isInternal(new URL(result.finalUrl), context.site);
+    redirectEnd = { url: result.finalUrl, internal, verdict: classifyOutcome(outcome, { internal, acceptStatus: context.acceptStatus }) };
+  }
 
   let page: ParsedPage | null = null;
   if (target.asPage && result.kind === "response" && isSitePage(result.status, result.headers, result.finalUrl, context.site)) {
@@ -120,5 +136,5 @@ export async function checkTarget(target: TargetToCheck, context: CheckContext):
     extractor.write(decodeHtml(result.body, result.headers["content-type"]));
     page = { url: result.finalUrl, links: extractor.end() };
   }
-  return { verdict, finalUrl, page, aborted };
+  return { verdict, finalUrl, redirectEnd, page, aborted };
 }

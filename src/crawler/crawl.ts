@@ -131,7 +131,8 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
     const checked = await checkTarget(target, context);
     if (checked.aborted || stop.signal.aborted) return null;
     const page = checked.page === null ? null : { url: checked.page.url, links: gateLinks(checked.page, input.options, site) };
-    return { kind: "checked", target, verdict: checked.verdict, finalUrl: checked.finalUrl, page };
+    const { verdict, finalUrl, redirectEnd } = checked;
+    return { kind: "checked", target, verdict, finalUrl, redirectEnd, page };
   };
 
   try {

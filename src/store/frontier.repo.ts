@@ -34,6 +34,8 @@ export type FrontierResult =
       target: FrontierTarget;
       verdict: LinkVerdict;
       finalUrl: string | null;
+      /** Where a page's redirects ended, with that URL's own verdict: recorded so it is not fetched again. */
+      redirectEnd: { url: string; internal: boolean; verdict: LinkVerdict } | null;
       /** The parsed page behind the target (its final URL and links), when it was one. */
       page: { url: string; links: FoundLink[] } | null;
     }
@@ -62,6 +64,10 @@ export class FrontierRepo {
   private readonly markDone: Statement<unknown, [number | null, number, string | null, string | null, string | null, number]>;
   private readonly markSkipped: Statement<unknown, [number]>;
   private readonly linksTo: Statement<{ n: number }, [number]>;
+  private readonly settleTarget: Statement<
+    { id: number },
+    [string, string, number, number, number | null, number, string | null, string | null, string]
+  >;
   private readonly claimPage: Statement<unknown, [string, string]>;
   private readonly upsertTarget: Statement<{ id: number; state: string; is_broken: number | null }, [string, string, number, number, number]>;
   private readonly insertLink: Statement<unknown, [string, string, number, string, string]>;
@@ -80,6 +86,15 @@ export class FrontierRepo {
     );
     this.markSkipped = sqlite.prepare("UPDATE crawl_targets SET state = 'skipped' WHERE id = ?1 AND state = 'queued'");
     this.linksTo = sqlite.prepare("SELECT COUNT(*) AS n FROM links WHERE target_id = ?1");
+    // Records a verdict for a URL that may not be in the frontier yet, or is still queued there.
+    this.settleTarget = sqlite.prepare(
+      `INSERT INTO crawl_targets (crawl_id, url, internal, depth, state, status_code, is_broken, error, warning, final_url)
+       VALUES (?1, ?2, ?3, ?4, 'done', ?5, ?6, ?7, ?8, ?9)
+       ON CONFLICT (crawl_id, url) DO UPDATE SET state = 'done', status_code = excluded.status_code, is_broken = excluded.is_broken,
+         error = excluded.error, warning = excluded.warning, final_url = excluded.final_url
+       WHERE state = 'queued'
+       RETURNING id`,
+    );
     this.claimPage = sqlite.prepare("INSERT INTO crawl_pages (crawl_id, url) VALUES (?1, ?2) ON CONFLICT DO NOTHING");
     // A later anchor turns a still-queued image/script target into a page; a checked one stays as it was.
     this.upsertTarget = sqlite.prepare(
@@ -140,6 +155,18 @@ export class FrontierRepo {
       const waiting = this.linksTo.get(target.id)?.n ?? 0;
       total += waiting;
       if (verdict.is_broken) broken += waiting;
+      if (result.redirectEnd !== null) {
+        const end = result.redirectEnd;
+        const settled = this.settleTarget.get(
+          crawlId, end.url, end.internal ? 1 : 0, target.depth,
+          end.verdict.status_code, end.verdict.is_broken ? 1 : 0, end.verdict.error, end.verdict.warning, end.url,
+        );
+        if (settled !== null) {
+          const endWaiting = this.linksTo.get(settled.id)?.n ?? 0;
+          total += endWaiting;
+          if (end.verdict.is_broken) broken += endWaiting;
+        }
+      }
 
       if (result.page === null) continue;
       if (pages >= limits.maxPages || target.depth > limits.maxDepth) {

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildExecutable } from "../../scripts/build.ts";
 import { cleanEnv, runCli } from "../helpers/cli.ts";
+import { startLoopbackSite } from "../helpers/loopback-site.ts";
 import { StreamWatcher } from "../helpers/process-output.ts";
 
 /**
@@ -24,11 +25,11 @@ beforeAll(() => {
 afterAll(() => rmSync(runDir, { recursive: true, force: true }));
 
 /** Starts `linkpatrol serve` from the binary in runDir on 127.0.0.1 and an ephemeral port; its stderr is watched. */
-function startServe() {
+function startServe(env: Record<string, string> = {}) {
   const proc = Bun.spawn({
     cmd: [binary, "serve"],
     cwd: runDir,
-    env: { ...cleanEnv(), LINKPATROL_SERVER_HOST: "127.0.0.1", LINKPATROL_SERVER_PORT: "0" },
+    env: { ...cleanEnv(), LINKPATROL_SERVER_HOST: "127.0.0.1", LINKPATROL_SERVER_PORT: "0", ...env },
     stdin: "ignore",
     stdout: "ignore",
     stderr: "pipe",
@@ -83,5 +84,48 @@ describe("dist/linkpatrol", () => {
     }
     const keys = await runCli(["keys", "list", "--json"], { command: [binary], cwd: runDir });
     expect(JSON.parse(keys.stdout)).toHaveLength(1);
+  });
+
+  test("crawls a loopback site in a worker thread bundled into the binary", async () => {
+    const html = (body: string) => new Response(`<!doctype html><title>t</title>${body}`, { headers: { "content-type": "text/html" } });
+    const site = await startLoopbackSite({
+      "/": () => html(`<a href="/a">A</a> <a href="/missing">Missing</a>`),
+      "/a": () => html(`<a href="/">Home</a> <a href="/gone">Gone</a>`),
+      "/gone": () => new Response("gone", { status: 410 }),
+    });
+    const add = await runCli(["domains", "add", new URL(site.origin).host, "--root-url", `${site.origin}/`, "--verified"], {
+      command: [binary],
+      cwd: runDir,
+    });
+    expect(add.exitCode).toBe(0);
+    const domainId = (await runCli(["domains", "list", "--json"], { command: [binary], cwd: runDir })).stdout.match(/"id":\s*"([0-9a-f-]{36})"/)![1]!;
+    const { proc, stderr } = startServe({ LINKPATROL_CRAWLER_ALLOW_PRIVATE_NETWORKS: "true" });
+    try {
+      const port = Number((await stderr.waitFor(/"msg":"listening".*?"port":(\d+)/))[1]);
+      const key = (await runCli(["keys", "create", "--name", "e2e", "--scopes", "admin"], { command: [binary], cwd: runDir })).stdout.match(/lp_[0-9A-Za-z]{40}/)![0];
+      const api = (path: string, init: RequestInit = {}) =>
+        fetch(`http://127.0.0.1:${port}/v1${path}`, {
+          ...init,
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+          signal: AbortSignal.timeout(5_000),
+        });
+      const created = await api("/crawls", { method: "POST", body: JSON.stringify({ domain_id: domainId }) });
+      expect(created.status).toBe(201);
+      const id = (await created.json()).data.id;
+      let detail: any;
+      for (let i = 0; i < 200; i++) {
+        detail = (await (await api(`/crawls/${id}`)).json()).data;
+        if (detail.status === "completed" || detail.status === "failed") break;
+        await Bun.sleep(50);
+      }
+      expect(detail).toMatchObject({ status: "completed", pages_crawled: 2, total_links: 4, broken_links: 2 });
+      const broken = (await (await api(`/crawls/${id}/broken`)).json()).data.map((link: any) => [link.url, link.status_code]);
+      expect(broken.sort()).toEqual([[`${site.origin}/gone`, 410], [`${site.origin}/missing`, 404]]);
+      expect(stderr.text).not.toContain('"level":"error"');
+    } finally {
+      proc.kill("SIGTERM");
+      await Promise.race([proc.exited, Bun.sleep(10_000)]);
+      await site.stop();
+    }
   });
 });

@@ -62,6 +62,8 @@ export async function startTestService(
     auth: { rate_limit: 100_000 },
     crawler: { allow_private_networks: true, connect_timeout: "2s", header_timeout: "2s", body_timeout: "2s" },
     verification: { timeout: "2s" },
+    // Crawl worker threads log on their own, at this level.
+    logging: { level: process.env.TEST_LOG ? "debug" : "error" },
   };
   for (const [section, values] of Object.entries(overrides)) raw[section] = { ...raw[section], ...values };
   const config = configSchema.parse(raw);
