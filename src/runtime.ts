@@ -55,13 +55,14 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
   }
   const keys = new KeysService(new KeysRepo(store.db));
   const resolve = options.resolve ?? systemResolve;
+  const crawlsRepo = new CrawlsRepo(store.sqlite);
   const domains = new DomainsService({
     repo: new DomainsRepo(store.db),
     verifier: createDomainVerifier(config, { resolve }),
     policy: policyFromCrawlerConfig(config.crawler),
     resolve,
+    activeCrawlOf: (domainId) => crawlsRepo.activeCrawlId(domainId),
   });
-  const crawlsRepo = new CrawlsRepo(store.sqlite);
   const crawlPool = new CrawlPool({
     size: config.crawler.workers === 0 ? availableParallelism() : config.crawler.workers,
     settings: {

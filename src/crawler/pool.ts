@@ -32,6 +32,14 @@ export interface CrawlPoolOptions {
 /** The error a crawl ends with when its job died. */
 export const CRASHED_ERROR = "internal error: the crawl stopped unexpectedly; see the server log";
 
+/**
+ * Where the worker's code is. In a compiled binary modules live under /$bunfs/root, and a relative path names an
+ * entrypoint bundled next to main.ts (scripts/build.ts adds it); from source, it is the file beside this one.
+ */
+function workerEntry(): string {
+  return import.meta.url.includes("/$bunfs/") ? "./crawler/crawl-worker.ts" : new URL("./crawl-worker.ts", import.meta.url).href;
+}
+
 export class CrawlPool {
   private readonly jobs = new Map<string, RunningJob>();
   private started = false;
@@ -103,7 +111,7 @@ export class CrawlPool {
   }
 
   private workerJob(crawlId: string): RunningJob {
-    const worker = new Worker(new URL("./crawl-worker.ts", import.meta.url));
+    const worker = new Worker(workerEntry());
     let settle!: (end: CrawlJobEnd | { crashed: string }) => void;
     const done = new Promise<CrawlJobEnd | { crashed: string }>((resolve) => {
       settle = (end) => {

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { ConflictError, DomainNotVerifiedError, InvalidRequestError, NotFoundError } from "../core/errors.ts";
+import { ConflictError, CrawlInProgressError, DomainNotVerifiedError, InvalidRequestError, NotFoundError } from "../core/errors.ts";
 import { canonicalId, newId } from "../core/ids.ts";
 import type { CrawlOptions } from "../core/crawl-options.ts";
 import type { AddressPolicy } from "../net/address-policy.ts";
@@ -24,6 +24,8 @@ export interface DomainsServiceDeps {
   verifier: DomainVerifier;
   policy: AddressPolicy;
   resolve: Resolve;
+  /** The domain's pending or running crawl, if any: a domain is not deleted from under a crawl. */
+  activeCrawlOf?: (domainId: string) => string | undefined;
 }
 
 export class DomainsService {
@@ -67,8 +69,11 @@ export class DomainsService {
     return row;
   }
 
+  /** Deletes a domain and, with it, its finished crawls; refused while a crawl of it is pending or running. */
   delete(id: string): void {
     const key = canonicalId(id);
+    const active = key === null ? undefined : this.deps.activeCrawlOf?.(key);
+    if (key !== null && active !== undefined) throw new CrawlInProgressError(key, active);
     if (key === null || !this.deps.repo.delete(key)) throw new NotFoundError("domain", id);
   }
 

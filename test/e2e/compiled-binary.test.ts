@@ -93,13 +93,15 @@ describe("dist/linkpatrol", () => {
       "/a": () => html(`<a href="/">Home</a> <a href="/gone">Gone</a>`),
       "/gone": () => new Response("gone", { status: 410 }),
     });
+    const privateOk = { LINKPATROL_CRAWLER_ALLOW_PRIVATE_NETWORKS: "true" };
     const add = await runCli(["domains", "add", new URL(site.origin).host, "--root-url", `${site.origin}/`, "--verified"], {
       command: [binary],
       cwd: runDir,
+      env: privateOk,
     });
     expect(add.exitCode).toBe(0);
     const domainId = (await runCli(["domains", "list", "--json"], { command: [binary], cwd: runDir })).stdout.match(/"id":\s*"([0-9a-f-]{36})"/)![1]!;
-    const { proc, stderr } = startServe({ LINKPATROL_CRAWLER_ALLOW_PRIVATE_NETWORKS: "true" });
+    const { proc, stderr } = startServe(privateOk);
     try {
       const port = Number((await stderr.waitFor(/"msg":"listening".*?"port":(\d+)/))[1]);
       const key = (await runCli(["keys", "create", "--name", "e2e", "--scopes", "admin"], { command: [binary], cwd: runDir })).stdout.match(/lp_[0-9A-Za-z]{40}/)![0];

@@ -44,9 +44,9 @@ const updateDomain = securedRoute("domains", "domains:write", {
 const deleteDomain = securedRoute("domains", "domains:write", {
   method: "delete",
   path: "/domains/{id}",
-  summary: "Remove a domain",
+  summary: "Remove a domain and its crawls (409 crawl_in_progress while one is pending or running)",
   request: { params: IdParam },
-  responses: { 204: { description: "removed" }, ...errorResponses(404) },
+  responses: { 204: { description: "removed" }, ...errorResponses(404, 409) },
 });
 
 const verifyDomain = securedRoute("domains", "domains:write", {
