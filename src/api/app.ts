@@ -13,6 +13,7 @@ import { rateLimit } from "./middleware/rate-limit/rate-limit.ts";
 import { requestId } from "./middleware/request-id/request-id.ts";
 import { requestLog } from "./middleware/request-log/request-log.ts";
 import { methodLookup } from "./route-methods.ts";
+import { crawlsRouter } from "./routes/crawls.ts";
 import { docsRouter } from "./routes/docs.ts";
 import { domainsRouter } from "./routes/domains.ts";
 import { healthRouter } from "./routes/health.ts";
@@ -63,6 +64,7 @@ export function createApp(deps: AppDeps) {
   app.route("/", healthRouter(deps.probe));
   app.route("/", docsRouter(openapiPath));
   app.route(deps.basePath, domainsRouter(deps.domains));
+  app.route(deps.basePath, crawlsRouter(deps.crawls, deps.basePath));
   app.doc31(openapiPath, {
     openapi: "3.1.0",
     info: {

@@ -52,8 +52,9 @@ export class CrawlsService {
       createdAt: new Date().toISOString(),
     });
     if (!outcome.inserted) throw new CrawlInProgressError(domain.id, outcome.activeId);
-    this.deps.runner.wake();
+    // Read before waking the runner: the spec answers a new crawl as `pending`, even if a slot claims it at once.
     const row = this.require(id);
+    this.deps.runner.wake();
     return { id: row.id, domain_id: row.domain_id, status: row.status, options: row.options, created_at: row.created_at };
   }
 

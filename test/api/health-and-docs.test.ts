@@ -22,20 +22,30 @@ describe("/healthz", () => {
 });
 
 describe("OpenAPI document", () => {
-  test("is OpenAPI 3.1 with every domain operation, served without a key", async () => {
+  test("is OpenAPI 3.1 with every domain and crawl operation, served without a key", async () => {
     const res = await svc.call("GET", "/openapi.json", { key: null });
     expect(res.status).toBe(200);
     const doc = res.json;
     expect(doc.openapi).toBe("3.1.0");
     expect(doc.info.version).toBe(pkg.version);
-    expect(Object.keys(doc.paths).sort()).toEqual(["/healthz", "/v1/domains", "/v1/domains/{id}", "/v1/domains/{id}/verify"]);
+    expect(Object.keys(doc.paths).sort()).toEqual([
+      "/healthz",
+      "/v1/crawls",
+      "/v1/crawls/{id}",
+      "/v1/crawls/{id}/broken",
+      "/v1/crawls/{id}/cancel",
+      "/v1/crawls/{id}/links",
+      "/v1/domains",
+      "/v1/domains/{id}",
+      "/v1/domains/{id}/verify",
+    ]);
     expect(Object.keys(doc.paths["/v1/domains/{id}"]).sort()).toEqual(["delete", "get", "patch"]);
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
     for (const [path, item] of Object.entries<Record<string, { security?: unknown; tags?: string[] }>>(doc.paths)) {
       if (!path.startsWith("/v1/")) continue;
       for (const operation of Object.values(item)) {
         expect(operation.security).toEqual([{ bearerAuth: [] }]);
-        expect(operation.tags).toEqual(["domains"]);
+        expect(operation.tags).toEqual([path.split("/")[2]!]);
       }
     }
     expect(doc.paths["/healthz"].get.security).toBeUndefined();

@@ -26,6 +26,17 @@ export function queryInteger(min: number, max = Number.MAX_SAFE_INTEGER) {
   );
 }
 
+/**
+ * A boolean given in a query string: exactly "true" or "false". "1", "yes", "TRUE" or an empty value are
+ * refused, so a filter the caller misspelt is an error rather than silently ignored. Documented as a boolean.
+ */
+export function queryBoolean() {
+  return z.preprocess(
+    (value) => (value === "true" ? true : value === "false" ? false : value),
+    z.boolean({ error: 'must be "true" or "false"' }),
+  );
+}
+
 /** `page` ≥ 1 (default 1) and `limit` 1..100 (default 20), as query strings. */
 export const PaginationQuery = z.object({
   page: queryInteger(1).default(1).openapi({ example: 1 }),

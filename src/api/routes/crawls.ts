@@ -1,0 +1,103 @@
+import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { CrawlOptionsSchema } from "../../core/crawl-options.ts";
+import { CrawlDetailSchema, CrawlSchema } from "../../services/crawl-view.ts";
+import type { CrawlsService } from "../../services/crawls.service.ts";
+import type { AppEnv } from "../env.ts";
+import { dataOf, ErrorSchema, errorResponses, IdParam, jsonContent, PaginationQuery } from "../schemas/common.ts";
+import { BrokenLinkListSchema, CrawlListQuery, CrawlListSchema, LinkListQuery, LinkListSchema, StartCrawlBody } from "../schemas/crawls.ts";
+import { jsonBody, securedRoute } from "../secured-route.ts";
+import { validationHook } from "../validation-hook.ts";
+
+/** /crawls: handlers only validate, call CrawlsService and return JSON. */
+
+/** The spec's defaults, for a body without `options`: every option off. */
+const DEFAULT_OPTIONS = CrawlOptionsSchema.parse({});
+
+const startCrawl = securedRoute("crawls", "crawls:write", {
+  method: "post",
+  path: "/crawls",
+  summary: "Start a crawl of a verified domain",
+  request: { body: jsonBody(StartCrawlBody) },
+  responses: {
+    201: {
+      ...jsonContent(dataOf(CrawlSchema), "the new crawl, pending"),
+      headers: z.object({ Location: z.string().openapi({ example: "/v1/crawls/0190b6f2-7a3e-7c4d-9e1f-2a3b4c5d6e7f" }) }),
+    },
+    ...errorResponses(400, 404, 413, 415, 422),
+    404: jsonContent(ErrorSchema, "not_found: no domain with this domain_id"),
+    409: jsonContent(ErrorSchema, "crawl_in_progress: the domain has a pending or running crawl; details name it"),
+    422: jsonContent(ErrorSchema, "domain_not_verified: verify the domain first"),
+  },
+});
+
+const listCrawls = securedRoute("crawls", "crawls:read", {
+  method: "get",
+  path: "/crawls",
+  summary: "List crawls, newest first",
+  request: { query: CrawlListQuery },
+  responses: { 200: jsonContent(CrawlListSchema, "one page of crawls; meta.total counts those matching the filters"), ...errorResponses(400) },
+});
+
+const getCrawl = securedRoute("crawls", "crawls:read", {
+  method: "get",
+  path: "/crawls/{id}",
+  summary: "Get a crawl's details",
+  request: { params: IdParam },
+  responses: { 200: jsonContent(dataOf(CrawlDetailSchema), "the crawl"), ...errorResponses(404) },
+});
+
+const listLinks = securedRoute("crawls", "crawls:read", {
+  method: "get",
+  path: "/crawls/{id}/links",
+  summary: "The links a crawl recorded, in discovery order",
+  request: { params: IdParam, query: LinkListQuery },
+  responses: { 200: jsonContent(LinkListSchema, "one page of links; meta.total counts those matching the filters"), ...errorResponses(400, 404) },
+});
+
+const listBroken = securedRoute("crawls", "crawls:read", {
+  method: "get",
+  path: "/crawls/{id}/broken",
+  summary: "Only the broken links of a crawl, in discovery order",
+  request: { params: IdParam, query: PaginationQuery },
+  responses: { 200: jsonContent(BrokenLinkListSchema, "one page of broken links"), ...errorResponses(400, 404) },
+});
+
+const cancelCrawl = securedRoute("crawls", "crawls:write", {
+  method: "post",
+  path: "/crawls/{id}/cancel",
+  summary: "Cancel a pending or running crawl (it ends failed with error \"cancelled\"); no body",
+  request: { params: IdParam },
+  responses: {
+    200: jsonContent(dataOf(CrawlDetailSchema), "the cancelled crawl; what it found stays readable"),
+    ...errorResponses(404, 409),
+    409: jsonContent(ErrorSchema, "conflict: the crawl has already ended"),
+  },
+});
+
+/** The /crawls router; `basePath` prefixes the Location of a new crawl. */
+export function crawlsRouter(service: CrawlsService, basePath: string) {
+  return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+    .openapi(startCrawl, (c) => {
+      const { domain_id, options } = c.req.valid("json");
+      const crawl = service.start(domain_id, options ?? DEFAULT_OPTIONS);
+      c.header("Location", `${basePath}/crawls/${crawl.id}`);
+      return c.json({ data: crawl }, 201);
+    })
+    .openapi(listCrawls, (c) => {
+      const { page, limit, domain_id, status } = c.req.valid("query");
+      const { items, total } = service.list({ domainId: domain_id, status }, page, limit);
+      return c.json({ data: items, meta: { page, limit, total } }, 200);
+    })
+    .openapi(getCrawl, (c) => c.json({ data: service.get(c.req.valid("param").id) }, 200))
+    .openapi(listLinks, (c) => {
+      const { page, limit, status_code, is_broken } = c.req.valid("query");
+      const { items, total } = service.links(c.req.valid("param").id, { statusCode: status_code, isBroken: is_broken }, page, limit);
+      return c.json({ data: items, meta: { page, limit, total } }, 200);
+    })
+    .openapi(listBroken, (c) => {
+      const { page, limit } = c.req.valid("query");
+      const { items, total } = service.broken(c.req.valid("param").id, page, limit);
+      return c.json({ data: items, meta: { page, limit, total_broken: total } }, 200);
+    })
+    .openapi(cancelCrawl, (c) => c.json({ data: service.cancel(c.req.valid("param").id) }, 200));
+}

@@ -1,0 +1,45 @@
+import { z } from "@hono/zod-openapi";
+import { CrawlOptionsSchema } from "../../core/crawl-options.ts";
+import { BrokenLinkSchema, CrawlStatusSchema, CrawlSummarySchema, LinkSchema } from "../../services/crawl-view.ts";
+import { PageMeta, PaginationQuery, queryBoolean, queryInteger } from "./common.ts";
+
+/**
+ * Request bodies, query strings and list envelopes of /crawls; the crawl and link resources themselves are
+ * services/crawl-view.ts. Every filter is validated here, so a typo in a query value is a 400, never an
+ * unfiltered answer.
+ */
+
+const EXAMPLE_ID = "0190b6f2-7a3e-7c4d-9e1f-2a3b4c5d6e7f";
+
+/** Options omitted, or flags omitted inside them, are false (spec defaults); a domain's default_options are for its schedule. */
+export const StartCrawlBody = z
+  .strictObject({
+    domain_id: z.uuid().openapi({ example: EXAMPLE_ID, description: "a verified domain" }),
+    options: CrawlOptionsSchema.optional(),
+  })
+  .openapi("StartCrawl");
+
+/** A UUID given as a filter: not a path id, so a malformed one is a 400; stored ids are lowercase. */
+const uuidFilter = z
+  .uuid()
+  .transform((id) => id.toLowerCase())
+  .openapi({ example: EXAMPLE_ID });
+
+/** GET /crawls: paging plus the two filters, which combine. */
+export const CrawlListQuery = PaginationQuery.extend({
+  domain_id: uuidFilter.optional().openapi({ description: "only crawls of this domain" }),
+  status: CrawlStatusSchema.optional().openapi({ description: "only crawls in this state" }),
+});
+
+/** GET /crawls/{id}/links: paging plus the two filters, which combine. */
+export const LinkListQuery = PaginationQuery.extend({
+  status_code: queryInteger(0, 999).optional().openapi({ example: 404, description: "only links whose final status is this (0: no answer)" }),
+  is_broken: queryBoolean().optional().openapi({ description: "only broken (true) or only working (false) links" }),
+});
+
+/** `{page, limit, total_broken}`: the spec names the broken-link count `total_broken`. */
+export const BrokenPageMeta = z.object({ page: z.number().int(), limit: z.number().int(), total_broken: z.number().int() });
+
+export const CrawlListSchema = z.object({ data: z.array(CrawlSummarySchema), meta: PageMeta }).openapi("CrawlList");
+export const LinkListSchema = z.object({ data: z.array(LinkSchema), meta: PageMeta }).openapi("LinkList");
+export const BrokenLinkListSchema = z.object({ data: z.array(BrokenLinkSchema), meta: BrokenPageMeta }).openapi("BrokenLinkList");
