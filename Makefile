@@ -2,7 +2,7 @@
 BUN := node_modules/.bin/bun
 SETUP := node scripts/setup.mjs
 
-.PHONY: setup serve test build typecheck bench clean
+.PHONY: setup serve test build typecheck bench bench-crawl clean
 
 setup:
 	@$(SETUP)
@@ -21,6 +21,11 @@ typecheck: setup
 
 bench: build
 	$(BUN) bench/run.ts
+	$(BUN) bench/crawl.ts --binary --pages 10000
+
+# The crawl benchmark alone; extra flags via ARGS, e.g. make bench-crawl ARGS="--options all".
+bench-crawl: build
+	$(BUN) bench/crawl.ts --binary --pages 10000 $(ARGS)
 
 clean:
 	rm -rf dist
