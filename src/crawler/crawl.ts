@@ -61,13 +61,15 @@ const KIND_OPTION = {
 } as const;
 
 /** The links of a page the options let through, first occurrence per target (CONTRACT "Crawls and links"). */
-export function gateLinks(page: ParsedPage, options: CrawlOptions, site: SiteOrigin): FoundLink[] {
+export function gateLinks(page: ParsedPage, options: CrawlOptions, site: SiteOrigin & Pick<URL, "origin">): FoundLink[] {
   const kept = new Map<string, FoundLink>();
+  // Normalised URLs of the site itself start with its origin; only the rest need parsing to decide.
+  const sitePrefix = `${site.origin}/`;
   for (const link of page.links) {
     if (kept.has(link.url)) continue;
     const option = KIND_OPTION[link.kind];
     if (option !== null && !options[option]) continue;
-    const internal = isInternal(new URL(link.url), site);
+    const internal = link.url.startsWith(sitePrefix) || isInternal(new URL(link.url), site);
     if (!internal && !options.follow_external) continue;
     kept.set(link.url, { url: link.url, internal, kind: link.kind, text: link.text });
   }

@@ -59,7 +59,17 @@ function toTarget(raw: RawTarget): FrontierTarget {
   return { id: raw.id, url: raw.url, internal: raw.internal === 1, asPage: raw.as_page === 1, depth: raw.depth };
 }
 
+/** What recording a link needs to know about its target. */
+interface KnownTarget {
+  id: number;
+  state: string;
+  isBroken: number | null;
+  asPage: number;
+}
+
 export class FrontierRepo {
+  private readonly known = new Map<string, KnownTarget>();
+  private knownFor: string | null = null;
   private readonly pullStatement: Statement<RawTarget, [string, number, number]>;
   private readonly markDone: Statement<unknown, [number | null, number, string | null, string | null, string | null, number]>;
   private readonly markSkipped: Statement<unknown, [number]>;
@@ -69,7 +79,9 @@ export class FrontierRepo {
     [string, string, number, number, number | null, number, string | null, string | null, string]
   >;
   private readonly claimPage: Statement<unknown, [string, string]>;
-  private readonly upsertTarget: Statement<{ id: number; state: string; is_broken: number | null }, [string, string, number, number, number]>;
+  private readonly findTarget: Statement<KnownTarget, [string, string]>;
+  private readonly insertTarget: Statement<{ id: number }, [string, string, number, number, number]>;
+  private readonly promoteToPage: Statement<unknown, [number]>;
   private readonly insertLink: Statement<unknown, [string, string, number, string, string]>;
   private readonly counters: Statement<{ pages_crawled: number }, [string]>;
   private readonly addCounts: Statement<unknown, [number, number, number, number, number, string]>;
@@ -96,15 +108,15 @@ export class FrontierRepo {
        RETURNING id`,
     );
     this.claimPage = sqlite.prepare("INSERT INTO crawl_pages (crawl_id, url) VALUES (?1, ?2) ON CONFLICT DO NOTHING");
-    // A later anchor turns a still-queued image/script target into a page; a checked one stays as it was.
-    this.upsertTarget = sqlite.prepare(
-      `INSERT INTO crawl_targets (crawl_id, url, internal, as_page, depth) VALUES (?1, ?2, ?3, ?4, ?5)
-       ON CONFLICT (crawl_id, url) DO UPDATE SET as_page = CASE WHEN state = 'queued' THEN MAX(as_page, excluded.as_page) ELSE as_page END
-       RETURNING id, state, is_broken`,
+    this.findTarget = sqlite.prepare(
+      "SELECT id, state, is_broken AS isBroken, as_page AS asPage FROM crawl_targets WHERE crawl_id = ?1 AND url = ?2",
     );
-    this.insertLink = sqlite.prepare(
-      `INSERT INTO links (crawl_id, source_url, target_id, link_text, kind) VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING`,
+    this.insertTarget = sqlite.prepare(
+      "INSERT INTO crawl_targets (crawl_id, url, internal, as_page, depth) VALUES (?1, ?2, ?3, ?4, ?5) RETURNING id",
     );
+    this.promoteToPage = sqlite.prepare("UPDATE crawl_targets SET as_page = 1 WHERE id = ?1 AND state = 'queued'");
+    // No conflict check: a page's links are recorded once (crawl_pages claim) and deduped per target before.
+    this.insertLink = sqlite.prepare("INSERT INTO links (crawl_id, source_url, target_id, link_text, kind) VALUES (?1, ?2, ?3, ?4, ?5)");
     this.counters = sqlite.prepare("SELECT pages_crawled FROM crawls WHERE id = ?1");
     this.addCounts = sqlite.prepare(
       `UPDATE crawls SET pages_crawled = pages_crawled + ?1, total_links = total_links + ?2, broken_links = broken_links + ?3,
@@ -117,7 +129,7 @@ export class FrontierRepo {
 
   /** Queues the crawl's root page unless it is already in the frontier (a resumed crawl). */
   seed(crawlId: string, rootUrl: string): void {
-    this.upsertTarget.get(crawlId, rootUrl, 1, 1, 0);
+    this.sqlite.transaction(() => this.target(crawlId, { url: rootUrl, internal: true, kind: "anchor" }, 0))();
   }
 
   /** Up to `limit` queued targets after `afterId`, in discovery order. */
@@ -127,7 +139,40 @@ export class FrontierRepo {
 
   /** Records a batch of results in one transaction. */
   commit(crawlId: string, results: FrontierResult[], limits: PageLimits): void {
-    if (results.length > 0) this.commitBatch(crawlId, results, limits);
+    if (results.length === 0) return;
+    try {
+      this.commitBatch(crawlId, results, limits);
+    } catch (error) {
+      this.known.clear(); // rolled back: what was remembered during the batch may not exist
+      throw error;
+    }
+  }
+
+  /**
+   * The frontier row of a link's target, created when new. An anchor turns a still-queued image or script
+   * target into a page; a target already checked stays as it was. Rows are remembered, since one target is
+   * linked from many pages and a lookup per link would dominate the crawl's cost.
+   */
+  private target(crawlId: string, link: Pick<FoundLink, "url" | "internal" | "kind">, depth: number): KnownTarget {
+    if (this.knownFor !== crawlId) {
+      this.known.clear();
+      this.knownFor = crawlId;
+    }
+    const wantsPage = link.internal && link.kind === "anchor";
+    let known = this.known.get(link.url) ?? this.findTarget.get(crawlId, link.url) ?? undefined;
+    if (known === undefined) {
+      const { id } = this.insertTarget.get(crawlId, link.url, link.internal ? 1 : 0, wantsPage ? 1 : 0, depth)!;
+      known = { id, state: "queued", isBroken: null, asPage: wantsPage ? 1 : 0 };
+    } else if (wantsPage && known.asPage === 0 && known.state === "queued") {
+      this.promoteToPage.run(known.id);
+      known = { ...known, asPage: 1 };
+    }
+    this.remember(link.url, known);
+    return known;
+  }
+
+  private remember(url: string, target: KnownTarget): void {
+    this.known.set(url, target);
   }
 
   private record(crawlId: string, results: FrontierResult[], limits: PageLimits): void {
@@ -140,6 +185,7 @@ export class FrontierRepo {
     for (const result of results) {
       if (result.kind === "skipped") {
         skipped += this.markSkipped.run(result.target.id).changes;
+        this.known.delete(result.target.url);
         continue;
       }
       const { target, verdict } = result;
@@ -152,6 +198,7 @@ export class FrontierRepo {
         target.id,
       ).changes;
       if (changed === 0) continue; // already recorded (a replay after a restart)
+      this.remember(target.url, { id: target.id, state: "done", isBroken: verdict.is_broken ? 1 : 0, asPage: target.asPage ? 1 : 0 });
       const waiting = this.linksTo.get(target.id)?.n ?? 0;
       total += waiting;
       if (verdict.is_broken) broken += waiting;
@@ -161,6 +208,7 @@ export class FrontierRepo {
           crawlId, end.url, end.internal ? 1 : 0, target.depth,
           end.verdict.status_code, end.verdict.is_broken ? 1 : 0, end.verdict.error, end.verdict.warning, end.url,
         );
+        this.known.delete(end.url);
         if (settled !== null) {
           const endWaiting = this.linksTo.get(settled.id)?.n ?? 0;
           total += endWaiting;
@@ -177,11 +225,11 @@ export class FrontierRepo {
       pages++;
       pagesAdded++;
       for (const link of result.page.links) {
-        const row = this.upsertTarget.get(crawlId, link.url, link.internal ? 1 : 0, link.internal && link.kind === "anchor" ? 1 : 0, target.depth + 1)!;
-        if (this.insertLink.run(crawlId, result.page.url, row.id, link.text, link.kind).changes === 0) continue;
-        if (row.state !== "done") continue;
+        const known = this.target(crawlId, link, target.depth + 1);
+        this.insertLink.run(crawlId, result.page.url, known.id, link.text, link.kind);
+        if (known.state !== "done") continue;
         total++;
-        if (row.is_broken === 1) broken++;
+        if (known.isBroken === 1) broken++;
       }
     }
     this.addCounts.run(pagesAdded, total, broken, skipped, truncated, crawlId);

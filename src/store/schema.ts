@@ -145,7 +145,10 @@ export const crawlPages = sqliteTable(
 export const LINK_KINDS = ["anchor", "image", "script", "stylesheet"] as const;
 export type StoredLinkKind = (typeof LINK_KINDS)[number];
 
-/** One Link per distinct (source page, target) pair; its status is its target's. */
+/**
+ * One Link per distinct (source page, target) pair; its status is its target's. The pair is unique by
+ * construction (a page's links are recorded once, deduped per target), so no unique index pays for it.
+ */
 export const links = sqliteTable(
   "links",
   {
@@ -162,7 +165,6 @@ export const links = sqliteTable(
     kind: text("kind").$type<StoredLinkKind>().notNull(),
   },
   (t) => [
-    uniqueIndex("links_pair_unique").on(t.crawlId, t.sourceUrl, t.targetId),
     index("links_target_idx").on(t.targetId),
     index("links_crawl_order_idx").on(t.crawlId, t.id),
   ],

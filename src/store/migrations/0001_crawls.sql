@@ -55,6 +55,5 @@ CREATE TABLE `links` (
 	FOREIGN KEY (`target_id`) REFERENCES `crawl_targets`(`id`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint
-CREATE UNIQUE INDEX `links_pair_unique` ON `links` (`crawl_id`,`source_url`,`target_id`);--> statement-breakpoint
 CREATE INDEX `links_target_idx` ON `links` (`target_id`);--> statement-breakpoint
 CREATE INDEX `links_crawl_order_idx` ON `links` (`crawl_id`,`id`);
