@@ -18,7 +18,8 @@ import type { RobotsCache } from "./robots-cache.ts";
 export interface FrontierStore {
   seed(crawlId: string, rootUrl: string): void;
   pull(crawlId: string, afterId: number, limit: number): FrontierTarget[];
-  commit(crawlId: string, results: FrontierResult[], limits: PageLimits): void;
+  /** Returns targets to check again, as pages (they became pages while being checked). */
+  commit(crawlId: string, results: FrontierResult[], limits: PageLimits): FrontierTarget[];
 }
 
 /** Why a crawl stopped before its frontier ran out. */
@@ -107,7 +108,8 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
     });
   const flush = (): void => {
     if (finished.length === 0) return;
-    env.frontier.commit(input.crawlId, finished.splice(0), env.limits);
+    const redo = env.frontier.commit(input.crawlId, finished.splice(0), env.limits);
+    if (!stop.signal.aborted) buffer.unshift(...redo);
     lastFlush = Date.now();
   };
   const refill = (): void => {
@@ -120,8 +122,11 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
       const result = await limiter.run(new URL(target.url).host, () => checkOne(target));
       if (result !== null) finished.push(result);
     } catch (error) {
-      // A programming error in one check must not take the crawl down; the target is retried on resume.
+      // A bug in one check must not take the crawl down, nor leave the target queued for ever: it is recorded
+      // as a check that failed, and the details go to the log.
       env.logger.error("crawl target check failed", { crawl_id: input.crawlId, url: target.url, error: String(error) });
+      const verdict = { status_code: 0, is_broken: true, error: "internal error while checking this link; see the server log", warning: null };
+      finished.push({ kind: "checked", target, verdict, finalUrl: null, redirectEnd: null, page: null });
     } finally {
       inFlight--;
       wakeUp?.();
@@ -129,7 +134,7 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
   };
   const checkOne = async (target: FrontierTarget): Promise<FrontierResult | null> => {
     if (stop.signal.aborted) return null;
-    if (env.robots !== null && !(await env.robots.allows(target.url))) return { kind: "skipped", target };
+    if (env.robots !== null && !(await env.robots.allows(target.url, stop.signal))) return { kind: "skipped", target };
     const checked = await checkTarget(target, context);
     if (checked.aborted || stop.signal.aborted) return null;
     const page = checked.page === null ? null : { url: checked.page.url, links: gateLinks(checked.page, input.options, site) };
@@ -161,10 +166,11 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
     // Stopped: let checks in flight notice the abort, then keep what was finished.
     while (inFlight > 0) await nextEvent();
     flush();
+    if (stop.signal.aborted) return { kind: "stopped", reason: stop.signal.reason as StopReason };
+    return { kind: "finished" };
   } finally {
     clearTimeout(deadline);
+    if (!stop.signal.aborted) stop.abort("shutdown" satisfies StopReason); // nothing may outlive the run
     env.signal.removeEventListener("abort", onOuterAbort);
   }
-  if (stop.signal.aborted) return { kind: "stopped", reason: stop.signal.reason as StopReason };
-  return { kind: "finished" };
 }

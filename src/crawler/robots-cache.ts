@@ -21,12 +21,12 @@ export class RobotsCache {
     private readonly userAgent: string,
   ) {}
 
-  /** Whether robots.txt of `url`'s origin lets the crawler fetch it. */
-  async allows(url: string): Promise<boolean> {
+  /** Whether robots.txt of `url`'s origin lets the crawler fetch it; `signal` cancels a fetch in progress. */
+  async allows(url: string, signal?: AbortSignal): Promise<boolean> {
     const parsed = new URL(url);
     let rules = this.origins.get(parsed.origin);
     if (rules === undefined) {
-      rules = this.load(parsed.origin);
+      rules = this.load(parsed.origin, signal);
       this.origins.set(parsed.origin, rules);
     }
     const resolved = await rules;
@@ -35,16 +35,25 @@ export class RobotsCache {
     return robotsDecision(resolved, this.userAgent, parsed.pathname + parsed.search).kind === "allowed";
   }
 
-  private async load(origin: string): Promise<OriginRules> {
+  private async load(origin: string, signal: AbortSignal | undefined): Promise<OriginRules> {
     const result = await safeFetch(`${origin}/robots.txt`, {
       ...this.fetchOptions,
       method: "GET",
       maxRedirects: ROBOTS_MAX_REDIRECTS,
       maxBodyBytes: ROBOTS_MAX_BYTES,
+      signal,
     });
-    if (result.kind === "error") return "allow_all";
+    if (result.kind === "error") {
+      // A cancelled fetch says nothing about the site: forget it so a resumed crawl asks again.
+      if (result.error === "aborted") this.origins.delete(origin);
+      return "allow_all";
+    }
     const policy = robotsPolicyForStatus(result.status);
     if (policy !== "parse") return policy;
-    return parseRobots(new TextDecoder().decode(result.body));
+    try {
+      return parseRobots(new TextDecoder().decode(result.body));
+    } catch {
+      return "allow_all"; // a file we cannot read states no rules
+    }
   }
 }

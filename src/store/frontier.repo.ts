@@ -59,6 +59,9 @@ function toTarget(raw: RawTarget): FrontierTarget {
   return { id: raw.id, url: raw.url, internal: raw.internal === 1, asPage: raw.as_page === 1, depth: raw.depth };
 }
 
+/** Frontier rows remembered per job at most (~15 MiB). */
+const MAX_REMEMBERED = 100_000;
+
 /** What recording a link needs to know about its target. */
 interface KnownTarget {
   id: number;
@@ -71,7 +74,8 @@ export class FrontierRepo {
   private readonly known = new Map<string, KnownTarget>();
   private knownFor: string | null = null;
   private readonly pullStatement: Statement<RawTarget, [string, number, number]>;
-  private readonly markDone: Statement<unknown, [number | null, number, string | null, string | null, string | null, number]>;
+  private readonly markDone: Statement<unknown, [number | null, number, string | null, string | null, string | null, number, number]>;
+  private readonly stillQueued: Statement<{ id: number }, [number]>;
   private readonly markSkipped: Statement<unknown, [number]>;
   private readonly linksTo: Statement<{ n: number }, [number]>;
   private readonly settleTarget: Statement<
@@ -85,7 +89,7 @@ export class FrontierRepo {
   private readonly insertLink: Statement<unknown, [string, string, number, string, string]>;
   private readonly counters: Statement<{ pages_crawled: number }, [string]>;
   private readonly addCounts: Statement<unknown, [number, number, number, number, number, string]>;
-  private readonly commitBatch: (crawlId: string, results: FrontierResult[], limits: PageLimits) => void;
+  private readonly commitBatch: (crawlId: string, results: FrontierResult[], limits: PageLimits) => FrontierTarget[];
 
   constructor(private readonly sqlite: Database) {
     this.pullStatement = sqlite.prepare(
@@ -94,8 +98,9 @@ export class FrontierRepo {
     );
     this.markDone = sqlite.prepare(
       `UPDATE crawl_targets SET state = 'done', status_code = ?1, is_broken = ?2, error = ?3, warning = ?4, final_url = ?5
-       WHERE id = ?6 AND state = 'queued'`,
+       WHERE id = ?6 AND state = 'queued' AND as_page = ?7`,
     );
+    this.stillQueued = sqlite.prepare("SELECT id FROM crawl_targets WHERE id = ?1 AND state = 'queued'");
     this.markSkipped = sqlite.prepare("UPDATE crawl_targets SET state = 'skipped' WHERE id = ?1 AND state = 'queued'");
     this.linksTo = sqlite.prepare("SELECT COUNT(*) AS n FROM links WHERE target_id = ?1");
     // Records a verdict for a URL that may not be in the frontier yet, or is still queued there.
@@ -137,11 +142,14 @@ export class FrontierRepo {
     return this.pullStatement.all(crawlId, afterId, limit).map(toTarget);
   }
 
-  /** Records a batch of results in one transaction. */
-  commit(crawlId: string, results: FrontierResult[], limits: PageLimits): void {
-    if (results.length === 0) return;
+  /**
+   * Records a batch of results in one transaction. Returns the targets whose result could not be recorded
+   * because they became pages meanwhile: they must be checked again, as pages.
+   */
+  commit(crawlId: string, results: FrontierResult[], limits: PageLimits): FrontierTarget[] {
+    if (results.length === 0) return [];
     try {
-      this.commitBatch(crawlId, results, limits);
+      return this.commitBatch(crawlId, results, limits);
     } catch (error) {
       this.known.clear(); // rolled back: what was remembered during the batch may not exist
       throw error;
@@ -172,10 +180,13 @@ export class FrontierRepo {
   }
 
   private remember(url: string, target: KnownTarget): void {
+    // The store has the same answers; the cap only keeps a huge crawl from holding every URL in memory.
+    if (this.known.size >= MAX_REMEMBERED) this.known.clear();
     this.known.set(url, target);
   }
 
-  private record(crawlId: string, results: FrontierResult[], limits: PageLimits): void {
+  private record(crawlId: string, results: FrontierResult[], limits: PageLimits): FrontierTarget[] {
+    const redo: FrontierTarget[] = [];
     let pages = this.counters.get(crawlId)?.pages_crawled ?? 0;
     let pagesAdded = 0;
     let total = 0;
@@ -196,8 +207,14 @@ export class FrontierRepo {
         verdict.warning,
         result.finalUrl,
         target.id,
+        target.asPage ? 1 : 0,
       ).changes;
-      if (changed === 0) continue; // already recorded (a replay after a restart)
+      if (changed === 0) {
+        // Still queued: an anchor found since it was pulled made it a page, so checking it as a target was not
+        // enough. Otherwise it was recorded already (a replay after a restart).
+        if (this.stillQueued.get(target.id) !== null) redo.push({ ...target, asPage: true });
+        continue;
+      }
       this.remember(target.url, { id: target.id, state: "done", isBroken: verdict.is_broken ? 1 : 0, asPage: target.asPage ? 1 : 0 });
       const waiting = this.linksTo.get(target.id)?.n ?? 0;
       total += waiting;
@@ -233,5 +250,6 @@ export class FrontierRepo {
       }
     }
     this.addCounts.run(pagesAdded, total, broken, skipped, truncated, crawlId);
+    return redo;
   }
 }
