@@ -5,7 +5,12 @@ import { policyFromCrawlerConfig } from "./net/address-policy.ts";
 import { systemResolve, type Resolve } from "./net/resolve.ts";
 import { availableParallelism } from "node:os";
 import { CrawlPool } from "./crawler/pool.ts";
+import { readFileSync } from "node:fs";
 import { CrawlsService } from "./services/crawls.service.ts";
+import { WebhooksService } from "./services/webhooks.service.ts";
+import { WebhooksRepo } from "./store/webhooks.repo.ts";
+import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
+import { webhookAddressPolicy } from "./webhooks/url-rules.ts";
 import { DomainsService } from "./services/domains.service.ts";
 import { KeysService } from "./services/keys.service.ts";
 import { CrawlsRepo } from "./store/crawls.repo.ts";
@@ -28,6 +33,9 @@ export interface Runtime {
   crawls: CrawlsService;
   /** Runs crawls; `serve` starts it, and stops it before closing the store. */
   crawlPool: CrawlPool;
+  webhooks: WebhooksService;
+  /** Sends queued webhook deliveries; `serve` starts it, and stops it before closing the store. */
+  dispatcher: WebhookDispatcher;
   logger: Logger;
   /** Builds the HTTP app over this runtime's services. */
   app(): App;
@@ -63,6 +71,29 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     resolve,
     activeCrawlOf: (domainId) => crawlsRepo.activeCrawlId(domainId),
   });
+  const webhooksRepo = new WebhooksRepo(store.sqlite);
+  const webhookPolicy = webhookAddressPolicy(config.webhooks);
+  const ca = config.webhooks.ca_file === null ? undefined : readFileSync(config.webhooks.ca_file, "utf8");
+  const dispatcher = new WebhookDispatcher({
+    repo: webhooksRepo,
+    policy: webhookPolicy,
+    resolve: options.resolve,
+    timeoutMs: config.webhooks.timeout,
+    scheduleMs: config.webhooks.retry_schedule,
+    disableAfterMs: config.webhooks.disable_after,
+    maxConcurrent: config.webhooks.max_concurrent,
+    ca,
+    logger,
+  });
+  const webhooks = new WebhooksService({
+    repo: webhooksRepo,
+    policy: webhookPolicy,
+    resolve,
+    allowHttp: config.webhooks.allow_http,
+    timeoutMs: config.webhooks.timeout,
+    ca,
+    wake: () => dispatcher.wake(),
+  });
   const crawlPool = new CrawlPool({
     size: config.crawler.workers === 0 ? availableParallelism() : config.crawler.workers,
     settings: {
@@ -74,6 +105,8 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     repo: crawlsRepo,
     logger,
     inline: options.inlineCrawls ? { resolve } : undefined,
+    // A crawl that starts or ends has queued webhook deliveries.
+    onTransition: () => dispatcher.wake(),
   });
   const crawls = new CrawlsService({ repo: crawlsRepo, domains, runner: crawlPool });
   const probe = () => {
@@ -86,6 +119,8 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     domains,
     crawls,
     crawlPool,
+    webhooks,
+    dispatcher,
     logger,
     app: () =>
       createApp({
@@ -95,6 +130,7 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
         keys,
         domains,
         crawls,
+        webhooks,
         probe,
         logger,
       }),

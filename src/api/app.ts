@@ -6,6 +6,7 @@ import { VERSION } from "../core/version.ts";
 import type { CrawlsService } from "../services/crawls.service.ts";
 import type { DomainsService } from "../services/domains.service.ts";
 import type { KeysService } from "../services/keys.service.ts";
+import type { WebhooksService } from "../services/webhooks.service.ts";
 import type { AppEnv } from "./env.ts";
 import { errorResponse } from "./error-envelope.ts";
 import { authenticate } from "./middleware/auth/auth.ts";
@@ -17,6 +18,7 @@ import { crawlsRouter } from "./routes/crawls.ts";
 import { docsRouter } from "./routes/docs.ts";
 import { domainsRouter } from "./routes/domains.ts";
 import { healthRouter } from "./routes/health.ts";
+import { webhooksRouter } from "./routes/webhooks.ts";
 
 /**
  * The HTTP application: middleware chain (request id → log → auth → rate limit → body limit), one router
@@ -31,6 +33,7 @@ export interface AppDeps {
   keys: KeysService;
   domains: DomainsService;
   crawls: CrawlsService;
+  webhooks: WebhooksService;
   /** Throws when the store is unusable; called by /healthz. */
   probe: () => void;
   logger: Logger;
@@ -65,6 +68,7 @@ export function createApp(deps: AppDeps) {
   app.route("/", docsRouter(openapiPath));
   app.route(deps.basePath, domainsRouter(deps.domains));
   app.route(deps.basePath, crawlsRouter(deps.crawls, deps.basePath));
+  app.route(deps.basePath, webhooksRouter(deps.webhooks));
   app.doc31(openapiPath, {
     openapi: "3.1.0",
     info: {

@@ -39,6 +39,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   }
 
   runtime.crawlPool.start();
+  runtime.dispatcher.start();
   logger.info("listening", {
     version: VERSION,
     url: `http://${server.hostname}:${server.port}${config.server.base_path}`,
@@ -61,6 +62,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     process.on("SIGINT", onInt);
   });
   await runtime.crawlPool.stop();
+  await runtime.dispatcher.stop();
   runtime.close();
   logger.info("stopped");
   return EXIT_OK;

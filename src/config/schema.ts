@@ -55,6 +55,21 @@ const verificationFields = z.strictObject({
     timeout: duration(100, 120_000).default(10_000),
   });
 
+/** The Standard Webhooks retry schedule: the delay before each retry after a failed attempt. */
+const STANDARD_RETRY_SCHEDULE_MS = [
+  5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 50_400_000, 72_000_000, 86_400_000,
+];
+
+const webhooksFields = z.strictObject({
+    timeout: duration(100, 300_000).default(15_000),
+    retry_schedule: z.array(duration(1_000, 7 * 86_400_000)).max(50).default(STANDARD_RETRY_SCHEDULE_MS),
+    allow_http: z.boolean().default(false),
+    allow_private_targets: z.boolean().default(false),
+    ca_file: z.string().min(1).nullable().default(null),
+    disable_after: duration(60_000, 365 * 86_400_000).default(5 * 86_400_000),
+    max_concurrent: z.number().int().min(1).max(256).default(8),
+  });
+
 const loggingFields = z.strictObject({
     level: z.enum(["debug", "info", "warn", "error"]).default("info"),
   });
@@ -66,6 +81,7 @@ export const SECTION_SCHEMAS = {
   auth: authFields,
   crawler: crawlerFields,
   verification: verificationFields,
+  webhooks: webhooksFields,
   logging: loggingFields,
 } as const;
 
@@ -78,6 +94,7 @@ export const configSchema = z.strictObject({
     auth: authFields.prefault({}),
     crawler: crawlerFields.prefault({}),
     verification: verificationFields.prefault({}),
+    webhooks: webhooksFields.prefault({}),
     logging: loggingFields.prefault({}),
   })
   .prefault({});

@@ -27,9 +27,14 @@ export interface CrawlPoolOptions {
    * (tests that make names resolve to chosen addresses), which cannot cross a thread boundary.
    */
   inline?: { resolve?: Resolve };
+  /** Called after a crawl starts or ends (its webhook deliveries are queued then). */
+  onTransition?: () => void;
 }
 
 /** The error a crawl ends with when its job died. */
+/** Wait before trying again when the store refused to hand out a crawl. */
+const FILL_RETRY_MS = 1_000;
+
 export const CRASHED_ERROR = "internal error: the crawl stopped unexpectedly; see the server log";
 
 /**
@@ -43,6 +48,7 @@ function workerEntry(): string {
 export class CrawlPool {
   private readonly jobs = new Map<string, RunningJob>();
   private started = false;
+  private retryTimer: ReturnType<typeof setTimeout> | null = null;
   private stopping = false;
 
   constructor(private readonly options: CrawlPoolOptions) {}
@@ -71,16 +77,28 @@ export class CrawlPool {
   /** Checkpoints every running crawl (they stay `running` and resume on the next start) and waits for the jobs. */
   async stop(): Promise<void> {
     this.stopping = true;
+    if (this.retryTimer !== null) clearTimeout(this.retryTimer);
     const jobs = [...this.jobs.values()];
     for (const job of jobs) job.stop("shutdown");
     await Promise.all(jobs.map((job) => job.done));
   }
 
   private fill(): void {
-    while (!this.stopping && this.jobs.size < this.options.size) {
-      const crawlId = this.nextCrawl();
-      if (crawlId === undefined) return;
-      this.launch(crawlId);
+    try {
+      while (!this.stopping && this.jobs.size < this.options.size) {
+        const crawlId = this.nextCrawl();
+        if (crawlId === undefined) return;
+        this.launch(crawlId);
+      }
+    } catch (error) {
+      // The store is busy or failing: nothing is lost (pending crawls wait in it); try again shortly.
+      this.options.logger.error("crawl pool could not start a crawl", { error: String(error) });
+      if (this.retryTimer === null) {
+        this.retryTimer = setTimeout(() => {
+          this.retryTimer = null;
+          this.fill();
+        }, FILL_RETRY_MS);
+      }
     }
   }
 
@@ -92,12 +110,19 @@ export class CrawlPool {
   private launch(crawlId: string): void {
     const job = this.options.inline ? this.inlineJob(crawlId, this.options.inline.resolve) : this.workerJob(crawlId);
     this.jobs.set(crawlId, job);
+    this.options.onTransition?.();
     void job.done.then((end) => {
       this.jobs.delete(crawlId);
       if (typeof end === "object") {
         this.options.logger.error("crawl job crashed", { crawl_id: crawlId, error: end.crashed });
-        this.options.repo.finish(crawlId, { status: "failed", error: CRASHED_ERROR, now: new Date().toISOString() });
+        try {
+          this.options.repo.finish(crawlId, { status: "failed", error: CRASHED_ERROR, now: new Date().toISOString() });
+        } catch (error) {
+          // Left running, it resumes on the next start.
+          this.options.logger.error("could not record a crashed crawl", { crawl_id: crawlId, error: String(error) });
+        }
       }
+      this.options.onTransition?.();
       this.fill();
     });
   }

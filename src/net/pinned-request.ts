@@ -20,12 +20,14 @@ import { describeFetchErrorKind, fetchError, type FetchError } from "./fetch-res
 import { classifyNetworkError, errorCode, plainWordsFor } from "./network-error.ts";
 import { ipLiteral, type ResolvedAddress } from "./resolve.ts";
 
-/** Everything one exchange needs; `headers` are sent as given, plus Host. */
+/** Everything one exchange needs; `headers` are sent as given, plus Host (and Content-Length with a body). */
 export interface PinnedRequest {
   url: URL;
   address: ResolvedAddress;
-  method: "GET" | "HEAD";
+  method: "GET" | "HEAD" | "POST";
   headers: Record<string, string>;
+  /** Request body, sent as given (POST); strings go out as UTF-8. */
+  body?: string | Uint8Array;
   connectTimeoutMs: number;
   headerTimeoutMs: number;
   bodyTimeoutMs: number;
@@ -76,6 +78,10 @@ export function openPinned(request: PinnedRequest): Promise<PinnedExchange | Fet
   if (signal?.aborted) return Promise.resolve(abortedFailure(request));
   const client = url.protocol === "https:" ? https : http;
   const tlsName = ipLiteral(url.hostname) === null ? url.hostname : undefined;
+  const body = request.body === undefined ? undefined : Buffer.from(request.body);
+  const headers: Record<string, string> = { ...request.headers, host: url.host };
+  // An explicit length, never chunked encoding: receivers (and their signature checks) see one plain body.
+  if (body !== undefined) headers["content-length"] = String(body.length);
 
   return new Promise((resolve) => {
     let settled = false;
@@ -96,7 +102,7 @@ export function openPinned(request: PinnedRequest): Promise<PinnedExchange | Fet
       port: url.port || undefined,
       path: `${url.pathname}${url.search}`,
       method: request.method,
-      headers: { ...request.headers, host: url.host },
+      headers,
       servername: tlsName,
       ca: request.ca,
     });
@@ -129,7 +135,7 @@ export function openPinned(request: PinnedRequest): Promise<PinnedExchange | Fet
         discard: () => req.destroy(),
       });
     });
-    req.end();
+    req.end(body);
   });
 }
 

@@ -17,8 +17,10 @@ export interface SafeFetchOptions {
   policy: AddressPolicy;
   /** Name resolution; defaults to the system resolver. */
   resolve?: Resolve;
-  method?: "GET" | "HEAD";
-  /** Extra request headers; Host, User-Agent and Accept-Encoding are always set by safeFetch. */
+  method?: "GET" | "HEAD" | "POST";
+  /** Request body (POST); sent with Content-Length. A 301/302/303 turns a POST into a body-less GET. */
+  body?: string | Uint8Array;
+  /** Extra request headers; Host, Content-Length, User-Agent and Accept-Encoding are always set by safeFetch. */
   headers?: Record<string, string>;
   /** Budget for DNS and for the TCP/TLS connection (see pinned-request.ts for how it combines). */
   connectTimeoutMs: number;
@@ -37,6 +39,8 @@ export interface SafeFetchOptions {
   maxRedirects: number;
   /** User-Agent header; "{version}" is replaced with the running version. */
   userAgent: string;
+  /** How the operator may allow a refused address, appended to unsafe_url messages; default names the crawler keys. */
+  policyHint?: string;
   /** PEM certificates to trust instead of the system roots (private PKI, tests). */
   ca?: string | string[];
   signal?: AbortSignal;
@@ -44,6 +48,9 @@ export interface SafeFetchOptions {
 
 const EMPTY_BODY = new Uint8Array(0);
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+/** Redirects after which a POST is re-sent as a GET without its body (RFC 9110 §15.4, as browsers do). */
+const METHOD_CHANGING_REDIRECTS = new Set([301, 302, 303]);
+const DEFAULT_POLICY_HINT = "allow it with crawler.allow_private_networks or crawler.allowed_cidrs";
 /** Headers that must not follow a redirect to another origin. */
 const CREDENTIAL_HEADERS = ["authorization", "cookie", "proxy-authorization"];
 /** A name with several addresses is tried on this many of them when connections are refused. */
@@ -53,6 +60,8 @@ function requestHeaders(options: SafeFetchOptions): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(options.headers ?? {})) headers[name.toLowerCase()] = value;
   delete headers.host;
+  // The body's length is measured when it is sent (pinned-request.ts); a caller's figure could only be wrong.
+  delete headers["content-length"];
   headers["user-agent"] = options.userAgent.replaceAll("{version}", VERSION);
   // Only encodings body-sink.ts decodes (and caps after decoding) may be asked for.
   headers["accept-encoding"] = "gzip, deflate, br";
@@ -112,8 +121,7 @@ async function checkedAddresses(url: URL, options: SafeFetchOptions): Promise<Re
     return fetchError(
       "unsafe_url",
       url.href,
-      `${subject} is a private or reserved address; ` +
-        "allow it with crawler.allow_private_networks or crawler.allowed_cidrs",
+      `${subject} is a private or reserved address; ${options.policyHint ?? DEFAULT_POLICY_HINT}`,
     );
   }
   return addresses;
@@ -128,7 +136,7 @@ async function openAny(
 ): Promise<PinnedExchange | FetchError> {
   let last: PinnedExchange | FetchError | undefined;
   for (const address of addresses.slice(0, MAX_ADDRESS_ATTEMPTS)) {
-    last = await openPinned({ ...options, url, address, headers, method: options.method ?? "GET" });
+    last = await openPinned({ ...options, url, address, headers, method: options.method ?? "GET", body: options.body });
     if (!("kind" in last) || last.error !== "refused") return last;
   }
   return last!;
@@ -186,6 +194,11 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
     }
     if (redirectChain.length > options.maxRedirects) {
       return fetchError("too_many_redirects", next.href, `more than ${options.maxRedirects} redirects`);
+    }
+    if (options.method === "POST" && METHOD_CHANGING_REDIRECTS.has(exchange.status)) {
+      options = { ...options, method: "GET", body: undefined };
+      headers = { ...headers };
+      delete headers["content-type"];
     }
     if (next.origin !== current.origin) {
       headers = { ...headers };

@@ -1,12 +1,15 @@
 import type { Database } from "bun:sqlite";
 import type { CrawlOptions } from "../core/crawl-options.ts";
+import { endedEvents, SAMPLE_LINKS, startedEvent } from "../core/crawl-events.ts";
+import { OutboxRepo } from "./outbox.repo.ts";
 import type { CrawlStatus, StoredLinkKind } from "./schema.ts";
 
 /**
  * Queries on crawls and their links for the API and the crawl pool; no rules here (services/crawls.service.ts
  * holds them). Written in SQL over bun:sqlite because the list and link queries combine optional filters and
  * joins; `query()` caches each distinct statement, so a request pays for execution, not compilation.
- * The crawler's own writes (frontier, verdicts) live in frontier.repo.ts.
+ * The crawler's own writes (frontier, verdicts) live in frontier.repo.ts. State changes that clients hear
+ * about (a crawl starts running, a crawl ends) queue their webhook deliveries in the same transaction.
  */
 
 /** A crawl row joined with its domain's name. */
@@ -97,7 +100,11 @@ function linkWhere(filter: LinkFilter): { sql: string; params: Record<string, st
 }
 
 export class CrawlsRepo {
-  constructor(private readonly sqlite: Database) {}
+  private readonly outbox: OutboxRepo;
+
+  constructor(private readonly sqlite: Database) {
+    this.outbox = new OutboxRepo(sqlite);
+  }
 
   /** Inserts a pending crawl, or returns the id of the domain's active crawl when it already has one. */
   insertUnlessActive(row: { id: string; domainId: string; options: CrawlOptions; createdAt: string }):
@@ -177,16 +184,21 @@ export class CrawlsRepo {
     );
   }
 
-  /** Moves the oldest pending crawl to running and returns it; undefined when none waits. */
+  /** Moves the oldest pending crawl to running (queuing `crawl.started`) and returns it; undefined when none waits. */
   claimNextPending(now: string): CrawlRecord | undefined {
-    const claimed = this.sqlite
-      .query<{ id: string }, { now: string }>(
-        `UPDATE crawls SET status = 'running', started_at = COALESCE(started_at, $now)
-         WHERE id = (SELECT id FROM crawls WHERE status = 'pending' ORDER BY created_at, id LIMIT 1)
-         RETURNING id`,
-      )
-      .get({ now });
-    return claimed === null ? undefined : this.findById(claimed.id);
+    return this.sqlite.transaction(() => {
+      const claimed = this.sqlite
+        .query<{ id: string }, { now: string }>(
+          `UPDATE crawls SET status = 'running', started_at = COALESCE(started_at, $now)
+           WHERE id = (SELECT id FROM crawls WHERE status = 'pending' ORDER BY created_at, id LIMIT 1)
+           RETURNING id`,
+        )
+        .get({ now });
+      if (claimed === null) return undefined;
+      const crawl = this.findById(claimed.id)!;
+      this.outbox.enqueue([startedEvent(crawl)], now);
+      return crawl;
+    })();
   }
 
   /** Ids of crawls left `running` (by a process that stopped), oldest first: they resume. */
@@ -197,14 +209,34 @@ export class CrawlsRepo {
       .map((row) => row.id);
   }
 
-  /** Ends a crawl that is still pending or running; false when it had already ended (or is gone). */
+  /**
+   * Ends a crawl that is still pending or running and queues its end events (crawl.completed and
+   * broken_links.found, or crawl.failed); false when it had already ended (or is gone).
+   */
   finish(id: string, outcome: { status: "completed" | "failed"; error: string | null; now: string }): boolean {
-    const result = this.sqlite
-      .query(
-        `UPDATE crawls SET status = $status, error = $error, completed_at = $now
-         WHERE id = $id AND status IN ('pending', 'running')`,
+    return this.sqlite.transaction(() => {
+      const result = this.sqlite
+        .query(
+          `UPDATE crawls SET status = $status, error = $error, completed_at = $now
+           WHERE id = $id AND status IN ('pending', 'running')`,
+        )
+        .run({ id, status: outcome.status, error: outcome.error, now: outcome.now });
+      if (result.changes !== 1) return false;
+      const crawl = this.findById(id)!;
+      this.outbox.enqueue(endedEvents(crawl, crawl.broken_links > 0 ? this.brokenSample(id) : []), outcome.now);
+      return true;
+    })();
+  }
+
+  /** The first broken targets of a crawl, in discovery order, for `broken_links.found`. */
+  private brokenSample(crawlId: string): { url: string; status_code: number }[] {
+    return this.sqlite
+      .query<{ url: string; status_code: number }, { crawlId: string; limit: number }>(
+        `SELECT t.url, t.status_code FROM crawl_targets t
+         WHERE t.crawl_id = $crawlId AND t.state = 'done' AND t.is_broken = 1
+           AND EXISTS (SELECT 1 FROM links l WHERE l.target_id = t.id)
+         ORDER BY t.id LIMIT $limit`,
       )
-      .run({ id, status: outcome.status, error: outcome.error, now: outcome.now });
-    return result.changes === 1;
+      .all({ crawlId, limit: SAMPLE_LINKS });
   }
 }

@@ -172,3 +172,79 @@ export const links = sqliteTable(
 
 export type CrawlRow = typeof crawls.$inferSelect;
 export type CrawlTargetRow = typeof crawlTargets.$inferSelect;
+
+/**
+ * A webhook endpoint. The secret is kept as given (it must sign every delivery); it is returned only when
+ * the webhook is created. `failing_since` is the first failed attempt since the last success: a webhook
+ * failing for longer than `webhooks.disable_after` is set inactive.
+ */
+export const webhooks = sqliteTable(
+  "webhooks",
+  {
+    id: text("id").primaryKey(),
+    url: text("url").notNull(),
+    name: text("name"),
+    events: text("events", { mode: "json" }).$type<string[]>().notNull(),
+    secret: text("secret").notNull(),
+    active: integer("active", { mode: "boolean" }).notNull().default(true),
+    /** Why an inactive webhook was switched off (410 Gone, failing for too long); null while active. */
+    disabledReason: text("disabled_reason"),
+    failingSince: text("failing_since"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("webhooks_created_at_idx").on(t.createdAt, t.id)],
+);
+
+export const DELIVERY_STATES = ["pending", "delivered", "dead"] as const;
+export type DeliveryState = (typeof DELIVERY_STATES)[number];
+
+/**
+ * The outbox: one row per (event, webhook), written in the same transaction as the crawl state change that
+ * caused it, then sent by the dispatcher until delivered or dead. `payload` holds the exact JSON body; its id
+ * (this row's id) is the X-Service-Delivery header, stable across attempts.
+ */
+export const webhookDeliveries = sqliteTable(
+  "webhook_deliveries",
+  {
+    id: text("id").primaryKey(),
+    webhookId: text("webhook_id")
+      .notNull()
+      .references(() => webhooks.id, { onDelete: "cascade" }),
+    event: text("event").notNull(),
+    payload: text("payload").notNull(),
+    state: text("state").$type<DeliveryState>().notNull().default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    /** When the next attempt is due (ISO 8601); null once delivered or dead. */
+    nextAttemptAt: text("next_attempt_at"),
+    lastError: text("last_error"),
+    lastStatusCode: integer("last_status_code"),
+    createdAt: createdAt(),
+    deliveredAt: text("delivered_at"),
+  },
+  (t) => [
+    index("webhook_deliveries_due_idx").on(t.state, t.nextAttemptAt),
+    index("webhook_deliveries_webhook_idx").on(t.webhookId, t.createdAt),
+  ],
+);
+
+/** Every attempt of a delivery, kept for the deliveries log (response bodies cut to 1 KiB). */
+export const webhookAttempts = sqliteTable(
+  "webhook_attempts",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    deliveryId: text("delivery_id")
+      .notNull()
+      .references(() => webhookDeliveries.id, { onDelete: "cascade" }),
+    attempt: integer("attempt").notNull(),
+    statusCode: integer("status_code"),
+    error: text("error"),
+    durationMs: integer("duration_ms").notNull(),
+    responseBody: text("response_body").notNull(),
+    attemptedAt: text("attempted_at").notNull(),
+  },
+  (t) => [index("webhook_attempts_delivery_idx").on(t.deliveryId, t.attempt)],
+);
+
+export type WebhookRow = typeof webhooks.$inferSelect;
+export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
+export type WebhookAttemptRow = typeof webhookAttempts.$inferSelect;

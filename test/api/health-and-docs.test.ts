@@ -22,7 +22,7 @@ describe("/healthz", () => {
 });
 
 describe("OpenAPI document", () => {
-  test("is OpenAPI 3.1 with every domain and crawl operation, served without a key", async () => {
+  test("is OpenAPI 3.1 with every domain, crawl and webhook operation, served without a key", async () => {
     const res = await svc.call("GET", "/openapi.json", { key: null });
     expect(res.status).toBe(200);
     const doc = res.json;
@@ -38,6 +38,11 @@ describe("OpenAPI document", () => {
       "/v1/domains",
       "/v1/domains/{id}",
       "/v1/domains/{id}/verify",
+      "/v1/webhooks",
+      "/v1/webhooks/{id}",
+      "/v1/webhooks/{id}/deliveries",
+      "/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver",
+      "/v1/webhooks/{id}/test",
     ]);
     expect(Object.keys(doc.paths["/v1/domains/{id}"]).sort()).toEqual(["delete", "get", "patch"]);
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });

@@ -73,6 +73,7 @@ export async function startTestService(
   // A resolver function cannot reach a worker thread: tests that bring their own crawl in this thread.
   const runtime = openRuntime(config, { resolve, logger, inlineCrawls: options.resolve !== undefined });
   if (options.startCrawls !== false) runtime.crawlPool.start();
+  runtime.dispatcher.start();
   const adminKey = runtime.keys.create("test-admin", ["admin"]).secret;
   const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: runtime.app().fetch });
   const origin = `http://127.0.0.1:${server.port}`;
@@ -112,6 +113,7 @@ export async function startTestService(
     stop: async () => {
       await server.stop(true);
       await runtime.crawlPool.stop();
+      await runtime.dispatcher.stop();
       runtime.close();
       rmSync(dir, { recursive: true, force: true });
     },

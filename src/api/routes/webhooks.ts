@@ -1,0 +1,93 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { TestResultSchema } from "../../services/webhook-view.ts";
+import { SECRET_WARNING, type WebhooksService } from "../../services/webhooks.service.ts";
+import { DeliverySchema } from "../../services/webhook-view.ts";
+import type { AppEnv } from "../env.ts";
+import { dataOf, ErrorSchema, errorResponses, IdParam, jsonContent, PaginationQuery } from "../schemas/common.ts";
+import { CreateWebhookBody, DeliveryListSchema, DeliveryParams, WebhookCreatedEnvelope, WebhookListSchema } from "../schemas/webhooks.ts";
+import { jsonBody, securedRoute } from "../secured-route.ts";
+import { validationHook } from "../validation-hook.ts";
+
+/** /webhooks: handlers only validate, call WebhooksService and return JSON. */
+
+const createWebhook = securedRoute("webhooks", "webhooks:write", {
+  method: "post",
+  path: "/webhooks",
+  summary: "Register a webhook endpoint; the signing secret is in this answer only",
+  request: { body: jsonBody(CreateWebhookBody) },
+  responses: {
+    201: jsonContent(WebhookCreatedEnvelope, "the new webhook with its secret, and a warning to save it"),
+    ...errorResponses(400, 413, 415, 422),
+    422: jsonContent(ErrorSchema, "unsafe_url: scheme not allowed, credentials in the URL, or a private address"),
+  },
+});
+
+const listWebhooks = securedRoute("webhooks", "webhooks:read", {
+  method: "get",
+  path: "/webhooks",
+  summary: "List every webhook, newest first (never the secrets)",
+  responses: { 200: jsonContent(WebhookListSchema, "all webhooks"), ...errorResponses() },
+});
+
+const deleteWebhook = securedRoute("webhooks", "webhooks:write", {
+  method: "delete",
+  path: "/webhooks/{id}",
+  summary: "Remove a webhook; its pending deliveries are dropped",
+  request: { params: IdParam },
+  responses: { 204: { description: "removed" }, ...errorResponses(404) },
+});
+
+const testWebhook = securedRoute("webhooks", "webhooks:write", {
+  method: "post",
+  path: "/webhooks/{id}/test",
+  summary: "Send a signed webhook.test event now and report what happened",
+  request: { params: IdParam },
+  responses: { 200: jsonContent(dataOf(TestResultSchema), "the outcome of the one attempt"), ...errorResponses(404) },
+});
+
+const listDeliveries = securedRoute("webhooks", "webhooks:read", {
+  method: "get",
+  path: "/webhooks/{id}/deliveries",
+  summary: "The webhook's deliveries, newest first, with every attempt",
+  request: { params: IdParam, query: PaginationQuery },
+  responses: { 200: jsonContent(DeliveryListSchema, "one page of deliveries"), ...errorResponses(400, 404) },
+});
+
+const redeliver = securedRoute("webhooks", "webhooks:write", {
+  method: "post",
+  path: "/webhooks/{id}/deliveries/{delivery_id}/redeliver",
+  summary: "Queue an ended (dead or delivered) delivery again, due now",
+  request: { params: DeliveryParams },
+  responses: {
+    200: jsonContent(dataOf(DeliverySchema), "the delivery, pending again"),
+    ...errorResponses(404, 409),
+    409: jsonContent(ErrorSchema, "conflict: the delivery is still pending, or the webhook is inactive"),
+  },
+});
+
+/** The /webhooks router. */
+export function webhooksRouter(service: WebhooksService) {
+  return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+    .openapi(createWebhook, async (c) => {
+      const webhook = await service.create(c.req.valid("json"));
+      return c.json({ data: webhook, meta: { warning: SECRET_WARNING } }, 201);
+    })
+    .openapi(listWebhooks, (c) => {
+      const { items, total } = service.list();
+      return c.json({ data: items, meta: { total } }, 200);
+    })
+    .openapi(deleteWebhook, (c) => {
+      service.delete(c.req.valid("param").id);
+      return c.body(null, 204);
+    })
+    .openapi(testWebhook, async (c) => c.json({ data: await service.test(c.req.valid("param").id) }, 200))
+    .openapi(listDeliveries, (c) => {
+      const { page, limit } = c.req.valid("query");
+      const { items, total } = service.deliveries(c.req.valid("param").id, page, limit);
+      return c.json({ data: items, meta: { page, limit, total } }, 200);
+    })
+    .openapi(redeliver, (c) => {
+      const { id, delivery_id } = c.req.valid("param");
+      return c.json({ data: service.redeliver(id, delivery_id) }, 200);
+    });
+}

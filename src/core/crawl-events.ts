@@ -1,0 +1,65 @@
+/**
+ * The webhook events a crawl's life produces, with the spec's payloads (part 6, CONTRACT "Webhooks"), built
+ * from the crawl as it is at the state change. Pure: the store calls these inside the transaction that makes
+ * the change, so an event exists exactly when its cause does.
+ */
+
+/** The event kinds a webhook may subscribe to, in the spec's order. */
+export const WEBHOOK_EVENT_KINDS = ["crawl.started", "crawl.completed", "crawl.failed", "broken_links.found"] as const;
+export type WebhookEventKind = (typeof WEBHOOK_EVENT_KINDS)[number];
+
+/** How many broken links a `broken_links.found` event names. */
+export const SAMPLE_LINKS = 10;
+
+/** One event to deliver: its kind, when it happened and its `data`. */
+export interface CrawlEvent {
+  event: WebhookEventKind;
+  timestamp: string;
+  data: Record<string, unknown>;
+}
+
+/** The crawl fields the payloads are made of. */
+export interface CrawlFacts {
+  id: string;
+  domain_name: string;
+  status: string;
+  error: string | null;
+  total_links: number;
+  broken_links: number;
+  started_at: string | null;
+  completed_at: string | null;
+}
+
+/** `crawl.started`, when a crawl begins running. */
+export function startedEvent(crawl: CrawlFacts): CrawlEvent {
+  const startedAt = crawl.started_at ?? new Date().toISOString();
+  return { event: "crawl.started", timestamp: startedAt, data: { crawl_id: crawl.id, domain_name: crawl.domain_name, started_at: startedAt } };
+}
+
+/** The events of a crawl that has just ended: completed (+ broken_links.found when any) or failed. */
+export function endedEvents(crawl: CrawlFacts, sample: { url: string; status_code: number }[]): CrawlEvent[] {
+  const timestamp = crawl.completed_at ?? new Date().toISOString();
+  const base = { crawl_id: crawl.id, domain_name: crawl.domain_name };
+  if (crawl.status === "failed") return [{ event: "crawl.failed", timestamp, data: { ...base, error: crawl.error ?? "failed" } }];
+  const started = Date.parse(crawl.started_at ?? timestamp);
+  const events: CrawlEvent[] = [
+    {
+      event: "crawl.completed",
+      timestamp,
+      data: {
+        ...base,
+        total_links: crawl.total_links,
+        broken_links: crawl.broken_links,
+        duration_seconds: Math.max(0, Math.round((Date.parse(timestamp) - started) / 1000)),
+      },
+    },
+  ];
+  if (crawl.broken_links > 0) {
+    events.push({
+      event: "broken_links.found",
+      timestamp,
+      data: { ...base, broken_count: crawl.broken_links, sample_links: sample.slice(0, SAMPLE_LINKS) },
+    });
+  }
+  return events;
+}

@@ -1,0 +1,141 @@
+import type { Logger } from "../core/logger.ts";
+import type { AddressPolicy } from "../net/address-policy.ts";
+import type { Resolve } from "../net/resolve.ts";
+import type { AttemptResult, DueDelivery, WebhooksRepo } from "../store/webhooks.repo.ts";
+import { deliverOnce, type AttemptOutcome } from "./deliver.ts";
+import { nextAttemptDelayMs } from "./retry-schedule.ts";
+
+/**
+ * The webhook sender: takes due deliveries from the outbox, makes one attempt each (deliver.ts), and stores
+ * what happened before deciding what comes next, in named phases (after svix's worker): delivered; failed and
+ * rescheduled with jitter (never slept on); dead when the schedule runs out; the webhook switched off on
+ * 410 Gone or after failing for `disableAfterMs`. At most one attempt per webhook is in flight, so a slow
+ * receiver holds only its own deliveries back, and at most `maxConcurrent` in all. Deliveries written by crawl
+ * workers (other connections) are found by polling; `wake()` shortens the wait when this thread queued one.
+ */
+
+export interface DispatcherOptions {
+  repo: WebhooksRepo;
+  policy: AddressPolicy;
+  resolve?: Resolve;
+  timeoutMs: number;
+  /** Delays between attempts, in ms (webhooks.retry_schedule). */
+  scheduleMs: number[];
+  disableAfterMs: number;
+  maxConcurrent: number;
+  ca?: string;
+  logger: Logger;
+  /** How often the outbox is looked at when nothing wakes the dispatcher; default 1 s. */
+  pollMs?: number;
+}
+
+const DEFAULT_POLL_MS = 1_000;
+
+export class WebhookDispatcher {
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly busyWebhooks = new Set<string>();
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private running = false;
+
+  constructor(private readonly options: DispatcherOptions) {}
+
+  /** Starts sending: deliveries left pending by an earlier run are due at once. */
+  start(): void {
+    this.running = true;
+    this.tick();
+  }
+
+  /** A delivery may have become due: look now rather than at the next poll. */
+  wake(): void {
+    if (!this.running) return;
+    queueMicrotask(() => this.tick());
+  }
+
+  /** Stops taking new deliveries and waits for the attempts in flight (each bounded by the timeout). */
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    await Promise.all(this.inFlight.values());
+  }
+
+  private tick(): void {
+    if (!this.running) return;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    try {
+      const free = this.options.maxConcurrent - this.inFlight.size;
+      if (free > 0) {
+        const busy = new Set(this.inFlight.keys());
+        for (const delivery of this.options.repo.due(new Date().toISOString(), free * 4, busy)) {
+          if (this.inFlight.size >= this.options.maxConcurrent) break;
+          if (this.busyWebhooks.has(delivery.webhook_id)) continue;
+          this.send(delivery);
+        }
+      }
+    } catch (error) {
+      this.options.logger.error("webhook dispatch failed", { error: String(error) });
+    }
+    this.timer = setTimeout(() => this.tick(), this.options.pollMs ?? DEFAULT_POLL_MS);
+  }
+
+  private send(delivery: DueDelivery): void {
+    this.busyWebhooks.add(delivery.webhook_id);
+    const work = this.attempt(delivery)
+      .catch((error: unknown) => this.options.logger.error("webhook attempt failed", { delivery_id: delivery.id, error: String(error) }))
+      .finally(() => {
+        this.inFlight.delete(delivery.id);
+        this.busyWebhooks.delete(delivery.webhook_id);
+        this.wake();
+      });
+    this.inFlight.set(delivery.id, work);
+  }
+
+  private async attempt(delivery: DueDelivery): Promise<void> {
+    const { repo, logger } = this.options;
+    const attemptNumber = repo.nextAttemptNumber(delivery.id);
+    const attemptedAt = new Date().toISOString();
+    const outcome = await deliverOnce(
+      { url: delivery.url, secret: delivery.secret, event: delivery.event, deliveryId: delivery.id, body: delivery.payload },
+      { policy: this.options.policy, resolve: this.options.resolve, timeoutMs: this.options.timeoutMs, ca: this.options.ca },
+    );
+    const result = this.decide(delivery, outcome, attemptNumber, attemptedAt);
+    repo.recordAttempt(delivery.webhook_id, result);
+    logger.info("webhook attempt", {
+      delivery_id: delivery.id,
+      webhook_id: delivery.webhook_id,
+      event: delivery.event,
+      attempt: attemptNumber,
+      outcome: result.state,
+      status_code: result.attempt.status_code,
+    });
+
+    if (outcome.kind === "failed" && outcome.gone) {
+      repo.setActive(delivery.webhook_id, false, "the endpoint answered 410 Gone");
+      logger.warn("webhook disabled", { webhook_id: delivery.webhook_id, reason: "410 Gone" });
+      return;
+    }
+    const failingSince = outcome.kind === "failed" ? (delivery.failing_since ?? attemptedAt) : null;
+    if (failingSince !== null && Date.parse(attemptedAt) - Date.parse(failingSince) >= this.options.disableAfterMs) {
+      repo.setActive(delivery.webhook_id, false, `every attempt failed since ${failingSince}`);
+      logger.warn("webhook disabled", { webhook_id: delivery.webhook_id, reason: "failing too long" });
+    }
+  }
+
+  /** The delivery's next state after an attempt. */
+  private decide(delivery: DueDelivery, outcome: AttemptOutcome, attemptNumber: number, attemptedAt: string): AttemptResult {
+    const attempt = {
+      delivery_id: delivery.id,
+      attempt: attemptNumber,
+      status_code: outcome.statusCode,
+      error: outcome.kind === "failed" ? outcome.error : null,
+      duration_ms: Math.round(outcome.durationMs),
+      response_body: outcome.responseBody,
+      attempted_at: attemptedAt,
+    };
+    if (outcome.kind === "delivered") return { attempt, state: "delivered", nextAttemptAt: null, succeeded: true };
+    const delayMs = outcome.gone ? null : nextAttemptDelayMs(delivery.attempts + 1, this.options.scheduleMs, outcome.retryAfterMs);
+    if (delayMs === null) return { attempt, state: "dead", nextAttemptAt: null, succeeded: false };
+    return { attempt, state: "pending", nextAttemptAt: new Date(Date.parse(attemptedAt) + delayMs).toISOString(), succeeded: false };
+  }
+}
