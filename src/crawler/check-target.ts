@@ -48,7 +48,9 @@ export interface CheckedTarget {
 
 /** What checking needs besides the target. */
 export interface CheckContext {
-  fetch: Omit<SafeFetchOptions, "method" | "wantBody" | "signal" | "maxRedirects">;
+  fetch: Omit<SafeFetchOptions, "method" | "wantBody" | "signal" | "maxRedirects" | "mayFollow">;
+  /** Whether robots.txt lets the crawler fetch a URL; asked for every redirect hop (the target itself is asked before). */
+  mayFetch?: (url: string) => Promise<boolean>;
   site: SiteOrigin;
   acceptStatus: ReadonlySet<number>;
   retry: RetryPolicy;
@@ -86,7 +88,14 @@ async function fetchWithRetry(
 ): Promise<SafeFetchResult> {
   // Bounded: retryDecision refuses once policy.maxRetries is reached.
   for (let retries = 0; ; retries++) {
-    const result = await safeFetch(url, { ...context.fetch, method, wantBody, maxRedirects: MAX_REDIRECTS, signal: context.signal });
+    const result = await safeFetch(url, {
+      ...context.fetch,
+      method,
+      wantBody,
+      maxRedirects: MAX_REDIRECTS,
+      mayFollow: context.mayFetch,
+      signal: context.signal,
+    });
     if (result.kind !== "response") return result;
     const decision = retryDecision({ status: result.status, retryAfter: result.headers["retry-after"] }, retries, context.retry);
     if (!decision.retry || context.signal.aborted) return result;
@@ -121,7 +130,10 @@ export async function checkTarget(target: TargetToCheck, context: CheckContext):
   }
   const aborted = result.kind === "error" && result.error === "aborted";
   const outcome = toOutcome(result);
-  const verdict = classifyOutcome(outcome, { internal: target.internal, acceptStatus: context.acceptStatus });
+  let verdict = classifyOutcome(outcome, { internal: target.internal, acceptStatus: context.acceptStatus });
+  if (result.kind === "response" && result.notFollowed !== undefined) {
+    verdict = { ...verdict, warning: `redirects to ${result.notFollowed}, which robots.txt disallows; not followed` };
+  }
   const finalUrl = result.kind === "response" ? result.finalUrl : null;
   let redirectEnd: RedirectEnd | null = null;
   // Only a GET's end is recorded: a HEAD-checked image that redirects to a page must not stand in for the page.

@@ -86,7 +86,13 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
   if (env.signal.aborted) stop.abort(env.signal.reason);
   const deadline = setTimeout(() => stop.abort("max_duration" satisfies StopReason), Math.max(0, input.timeLeftMs));
   const limiter = new HostLimiter(env.perHost);
-  const context: CheckContext = { ...env.check, site, signal: stop.signal };
+  const robots = env.robots;
+  const context: CheckContext = {
+    ...env.check,
+    site,
+    signal: stop.signal,
+    mayFetch: robots === null ? undefined : (url) => robots.allows(url, stop.signal),
+  };
 
   const buffer: FrontierTarget[] = [];
   const finished: FrontierResult[] = [];

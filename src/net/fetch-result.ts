@@ -22,6 +22,8 @@ export interface FetchResponse {
   finalUrl: string;
   /** Every URL that answered with a redirect, in order; empty when the first URL answered. */
   redirectChain: string[];
+  /** Set when a redirect was not followed because the caller's `mayFollow` refused it: where it pointed. */
+  notFollowed?: string;
 }
 
 /** No HTTP answer: which kind of failure, a human-readable message, and the URL of the failing hop. */

@@ -35,6 +35,8 @@ export interface SafeFetchOptions {
    * the body and the result carries an empty one. Default: always read.
    */
   wantBody?: (status: number, headers: Record<string, string>) => boolean;
+  /** Asked before following each redirect; false returns the redirect answer with `notFollowed` set. */
+  mayFollow?: (next: string) => boolean | Promise<boolean>;
   /** How many redirects to follow; 0 returns a 3xx answer as it is. */
   maxRedirects: number;
   /** User-Agent header; "{version}" is replaced with the running version. */
@@ -194,6 +196,12 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
     }
     if (redirectChain.length > options.maxRedirects) {
       return fetchError("too_many_redirects", next.href, `more than ${options.maxRedirects} redirects`);
+    }
+    if (options.mayFollow !== undefined && !(await options.mayFollow(next.href))) {
+      // The caller may not go there (robots.txt): the redirect answer itself is the result.
+      redirectChain.pop();
+      const { status, headers: responseHeaders } = exchange;
+      return { kind: "response", status, headers: responseHeaders, body: EMPTY_BODY, truncated: false, finalUrl: current.href, redirectChain, notFollowed: next.href };
     }
     if (options.method === "POST" && METHOD_CHANGING_REDIRECTS.has(exchange.status)) {
       options = { ...options, method: "GET", body: undefined };
