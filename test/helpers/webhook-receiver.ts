@@ -59,10 +59,12 @@ export interface ReceivedRequest {
 
 /** Options of a receiver. */
 export interface WebhookReceiverOptions {
-  /** The signing secret the receiver verifies with. */
-  secret: string;
+  /** The signing secret the receiver verifies with; may be set later with `useSecret` (it is known only once the webhook exists). */
+  secret?: string;
   /** Serve HTTPS with a generated certificate (default) or plain HTTP. */
   tls?: boolean;
+  /** Port to listen on; default a free one (a test restarting a "down" receiver passes the old port). */
+  port?: number;
   /** The receiver's clock in unix seconds, for the freshness check; default the system clock. */
   nowSeconds?: () => number;
 }
@@ -81,6 +83,8 @@ export interface WebhookReceiver {
   caFile: string;
   /** Every request so far, in arrival order. */
   requests: ReceivedRequest[];
+  /** Verifies from now on with `secret` (the one POST /webhooks returned). */
+  useSecret(secret: string): void;
   /** Queues behaviours, one per verified request, in order. */
   script(...behaviours: ReceiverBehaviour[]): void;
   /** Resolves once `predicate(requests)` is true; rejects after `timeoutMs`. */
@@ -140,6 +144,7 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions): Pro
   const now = options.nowSeconds ?? (() => Math.floor(Date.now() / 1000));
   const files = useTls ? generateCertificate() : null;
   const cert = files === null ? "" : readFileSync(files.certFile, "utf8");
+  let secret = options.secret ?? "";
   const requests: ReceivedRequest[] = [];
   const queue: ReceiverBehaviour[] = [];
   const pending = new Set<ReturnType<typeof setTimeout>>();
@@ -150,7 +155,7 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions): Pro
     req.on("end", () => {
       const rawBody = Buffer.concat(chunks);
       const headers = flatHeaders(req.headers);
-      const { signedAt, matches } = checkSignature(options.secret, headers["x-service-signature"], rawBody);
+      const { signedAt, matches } = checkSignature(secret, headers["x-service-signature"], rawBody);
       const fresh = signedAt !== null && Math.abs(now() - signedAt) <= TOLERANCE_SECONDS;
       const record: ReceivedRequest = {
         method: req.method ?? "",
@@ -210,7 +215,7 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions): Pro
       : https.createServer({ cert, key: readFileSync(files.keyFile, "utf8") }, handle);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
+    server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
   const scheme = useTls ? "https" : "http";
@@ -220,6 +225,9 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions): Pro
     port,
     origin,
     url: (path = "/hook") => `${origin}${path}`,
+    useSecret: (value) => {
+      secret = value;
+    },
     ipUrl: (path = "/hook") => `${scheme}://127.0.0.1:${port}${path}`,
     cert,
     caFile: files?.certFile ?? "",
