@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { VERSION } from "../../src/core/version.ts";
+import { verifyWebhookSignature } from "../../src/webhooks/verify.ts";
 import { readAll, startCrawl, verifiedDomain, waitForCrawl } from "../helpers/crawls.ts";
 import { type LoopbackSite, startLoopbackSite } from "../helpers/loopback-site.ts";
 import { startTestService, type TestService } from "../helpers/service.ts";
@@ -81,6 +82,15 @@ describe("a crawl that finds broken links", () => {
       expect(request.headers["x-service-event"]).toBe(body.event);
       expect(Object.keys(body).sort()).toEqual(["data", "event", "id", "timestamp"]);
       expect(new Date(body.timestamp).toISOString()).toBe(body.timestamp);
+    }
+  });
+
+  test("the verification function we ship for receivers accepts every delivery, and only with the right secret", () => {
+    for (const request of receiver.requests) {
+      const header = request.headers["x-service-signature"];
+      expect(verifyWebhookSignature(hook.data.secret, header, request.rawBody)).toBe(true);
+      expect(verifyWebhookSignature(`${hook.data.secret}x`, header, request.rawBody)).toBe(false);
+      expect(verifyWebhookSignature(hook.data.secret, header, Buffer.concat([request.rawBody, Buffer.from(" ")]))).toBe(false);
     }
   });
 
