@@ -123,8 +123,23 @@ export class WebhooksService {
       throw new ConflictError(`delivery ${delivery.id} is still pending; it will be attempted on its schedule`);
     }
     this.deps.wake();
-    const [entry] = this.deps.repo.deliveries(webhook.id, 0, this.deps.repo.countDeliveries(webhook.id)).filter((d) => d.delivery.id === delivery.id);
-    return toDeliveryView(entry!.delivery, entry!.attempts);
+    const entry = this.deps.repo.deliveryWithAttempts(delivery.id);
+    if (entry === undefined) throw new NotFoundError("delivery", deliveryId); // the webhook was deleted meanwhile
+    return toDeliveryView(entry.delivery, entry.attempts);
+  }
+
+  /**
+   * Renames, re-subscribes, or switches a webhook on or off. Switching on clears the failure streak and the
+   * reason it was switched off; switching off kills its pending deliveries (redeliver them after switching on).
+   */
+  update(id: string, changes: { name?: string | null; events?: WebhookEventKind[]; active?: boolean }): WebhookView {
+    const row = this.require(id);
+    const events = changes.events === undefined ? undefined : changes.events.length === 0 ? [...WEBHOOK_EVENT_KINDS] : [...new Set(changes.events)];
+    this.deps.repo.update(row.id, { name: changes.name, events });
+    if (changes.active !== undefined && changes.active !== row.active) {
+      this.deps.repo.setActive(row.id, changes.active, changes.active ? null : "switched off through the API");
+    }
+    return this.get(row.id);
   }
 
   private require(id: string): WebhookRecord {

@@ -100,6 +100,27 @@ export class WebhooksRepo {
     return this.sqlite.query("DELETE FROM webhooks WHERE id = $id").run({ id }).changes === 1;
   }
 
+  /** Changes a webhook's name and/or subscribed events. */
+  update(id: string, changes: { name?: string | null; events?: string[] }): void {
+    if (changes.name !== undefined) this.sqlite.query("UPDATE webhooks SET name = $name WHERE id = $id").run({ id, name: changes.name });
+    if (changes.events !== undefined) {
+      this.sqlite.query("UPDATE webhooks SET events = $events WHERE id = $id").run({ id, events: JSON.stringify(changes.events) });
+    }
+  }
+
+  /** A delivery with its attempts, in order. */
+  deliveryWithAttempts(deliveryId: string): { delivery: DeliveryRecord; attempts: AttemptRecord[] } | undefined {
+    const delivery = this.sqlite.query<DeliveryRecord, { id: string }>("SELECT * FROM webhook_deliveries WHERE id = $id").get({ id: deliveryId });
+    if (delivery === null) return undefined;
+    const attempts = this.sqlite
+      .query<AttemptRecord, { id: string }>(
+        `SELECT delivery_id, attempt, status_code, error, duration_ms, response_body, attempted_at
+         FROM webhook_attempts WHERE delivery_id = $id ORDER BY attempt`,
+      )
+      .all({ id: deliveryId });
+    return { delivery, attempts };
+  }
+
   /** Switches a webhook on or off; switching off kills its pending deliveries with the reason. */
   setActive(id: string, active: boolean, reason: string | null): void {
     this.sqlite.transaction(() => {

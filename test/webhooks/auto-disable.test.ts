@@ -57,3 +57,14 @@ test("a success resets the streak: the healthy webhook stays active", async () =
   const row = svc.runtime.store.sqlite.query("SELECT failing_since FROM webhooks WHERE id = ?").get(ids.healthy!) as { failing_since: string | null };
   expect(row.failing_since).toBeNull();
 });
+
+test("switching the webhook back on (PATCH active: true) clears the reason; its dead delivery can then be redelivered", async () => {
+  const res = await svc.call("PATCH", `/webhooks/${ids.broken}`, { body: { active: true } });
+  expect(res.status).toBe(200);
+  expect(res.json.data).toMatchObject({ id: ids.broken, active: true, disabled_reason: null });
+  const [dead] = (await svc.call("GET", `/webhooks/${ids.broken}/deliveries`)).json.data;
+  expect((await svc.call("POST", `/webhooks/${ids.broken}/deliveries/${dead.id}/redeliver`)).status).toBe(200);
+  await broken.waitFor((requests) => requests.length === 2, 10_000);
+  expect(broken.requests[1]!.headers["x-service-delivery"]).toBe(dead.id);
+  expect(broken.requests[1]!.answeredStatus).toBe(500); // the second scripted failure
+});

@@ -1,10 +1,16 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { TestResultSchema } from "../../services/webhook-view.ts";
+import { DeliverySchema, TestResultSchema, WebhookSchema } from "../../services/webhook-view.ts";
 import { SECRET_WARNING, type WebhooksService } from "../../services/webhooks.service.ts";
-import { DeliverySchema } from "../../services/webhook-view.ts";
 import type { AppEnv } from "../env.ts";
 import { dataOf, ErrorSchema, errorResponses, IdParam, jsonContent, PaginationQuery } from "../schemas/common.ts";
-import { CreateWebhookBody, DeliveryListSchema, DeliveryParams, WebhookCreatedEnvelope, WebhookListSchema } from "../schemas/webhooks.ts";
+import {
+  CreateWebhookBody,
+  DeliveryListSchema,
+  DeliveryParams,
+  UpdateWebhookBody,
+  WebhookCreatedEnvelope,
+  WebhookListSchema,
+} from "../schemas/webhooks.ts";
 import { jsonBody, securedRoute } from "../secured-route.ts";
 import { validationHook } from "../validation-hook.ts";
 
@@ -35,6 +41,14 @@ const deleteWebhook = securedRoute("webhooks", "webhooks:write", {
   summary: "Remove a webhook; its pending deliveries are dropped",
   request: { params: IdParam },
   responses: { 204: { description: "removed" }, ...errorResponses(404) },
+});
+
+const updateWebhook = securedRoute("webhooks", "webhooks:write", {
+  method: "patch",
+  path: "/webhooks/{id}",
+  summary: "Rename, re-subscribe, or switch a webhook on or off",
+  request: { params: IdParam, body: jsonBody(UpdateWebhookBody) },
+  responses: { 200: jsonContent(dataOf(WebhookSchema), "the webhook"), ...errorResponses(400, 404, 413, 415) },
 });
 
 const testWebhook = securedRoute("webhooks", "webhooks:write", {
@@ -80,6 +94,7 @@ export function webhooksRouter(service: WebhooksService) {
       service.delete(c.req.valid("param").id);
       return c.body(null, 204);
     })
+    .openapi(updateWebhook, (c) => c.json({ data: service.update(c.req.valid("param").id, c.req.valid("json")) }, 200))
     .openapi(testWebhook, async (c) => c.json({ data: await service.test(c.req.valid("param").id) }, 200))
     .openapi(listDeliveries, (c) => {
       const { page, limit } = c.req.valid("query");

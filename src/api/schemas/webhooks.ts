@@ -16,6 +16,15 @@ export const CreateWebhookBody = z
   })
   .openapi("CreateWebhook");
 
+/** PATCH /webhooks/{id}: any of the three; the URL and the secret never change (create a new webhook instead). */
+export const UpdateWebhookBody = z
+  .strictObject({
+    name: z.string().trim().min(1).max(200).nullable().optional(),
+    events: z.array(WebhookEventSchema).max(16).optional(),
+    active: z.boolean().optional().openapi({ description: "true switches an inactive webhook back on" }),
+  })
+  .openapi("UpdateWebhook");
+
 export const DeliveryParams = z.object({
   id: z.uuid().openapi({ param: { name: "id", in: "path" } }),
   delivery_id: z.uuid().openapi({ param: { name: "delivery_id", in: "path" } }),
