@@ -112,13 +112,16 @@ export class WebhooksRepo {
   deliveryWithAttempts(deliveryId: string): { delivery: DeliveryRecord; attempts: AttemptRecord[] } | undefined {
     const delivery = this.sqlite.query<DeliveryRecord, { id: string }>("SELECT * FROM webhook_deliveries WHERE id = $id").get({ id: deliveryId });
     if (delivery === null) return undefined;
-    const attempts = this.sqlite
+    return { delivery, attempts: this.attemptsOf(deliveryId) };
+  }
+
+  private attemptsOf(deliveryId: string): AttemptRecord[] {
+    return this.sqlite
       .query<AttemptRecord, { id: string }>(
         `SELECT delivery_id, attempt, status_code, error, duration_ms, response_body, attempted_at
          FROM webhook_attempts WHERE delivery_id = $id ORDER BY attempt`,
       )
       .all({ id: deliveryId });
-    return { delivery, attempts };
   }
 
   /** Switches a webhook on or off; switching off kills its pending deliveries with the reason. */
@@ -222,11 +225,7 @@ export class WebhooksRepo {
         `SELECT * FROM webhook_deliveries WHERE webhook_id = $webhookId ORDER BY created_at DESC, id DESC LIMIT $limit OFFSET $offset`,
       )
       .all({ webhookId, offset, limit });
-    const attempts = this.sqlite.query<AttemptRecord, { id: string }>(
-      `SELECT delivery_id, attempt, status_code, error, duration_ms, response_body, attempted_at
-       FROM webhook_attempts WHERE delivery_id = $id ORDER BY attempt`,
-    );
-    return rows.map((delivery) => ({ delivery, attempts: attempts.all({ id: delivery.id }) }));
+    return rows.map((delivery) => ({ delivery, attempts: this.attemptsOf(delivery.id) }));
   }
 
   countDeliveries(webhookId: string): number {
