@@ -140,7 +140,7 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
   };
   const checkOne = async (target: FrontierTarget): Promise<FrontierResult | null> => {
     if (stop.signal.aborted) return null;
-    if (env.robots !== null && !(await env.robots.allows(target.url, stop.signal))) return { kind: "skipped", target };
+    if (context.mayFetch !== undefined && !(await context.mayFetch(target.url))) return { kind: "skipped", target };
     const checked = await checkTarget(target, context);
     if (checked.aborted || stop.signal.aborted) return null;
     const page = checked.page === null ? null : { url: checked.page.url, links: gateLinks(checked.page, input.options, site) };
