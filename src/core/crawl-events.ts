@@ -26,6 +26,8 @@ export interface CrawlFacts {
   error: string | null;
   total_links: number;
   broken_links: number;
+  /** Broken links the previous completed crawl did not have broken (an extra field in the end events). */
+  new_broken_links: number | null;
   started_at: string | null;
   completed_at: string | null;
 }
@@ -51,6 +53,7 @@ export function endedEvents(crawl: CrawlFacts, sample: { url: string; status_cod
         total_links: crawl.total_links,
         broken_links: crawl.broken_links,
         duration_seconds: Math.max(0, Math.round((Date.parse(timestamp) - started) / 1000)),
+        new_broken_links: crawl.new_broken_links ?? 0,
       },
     },
   ];
@@ -58,7 +61,7 @@ export function endedEvents(crawl: CrawlFacts, sample: { url: string; status_cod
     events.push({
       event: "broken_links.found",
       timestamp,
-      data: { ...base, broken_count: crawl.broken_links, sample_links: sample.slice(0, SAMPLE_LINKS) },
+      data: { ...base, broken_count: crawl.broken_links, new_broken_links: crawl.new_broken_links ?? 0, sample_links: sample.slice(0, SAMPLE_LINKS) },
     });
   }
   return events;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { CrawlOptionsSchema } from "../core/crawl-options.ts";
-import { CRAWL_STATUSES, LINK_KINDS } from "../store/schema.ts";
+import { CRAWL_STATUSES, CRAWL_TRIGGERS, LINK_KINDS } from "../store/schema.ts";
 
 /**
  * The crawl and link resources as clients see them (spec part 2). Each schema carries the spec's fields with
@@ -9,6 +9,7 @@ import { CRAWL_STATUSES, LINK_KINDS } from "../store/schema.ts";
  */
 
 export const CrawlStatusSchema = z.enum(CRAWL_STATUSES).meta({ id: "CrawlStatus" });
+export const CrawlTriggerSchema = z.enum(CRAWL_TRIGGERS).meta({ id: "CrawlTrigger" });
 
 /** Spec "Crawl (as returned on creation)", plus the options it runs with. */
 export const CrawlSchema = z
@@ -17,6 +18,8 @@ export const CrawlSchema = z
     domain_id: z.uuid(),
     status: CrawlStatusSchema,
     options: CrawlOptionsSchema,
+    /** "api" or "schedule". */
+    trigger: CrawlTriggerSchema,
     created_at: z.string(),
   })
   .meta({ id: "Crawl" });
@@ -48,6 +51,9 @@ export const CrawlDetailSchema = z
     pages_crawled: z.number().int(),
     /** Distinct targets robots.txt disallowed: neither fetched nor recorded. */
     skipped_links: z.number().int(),
+    /** Broken links that were not broken in the previous completed crawl of the domain; null until completed. */
+    new_broken_links: z.number().int().nullable(),
+    trigger: CrawlTriggerSchema,
     /** True when max_pages or max_depth left pages unparsed. */
     truncated: z.boolean(),
     /** Why a failed crawl failed ("cancelled", the duration limit, …); null otherwise. */
@@ -76,6 +82,11 @@ const linkFields = {
 /** Spec "Link" (items of GET /crawls/{id}/links). */
 export const LinkSchema = z.object({ ...linkFields, is_broken: z.boolean() }).meta({ id: "Link" });
 
+/** An item of GET /crawls/{id}/changes: a Link and whether it broke or was fixed since the previous crawl. */
+export const ChangeSchema = z
+  .object({ change: z.enum(["new_broken", "fixed"]), ...linkFields, is_broken: z.boolean() })
+  .meta({ id: "LinkChange" });
+
 /** Spec "Broken link" (items of GET /crawls/{id}/broken): no `is_broken` field. */
 export const BrokenLinkSchema = z.object(linkFields).meta({ id: "BrokenLink" });
 
@@ -84,3 +95,4 @@ export type CrawlSummaryView = z.output<typeof CrawlSummarySchema>;
 export type CrawlDetailView = z.output<typeof CrawlDetailSchema>;
 export type LinkView = z.output<typeof LinkSchema>;
 export type BrokenLinkView = z.output<typeof BrokenLinkSchema>;
+export type ChangeView = z.output<typeof ChangeSchema>;

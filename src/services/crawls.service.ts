@@ -1,9 +1,11 @@
 import type { CrawlOptions } from "../core/crawl-options.ts";
 import { ConflictError, CrawlInProgressError, DomainNotVerifiedError, NotFoundError } from "../core/errors.ts";
 import { canonicalId, newId } from "../core/ids.ts";
-import type { CrawlFilter, CrawlRecord, CrawlsRepo, LinkFilter, LinkRecord } from "../store/crawls.repo.ts";
+import type { ChangeKind, CrawlFilter, CrawlRecord, CrawlsRepo, LinkFilter, LinkRecord } from "../store/crawls.repo.ts";
+import type { CrawlTrigger } from "../store/schema.ts";
 import type {
   BrokenLinkView,
+  ChangeView,
   CrawlDetailView,
   CrawlSummaryView,
   CrawlView,
@@ -37,7 +39,7 @@ export class CrawlsService {
   constructor(private readonly deps: CrawlsServiceDeps) {}
 
   /** Queues a crawl of a verified domain with no crawl in progress. */
-  start(domainId: string, options: CrawlOptions): CrawlView {
+  start(domainId: string, options: CrawlOptions, trigger: CrawlTrigger = "api"): CrawlView {
     const domain = this.deps.domains.require(domainId);
     if (domain.verifiedAt === null) {
       throw new DomainNotVerifiedError(`domain ${domain.name} is not verified; verify it before crawling`, [
@@ -49,13 +51,14 @@ export class CrawlsService {
       id,
       domainId: domain.id,
       options,
+      trigger,
       createdAt: new Date().toISOString(),
     });
     if (!outcome.inserted) throw new CrawlInProgressError(domain.id, outcome.activeId);
     // Read before waking the runner: the spec answers a new crawl as `pending`, even if a slot claims it at once.
     const row = this.require(id);
     this.deps.runner.wake();
-    return { id: row.id, domain_id: row.domain_id, status: row.status, options: row.options, created_at: row.created_at };
+    return { id: row.id, domain_id: row.domain_id, status: row.status, options: row.options, trigger: row.trigger, created_at: row.created_at };
   }
 
   list(filter: CrawlFilter, page: number, limit: number): Page<CrawlSummaryView> {
@@ -82,6 +85,25 @@ export class CrawlsService {
       items: this.deps.repo.links(crawl.id, filter, (page - 1) * limit, limit).map(toBrokenLinkView),
       total: this.deps.repo.countLinks(crawl.id, filter),
     };
+  }
+
+  /**
+   * What changed since the previous completed crawl of the same domain: links newly broken, then links fixed
+   * (broken before, not broken or gone now), one page of both in that order. Without a previous crawl every
+   * broken link is new.
+   */
+  changes(id: string, page: number, limit: number): Page<ChangeView> & { againstCrawlId: string | null; newBroken: number; fixed: number } {
+    const crawl = this.require(id);
+    const against = this.deps.repo.previousCompleted(crawl.id)?.id ?? null;
+    const newBroken = this.deps.repo.countChanges(crawl.id, against, "new_broken");
+    const fixed = this.deps.repo.countChanges(crawl.id, against, "fixed");
+    const offset = (page - 1) * limit;
+    const items: ChangeView[] = [];
+    const take = (kind: ChangeKind, skip: number, count: number) =>
+      this.deps.repo.changes(crawl.id, against, kind, skip, count).map((link) => ({ change: kind, ...toLinkView(link) }));
+    if (offset < newBroken) items.push(...take("new_broken", offset, Math.min(limit, newBroken - offset)));
+    if (items.length < limit) items.push(...take("fixed", Math.max(0, offset - newBroken), limit - items.length));
+    return { items, total: newBroken + fixed, againstCrawlId: against, newBroken, fixed };
   }
 
   /** Ends a pending or running crawl as failed with error "cancelled"; what it found stays readable. */
@@ -128,6 +150,8 @@ function toDetail(row: CrawlRecord): CrawlDetailView {
     broken_links: row.broken_links,
     pages_crawled: row.pages_crawled,
     skipped_links: row.skipped_links,
+    new_broken_links: row.new_broken_links,
+    trigger: row.trigger,
     truncated: row.truncated,
     error: row.error,
     created_at: row.created_at,

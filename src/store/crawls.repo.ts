@@ -2,7 +2,7 @@ import type { Database } from "bun:sqlite";
 import type { CrawlOptions } from "../core/crawl-options.ts";
 import { endedEvents, SAMPLE_LINKS, startedEvent } from "../core/crawl-events.ts";
 import { OutboxRepo } from "./outbox.repo.ts";
-import type { CrawlStatus, StoredLinkKind } from "./schema.ts";
+import type { CrawlStatus, CrawlTrigger, StoredLinkKind } from "./schema.ts";
 
 /**
  * Queries on crawls and their links for the API and the crawl pool; no rules here (services/crawls.service.ts
@@ -20,6 +20,8 @@ export interface CrawlRecord {
   root_url: string;
   status: CrawlStatus;
   options: CrawlOptions;
+  trigger: CrawlTrigger;
+  new_broken_links: number | null;
   error: string | null;
   truncated: boolean;
   pages_crawled: number;
@@ -44,6 +46,25 @@ export interface LinkRecord {
   warning: string | null;
 }
 
+/** `new_broken`: broken now, not broken (or absent) before; `fixed`: broken before, not broken (or absent) now. */
+export type ChangeKind = "new_broken" | "fixed";
+
+/**
+ * Broken links of crawl `from` whose (source page, URL) pair is not broken in crawl `other`: read from this
+ * crawl for new_broken, from the previous one for fixed. Without a previous crawl every broken link is new.
+ */
+const CHANGE_FROM = `FROM links l JOIN crawl_targets t ON t.id = l.target_id
+  WHERE l.crawl_id = $from AND t.state = 'done' AND t.is_broken = 1
+    AND NOT EXISTS (
+      SELECT 1 FROM crawl_targets ot JOIN links o ON o.target_id = ot.id
+      WHERE ot.crawl_id = $other AND ot.url = t.url AND ot.state = 'done' AND ot.is_broken = 1 AND o.source_url = l.source_url
+    )`;
+
+function changeSides(crawlId: string, against: string | null, kind: ChangeKind): { from: string; other: string | null } {
+  if (kind === "new_broken") return { from: crawlId, other: against };
+  return { from: against ?? "", other: crawlId };
+}
+
 export interface CrawlFilter {
   domainId?: string;
   status?: CrawlStatus;
@@ -54,7 +75,7 @@ export interface LinkFilter {
   isBroken?: boolean;
 }
 
-const CRAWL_COLUMNS = `c.id, c.domain_id, d.name AS domain_name, d.root_url, c.status, c.options, c.error, c.truncated,
+const CRAWL_COLUMNS = `c.id, c.domain_id, d.name AS domain_name, d.root_url, c.status, c.options, c.trigger, c.new_broken_links, c.error, c.truncated,
   c.pages_crawled, c.total_links, c.broken_links, c.skipped_links, c.created_at, c.started_at, c.completed_at`;
 
 type RawCrawl = Omit<CrawlRecord, "options" | "truncated"> & { options: string; truncated: number };
@@ -107,16 +128,17 @@ export class CrawlsRepo {
   }
 
   /** Inserts a pending crawl, or returns the id of the domain's active crawl when it already has one. */
-  insertUnlessActive(row: { id: string; domainId: string; options: CrawlOptions; createdAt: string }):
+  insertUnlessActive(row: { id: string; domainId: string; options: CrawlOptions; trigger: CrawlTrigger; createdAt: string }):
     | { inserted: true }
     | { inserted: false; activeId: string } {
     // The partial unique index decides, so an API request and the scheduler cannot both start a crawl.
     const result = this.sqlite
       .query(
-        `INSERT INTO crawls (id, domain_id, status, options, created_at) VALUES ($id, $domainId, 'pending', $options, $createdAt)
+        `INSERT INTO crawls (id, domain_id, status, options, trigger, created_at)
+         VALUES ($id, $domainId, 'pending', $options, $trigger, $createdAt)
          ON CONFLICT DO NOTHING`,
       )
-      .run({ id: row.id, domainId: row.domainId, options: JSON.stringify(row.options), createdAt: row.createdAt });
+      .run({ id: row.id, domainId: row.domainId, options: JSON.stringify(row.options), trigger: row.trigger, createdAt: row.createdAt });
     if (result.changes === 1) return { inserted: true };
     return { inserted: false, activeId: this.activeCrawlId(row.domainId) ?? "unknown" };
   }
@@ -222,10 +244,45 @@ export class CrawlsRepo {
         )
         .run({ id, status: outcome.status, error: outcome.error, now: outcome.now });
       if (result.changes !== 1) return false;
+      if (outcome.status === "completed") {
+        const previous = this.previousCompleted(id);
+        const fresh = this.countChanges(id, previous?.id ?? null, "new_broken");
+        this.sqlite.query("UPDATE crawls SET new_broken_links = $n WHERE id = $id").run({ id, n: fresh });
+      }
       const crawl = this.findById(id)!;
       this.outbox.enqueue(endedEvents(crawl, crawl.broken_links > 0 ? this.brokenSample(id) : []), outcome.now);
       return true;
     })();
+  }
+
+  /** The last crawl of the same domain that completed before this one was created. */
+  previousCompleted(crawlId: string): { id: string } | undefined {
+    return (
+      this.sqlite
+        .query<{ id: string }, { id: string }>(
+          `SELECT p.id FROM crawls c JOIN crawls p ON p.domain_id = c.domain_id
+           WHERE c.id = $id AND p.status = 'completed' AND (p.created_at < c.created_at OR (p.created_at = c.created_at AND p.id < c.id))
+           ORDER BY p.created_at DESC, p.id DESC LIMIT 1`,
+        )
+        .get({ id: crawlId }) ?? undefined
+    );
+  }
+
+  /** Links that changed between `against` (or nothing) and this crawl, one page, in this crawl's discovery order. */
+  changes(crawlId: string, against: string | null, kind: ChangeKind, offset: number, limit: number): LinkRecord[] {
+    const { from, other } = changeSides(crawlId, against, kind);
+    return this.sqlite
+      .query<RawLink, { from: string; other: string | null; limit: number; offset: number }>(
+        `SELECT t.url, l.source_url, t.status_code, t.is_broken, l.link_text, l.kind, t.final_url, t.error, t.warning
+         ${CHANGE_FROM} ORDER BY l.id LIMIT $limit OFFSET $offset`,
+      )
+      .all({ from, other, limit, offset })
+      .map(toLink);
+  }
+
+  countChanges(crawlId: string, against: string | null, kind: ChangeKind): number {
+    const { from, other } = changeSides(crawlId, against, kind);
+    return this.sqlite.query<{ n: number }, { from: string; other: string | null }>(`SELECT COUNT(*) AS n ${CHANGE_FROM}`).get({ from, other })?.n ?? 0;
   }
 
   /** The first broken targets of a crawl, in discovery order, for `broken_links.found`. */

@@ -43,6 +43,8 @@ export const domains = sqliteTable(
     verifiedBy: text("verified_by").$type<VerifiedBy>(),
     /** Cron expression for recurring crawls, or null. */
     schedule: text("schedule"),
+    /** IANA time zone the schedule is read in; null: the server's local time. */
+    scheduleTimezone: text("schedule_timezone"),
     defaultOptions: text("default_options", { mode: "json" }).$type<CrawlOptions>(),
     createdAt: createdAt(),
     updatedAt: text("updated_at"),
@@ -52,6 +54,10 @@ export const domains = sqliteTable(
 
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 export type DomainRow = typeof domains.$inferSelect;
+
+/** Who started a crawl. */
+export const CRAWL_TRIGGERS = ["api", "schedule"] as const;
+export type CrawlTrigger = (typeof CRAWL_TRIGGERS)[number];
 
 /** A crawl's lifecycle (spec part 3): pending → running → completed | failed. */
 export const CRAWL_STATUSES = ["pending", "running", "completed", "failed"] as const;
@@ -70,6 +76,10 @@ export const crawls = sqliteTable(
       .references(() => domains.id, { onDelete: "cascade" }),
     status: text("status").$type<CrawlStatus>().notNull(),
     options: text("options", { mode: "json" }).$type<CrawlOptions>().notNull(),
+    /** Who started it: an API call or the domain's schedule. */
+    trigger: text("trigger").$type<CrawlTrigger>().notNull().default("api"),
+    /** Broken links the previous completed crawl of the domain did not have broken; set when the crawl completes. */
+    newBrokenLinks: integer("new_broken_links"),
     /** Why a failed crawl failed ("cancelled", the duration limit, …); null otherwise. */
     error: text("error"),
     /** True when a page limit (max_pages, max_depth) left pages unparsed. */

@@ -36,12 +36,16 @@ export interface EventData {
     total_links: number;
     broken_links: number;
     duration_seconds: number;
+    /** Extra field: broken links the previous completed crawl of the domain did not have broken. */
+    new_broken_links: number;
   };
   "crawl.failed": { crawl_id: string; domain_name: string; error: string };
   "broken_links.found": {
     crawl_id: string;
     domain_name: string;
     broken_count: number;
+    /** Extra field, as in crawl.completed. */
+    new_broken_links: number;
     sample_links: { url: string; status_code: number }[];
   };
   "webhook.test": { webhook_id: string; message: string };

@@ -66,7 +66,7 @@ describe("POST /crawls", () => {
     const before = Date.now();
     const res = await start(domain.id);
     const crawl = res.json.data;
-    expect(crawl).toEqual({ id: expect.stringMatching(UUID_V7), domain_id: domain.id, status: "pending", options: NO_OPTIONS, created_at: expect.any(String) });
+    expect(crawl).toEqual({ id: expect.stringMatching(UUID_V7), domain_id: domain.id, status: "pending", options: NO_OPTIONS, trigger: "api", created_at: expect.any(String) });
     expect(new Date(crawl.created_at).toISOString()).toBe(crawl.created_at);
     expect(Date.parse(crawl.created_at)).toBeGreaterThanOrEqual(before - 1000);
     expect(res.headers.get("location")).toBe(`/v1/crawls/${crawl.id}`);
@@ -139,7 +139,7 @@ describe("GET /crawls/{id}", () => {
     expect(Object.keys(d).sort()).toEqual(
       [
         "id", "domain_id", "domain_name", "status", "options", "total_links", "broken_links", "pages_crawled",
-        "skipped_links", "truncated", "error", "created_at", "started_at", "completed_at",
+        "skipped_links", "truncated", "error", "created_at", "started_at", "completed_at", "new_broken_links", "trigger",
       ].sort(),
     );
     expect(d).toMatchObject({ id: crawl.id, domain_id: domain.id, domain_name: domain.name, options: crawl.options, created_at: crawl.created_at });

@@ -34,6 +34,7 @@ describe("OpenAPI document", () => {
       "/v1/crawls/{id}",
       "/v1/crawls/{id}/broken",
       "/v1/crawls/{id}/cancel",
+      "/v1/crawls/{id}/changes",
       "/v1/crawls/{id}/links",
       "/v1/domains",
       "/v1/domains/{id}",

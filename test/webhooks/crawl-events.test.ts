@@ -108,6 +108,7 @@ describe("a crawl that finds broken links", () => {
       total_links: BROKEN + 1,
       broken_links: BROKEN,
       duration_seconds: duration,
+      new_broken_links: BROKEN, // the domain's first crawl: every broken link is new
     });
     expect(body.timestamp).toBe(crawl.completed_at);
   });
@@ -119,6 +120,7 @@ describe("a crawl that finds broken links", () => {
     expect(body.data.crawl_id).toBe(crawl.id);
     expect(body.data.domain_name).toBe(crawl.domain_name);
     expect(body.data.broken_count).toBe(BROKEN);
+    expect(body.data.new_broken_links).toBe(BROKEN);
     expect(body.data.sample_links).toHaveLength(10);
     const broken = new Set((await readAll(svc, `/crawls/${crawl.id}/broken`)).map((link) => `${link.url} ${link.status_code}`));
     for (const sample of body.data.sample_links) {

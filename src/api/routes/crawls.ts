@@ -4,7 +4,7 @@ import { CrawlDetailSchema, CrawlSchema } from "../../services/crawl-view.ts";
 import type { CrawlsService } from "../../services/crawls.service.ts";
 import type { AppEnv } from "../env.ts";
 import { dataOf, ErrorSchema, errorResponses, IdParam, jsonContent, PaginationQuery } from "../schemas/common.ts";
-import { BrokenLinkListSchema, CrawlListQuery, CrawlListSchema, LinkListQuery, LinkListSchema, StartCrawlBody } from "../schemas/crawls.ts";
+import { BrokenLinkListSchema, ChangeListSchema, CrawlListQuery, CrawlListSchema, LinkListQuery, LinkListSchema, StartCrawlBody } from "../schemas/crawls.ts";
 import { jsonBody, securedRoute } from "../secured-route.ts";
 import { validationHook } from "../validation-hook.ts";
 
@@ -62,6 +62,14 @@ const listBroken = securedRoute("crawls", "crawls:read", {
   responses: { 200: jsonContent(BrokenLinkListSchema, "one page of broken links"), ...errorResponses(400, 404) },
 });
 
+const listChanges = securedRoute("crawls", "crawls:read", {
+  method: "get",
+  path: "/crawls/{id}/changes",
+  summary: "Links newly broken, then links fixed, since the previous completed crawl of the domain",
+  request: { params: IdParam, query: PaginationQuery },
+  responses: { 200: jsonContent(ChangeListSchema, "one page of changes; meta names the crawl compared against"), ...errorResponses(400, 404) },
+});
+
 const cancelCrawl = securedRoute("crawls", "crawls:write", {
   method: "post",
   path: "/crawls/{id}/cancel",
@@ -98,6 +106,12 @@ export function crawlsRouter(service: CrawlsService, basePath: string) {
       const { page, limit } = c.req.valid("query");
       const { items, total } = service.broken(c.req.valid("param").id, page, limit);
       return c.json({ data: items, meta: { page, limit, total_broken: total } }, 200);
+    })
+    .openapi(listChanges, (c) => {
+      const { page, limit } = c.req.valid("query");
+      const result = service.changes(c.req.valid("param").id, page, limit);
+      const meta = { page, limit, total: result.total, against_crawl_id: result.againstCrawlId, new_broken: result.newBroken, fixed: result.fixed };
+      return c.json({ data: result.items, meta }, 200);
     })
     .openapi(cancelCrawl, (c) => c.json({ data: service.cancel(c.req.valid("param").id) }, 200));
 }

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { CrawlOptionsSchema } from "../../core/crawl-options.ts";
-import { BrokenLinkSchema, CrawlStatusSchema, CrawlSummarySchema, LinkSchema } from "../../services/crawl-view.ts";
+import { BrokenLinkSchema, ChangeSchema, CrawlStatusSchema, CrawlSummarySchema, LinkSchema } from "../../services/crawl-view.ts";
 import { PageMeta, PaginationQuery, queryBoolean, queryInteger } from "./common.ts";
 
 /**
@@ -43,3 +43,14 @@ export const BrokenPageMeta = z.object({ page: z.number().int(), limit: z.number
 export const CrawlListSchema = z.object({ data: z.array(CrawlSummarySchema), meta: PageMeta }).openapi("CrawlList");
 export const LinkListSchema = z.object({ data: z.array(LinkSchema), meta: PageMeta }).openapi("LinkList");
 export const BrokenLinkListSchema = z.object({ data: z.array(BrokenLinkSchema), meta: BrokenPageMeta }).openapi("BrokenLinkList");
+
+/** `{page, limit, total, against_crawl_id, new_broken, fixed}`: what the changes are counted against. */
+export const ChangesMeta = z.object({
+  page: z.number().int(),
+  limit: z.number().int(),
+  total: z.number().int(),
+  against_crawl_id: z.string().nullable(),
+  new_broken: z.number().int(),
+  fixed: z.number().int(),
+});
+export const ChangeListSchema = z.object({ data: z.array(ChangeSchema), meta: ChangesMeta }).openapi("LinkChangeList");

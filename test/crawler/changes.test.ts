@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { startCrawl, verifiedDomain, waitForCrawl } from "../helpers/crawls.ts";
+import { type LoopbackSite, startLoopbackSite } from "../helpers/loopback-site.ts";
+import { expectErrorEnvelope, startTestService, type TestService } from "../helpers/service.ts";
+
+/**
+ * What changed since the last audit: two crawls of a site where, in between, one broken page was fixed and
+ * another broke. GET /crawls/{id}/changes lists the newly broken link then the fixed one, meta names the crawl
+ * compared against, and new_broken_links is in the crawl detail.
+ */
+
+let site: LoopbackSite;
+let svc: TestService;
+let first: any;
+let second: any;
+let night = 1;
+
+beforeAll(async () => {
+  site = await startLoopbackSite({
+    "/": { body: `<a href="/a">A</a> <a href="/b">B</a> <a href="/c">C</a> <a href="/d">D</a>` },
+    "/a": () => new Response("a", { status: night === 1 ? 404 : 200 }),
+    "/b": () => new Response("b", { status: 200 }),
+    "/c": () => new Response("c", { status: night === 1 ? 200 : 500 }),
+    "/d": () => new Response("d", { status: 410 }),
+  });
+  svc = await startTestService();
+  const domainId = await verifiedDomain(svc, site.url("/"));
+  first = await waitForCrawl(svc, await startCrawl(svc, domainId));
+  night = 2;
+  second = await waitForCrawl(svc, await startCrawl(svc, domainId));
+});
+afterAll(async () => {
+  await svc?.stop();
+  await site?.stop();
+});
+
+test("the second crawl: /c newly broken, /a fixed, /d broken both times and not listed", async () => {
+  expect(second).toMatchObject({ broken_links: 2, new_broken_links: 1 });
+  const res = await svc.call("GET", `/crawls/${second.id}/changes`);
+  expect(res.status).toBe(200);
+  expect(res.json.meta).toEqual({ page: 1, limit: 20, total: 2, against_crawl_id: first.id, new_broken: 1, fixed: 1 });
+  expect(res.json.data.map((item: any) => [item.change, item.url, item.status_code])).toEqual([
+    ["new_broken", site.url("/c"), 500],
+    ["fixed", site.url("/a"), 404], // as it was when it was last broken
+  ]);
+  const pageTwo = await svc.call("GET", `/crawls/${second.id}/changes?limit=1&page=2`);
+  expect(pageTwo.json.data.map((item: any) => item.change)).toEqual(["fixed"]);
+  expect((await svc.call("GET", `/crawls/${second.id}/changes?page=3&limit=1`)).json.data).toEqual([]);
+});
+
+test("the first crawl of a domain has nothing to compare with: every broken link is new", async () => {
+  expect(first).toMatchObject({ broken_links: 2, new_broken_links: 2 });
+  const res = await svc.call("GET", `/crawls/${first.id}/changes`);
+  expect(res.json.meta).toMatchObject({ against_crawl_id: null, new_broken: 2, fixed: 0 });
+});
+
+test("crawls carry who started them", () => {
+  expect(first.trigger).toBe("api");
+});
+
+test("bad paging and unknown ids", async () => {
+  expectErrorEnvelope(await svc.call("GET", `/crawls/${second.id}/changes?limit=0`), 400, "invalid_request");
+  expectErrorEnvelope(await svc.call("GET", "/crawls/0190b6f2-7a3e-7c4d-9e1f-2a3b4c5d6e7f/changes"), 404, "not_found");
+});
