@@ -4,8 +4,10 @@ import { silentLogger, type Logger } from "./core/logger.ts";
 import { policyFromCrawlerConfig } from "./net/address-policy.ts";
 import { systemResolve, type Resolve } from "./net/resolve.ts";
 import { availableParallelism } from "node:os";
+import { CrawlOptionsSchema } from "./core/crawl-options.ts";
 import { CrawlPool } from "./crawler/pool.ts";
 import { readFileSync } from "node:fs";
+import { CrawlScheduler } from "./scheduler/scheduler.ts";
 import { CrawlsService } from "./services/crawls.service.ts";
 import { WebhooksService } from "./services/webhooks.service.ts";
 import { WebhooksRepo } from "./store/webhooks.repo.ts";
@@ -36,6 +38,8 @@ export interface Runtime {
   webhooks: WebhooksService;
   /** Sends queued webhook deliveries; `serve` starts it, and stops it before closing the store. */
   dispatcher: WebhookDispatcher;
+  /** Starts recurring crawls; `serve` starts it. */
+  scheduler: CrawlScheduler;
   logger: Logger;
   /** Builds the HTTP app over this runtime's services. */
   app(): App;
@@ -70,6 +74,8 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     policy: policyFromCrawlerConfig(config.crawler),
     resolve,
     activeCrawlOf: (domainId) => crawlsRepo.activeCrawlId(domainId),
+    lastCrawlOf: (domainId) => crawlsRepo.lastCrawlId(domainId),
+    onScheduleChange: () => scheduler.reload(),
   });
   const webhooksRepo = new WebhooksRepo(store.sqlite);
   const webhookPolicy = webhookAddressPolicy(config.webhooks);
@@ -109,6 +115,21 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     onTransition: () => dispatcher.wake(),
   });
   const crawls = new CrawlsService({ repo: crawlsRepo, domains, runner: crawlPool });
+  const scheduler = new CrawlScheduler({
+    domains: () =>
+      domains.scheduled().map((row) => ({
+        id: row.id,
+        name: row.name,
+        schedule: row.schedule!,
+        timezone: row.scheduleTimezone,
+        options: row.defaultOptions,
+        scheduleSetAt: row.updatedAt ?? row.createdAt,
+      })),
+    startCrawl: (domainId, options) => crawls.start(domainId, options ?? CrawlOptionsSchema.parse({}), "schedule"),
+    lastScheduledAt: (domainId) => crawlsRepo.lastScheduledAt(domainId),
+    catchUp: config.scheduler.catch_up,
+    logger,
+  });
   const probe = () => {
     store.sqlite.query("SELECT 1").get();
   };
@@ -121,6 +142,7 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     crawlPool,
     webhooks,
     dispatcher,
+    scheduler,
     logger,
     app: () =>
       createApp({

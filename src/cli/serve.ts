@@ -1,4 +1,5 @@
-import { loadConfig } from "../config/load.ts";
+import { ConfigError, loadConfig } from "../config/load.ts";
+import { applyConfiguredSchedules } from "../scheduler/configured-schedules.ts";
 import { createLogger } from "../core/logger.ts";
 import { VERSION } from "../core/version.ts";
 import { openRuntime } from "../runtime.ts";
@@ -20,6 +21,11 @@ export async function serveCommand(args: string[]): Promise<number> {
   const { config, file } = loadConfig({ file: values.config });
   const logger = createLogger(config.logging.level);
   const runtime = openRuntime(config, { logger });
+  const scheduleProblems = applyConfiguredSchedules(config.schedules, runtime.domains);
+  if (scheduleProblems.length > 0) {
+    runtime.close();
+    throw new ConfigError(scheduleProblems.map((problem) => `${file ?? "config"}: ${problem}`));
+  }
   const app = runtime.app();
   let server: ReturnType<typeof Bun.serve>;
   try {
@@ -40,6 +46,7 @@ export async function serveCommand(args: string[]): Promise<number> {
 
   runtime.crawlPool.start();
   runtime.dispatcher.start();
+  runtime.scheduler.start();
   logger.info("listening", {
     version: VERSION,
     url: `http://${server.hostname}:${server.port}${config.server.base_path}`,
@@ -61,6 +68,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     process.on("SIGTERM", onTerm);
     process.on("SIGINT", onInt);
   });
+  runtime.scheduler.stop();
   await runtime.crawlPool.stop();
   await runtime.dispatcher.stop();
   runtime.close();

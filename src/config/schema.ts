@@ -1,3 +1,4 @@
+import { CrawlOptionsSchema } from "../core/crawl-options.ts";
 import { z } from "zod";
 import { duration } from "./duration.ts";
 import { cidr, dnsServer } from "./network-values.ts";
@@ -74,12 +75,25 @@ const loggingFields = z.strictObject({
     level: z.enum(["debug", "info", "warn", "error"]).default("info"),
   });
 
+const schedulerFields = z.strictObject({
+    catch_up: z.boolean().default(true),
+  });
+
+/** One recurring crawl declared in the file; the domain must already be registered. */
+const scheduleEntry = z.strictObject({
+  domain: z.string().min(1).max(300),
+  cron: z.string().min(1).max(200),
+  timezone: z.string().min(1).max(100).nullable().default(null),
+  options: CrawlOptionsSchema.optional(),
+});
+
 /** Each section's own object schema, by name: the env override loader looks keys up here. */
 export const SECTION_SCHEMAS = {
   server: serverFields,
   storage: storageFields,
   auth: authFields,
   crawler: crawlerFields,
+  scheduler: schedulerFields,
   verification: verificationFields,
   webhooks: webhooksFields,
   logging: loggingFields,
@@ -93,6 +107,9 @@ export const configSchema = z.strictObject({
     storage: storageFields.prefault({}),
     auth: authFields.prefault({}),
     crawler: crawlerFields.prefault({}),
+    scheduler: schedulerFields.prefault({}),
+    /** Recurring crawls set from the file (a list, so not overridable per key from the environment). */
+    schedules: z.array(scheduleEntry).max(10_000).default([]),
     verification: verificationFields.prefault({}),
     webhooks: webhooksFields.prefault({}),
     logging: loggingFields.prefault({}),

@@ -3,6 +3,7 @@ import { CrawlOptionsSchema, orNull } from "../core/crawl-options.ts";
 import { VERIFIED_BY } from "../core/verified-by.ts";
 import type { DomainRow } from "../store/schema.ts";
 import { verificationInstructions } from "../verification/verifier.ts";
+import { nextRunOf } from "./schedule.ts";
 
 /** The Domain resource as every caller sees it: the schema is the type here and the OpenAPI component in the API. */
 export const DomainSchema = z
@@ -23,6 +24,12 @@ export const DomainSchema = z
       }),
     }),
     schedule: z.string().nullable(),
+    /** IANA time zone of the schedule; null: the server's local time. */
+    schedule_timezone: z.string().nullable(),
+    /** When the schedule next starts a crawl; null without a schedule. */
+    next_run_at: z.string().nullable(),
+    /** The domain's newest crawl, whoever started it; null before the first. */
+    last_crawl_id: z.string().nullable(),
     default_options: orNull(CrawlOptionsSchema),
     created_at: z.string(),
     updated_at: z.string().nullable(),
@@ -31,8 +38,8 @@ export const DomainSchema = z
 
 export type DomainView = z.output<typeof DomainSchema>;
 
-/** A stored row as the resource. */
-export function toDomainView(row: DomainRow): DomainView {
+/** A stored row as the resource; `derived` holds what is not in the row. */
+export function toDomainView(row: DomainRow, derived: { lastCrawlId: string | null } = { lastCrawlId: null }): DomainView {
   return {
     id: row.id,
     name: row.name,
@@ -45,6 +52,9 @@ export function toDomainView(row: DomainRow): DomainView {
       methods: verificationInstructions({ name: row.name, rootUrl: row.rootUrl, token: row.verificationToken }),
     },
     schedule: row.schedule,
+    schedule_timezone: row.scheduleTimezone,
+    next_run_at: row.schedule === null ? null : (nextRunOf(row.schedule, row.scheduleTimezone)?.toISOString() ?? null),
+    last_crawl_id: derived.lastCrawlId,
     default_options: row.defaultOptions ?? null,
     created_at: row.createdAt,
     updated_at: row.updatedAt,

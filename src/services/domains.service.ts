@@ -10,7 +10,7 @@ import type { DomainRow } from "../store/schema.ts";
 import type { DomainVerifier } from "../verification/verifier.ts";
 import { resolveDomain } from "./domain-name.ts";
 import { toDomainView, type DomainView } from "./domain-view.ts";
-import { isValidCron } from "./schedule.ts";
+import { scheduleProblem } from "./schedule.ts";
 
 /** Domains: register, read, change, remove, and prove ownership before any crawl. */
 
@@ -26,6 +26,10 @@ export interface DomainsServiceDeps {
   resolve: Resolve;
   /** The domain's pending or running crawl, if any: a domain is not deleted from under a crawl. */
   activeCrawlOf?: (domainId: string) => string | undefined;
+  /** The domain's newest crawl, for `last_crawl_id`. */
+  lastCrawlOf?: (domainId: string) => string | undefined;
+  /** A domain's schedule changed (or the domain went): the scheduler reloads its jobs. */
+  onScheduleChange?: () => void;
 }
 
 export class DomainsService {
@@ -50,15 +54,20 @@ export class DomainsService {
       const existing = this.deps.repo.findByName(domain.name);
       throw new ConflictError(`domain ${domain.name} already exists`, [{ field: "name", id: existing?.id ?? null }]);
     }
-    return toDomainView(row);
+    return this.view(row);
   }
 
   list(page: number, limit: number): Page<DomainView> {
-    return { items: this.deps.repo.page((page - 1) * limit, limit).map(toDomainView), total: this.deps.repo.count() };
+    return { items: this.deps.repo.page((page - 1) * limit, limit).map((row) => this.view(row)), total: this.deps.repo.count() };
   }
 
   get(id: string): DomainView {
-    return toDomainView(this.require(id));
+    return this.view(this.require(id));
+  }
+
+  /** The resource: the stored row plus what is derived (next scheduled run, newest crawl). */
+  private view(row: DomainRow): DomainView {
+    return toDomainView(row, { lastCrawlId: this.deps.lastCrawlOf?.(row.id) ?? null });
   }
 
   /** The stored row, for services that act on a domain (crawls). */
@@ -75,24 +84,50 @@ export class DomainsService {
     const active = key === null ? undefined : this.deps.activeCrawlOf?.(key);
     if (key !== null && active !== undefined) throw new CrawlInProgressError(key, active);
     if (key === null || !this.deps.repo.delete(key)) throw new NotFoundError("domain", id);
+    this.deps.onScheduleChange?.();
   }
 
-  /** Sets the recurring-crawl schedule and/or default crawl options; `null` clears a field. */
-  update(id: string, changes: { schedule?: string | null; default_options?: CrawlOptions | null }): DomainView {
-    const { id: key } = this.require(id);
-    if (changes.schedule != null && !isValidCron(changes.schedule)) {
-      throw new InvalidRequestError("invalid schedule", [
-        { field: "schedule", message: "not a 5-field cron expression or nickname (e.g. \"0 3 * * *\" or \"@daily\")" },
-      ]);
+  /** Sets the recurring-crawl schedule, its time zone and/or default crawl options; `null` clears a field. */
+  update(
+    id: string,
+    changes: { schedule?: string | null; schedule_timezone?: string | null; default_options?: CrawlOptions | null },
+  ): DomainView {
+    const current = this.require(id);
+    const schedule = changes.schedule !== undefined ? changes.schedule : current.schedule;
+    const timezone = changes.schedule_timezone !== undefined ? changes.schedule_timezone : current.scheduleTimezone;
+    if (schedule !== null) {
+      const problem = scheduleProblem(schedule, timezone);
+      if (problem !== null) {
+        const field = changes.schedule === undefined && changes.schedule_timezone !== undefined ? "schedule_timezone" : "schedule";
+        throw new InvalidRequestError(`invalid ${field}`, [{ field, message: problem }]);
+      }
     }
-    const row = this.deps.repo.update(key, {
+    const row = this.deps.repo.update(current.id, {
       ...(changes.schedule !== undefined && { schedule: changes.schedule }),
+      ...(changes.schedule_timezone !== undefined && { scheduleTimezone: changes.schedule_timezone }),
       ...(changes.default_options !== undefined && { defaultOptions: changes.default_options }),
       updatedAt: new Date().toISOString(),
     });
     // Deleted since require() (another request or the CLI).
     if (!row) throw new NotFoundError("domain", id);
-    return toDomainView(row);
+    if (changes.schedule !== undefined || changes.schedule_timezone !== undefined) this.deps.onScheduleChange?.();
+    return this.view(row);
+  }
+
+  /** The domain registered under `name`, canonicalised as on registration (case, punycode, default port). */
+  findByName(name: string): DomainRow | undefined {
+    let canonical: string;
+    try {
+      canonical = resolveDomain({ name }).name;
+    } catch {
+      return undefined;
+    }
+    return this.deps.repo.findByName(canonical);
+  }
+
+  /** Domains with a schedule, for the scheduler. */
+  scheduled(): DomainRow[] {
+    return this.deps.repo.scheduled();
   }
 
   /**
@@ -101,7 +136,7 @@ export class DomainsService {
    */
   async verify(id: string): Promise<DomainView> {
     const row = this.require(id);
-    if (row.verifiedAt) return toDomainView(row);
+    if (row.verifiedAt) return this.view(row);
     const results = await this.deps.verifier.verify({ name: row.name, rootUrl: row.rootUrl, token: row.verificationToken });
     const passed = results.find((r) => r.passed);
     if (!passed) {
@@ -114,6 +149,6 @@ export class DomainsService {
     // The checks take seconds: the domain may have been deleted meanwhile.
     const verified = this.deps.repo.update(row.id, { verifiedAt: now, verifiedBy: passed.method, updatedAt: now });
     if (!verified) throw new NotFoundError("domain", id);
-    return toDomainView(verified);
+    return this.view(verified);
   }
 }

@@ -153,6 +153,24 @@ export class CrawlsRepo {
     return row?.id;
   }
 
+  /** The domain's newest crawl, if any. */
+  lastCrawlId(domainId: string): string | undefined {
+    return (
+      this.sqlite
+        .query<{ id: string }, { domainId: string }>("SELECT id FROM crawls WHERE domain_id = $domainId ORDER BY created_at DESC, id DESC LIMIT 1")
+        .get({ domainId })?.id ?? undefined
+    );
+  }
+
+  /** When the domain's newest scheduled crawl was created, if any (the scheduler's catch-up reads it). */
+  lastScheduledAt(domainId: string): string | undefined {
+    return (
+      this.sqlite
+        .query<{ at: string | null }, { domainId: string }>("SELECT MAX(created_at) AS at FROM crawls WHERE domain_id = $domainId AND trigger = 'schedule'")
+        .get({ domainId })?.at ?? undefined
+    );
+  }
+
   findById(id: string): CrawlRecord | undefined {
     return toCrawl(
       this.sqlite

@@ -1,4 +1,4 @@
-import { count, desc, eq, sql } from "drizzle-orm";
+import { count, desc, eq, isNotNull, sql } from "drizzle-orm";
 import type { Db } from "./db.ts";
 import { domains, type DomainRow } from "./schema.ts";
 
@@ -42,6 +42,11 @@ export class DomainsRepo {
   /** One page, newest first. */
   page(offset: number, limit: number): DomainRow[] {
     return this.newestFirst.all({ offset, limit });
+  }
+
+  /** Domains with a recurring-crawl schedule. */
+  scheduled(): DomainRow[] {
+    return this.db.select().from(domains).where(isNotNull(domains.schedule)).all();
   }
 
   count(): number {

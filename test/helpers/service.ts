@@ -112,6 +112,7 @@ export async function startTestService(
     call,
     stop: async () => {
       await server.stop(true);
+      runtime.scheduler.stop();
       await runtime.crawlPool.stop();
       await runtime.dispatcher.stop();
       runtime.close();

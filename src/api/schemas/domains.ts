@@ -23,7 +23,13 @@ export const UpdateDomainBody = z
       .max(200)
       .nullable()
       .optional()
-      .openapi({ example: "0 3 * * *", description: "cron expression (5 fields or @daily-style) for recurring crawls; null removes it" }),
+      .openapi({ example: "0 3 * * *", description: "cron expression (5 fields, 6 with seconds, or @daily-style) for recurring crawls; null removes it" }),
+    schedule_timezone: z
+      .string()
+      .max(100)
+      .nullable()
+      .optional()
+      .openapi({ example: "Europe/Berlin", description: "IANA time zone the schedule is read in; null: the server's local time" }),
     default_options: orNull(CrawlOptionsSchema).optional(),
   })
   .openapi("UpdateDomain");

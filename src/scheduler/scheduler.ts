@@ -1,0 +1,90 @@
+import { Cron } from "croner";
+import { CrawlInProgressError, DomainNotVerifiedError, NotFoundError } from "../core/errors.ts";
+import type { Logger } from "../core/logger.ts";
+import type { CrawlOptions } from "../core/crawl-options.ts";
+import { nextRunOf } from "../services/schedule.ts";
+
+/**
+ * Recurring crawls: one croner job per scheduled domain, whose callback only asks the crawls service to queue
+ * a crawl (trigger "schedule") with the domain's default options. A run due while the domain's crawl is
+ * pending or running is skipped and logged, never doubled (the store's one-active-crawl index decides). At
+ * start-up, a domain whose schedule came due while the service was down gets one catch-up run.
+ */
+
+/** A scheduled domain as the scheduler needs it. */
+export interface ScheduledDomain {
+  id: string;
+  name: string;
+  schedule: string;
+  timezone: string | null;
+  options: CrawlOptions | null;
+  /** When the schedule was last set (catch-up counts missed runs from here at the earliest). */
+  scheduleSetAt: string;
+}
+
+export interface SchedulerDeps {
+  /** Every domain with a schedule, read fresh at each reload. */
+  domains: () => ScheduledDomain[];
+  /** Queues a crawl; throws CrawlInProgressError, DomainNotVerifiedError or NotFoundError. */
+  startCrawl: (domainId: string, options: CrawlOptions | null) => { id: string };
+  /** When the domain's newest scheduled crawl was created. */
+  lastScheduledAt: (domainId: string) => string | undefined;
+  /** Run once at start-up for a schedule missed while the service was down. */
+  catchUp: boolean;
+  logger: Logger;
+}
+
+export class CrawlScheduler {
+  private jobs: Cron[] = [];
+  private running = false;
+
+  constructor(private readonly deps: SchedulerDeps) {}
+
+  /** Starts every domain's job, then runs the catch-ups that are due. */
+  start(): void {
+    this.running = true;
+    this.reload();
+    if (!this.deps.catchUp) return;
+    const now = new Date();
+    for (const domain of this.deps.domains()) {
+      const since = [domain.scheduleSetAt, this.deps.lastScheduledAt(domain.id)].filter((at): at is string => at !== undefined).sort().at(-1)!;
+      const missed = nextRunOf(domain.schedule, domain.timezone, new Date(since));
+      if (missed !== null && missed < now) this.fire(domain, "catch-up");
+    }
+  }
+
+  /** Rebuilds the jobs from the store (a schedule was set, changed or removed, or a domain deleted). */
+  reload(): void {
+    if (!this.running) return;
+    for (const job of this.jobs) job.stop();
+    this.jobs = this.deps.domains().map(
+      (domain) =>
+        new Cron(domain.schedule, { timezone: domain.timezone ?? undefined, protect: true, name: domain.id }, () => this.fire(domain, "schedule")),
+    );
+    this.deps.logger.debug("schedules loaded", { jobs: this.jobs.length });
+  }
+
+  stop(): void {
+    this.running = false;
+    for (const job of this.jobs) job.stop();
+    this.jobs = [];
+  }
+
+  private fire(domain: ScheduledDomain, reason: "schedule" | "catch-up"): void {
+    const { logger } = this.deps;
+    try {
+      const crawl = this.deps.startCrawl(domain.id, domain.options);
+      logger.info("scheduled crawl queued", { domain: domain.name, crawl_id: crawl.id, reason });
+    } catch (error) {
+      if (error instanceof CrawlInProgressError) {
+        logger.info("scheduled crawl skipped: a crawl of the domain is in progress", { domain: domain.name, reason });
+      } else if (error instanceof DomainNotVerifiedError) {
+        logger.warn("scheduled crawl skipped: the domain is not verified", { domain: domain.name });
+      } else if (error instanceof NotFoundError) {
+        this.reload();
+      } else {
+        logger.error("scheduled crawl failed to start", { domain: domain.name, error: String(error) });
+      }
+    }
+  }
+}

@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { cleanEnv, MAIN, runCli } from "../helpers/cli.ts";
+import { type LoopbackSite, startLoopbackSite } from "../helpers/loopback-site.ts";
+import { StreamWatcher } from "../helpers/process-output.ts";
+
+/**
+ * The `schedules:` section of the config file, through `linkpatrol serve`: an entry for an unknown domain stops
+ * start-up with the key path and the reason; a known one sets the domain's schedule, its crawls run with
+ * trigger "schedule", and the schedule is still there, and running, after a restart.
+ */
+
+const KEY = `lp_${"S".repeat(40)}`;
+let dir: string;
+let site: LoopbackSite;
+
+beforeAll(async () => {
+  site = await startLoopbackSite({ "/": { body: "<p>hello</p>" } });
+  dir = mkdtempSync(join(tmpdir(), "linkpatrol-schedules-"));
+});
+afterAll(async () => {
+  await site?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function writeConfig(schedules: string): string {
+  const file = join(dir, "linkpatrol.yaml");
+  writeFileSync(
+    file,
+    [
+      "server: {host: 127.0.0.1, port: 0}",
+      `storage: {path: ${join(dir, "store.db")}}`,
+      `auth: {bootstrap_key: ${KEY}}`,
+      "crawler: {allowed_cidrs: [127.0.0.1/32]}",
+      `schedules: ${schedules}`,
+    ].join("\n"),
+  );
+  return file;
+}
+
+async function serveUntilScheduledCrawls(configFile: string, atLeast: number): Promise<any[]> {
+  const proc = Bun.spawn({ cmd: [process.execPath, MAIN, "serve", "--config", configFile], env: cleanEnv(), stdin: "ignore", stdout: "ignore", stderr: "pipe" });
+  const stderr = new StreamWatcher(proc.stderr);
+  try {
+    const port = (await stderr.waitFor(/"msg":"listening".*?"port":(\d+)/))[1];
+    let crawls: any[] = [];
+    for (let i = 0; i < 100 && crawls.filter((c) => c.status === "completed").length < atLeast; i++) {
+      await Bun.sleep(100);
+      const res = await fetch(`http://127.0.0.1:${port}/v1/crawls?limit=100`, { headers: { authorization: `Bearer ${KEY}` } });
+      crawls = (await res.json()).data;
+    }
+    const details = [];
+    for (const crawl of crawls) {
+      const res = await fetch(`http://127.0.0.1:${port}/v1/crawls/${crawl.id}`, { headers: { authorization: `Bearer ${KEY}` } });
+      details.push((await res.json()).data);
+    }
+    return details;
+  } finally {
+    proc.kill("SIGTERM");
+    await Promise.race([proc.exited, Bun.sleep(10_000)]);
+  }
+}
+
+test("an entry for a domain that is not registered stops start-up with exit 2 and says why", async () => {
+  const file = writeConfig("[{domain: nowhere.example, cron: '0 3 * * *'}]");
+  const result = await runCli(["serve", "--config", file]);
+  expect(result.exitCode).toBe(2);
+  expect(result.stderr).toContain(`${file}: schedules[0].domain: no domain named "nowhere.example"`);
+});
+
+test("a schedule from the file runs crawls with trigger schedule, and keeps running after a restart", async () => {
+  const added = await runCli(["domains", "add", site.host, "--root-url", site.url("/"), "--verified", "--json", "--config", writeConfig("[]")]);
+  expect(added.exitCode).toBe(0);
+  const file = writeConfig(`[{domain: "${site.host}", cron: "* * * * * *", options: {scan_images: true}}]`);
+
+  const first = await serveUntilScheduledCrawls(file, 1);
+  expect(first.length).toBeGreaterThanOrEqual(1);
+  for (const crawl of first) expect(crawl).toMatchObject({ trigger: "schedule", options: { scan_images: true } });
+
+  const second = await serveUntilScheduledCrawls(file, first.length + 1);
+  expect(second.length).toBeGreaterThan(first.length);
+  const list = await runCli(["domains", "list", "--json", "--config", file]);
+  expect(JSON.parse(list.stdout)[0]).toMatchObject({ schedule: "* * * * * *" });
+}, 40_000);
