@@ -3,6 +3,7 @@ import { ConfigError } from "./config/load.ts";
 import { AppError } from "./core/errors.ts";
 import { VERSION } from "./core/version.ts";
 import { SchemaTooNewError } from "./store/migrate.ts";
+import { checkCommand } from "./cli/check.ts";
 import { configCommand } from "./cli/config.ts";
 import { domainsCommand } from "./cli/domains.ts";
 import { keysCommand } from "./cli/keys.ts";
@@ -19,6 +20,7 @@ Usage: linkpatrol <command> [options]
 
 Commands:
   serve                      run the HTTP API (see: linkpatrol serve --help)
+  check URL                  crawl a site once and report its links (for CI; see: linkpatrol check --help)
   keys create|list|revoke    manage API keys
   domains add|list|verify    manage domains and prove ownership
   migrate                    apply database migrations
@@ -30,6 +32,7 @@ Docs: README.md, docs/cli.md, and /docs on a running server.`;
 
 const COMMANDS: Record<string, (args: string[]) => number | Promise<number>> = {
   serve: serveCommand,
+  check: checkCommand,
   keys: keysCommand,
   domains: domainsCommand,
   migrate: migrateCommand,

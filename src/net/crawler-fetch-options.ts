@@ -11,7 +11,7 @@ import type { SafeFetchOptions } from "./safe-fetch.ts";
 /** The options every fetch made for the crawler configuration shares. */
 export type CrawlerFetchOptions = Pick<
   SafeFetchOptions,
-  "policy" | "resolve" | "connectTimeoutMs" | "headerTimeoutMs" | "bodyTimeoutMs" | "maxBodyBytes" | "userAgent"
+  "policy" | "resolve" | "connectTimeoutMs" | "headerTimeoutMs" | "bodyTimeoutMs" | "maxBodyBytes" | "userAgent" | "headers"
 >;
 
 /** Builds the shared fetch options from the `crawler` section; `resolve` replaces the system resolver (tests). */
@@ -24,5 +24,6 @@ export function crawlerFetchOptions(crawler: Config["crawler"], resolve?: Resolv
     bodyTimeoutMs: crawler.body_timeout,
     maxBodyBytes: crawler.max_body_bytes,
     userAgent: crawler.user_agent,
+    headers: crawler.headers,
   };
 }

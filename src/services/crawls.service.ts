@@ -66,6 +66,11 @@ export class CrawlsService {
     return { items, total: this.deps.repo.count(filter) };
   }
 
+  /** Targets the crawl has yet to check. */
+  queued(id: string): number {
+    return this.deps.repo.queuedCount(this.require(id).id);
+  }
+
   get(id: string): CrawlDetailView {
     return toDetail(this.require(id));
   }

@@ -153,6 +153,15 @@ export class CrawlsRepo {
     return row?.id;
   }
 
+  /** Targets still waiting to be checked (the frontier's size), for progress displays. */
+  queuedCount(crawlId: string): number {
+    return (
+      this.sqlite
+        .query<{ n: number }, { crawlId: string }>("SELECT COUNT(*) AS n FROM crawl_targets WHERE crawl_id = $crawlId AND state = 'queued'")
+        .get({ crawlId })?.n ?? 0
+    );
+  }
+
   /** The domain's newest crawl, if any. */
   lastCrawlId(domainId: string): string | undefined {
     return (

@@ -1,0 +1,152 @@
+import type { CrawlOptions } from "../core/crawl-options.ts";
+import type { LinkView } from "../services/crawl-view.ts";
+
+/**
+ * The report of `linkpatrol check`, and its five renderings. Pure: the command gathers the data, these
+ * functions only turn it into text, so every format shows the same links and the same totals.
+ */
+
+export interface CheckReport {
+  url: string;
+  options: CrawlOptions;
+  summary: {
+    status: string;
+    error: string | null;
+    pages_crawled: number;
+    /** Links the crawl recorded (before --include/--exclude). */
+    total_links: number;
+    broken_links: number;
+    skipped_links: number;
+    truncated: boolean;
+    duration_ms: number;
+    /** Links in this report (after --include/--exclude) and how many of them are broken. */
+    reported_links: number;
+    reported_broken: number;
+  };
+  links: LinkView[];
+}
+
+export const FORMATS = ["text", "json", "csv", "junit", "markdown"] as const;
+export type ReportFormat = (typeof FORMATS)[number];
+
+/** The report in `format`, ending with a newline. */
+export function renderReport(report: CheckReport, format: ReportFormat): string {
+  switch (format) {
+    case "text":
+      return text(report);
+    case "json":
+      return `${JSON.stringify(report, null, 2)}\n`;
+    case "csv":
+      return csv(report);
+    case "junit":
+      return junit(report);
+    case "markdown":
+      return markdown(report);
+  }
+}
+
+function why(link: LinkView): string {
+  return link.error ?? (link.status_code === 0 ? "no answer" : `HTTP ${link.status_code}`);
+}
+
+/** Broken links grouped by the page they are on, in report order. */
+function brokenBySource(report: CheckReport): Map<string, LinkView[]> {
+  const groups = new Map<string, LinkView[]>();
+  for (const link of report.links) {
+    if (!link.is_broken) continue;
+    const group = groups.get(link.source_url) ?? [];
+    group.push(link);
+    groups.set(link.source_url, group);
+  }
+  return groups;
+}
+
+function summaryLine(report: CheckReport): string {
+  const { summary } = report;
+  const seconds = (summary.duration_ms / 1000).toFixed(1);
+  return (
+    `${summary.pages_crawled} pages, ${summary.reported_links} links, ${summary.reported_broken} broken` +
+    (summary.skipped_links > 0 ? `, ${summary.skipped_links} skipped (robots.txt)` : "") +
+    (summary.truncated ? ", truncated (page limit)" : "") +
+    ` in ${seconds} s`
+  );
+}
+
+function text(report: CheckReport): string {
+  const lines = [`linkpatrol check ${report.url}`, summaryLine(report)];
+  if (report.summary.error !== null) lines.push(`crawl ${report.summary.status}: ${report.summary.error}`);
+  for (const [source, links] of brokenBySource(report)) {
+    lines.push("", source);
+    for (const link of links) lines.push(`  ✗ ${link.url}  ${why(link)}${link.link_text ? `  "${link.link_text}"` : ""}`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+const CSV_COLUMNS = ["source_url", "url", "status_code", "is_broken", "kind", "link_text", "final_url", "error", "warning"] as const;
+
+/** RFC 4180: quote a field when it holds a comma, a quote or a line break; double the quotes. */
+function csvField(value: unknown): string {
+  const text = value === null || value === undefined ? "" : String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+function csv(report: CheckReport): string {
+  const rows = [CSV_COLUMNS.join(",")];
+  for (const link of report.links) rows.push(CSV_COLUMNS.map((column) => csvField(link[column])).join(","));
+  return `${rows.join("\r\n")}\r\n`;
+}
+
+function xml(text: string): string {
+  // Characters XML 1.0 cannot carry at all are dropped; the rest is escaped.
+  return text
+    .replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, "")
+    .replaceAll("&", "&amp;")
+    .replaceAll("<", "&lt;")
+    .replaceAll(">", "&gt;")
+    .replaceAll('"', "&quot;")
+    .replaceAll("'", "&apos;");
+}
+
+function junit(report: CheckReport): string {
+  const { summary } = report;
+  const seconds = (summary.duration_ms / 1000).toFixed(3);
+  const lines = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="linkpatrol" tests="${summary.reported_links}" failures="${summary.reported_broken}" time="${seconds}">`,
+    `  <testsuite name="${xml(report.url)}" tests="${summary.reported_links}" failures="${summary.reported_broken}" errors="0" time="${seconds}">`,
+  ];
+  for (const link of report.links) {
+    const open = `    <testcase classname="${xml(link.source_url)}" name="${xml(link.url)}"`;
+    if (!link.is_broken) {
+      lines.push(`${open}/>`);
+      continue;
+    }
+    lines.push(`${open}>`, `      <failure message="${xml(why(link))}" type="broken_link">${xml(`${link.kind} "${link.link_text}" on ${link.source_url}: ${why(link)}`)}</failure>`, "    </testcase>");
+  }
+  lines.push("  </testsuite>", "</testsuites>");
+  return `${lines.join("\n")}\n`;
+}
+
+function cell(text: string): string {
+  return text.replaceAll("|", "\\|").replace(/\s+/g, " ");
+}
+
+function markdown(report: CheckReport): string {
+  const { summary } = report;
+  const lines = [
+    `## Link check: ${cell(report.url)}`,
+    "",
+    "| pages | links | broken | skipped | status |",
+    "|---:|---:|---:|---:|---|",
+    `| ${summary.pages_crawled} | ${summary.reported_links} | ${summary.reported_broken} | ${summary.skipped_links} | ${summary.status}${summary.truncated ? " (truncated)" : ""} |`,
+  ];
+  if (summary.reported_broken > 0) {
+    lines.push("", "| page | link | status | text |", "|---|---|---|---|");
+    for (const link of report.links) {
+      if (link.is_broken) lines.push(`| ${cell(link.source_url)} | ${cell(link.url)} | ${cell(why(link))} | ${cell(link.link_text)} |`);
+    }
+  } else {
+    lines.push("", "No broken links.");
+  }
+  return `${lines.join("\n")}\n`;
+}

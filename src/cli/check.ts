@@ -1,0 +1,247 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseDurationMs } from "../config/duration.ts";
+import { configSchema } from "../config/schema.ts";
+import type { CrawlOptions } from "../core/crawl-options.ts";
+import { UnsafeUrlError } from "../core/errors.ts";
+import { openRuntime, type Runtime } from "../runtime.ts";
+import type { LinkView } from "../services/crawl-view.ts";
+import { FORMATS, renderReport, type CheckReport, type ReportFormat } from "./check-report.ts";
+import { err, EXIT_FAILED, EXIT_OK, EXIT_USAGE, out, parseCommandArgs, UsageError } from "./usage.ts";
+
+export const CHECK_HELP = `Usage: linkpatrol check URL [options]
+
+Crawls the site at URL once, in this process (no server, no config file, a temporary store), and reports its
+links. Exit code: 0 nothing broken, 1 broken links found, 2 usage or runtime error.
+
+What is checked (anchors always):
+  --images --scripts --stylesheets   also check these          --external   also check other hosts
+  --all                              all four
+Crawling:
+  --concurrency N      requests in flight (also per host; default 16)
+  --max-pages N        pages parsed at most (default 10000)     --max-duration D   give up after D (default 1h)
+  --timeout D          connect, header and body timeout each (e.g. 10s, 500ms; default 10s/15s/30s)
+  --accept-status L    statuses never broken, e.g. 403,999       --user-agent UA
+  --header "N: V"      extra request header (repeatable)         --no-robots   ignore robots.txt
+  --allow-private      allow private/loopback addresses (needed for localhost sites)
+Reporting:
+  --include RE / --exclude RE   report only links whose URL matches / does not match (repeatable)
+  --format text|json|csv|junit|markdown (default text)   --output FILE (default stdout)
+A progress line is shown on stderr when it is a terminal.`;
+
+const OPTIONS = {
+  images: { type: "boolean" },
+  scripts: { type: "boolean" },
+  stylesheets: { type: "boolean" },
+  external: { type: "boolean" },
+  all: { type: "boolean" },
+  concurrency: { type: "string" },
+  "max-pages": { type: "string" },
+  "max-duration": { type: "string" },
+  timeout: { type: "string" },
+  "accept-status": { type: "string" },
+  "user-agent": { type: "string" },
+  header: { type: "string", multiple: true },
+  "no-robots": { type: "boolean" },
+  "allow-private": { type: "boolean" },
+  include: { type: "string", multiple: true },
+  exclude: { type: "string", multiple: true },
+  format: { type: "string" },
+  output: { type: "string" },
+} as const;
+
+type Values = ReturnType<typeof parseCommandArgs<typeof OPTIONS>>["values"];
+
+/** How long to wait for one crawl at most, beyond its own max_duration. */
+const POLL_MS = 100;
+const PROGRESS_MS = 250;
+
+function positiveInt(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new UsageError(`--${flag} must be a positive integer, got ${JSON.stringify(value)}`);
+  return Number(value);
+}
+
+function durationFlag(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = parseDurationMs(value);
+  if (ms === null || ms <= 0) throw new UsageError(`--${flag} must be a duration such as 10s or 500ms, got ${JSON.stringify(value)}`);
+  return ms / 1000;
+}
+
+function patterns(flag: string, values: string[] | undefined): RegExp[] {
+  return (values ?? []).map((source) => {
+    try {
+      return new RegExp(source);
+    } catch (error) {
+      throw new UsageError(`--${flag} ${JSON.stringify(source)} is not a regular expression: ${(error as Error).message}`);
+    }
+  });
+}
+
+function headers(values: string[] | undefined): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const header of values ?? []) {
+    const colon = header.indexOf(":");
+    if (colon < 1) throw new UsageError(`--header must look like "Name: value", got ${JSON.stringify(header)}`);
+    result[header.slice(0, colon).trim()] = header.slice(colon + 1).trim();
+  }
+  return result;
+}
+
+function targetUrl(raw: string | undefined): URL {
+  if (raw === undefined) throw new UsageError("check needs a URL, e.g. linkpatrol check https://docs.example.com/");
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UsageError(`not a URL: ${raw}`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError(`only http and https URLs can be checked: ${raw}`);
+  url.hash = "";
+  return url;
+}
+
+/** The crawler section from the flags; everything else keeps its built-in default. */
+function crawlerSettings(values: Values) {
+  const concurrency = positiveInt("concurrency", values.concurrency);
+  const timeout = durationFlag("timeout", values.timeout);
+  const acceptStatus = values["accept-status"]?.split(",").map((code) => {
+    if (!/^\d{3}$/.test(code.trim())) throw new UsageError(`--accept-status takes HTTP statuses like 403,999, got ${JSON.stringify(code)}`);
+    return Number(code.trim());
+  });
+  return {
+    workers: 1,
+    ...(concurrency !== undefined && { concurrency: Math.min(concurrency, 512), per_host_concurrency: Math.min(concurrency, 64) }),
+    ...(values["max-pages"] !== undefined && { max_pages: positiveInt("max-pages", values["max-pages"]) }),
+    ...(values["max-duration"] !== undefined && { max_duration: durationFlag("max-duration", values["max-duration"]) }),
+    ...(timeout !== undefined && { connect_timeout: timeout, header_timeout: timeout, body_timeout: timeout }),
+    ...(acceptStatus !== undefined && { accept_status: acceptStatus }),
+    ...(values["user-agent"] !== undefined && { user_agent: values["user-agent"] }),
+    ...(values["no-robots"] && { respect_robots: false }),
+    ...(values["allow-private"] && { allow_private_networks: true }),
+    headers: headers(values.header),
+  };
+}
+
+function crawlOptions(values: Values): CrawlOptions {
+  const all = values.all === true;
+  return {
+    scan_images: all || values.images === true,
+    scan_scripts: all || values.scripts === true,
+    scan_stylesheets: all || values.stylesheets === true,
+    follow_external: all || values.external === true,
+  };
+}
+
+/** A live line on a terminal: pages, queue, links, broken, rate; cleared at the end. */
+function startProgress(runtime: Runtime, crawlId: string, startedAt: number): () => void {
+  if (!process.stderr.isTTY) return () => {};
+  const timer = setInterval(() => {
+    const crawl = runtime.crawls.get(crawlId);
+    const rate = crawl.pages_crawled / Math.max(0.001, (Date.now() - startedAt) / 1000);
+    const line = `${crawl.pages_crawled} pages · ${runtime.crawls.queued(crawlId)} queued · ${crawl.total_links} links · ${crawl.broken_links} broken · ${rate.toFixed(0)} pages/s`;
+    process.stderr.write(`\r\x1b[K${line}`);
+  }, PROGRESS_MS);
+  return () => {
+    clearInterval(timer);
+    process.stderr.write("\r\x1b[K");
+  };
+}
+
+function allLinks(runtime: Runtime, crawlId: string): LinkView[] {
+  const links: LinkView[] = [];
+  // Bounded by the crawl's own link count: each page is 100 links, the last one short.
+  for (let page = 1; ; page++) {
+    const { items } = runtime.crawls.links(crawlId, {}, page, 100);
+    links.push(...items);
+    if (items.length < 100) return links;
+  }
+}
+
+/** `linkpatrol check URL`: one crawl in the terminal. */
+export async function checkCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, OPTIONS);
+  if (values.help) {
+    out(CHECK_HELP);
+    return EXIT_OK;
+  }
+  if (positionals.length > 1) throw new UsageError(`check takes one URL, got ${positionals.length}`);
+  const url = targetUrl(positionals[0]);
+  const format = (values.format ?? "text") as ReportFormat;
+  if (!FORMATS.includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(", ")}, got ${JSON.stringify(values.format)}`);
+  const include = patterns("include", values.include);
+  const exclude = patterns("exclude", values.exclude);
+  const options = crawlOptions(values);
+  const crawler = crawlerSettings(values);
+
+  const dir = mkdtempSync(join(tmpdir(), "linkpatrol-check-"));
+  const cleanUp = () => rmSync(dir, { recursive: true, force: true });
+  const onSignal = () => {
+    cleanUp();
+    process.exit(EXIT_USAGE);
+  };
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  let runtime: Runtime | undefined;
+  try {
+    const config = configSchema.parse({ storage: { path: join(dir, "check.db") }, crawler, logging: { level: "error" } });
+    runtime = openRuntime(config, { inlineCrawls: true });
+    const domain = await runtime.domains.add({ name: url.host, root_url: url.href }, true).catch((error: unknown) => {
+      if (error instanceof UnsafeUrlError && !values["allow-private"]) {
+        throw new UsageError(`${error.message} (checking a site on a private or loopback address needs --allow-private)`);
+      }
+      throw error;
+    });
+    const startedAt = Date.now();
+    const crawl = runtime.crawls.start(domain.id, options);
+    runtime.crawlPool.start();
+    const stopProgress = startProgress(runtime, crawl.id, startedAt);
+    let detail = runtime.crawls.get(crawl.id);
+    // Bounded: the crawl ends by itself at max_duration at the latest.
+    while (detail.status === "pending" || detail.status === "running") {
+      await Bun.sleep(POLL_MS);
+      detail = runtime.crawls.get(crawl.id);
+    }
+    stopProgress();
+
+    const links = allLinks(runtime, crawl.id).filter(
+      (link) => (include.length === 0 || include.some((re) => re.test(link.url))) && !exclude.some((re) => re.test(link.url)),
+    );
+    const report: CheckReport = {
+      url: url.href,
+      options,
+      summary: {
+        status: detail.status,
+        error: detail.error,
+        pages_crawled: detail.pages_crawled,
+        total_links: detail.total_links,
+        broken_links: detail.broken_links,
+        skipped_links: detail.skipped_links,
+        truncated: detail.truncated,
+        duration_ms: Date.parse(detail.completed_at ?? new Date().toISOString()) - Date.parse(detail.started_at ?? detail.created_at),
+        reported_links: links.length,
+        reported_broken: links.filter((link) => link.is_broken).length,
+      },
+      links,
+    };
+    const rendered = renderReport(report, format);
+    if (values.output !== undefined) writeFileSync(values.output, rendered);
+    else process.stdout.write(rendered);
+
+    if (detail.status === "failed") {
+      err(`linkpatrol: the crawl failed: ${detail.error ?? "unknown error"}`);
+      return EXIT_USAGE;
+    }
+    return report.summary.reported_broken > 0 ? EXIT_FAILED : EXIT_OK;
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+    if (runtime !== undefined) {
+      await runtime.crawlPool.stop();
+      runtime.close();
+    }
+    cleanUp();
+  }
+}
