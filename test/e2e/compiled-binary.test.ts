@@ -130,4 +130,16 @@ describe("dist/linkpatrol", () => {
       await site.stop();
     }
   });
+
+  test("check URL: one crawl without a server, junit report, exit 1 for a broken link", async () => {
+    const site = await startLoopbackSite({ "/": { body: "<a href='/missing'>Missing</a> <a href='/ok'>OK</a>" }, "/ok": { body: "fine" } });
+    try {
+      const result = await runCli(["check", site.url("/"), "--allow-private", "--format", "junit"], { command: [binary], cwd: runDir });
+      expect(result.exitCode).toBe(1);
+      expect(result.stdout).toContain('tests="2" failures="1"');
+      expect(result.stdout).toContain(site.url("/missing"));
+    } finally {
+      await site.stop();
+    }
+  });
 });
