@@ -2,10 +2,10 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { cleanEnv, MAIN, runCli } from "../helpers/cli.ts";
+import { runCli } from "../helpers/cli.ts";
 import { readAll, startCrawl, verifiedDomain, waitForCrawl } from "../helpers/crawls.ts";
 import { type LoopbackSite, startLoopbackSite } from "../helpers/loopback-site.ts";
-import { StreamWatcher } from "../helpers/process-output.ts";
+import { apiClient, startServeProcess } from "../helpers/serve-process.ts";
 import { startTestService, type TestService } from "../helpers/service.ts";
 
 /**
@@ -16,6 +16,7 @@ import { startTestService, type TestService } from "../helpers/service.ts";
 
 const PAGES = 150;
 const KEY = `lp_${"K".repeat(40)}`;
+const api = apiClient(KEY);
 
 /** A site of PAGES pages, each linking to three others, a missing page, and an image (every fifth one missing). */
 function meshSite(): Promise<LoopbackSite> {
@@ -67,28 +68,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function serve() {
-  const proc = Bun.spawn({
-    cmd: [process.execPath, MAIN, "serve", "--config", configFile],
-    env: cleanEnv(),
-    stdin: "ignore",
-    stdout: "ignore",
-    stderr: "pipe",
-  });
-  const stderr = new StreamWatcher(proc.stderr);
-  const ready = stderr.waitFor(/"msg":"listening".*?"port":(\d+)/).then((match) => `http://127.0.0.1:${match[1]}/v1`);
-  return { proc, stderr, ready };
-}
 
-async function api(base: string, method: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(5_000),
-  });
-  return res.json();
-}
 
 test("a crawl killed mid-way resumes after restart and ends with the totals of an uninterrupted crawl", async () => {
   // The reference: the same site crawled without interruption.
@@ -106,7 +86,7 @@ test("a crawl killed mid-way resumes after restart and ends with the totals of a
   expect(added.exitCode).toBe(0);
   const domainId = JSON.parse(added.stdout).id;
 
-  const first = serve();
+  const first = startServeProcess(configFile);
   let crawlId: string;
   let pagesAtKill = 0;
   try {
@@ -123,7 +103,7 @@ test("a crawl killed mid-way resumes after restart and ends with the totals of a
   expect(pagesAtKill).toBeGreaterThanOrEqual(40);
   expect(pagesAtKill).toBeLessThan(PAGES);
 
-  const second = serve();
+  const second = startServeProcess(configFile);
   try {
     const base = await second.ready;
     const during = (await api(base, "GET", `/crawls/${crawlId!}`)).data;

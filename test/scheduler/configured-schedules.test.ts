@@ -2,9 +2,9 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { cleanEnv, MAIN, runCli } from "../helpers/cli.ts";
+import { runCli } from "../helpers/cli.ts";
 import { type LoopbackSite, startLoopbackSite } from "../helpers/loopback-site.ts";
-import { StreamWatcher } from "../helpers/process-output.ts";
+import { apiClient, startServeProcess } from "../helpers/serve-process.ts";
 
 /**
  * The `schedules:` section of the config file, through `linkpatrol serve`: an entry for an unknown domain stops
@@ -13,6 +13,7 @@ import { StreamWatcher } from "../helpers/process-output.ts";
  */
 
 const KEY = `lp_${"S".repeat(40)}`;
+const api = apiClient(KEY);
 let dir: string;
 let site: LoopbackSite;
 
@@ -41,21 +42,16 @@ function writeConfig(schedules: string): string {
 }
 
 async function serveUntilScheduledCrawls(configFile: string, atLeast: number): Promise<any[]> {
-  const proc = Bun.spawn({ cmd: [process.execPath, MAIN, "serve", "--config", configFile], env: cleanEnv(), stdin: "ignore", stdout: "ignore", stderr: "pipe" });
-  const stderr = new StreamWatcher(proc.stderr);
+  const { proc, ready } = startServeProcess(configFile);
   try {
-    const port = (await stderr.waitFor(/"msg":"listening".*?"port":(\d+)/))[1];
+    const base = await ready;
     let crawls: any[] = [];
     for (let i = 0; i < 100 && crawls.filter((c) => c.status === "completed").length < atLeast; i++) {
       await Bun.sleep(100);
-      const res = await fetch(`http://127.0.0.1:${port}/v1/crawls?limit=100`, { headers: { authorization: `Bearer ${KEY}` } });
-      crawls = (await res.json()).data;
+      crawls = (await api(base, "GET", "/crawls?limit=100")).data;
     }
     const details = [];
-    for (const crawl of crawls) {
-      const res = await fetch(`http://127.0.0.1:${port}/v1/crawls/${crawl.id}`, { headers: { authorization: `Bearer ${KEY}` } });
-      details.push((await res.json()).data);
-    }
+    for (const crawl of crawls) details.push((await api(base, "GET", `/crawls/${crawl.id}`)).data);
     return details;
   } finally {
     proc.kill("SIGTERM");

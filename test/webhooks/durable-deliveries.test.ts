@@ -2,9 +2,9 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { cleanEnv, MAIN, runCli } from "../helpers/cli.ts";
+import { runCli } from "../helpers/cli.ts";
 import { type LoopbackSite, startLoopbackSite } from "../helpers/loopback-site.ts";
-import { StreamWatcher } from "../helpers/process-output.ts";
+import { apiClient, startServeProcess } from "../helpers/serve-process.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
 
 /**
@@ -14,6 +14,7 @@ import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-r
  */
 
 const KEY = `lp_${"W".repeat(40)}`;
+const api = apiClient(KEY);
 let dir: string;
 let configFile: string;
 let site: LoopbackSite;
@@ -44,29 +45,14 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function serve() {
-  const proc = Bun.spawn({ cmd: [process.execPath, MAIN, "serve", "--config", configFile], env: cleanEnv(), stdin: "ignore", stdout: "ignore", stderr: "pipe" });
-  const stderr = new StreamWatcher(proc.stderr);
-  const ready = stderr.waitFor(/"msg":"listening".*?"port":(\d+)/).then((match) => `http://127.0.0.1:${match[1]}/v1`);
-  return { proc, ready };
-}
 
-async function api(base: string, method: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(5_000),
-  });
-  return res.json();
-}
 
 test("deliveries pending when the process is killed are delivered after the restart", async () => {
   const added = await runCli(["domains", "add", site.host, "--root-url", site.url("/"), "--verified", "--json", "--config", configFile]);
   expect(added.exitCode).toBe(0);
   const domainId = JSON.parse(added.stdout).id;
 
-  const first = serve();
+  const first = startServeProcess(configFile);
   let hook: any;
   let queued: any[] = [];
   try {
@@ -87,7 +73,7 @@ test("deliveries pending when the process is killed are delivered after the rest
   expect(queued.every((d) => d.state === "pending")).toBe(true);
 
   receiver = await startWebhookReceiver({ tls: false, port: receiverPort, secret: hook.secret });
-  const second = serve();
+  const second = startServeProcess(configFile);
   try {
     await second.ready;
     await receiver.waitFor((requests) => new Set(requests.map((r) => r.headers["x-service-delivery"])).size === 3, 15_000);
