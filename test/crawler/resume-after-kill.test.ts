@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCli } from "../helpers/cli.ts";
 import { readAll, startCrawl, verifiedDomain, waitForCrawl } from "../helpers/crawls.ts";
 import { type LoopbackSite, startLoopbackSite } from "../helpers/loopback-site.ts";
-import { apiClient, startServeProcess } from "../helpers/serve-process.ts";
+import { apiClient, startServeProcess, writeServeConfig } from "../helpers/serve-process.ts";
 import { startTestService, type TestService } from "../helpers/service.ts";
 
 /**
@@ -52,16 +52,7 @@ let configFile: string;
 beforeAll(async () => {
   site = await meshSite();
   dir = mkdtempSync(join(tmpdir(), "linkpatrol-resume-"));
-  configFile = join(dir, "linkpatrol.yaml");
-  writeFileSync(
-    configFile,
-    [
-      "server: {host: 127.0.0.1, port: 0}",
-      `storage: {path: ${join(dir, "store.db")}}`,
-      `auth: {bootstrap_key: ${KEY}}`,
-      "crawler: {allowed_cidrs: [127.0.0.1/32], concurrency: 2, per_host_concurrency: 2}",
-    ].join("\n"),
-  );
+  configFile = writeServeConfig(dir, KEY, [], "allowed_cidrs: [127.0.0.1/32], concurrency: 2, per_host_concurrency: 2");
 });
 afterAll(async () => {
   await site?.stop();

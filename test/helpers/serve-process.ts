@@ -1,3 +1,5 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { cleanEnv, MAIN } from "./cli.ts";
 import { StreamWatcher } from "./process-output.ts";
 
@@ -11,6 +13,23 @@ export interface ServeProcess {
   stderr: StreamWatcher;
   /** Resolves to "http://127.0.0.1:PORT/v1" once the server listens. */
   ready: Promise<string>;
+}
+
+/**
+ * Writes `dir`/linkpatrol.yaml for a test server: 127.0.0.1 on a free port, its store in `dir`, `key` as the
+ * bootstrap key, crawls allowed to 127.0.0.1 only, plus `extra` YAML lines. Returns the file's path.
+ */
+export function writeServeConfig(dir: string, key: string, extra: string[] = [], crawler = "allowed_cidrs: [127.0.0.1/32]"): string {
+  const file = join(dir, "linkpatrol.yaml");
+  const lines = [
+    "server: {host: 127.0.0.1, port: 0}",
+    `storage: {path: ${join(dir, "store.db")}}`,
+    `auth: {bootstrap_key: ${key}}`,
+    `crawler: {${crawler}}`,
+    ...extra,
+  ];
+  writeFileSync(file, lines.join("\n"));
+  return file;
 }
 
 /** Starts `serve --config configFile` (listen on port 0 in that file). */

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCli } from "../helpers/cli.ts";
 import { type LoopbackSite, startLoopbackSite } from "../helpers/loopback-site.ts";
-import { apiClient, startServeProcess } from "../helpers/serve-process.ts";
+import { apiClient, startServeProcess, writeServeConfig } from "../helpers/serve-process.ts";
 
 /**
  * The `schedules:` section of the config file, through `linkpatrol serve`: an entry for an unknown domain stops
@@ -27,18 +27,7 @@ afterAll(async () => {
 });
 
 function writeConfig(schedules: string): string {
-  const file = join(dir, "linkpatrol.yaml");
-  writeFileSync(
-    file,
-    [
-      "server: {host: 127.0.0.1, port: 0}",
-      `storage: {path: ${join(dir, "store.db")}}`,
-      `auth: {bootstrap_key: ${KEY}}`,
-      "crawler: {allowed_cidrs: [127.0.0.1/32]}",
-      `schedules: ${schedules}`,
-    ].join("\n"),
-  );
-  return file;
+  return writeServeConfig(dir, KEY, [`schedules: ${schedules}`]);
 }
 
 async function serveUntilScheduledCrawls(configFile: string, atLeast: number): Promise<any[]> {

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCli } from "../helpers/cli.ts";
 import { type LoopbackSite, startLoopbackSite } from "../helpers/loopback-site.ts";
-import { apiClient, startServeProcess } from "../helpers/serve-process.ts";
+import { apiClient, startServeProcess, writeServeConfig } from "../helpers/serve-process.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
 
 /**
@@ -27,17 +27,9 @@ beforeAll(async () => {
   receiverPort = placeholder.port!;
   placeholder.stop(true);
   dir = mkdtempSync(join(tmpdir(), "linkpatrol-outbox-"));
-  configFile = join(dir, "linkpatrol.yaml");
-  writeFileSync(
-    configFile,
-    [
-      "server: {host: 127.0.0.1, port: 0}",
-      `storage: {path: ${join(dir, "store.db")}}`,
-      `auth: {bootstrap_key: ${KEY}}`,
-      "crawler: {allowed_cidrs: [127.0.0.1/32]}",
-      "webhooks: {allow_http: true, allow_private_targets: true, retry_schedule: [1s, 1s, 1s, 1s, 1s, 1s, 1s, 1s]}",
-    ].join("\n"),
-  );
+  configFile = writeServeConfig(dir, KEY, [
+    "webhooks: {allow_http: true, allow_private_targets: true, retry_schedule: [1s, 1s, 1s, 1s, 1s, 1s, 1s, 1s]}",
+  ]);
 });
 afterAll(async () => {
   await site?.stop();
