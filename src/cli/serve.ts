@@ -2,13 +2,14 @@ import { ConfigError, loadConfig } from "../config/load.ts";
 import { applyConfiguredSchedules } from "../scheduler/configured-schedules.ts";
 import { createLogger } from "../core/logger.ts";
 import { VERSION } from "../core/version.ts";
-import { openRuntime } from "../runtime.ts";
+import { openRuntime, type Runtime } from "../runtime.ts";
+import { untilAborted } from "../core/until-aborted.ts";
 import { err, EXIT_OK, out, parseCommandArgs, rejectExtraArgs } from "./usage.ts";
 
 export const SERVE_HELP = `Usage: linkpatrol serve [--config FILE]
 
 Runs the API. On first start with an empty store it creates an admin key and prints it once on stderr
-(unless auth.bootstrap_key is configured). Stops cleanly on SIGTERM or SIGINT.`;
+(unless auth.bootstrap_key is configured). Stops cleanly on SIGTERM or SIGINT, within server.shutdown_timeout.`;
 
 /** `linkpatrol serve`: resolves when the server has stopped. */
 export async function serveCommand(args: string[]): Promise<number> {
@@ -56,22 +57,36 @@ export async function serveCommand(args: string[]): Promise<number> {
     storage: config.storage.path,
   });
 
-  await new Promise<void>((resolve) => {
-    const shutdown = (signal: string) => {
-      logger.info("shutting down", { signal });
-      process.off("SIGTERM", onTerm);
-      process.off("SIGINT", onInt);
-      void server.stop().then(resolve);
-    };
-    const onTerm = () => shutdown("SIGTERM");
-    const onInt = () => shutdown("SIGINT");
-    process.on("SIGTERM", onTerm);
-    process.on("SIGINT", onInt);
+  const signal = await new Promise<string>((resolve) => {
+    const onTerm = () => resolve("SIGTERM");
+    const onInt = () => resolve("SIGINT");
+    process.once("SIGTERM", onTerm);
+    process.once("SIGINT", onInt);
   });
-  runtime.scheduler.stop();
-  await runtime.crawlPool.stop();
-  await runtime.dispatcher.stop();
+  logger.info("shutting down", { signal, timeout_ms: config.server.shutdown_timeout });
+  const inTime = await stopServing(server, runtime, config.server.shutdown_timeout);
   runtime.close();
+  if (!inTime) {
+    logger.warn("shutdown timeout reached: cut off what was still running; it is redone on the next start", {
+      timeout_ms: config.server.shutdown_timeout,
+    });
+    // Sockets or timers of the cut-off work may still be open; nothing of theirs needs to finish.
+    process.exit(EXIT_OK);
+  }
   logger.info("stopped");
   return EXIT_OK;
+}
+
+/**
+ * The graceful part of a shutdown, all at once: the server stops accepting and lets in-flight requests finish,
+ * the scheduler stops, running crawls checkpoint (they resume on the next start) and webhook attempts in flight
+ * finish. Returns false when `timeoutMs` ran out first; the rest is then cut off.
+ */
+async function stopServing(server: ReturnType<typeof Bun.serve>, runtime: Runtime, timeoutMs: number): Promise<boolean> {
+  const deadline = AbortSignal.timeout(timeoutMs);
+  runtime.scheduler.stop();
+  const drained = Promise.all([server.stop(), runtime.crawlPool.stop(deadline), runtime.dispatcher.stop(deadline)]);
+  const inTime = await untilAborted(drained, deadline);
+  if (!inTime) void server.stop(true);
+  return inTime;
 }

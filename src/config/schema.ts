@@ -17,6 +17,8 @@ const serverFields = z.strictObject({
       .regex(/^\/[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*$/, "must start with / and not end with /")
       .default("/v1"),
     max_request_body_bytes: z.number().int().min(1024).max(16 * 1024 * 1024).default(1024 * 1024),
+    /** After SIGTERM: how long in-flight requests, crawl checkpoints and webhook attempts may take before exit. */
+    shutdown_timeout: duration(1_000, 600_000).default(25_000),
   });
 
 const storageFields = z.strictObject({

@@ -4,6 +4,7 @@ import type { CrawlsRepo } from "../store/crawls.repo.ts";
 import { executeCrawlJob, type CrawlJobEnd, type CrawlJobSettings } from "./crawl-job.ts";
 import type { FromWorker, ToWorker } from "./crawl-worker.ts";
 import type { StopReason } from "./crawl.ts";
+import { untilAborted } from "../core/until-aborted.ts";
 
 /**
  * The crawl pool: up to `size` crawls at once, each in a worker thread of its own, so the API thread never
@@ -14,6 +15,8 @@ import type { StopReason } from "./crawl.ts";
 /** A crawl job in progress, however it runs. */
 interface RunningJob {
   stop(reason: StopReason): void;
+  /** Ends the job at once, mid-batch if need be (its open transaction rolls back). */
+  kill(): void;
   done: Promise<CrawlJobEnd | { crashed: string }>;
 }
 
@@ -74,13 +77,17 @@ export class CrawlPool {
     return [...this.jobs.keys()];
   }
 
-  /** Checkpoints every running crawl (they stay `running` and resume on the next start) and waits for the jobs. */
-  async stop(): Promise<void> {
+  /**
+   * Checkpoints every running crawl (they stay `running` and resume on the next start) and waits for the jobs.
+   * Jobs still busy when `deadline` aborts are killed: their last batch rolls back and is redone on resume.
+   */
+  async stop(deadline?: AbortSignal): Promise<void> {
     this.stopping = true;
     if (this.retryTimer !== null) clearTimeout(this.retryTimer);
     const jobs = [...this.jobs.values()];
     for (const job of jobs) job.stop("shutdown");
-    await Promise.all(jobs.map((job) => job.done));
+    const finished = await untilAborted(Promise.all(jobs.map((job) => job.done)), deadline);
+    if (!finished) for (const job of this.jobs.values()) job.kill();
   }
 
   private fill(): void {
@@ -113,7 +120,8 @@ export class CrawlPool {
     this.options.onTransition?.();
     void job.done.then((end) => {
       this.jobs.delete(crawlId);
-      if (typeof end === "object") {
+      // While stopping, a job that dies (or is killed at the deadline) leaves its crawl running to resume.
+      if (typeof end === "object" && !this.stopping) {
         this.options.logger.error("crawl job crashed", { crawl_id: crawlId, error: end.crashed });
         try {
           this.options.repo.finish(crawlId, { status: "failed", error: CRASHED_ERROR, now: new Date().toISOString() });
@@ -132,7 +140,8 @@ export class CrawlPool {
     const done = executeCrawlJob(crawlId, this.options.settings, { signal: controller.signal, resolve, logger: this.options.logger }).catch(
       (error: unknown) => ({ crashed: String(error) }),
     );
-    return { stop: (reason) => controller.abort(reason), done };
+    // An inline job shares this thread: once aborted it ends at its next await; nothing more can be forced.
+    return { stop: (reason) => controller.abort(reason), kill: () => controller.abort("shutdown"), done };
   }
 
   private workerJob(crawlId: string): RunningJob {
@@ -153,6 +162,6 @@ export class CrawlPool {
     worker.addEventListener("close", () => settle({ crashed: "the worker thread exited" }));
     const send = (message: ToWorker) => worker.postMessage(message);
     send({ type: "start", crawlId, settings: this.options.settings });
-    return { stop: (reason) => send({ type: "stop", reason }), done };
+    return { stop: (reason) => send({ type: "stop", reason }), kill: () => settle({ crashed: "killed at shutdown" }), done };
   }
 }

@@ -1,3 +1,4 @@
+import { untilAborted } from "../core/until-aborted.ts";
 import type { Logger } from "../core/logger.ts";
 import type { AddressPolicy } from "../net/address-policy.ts";
 import type { Resolve } from "../net/resolve.ts";
@@ -51,12 +52,15 @@ export class WebhookDispatcher {
     queueMicrotask(() => this.tick());
   }
 
-  /** Stops taking new deliveries and waits for the attempts in flight (each bounded by the timeout). */
-  async stop(): Promise<void> {
+  /**
+   * Stops taking new deliveries and waits for the attempts in flight (each bounded by the timeout), or until
+   * `deadline` aborts: an attempt cut off there has no attempt row, so its delivery is sent again on the next start.
+   */
+  async stop(deadline?: AbortSignal): Promise<void> {
     this.running = false;
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
-    await Promise.all(this.inFlight.values());
+    await untilAborted(Promise.all(this.inFlight.values()), deadline);
   }
 
   private tick(): void {

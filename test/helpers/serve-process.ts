@@ -17,12 +17,14 @@ export interface ServeProcess {
 
 /**
  * Writes `dir`/linkpatrol.yaml for a test server: 127.0.0.1 on a free port, its store in `dir`, `key` as the
- * bootstrap key, crawls allowed to 127.0.0.1 only, plus `extra` YAML lines. Returns the file's path.
+ * bootstrap key, crawls allowed to 127.0.0.1 only, plus `extra` YAML lines (a `server:` line there replaces the
+ * default one). Returns the file's path.
  */
 export function writeServeConfig(dir: string, key: string, extra: string[] = [], crawler = "allowed_cidrs: [127.0.0.1/32]"): string {
   const file = join(dir, "linkpatrol.yaml");
+  const ownServer = extra.some((line) => line.startsWith("server:"));
   const lines = [
-    "server: {host: 127.0.0.1, port: 0}",
+    ...(ownServer ? [] : ["server: {host: 127.0.0.1, port: 0}"]),
     `storage: {path: ${join(dir, "store.db")}}`,
     `auth: {bootstrap_key: ${key}}`,
     `crawler: {${crawler}}`,
