@@ -3,6 +3,7 @@ import { ConfigError } from "./config/load.ts";
 import { AppError } from "./core/errors.ts";
 import { VERSION } from "./core/version.ts";
 import { SchemaTooNewError } from "./store/migrate.ts";
+import { backupCommand } from "./cli/backup.ts";
 import { checkCommand } from "./cli/check.ts";
 import { configCommand } from "./cli/config.ts";
 import { domainsCommand } from "./cli/domains.ts";
@@ -24,6 +25,7 @@ Commands:
   keys create|list|revoke    manage API keys
   domains add|list|verify    manage domains and prove ownership
   migrate                    apply database migrations
+  backup FILE                write a consistent copy of the store while it runs
   config check [FILE]        validate a configuration file
   version                    print the version
 
@@ -36,6 +38,7 @@ const COMMANDS: Record<string, (args: string[]) => number | Promise<number>> = {
   keys: keysCommand,
   domains: domainsCommand,
   migrate: migrateCommand,
+  backup: backupCommand,
   config: configCommand,
   version: versionCommand,
 };

@@ -1,0 +1,28 @@
+import { loadConfig } from "../config/load.ts";
+import { backupStore } from "../store/backup.ts";
+import { EXIT_OK, out, parseCommandArgs, rejectExtraArgs, UsageError } from "./usage.ts";
+
+export const BACKUP_HELP = `Usage: linkpatrol backup FILE [--force] [--config FILE]
+
+Writes a consistent copy of the store (storage.path) to FILE while the service keeps running (SQLite's
+VACUUM INTO: one snapshot, compacted). The copy is checked before it gets its name; FILE must not exist
+unless --force. Restore: stop the service, put the copy at storage.path (remove any -wal/-shm files beside
+it), start the service. See docs/operations.md.`;
+
+/** `linkpatrol backup FILE` */
+export function backupCommand(args: string[]): number {
+  const { values, positionals } = parseCommandArgs(args, { force: { type: "boolean" } });
+  if (values.help) {
+    out(BACKUP_HELP);
+    return EXIT_OK;
+  }
+  const [target, ...extra] = positionals;
+  if (target === undefined) throw new UsageError("backup needs the FILE to write");
+  rejectExtraArgs(extra);
+  const { config } = loadConfig({ file: values.config });
+  if (config.storage.path === ":memory:") throw new UsageError("storage.path is :memory:; there is nothing on disk to back up");
+  // A BackupError reaches main as "linkpatrol: <reason>" with exit 2.
+  const report = backupStore(config.storage.path, target, { busyTimeoutMs: config.storage.busy_timeout, overwrite: values.force });
+  out(`backup written: ${target} (${report.bytes} bytes, schema version ${report.schemaVersion ?? "(none)"})`);
+  return EXIT_OK;
+}
