@@ -8,6 +8,8 @@ import { CrawlOptionsSchema } from "./core/crawl-options.ts";
 import { CrawlPool } from "./crawler/pool.ts";
 import { readFileSync } from "node:fs";
 import { CrawlScheduler } from "./scheduler/scheduler.ts";
+import { RetentionPruner } from "./services/retention.ts";
+import { RetentionRepo } from "./store/retention.repo.ts";
 import { CrawlsService } from "./services/crawls.service.ts";
 import { WebhooksService } from "./services/webhooks.service.ts";
 import { WebhooksRepo } from "./store/webhooks.repo.ts";
@@ -40,6 +42,8 @@ export interface Runtime {
   dispatcher: WebhookDispatcher;
   /** Starts recurring crawls; `serve` starts it. */
   scheduler: CrawlScheduler;
+  /** Prunes old crawls and deliveries (storage.retention); `serve` starts it. */
+  retention: RetentionPruner;
   logger: Logger;
   /** Builds the HTTP app over this runtime's services. */
   app(): App;
@@ -130,6 +134,15 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     catchUp: config.scheduler.catch_up,
     logger,
   });
+  const retention = new RetentionPruner({
+    repo: new RetentionRepo(store.sqlite),
+    settings: {
+      maxAgeMs: config.storage.retention.max_age,
+      keepLast: config.storage.retention.keep_last,
+      intervalMs: config.storage.retention.interval,
+    },
+    logger,
+  });
   const probe = () => {
     store.sqlite.query("SELECT 1").get();
   };
@@ -143,6 +156,7 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     webhooks,
     dispatcher,
     scheduler,
+    retention,
     logger,
     app: () =>
       createApp({

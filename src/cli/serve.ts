@@ -48,6 +48,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   runtime.crawlPool.start();
   runtime.dispatcher.start();
   runtime.scheduler.start();
+  runtime.retention.start();
   logger.info("listening", {
     version: VERSION,
     url: `http://${server.hostname}:${server.port}${config.server.base_path}`,
@@ -79,13 +80,18 @@ export async function serveCommand(args: string[]): Promise<number> {
 
 /**
  * The graceful part of a shutdown, all at once: the server stops accepting and lets in-flight requests finish,
- * the scheduler stops, running crawls checkpoint (they resume on the next start) and webhook attempts in flight
+ * the scheduler and retention stop, running crawls checkpoint (they resume on the next start) and webhook attempts in flight
  * finish. Returns false when `timeoutMs` ran out first; the rest is then cut off.
  */
 async function stopServing(server: ReturnType<typeof Bun.serve>, runtime: Runtime, timeoutMs: number): Promise<boolean> {
   const deadline = AbortSignal.timeout(timeoutMs);
   runtime.scheduler.stop();
-  const drained = Promise.all([server.stop(), runtime.crawlPool.stop(deadline), runtime.dispatcher.stop(deadline)]);
+  const drained = Promise.all([
+    server.stop(),
+    runtime.crawlPool.stop(deadline),
+    runtime.dispatcher.stop(deadline),
+    runtime.retention.stop(),
+  ]);
   const inTime = await untilAborted(drained, deadline);
   if (!inTime) void server.stop(true);
   return inTime;

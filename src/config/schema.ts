@@ -21,9 +21,19 @@ const serverFields = z.strictObject({
     shutdown_timeout: duration(1_000, 600_000).default(25_000),
   });
 
+/** Which ended crawls (with their links and webhook deliveries) are pruned, and how often that is checked. */
+const retentionFields = z.strictObject({
+  /** Crawls that ended longer ago than this; null keeps them regardless of age. */
+  max_age: duration(3_600_000, 100 * 365 * 86_400_000).nullable().default(365 * 86_400_000),
+  /** Crawls of a domain beyond its newest this many; null keeps them regardless of count. */
+  keep_last: z.number().int().min(1).max(1_000_000).nullable().default(100),
+  interval: duration(1_000, 7 * 86_400_000).default(3_600_000),
+});
+
 const storageFields = z.strictObject({
     path: z.string().min(1).default("./data/linkpatrol.db"),
     busy_timeout: duration(0, 600_000).default(5_000),
+    retention: retentionFields.prefault({}),
   });
 
 const authFields = z.strictObject({

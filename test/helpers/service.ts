@@ -113,6 +113,7 @@ export async function startTestService(
     stop: async () => {
       await server.stop(true);
       runtime.scheduler.stop();
+      await runtime.retention.stop();
       await runtime.crawlPool.stop();
       await runtime.dispatcher.stop();
       runtime.close();

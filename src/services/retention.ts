@@ -1,0 +1,98 @@
+import type { Logger } from "../core/logger.ts";
+import type { RetentionRepo } from "../store/retention.repo.ts";
+
+/**
+ * Retention: at start and every `intervalMs`, prunes ended crawls past `storage.retention`'s limits (with their
+ * links, frontier and ended webhook deliveries) and ended deliveries older than `max_age`. The work goes in
+ * small transactions with a turn of the event loop between them, so API requests are served throughout.
+ */
+
+export interface RetentionSettings {
+  maxAgeMs: number | null;
+  keepLast: number | null;
+  intervalMs: number;
+}
+
+export interface PruneReport {
+  crawls: number;
+  rows: number;
+  deliveries: number;
+}
+
+export interface RetentionPrunerOptions {
+  repo: RetentionRepo;
+  settings: RetentionSettings;
+  logger: Logger;
+  /** Rows deleted per transaction. */
+  chunkRows?: number;
+  now?: () => number;
+}
+
+const DEFAULT_CHUNK_ROWS = 2_000;
+/** Crawls listed per query; a run goes on listing until none is left, or the per-run cap (the rest waits). */
+const LIST_BATCH = 100;
+const MAX_CRAWLS_PER_RUN = 10_000;
+
+export class RetentionPruner {
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private current: Promise<PruneReport> | null = null;
+  private stopping = false;
+
+  constructor(private readonly options: RetentionPrunerOptions) {}
+
+  start(): void {
+    this.stopping = false;
+    const tick = () => void this.run().catch((error: unknown) => this.options.logger.error("retention run failed", { error: String(error) }));
+    tick();
+    this.timer = setInterval(tick, this.options.settings.intervalMs);
+  }
+
+  /** Stops the timer and waits for a run in progress to reach its next chunk boundary. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+    await this.current?.catch(() => undefined);
+  }
+
+  /** One pass now; a pass already running is joined rather than doubled. */
+  run(): Promise<PruneReport> {
+    this.current ??= this.prune().finally(() => (this.current = null));
+    return this.current;
+  }
+
+  private async prune(): Promise<PruneReport> {
+    const { repo, settings, logger } = this.options;
+    const chunk = this.options.chunkRows ?? DEFAULT_CHUNK_ROWS;
+    const now = this.options.now?.() ?? Date.now();
+    const endedBefore = settings.maxAgeMs === null ? null : new Date(now - settings.maxAgeMs).toISOString();
+    const report: PruneReport = { crawls: 0, rows: 0, deliveries: 0 };
+
+    for (let ids = repo.expiredCrawls({ endedBefore, keepLast: settings.keepLast }, LIST_BATCH); ids.length > 0 && !this.stopping && report.crawls < MAX_CRAWLS_PER_RUN; ) {
+      for (const crawlId of ids) {
+        for (let finished = false; !finished; ) {
+          if (this.stopping) return report;
+          const step = repo.pruneStep(crawlId, chunk);
+          report.rows += step.deleted;
+          finished = step.finished;
+          await nextTurn();
+        }
+        report.crawls += 1;
+      }
+      ids = repo.expiredCrawls({ endedBefore, keepLast: settings.keepLast }, LIST_BATCH);
+    }
+    if (endedBefore !== null) {
+      for (let gone = chunk; gone === chunk && !this.stopping; await nextTurn()) {
+        gone = repo.pruneDeliveries(endedBefore, chunk);
+        report.deliveries += gone;
+      }
+    }
+    if (report.crawls > 0 || report.deliveries > 0) logger.info("retention pruned", { ...report });
+    return report;
+  }
+}
+
+/** Lets queued I/O (API requests) run before the next transaction. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
