@@ -9,6 +9,7 @@ import { CrawlPool } from "./crawler/pool.ts";
 import { readFileSync } from "node:fs";
 import { CrawlScheduler } from "./scheduler/scheduler.ts";
 import { RetentionPruner } from "./services/retention.ts";
+import { ServiceMetrics } from "./metrics/service-metrics.ts";
 import { RetentionRepo } from "./store/retention.repo.ts";
 import { CrawlsService } from "./services/crawls.service.ts";
 import { WebhooksService } from "./services/webhooks.service.ts";
@@ -44,6 +45,7 @@ export interface Runtime {
   scheduler: CrawlScheduler;
   /** Prunes old crawls and deliveries (storage.retention); `serve` starts it. */
   retention: RetentionPruner;
+  metrics: ServiceMetrics;
   logger: Logger;
   /** Builds the HTTP app over this runtime's services. */
   app(): App;
@@ -82,6 +84,10 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     onScheduleChange: () => scheduler.reload(),
   });
   const webhooksRepo = new WebhooksRepo(store.sqlite);
+  const metrics = new ServiceMetrics({
+    crawlsByStatus: () => crawlsRepo.countByStatus(),
+    deliveriesByState: () => webhooksRepo.countByState(),
+  });
   const webhookPolicy = webhookAddressPolicy(config.webhooks);
   const ca = config.webhooks.ca_file === null ? undefined : readFileSync(config.webhooks.ca_file, "utf8");
   const dispatcher = new WebhookDispatcher({
@@ -94,6 +100,7 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     maxConcurrent: config.webhooks.max_concurrent,
     ca,
     logger,
+    onAttempt: (outcome) => metrics.recordWebhookAttempt(outcome),
   });
   const webhooks = new WebhooksService({
     repo: webhooksRepo,
@@ -117,6 +124,7 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     inline: options.inlineCrawls ? { resolve } : undefined,
     // A crawl that starts or ends has queued webhook deliveries.
     onTransition: () => dispatcher.wake(),
+    onProgress: (progress) => metrics.recordCrawlProgress(progress),
   });
   const crawls = new CrawlsService({ repo: crawlsRepo, domains, runner: crawlPool });
   const scheduler = new CrawlScheduler({
@@ -157,6 +165,7 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     dispatcher,
     scheduler,
     retention,
+    metrics,
     logger,
     app: () =>
       createApp({
@@ -169,6 +178,8 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
         webhooks,
         probe,
         logger,
+        metrics,
+        metricsOnApi: config.metrics.enabled && config.metrics.port === null,
       }),
     close: () => store.close(),
   };

@@ -13,6 +13,9 @@ import { authenticate } from "./middleware/auth/auth.ts";
 import { rateLimit } from "./middleware/rate-limit/rate-limit.ts";
 import { requestId } from "./middleware/request-id/request-id.ts";
 import { requestLog } from "./middleware/request-log/request-log.ts";
+import { requestMetrics } from "./middleware/request-metrics/request-metrics.ts";
+import type { ServiceMetrics } from "../metrics/service-metrics.ts";
+import { metricsRouter } from "./routes/metrics.ts";
 import { methodLookup } from "./route-methods.ts";
 import { crawlsRouter } from "./routes/crawls.ts";
 import { docsRouter } from "./routes/docs.ts";
@@ -21,7 +24,7 @@ import { healthRouter } from "./routes/health.ts";
 import { webhooksRouter } from "./routes/webhooks.ts";
 
 /**
- * The HTTP application: middleware chain (request id → log → auth → rate limit → body limit), one router
+ * The HTTP application: middleware chain (request id → metrics → log → auth → rate limit → body limit), one router
  * per resource under the base path, the OpenAPI document built from the routes' own zod schemas, and the
  * single error mapping. Unknown paths answer 404 and known paths with the wrong method 405, both JSON.
  */
@@ -37,6 +40,9 @@ export interface AppDeps {
   /** Throws when the store is unusable; called by /healthz. */
   probe: () => void;
   logger: Logger;
+  metrics: ServiceMetrics;
+  /** Serve GET /metrics here (for keys with metrics:read); false when it has a listener of its own or is off. */
+  metricsOnApi: boolean;
 }
 
 /** Builds the Hono app; `app.fetch` serves it. */
@@ -50,6 +56,7 @@ export function createApp(deps: AppDeps) {
   });
 
   app.use("*", requestId());
+  app.use("*", requestMetrics(deps.metrics));
   app.use("*", requestLog(logger));
   app.use("*", authenticate(deps.keys));
   const openapiPath = `${deps.basePath}/openapi.json`;
@@ -66,6 +73,7 @@ export function createApp(deps: AppDeps) {
 
   app.route("/", healthRouter(deps.probe));
   app.route("/", docsRouter(openapiPath));
+  if (deps.metricsOnApi) app.route("/", metricsRouter(deps.metrics));
   app.route(deps.basePath, domainsRouter(deps.domains));
   app.route(deps.basePath, crawlsRouter(deps.crawls, deps.basePath));
   app.route(deps.basePath, webhooksRouter(deps.webhooks));

@@ -4,6 +4,7 @@ import { createLogger } from "../core/logger.ts";
 import { VERSION } from "../core/version.ts";
 import { openRuntime, type Runtime } from "../runtime.ts";
 import { untilAborted } from "../core/until-aborted.ts";
+import { metricsListenerFetch } from "../api/routes/metrics.ts";
 import { err, EXIT_OK, out, parseCommandArgs, rejectExtraArgs } from "./usage.ts";
 
 export const SERVE_HELP = `Usage: linkpatrol serve [--config FILE]
@@ -35,6 +36,16 @@ export async function serveCommand(args: string[]): Promise<number> {
     runtime.close();
     throw error;
   }
+  let metricsServer: ReturnType<typeof Bun.serve> | null = null;
+  if (config.metrics.enabled && config.metrics.port !== null) {
+    try {
+      metricsServer = Bun.serve({ hostname: config.metrics.host, port: config.metrics.port, fetch: metricsListenerFetch(runtime.metrics) });
+    } catch (error) {
+      void server.stop(true);
+      runtime.close();
+      throw error;
+    }
+  }
 
   // Only once the port is ours: a start that fails to bind must not use up the one-time key.
   const bootstrap = runtime.keys.bootstrap(config.auth.bootstrap_key);
@@ -57,6 +68,9 @@ export async function serveCommand(args: string[]): Promise<number> {
     config: file ?? "built-in defaults",
     storage: config.storage.path,
   });
+  if (metricsServer !== null) {
+    logger.info("metrics listening", { url: `http://${metricsServer.hostname}:${metricsServer.port}/metrics`, port: metricsServer.port });
+  }
 
   const signal = await new Promise<string>((resolve) => {
     const onTerm = () => resolve("SIGTERM");
@@ -65,6 +79,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     process.once("SIGINT", onInt);
   });
   logger.info("shutting down", { signal, timeout_ms: config.server.shutdown_timeout });
+  void metricsServer?.stop(true);
   const inTime = await stopServing(server, runtime, config.server.shutdown_timeout);
   runtime.close();
   if (!inTime) {

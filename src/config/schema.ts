@@ -89,6 +89,15 @@ const loggingFields = z.strictObject({
     level: z.enum(["debug", "info", "warn", "error"]).default("info"),
   });
 
+/** GET /metrics: on the API listener behind the metrics:read scope, or on a listener of its own without a key. */
+const metricsFields = z.strictObject({
+  enabled: z.boolean().default(true),
+  /** A separate listener's port for /metrics (no key asked there); null: /metrics is served on the API port. */
+  port: z.number().int().min(0).max(65535).nullable().default(null),
+  /** Address of that separate listener; keep it private (loopback or a management network). */
+  host: z.string().min(1).default("127.0.0.1"),
+});
+
 const schedulerFields = z.strictObject({
     catch_up: z.boolean().default(true),
   });
@@ -110,6 +119,7 @@ export const SECTION_SCHEMAS = {
   scheduler: schedulerFields,
   verification: verificationFields,
   webhooks: webhooksFields,
+  metrics: metricsFields,
   logging: loggingFields,
 } as const;
 
@@ -126,6 +136,7 @@ export const configSchema = z.strictObject({
     schedules: z.array(scheduleEntry).max(10_000).default([]),
     verification: verificationFields.prefault({}),
     webhooks: webhooksFields.prefault({}),
+    metrics: metricsFields.prefault({}),
     logging: loggingFields.prefault({}),
   })
   .prefault({});

@@ -6,6 +6,8 @@ export const SCOPES = [
   "domains:write",
   "webhooks:read",
   "webhooks:write",
+  /** GET /metrics on the API listener (ours: not in CONTRACT's list, which it extends). */
+  "metrics:read",
   "admin",
 ] as const;
 

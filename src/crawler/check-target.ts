@@ -1,4 +1,4 @@
-import type { LinkOutcome, LinkVerdict } from "../core/link-outcome.ts";
+import type { LinkOutcome, LinkVerdict, NoAnswerReason } from "../core/link-outcome.ts";
 import type { SafeFetchResult } from "../net/fetch-result.ts";
 import { safeFetch, type SafeFetchOptions } from "../net/safe-fetch.ts";
 import { classifyOutcome } from "./classify.ts";
@@ -44,6 +44,8 @@ export interface CheckedTarget {
   redirectEnd: RedirectEnd | null;
   page: ParsedPage | null;
   aborted: boolean;
+  /** Why there was no HTTP answer, when there was none. */
+  failure: NoAnswerReason | null;
 }
 
 /** What checking needs besides the target. */
@@ -148,5 +150,5 @@ export async function checkTarget(target: TargetToCheck, context: CheckContext):
     extractor.write(decodeHtml(result.body, result.headers["content-type"]));
     page = { url: result.finalUrl, links: extractor.end() };
   }
-  return { verdict, finalUrl, redirectEnd, page, aborted };
+  return { verdict, finalUrl, redirectEnd, page, aborted, failure: outcome.kind === "no_answer" ? outcome.reason : null };
 }

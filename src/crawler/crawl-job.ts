@@ -6,6 +6,7 @@ import { CrawlsRepo } from "../store/crawls.repo.ts";
 import { openStore } from "../store/db.ts";
 import { FrontierRepo } from "../store/frontier.repo.ts";
 import { runCrawl, type CrawlRunEnd } from "./crawl.ts";
+import type { CrawlProgress } from "../metrics/service-metrics.ts";
 import { DEFAULT_RETRY_POLICY } from "./retry.ts";
 import { RobotsCache } from "./robots-cache.ts";
 
@@ -30,6 +31,7 @@ export interface CrawlJobHooks {
   signal: AbortSignal;
   resolve?: Resolve;
   logger?: Logger;
+  onProgress?: (progress: CrawlProgress) => void;
 }
 
 function describeDuration(ms: number): string {
@@ -69,6 +71,7 @@ export async function executeCrawlJob(crawlId: string, settings: CrawlJobSetting
         limits: { maxPages: crawler.max_pages, maxDepth: crawler.max_depth },
         logger,
         signal: hooks.signal,
+        onProgress: hooks.onProgress,
       },
     );
     const now = new Date().toISOString();

@@ -1,5 +1,6 @@
 import type { CrawlOptions } from "../core/crawl-options.ts";
 import type { Logger } from "../core/logger.ts";
+import type { CrawlProgress } from "../metrics/service-metrics.ts";
 import type { FoundLink, FrontierResult, FrontierTarget, PageLimits } from "../store/frontier.repo.ts";
 import { checkTarget, type CheckContext, type ParsedPage } from "./check-target.ts";
 import { HostLimiter } from "./host-limiter.ts";
@@ -46,6 +47,8 @@ export interface CrawlRunEnv {
   logger: Logger;
   /** Aborted with a StopReason ("cancelled" or "shutdown") to stop the crawl. */
   signal: AbortSignal;
+  /** Told what was checked since the last call, after each written batch (for metrics). */
+  onProgress?: (progress: CrawlProgress) => void;
 }
 
 /** Targets pulled from the store at a time. */
@@ -100,6 +103,7 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
   let inFlight = 0;
   let lastFlush = Date.now();
   let wakeUp: (() => void) | null = null;
+  let progress: CrawlProgress = { pages: 0, checked: 0, failures: {} };
 
   // Resolves when a check finishes, or after BATCH_DELAY_MS so finished results never wait long to be written.
   const nextEvent = (): Promise<void> =>
@@ -117,6 +121,8 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
     const redo = env.frontier.commit(input.crawlId, finished.splice(0), env.limits);
     if (!stop.signal.aborted) buffer.unshift(...redo);
     lastFlush = Date.now();
+    env.onProgress?.(progress);
+    progress = { pages: 0, checked: 0, failures: {} };
   };
   const refill = (): void => {
     const rows = env.frontier.pull(input.crawlId, cursor, PULL_SIZE);
@@ -143,6 +149,9 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
     if (context.mayFetch !== undefined && !(await context.mayFetch(target.url))) return { kind: "skipped", target };
     const checked = await checkTarget(target, context);
     if (checked.aborted || stop.signal.aborted) return null;
+    progress.checked += 1;
+    if (checked.page !== null) progress.pages += 1;
+    if (checked.failure !== null) progress.failures[checked.failure] = (progress.failures[checked.failure] ?? 0) + 1;
     const page = checked.page === null ? null : { url: checked.page.url, links: gateLinks(checked.page, input.options, site) };
     const { verdict, finalUrl, redirectEnd } = checked;
     return { kind: "checked", target, verdict, finalUrl, redirectEnd, page };

@@ -5,6 +5,7 @@ import { executeCrawlJob, type CrawlJobEnd, type CrawlJobSettings } from "./craw
 import type { FromWorker, ToWorker } from "./crawl-worker.ts";
 import type { StopReason } from "./crawl.ts";
 import { untilAborted } from "../core/until-aborted.ts";
+import type { CrawlProgress } from "../metrics/service-metrics.ts";
 
 /**
  * The crawl pool: up to `size` crawls at once, each in a worker thread of its own, so the API thread never
@@ -32,6 +33,8 @@ export interface CrawlPoolOptions {
   inline?: { resolve?: Resolve };
   /** Called after a crawl starts or ends (its webhook deliveries are queued then). */
   onTransition?: () => void;
+  /** Called with what a crawl checked since its last report (metrics). */
+  onProgress?: (progress: CrawlProgress) => void;
 }
 
 /** The error a crawl ends with when its job died. */
@@ -137,7 +140,12 @@ export class CrawlPool {
 
   private inlineJob(crawlId: string, resolve: Resolve | undefined): RunningJob {
     const controller = new AbortController();
-    const done = executeCrawlJob(crawlId, this.options.settings, { signal: controller.signal, resolve, logger: this.options.logger }).catch(
+    const done = executeCrawlJob(crawlId, this.options.settings, {
+      signal: controller.signal,
+      resolve,
+      logger: this.options.logger,
+      onProgress: this.options.onProgress,
+    }).catch(
       (error: unknown) => ({ crashed: String(error) }),
     );
     // An inline job shares this thread: once aborted it ends at its next await; nothing more can be forced.
@@ -155,7 +163,8 @@ export class CrawlPool {
     });
     worker.onmessage = (event: MessageEvent<FromWorker>) => {
       const message = event.data;
-      settle(message.type === "ended" ? message.end : { crashed: message.message });
+      if (message.type === "progress") this.options.onProgress?.(message.progress);
+      else settle(message.type === "ended" ? message.end : { crashed: message.message });
     };
     worker.onerror = (event) => settle({ crashed: event.message });
     // A worker that exits without a word (killed thread, fatal error) ends its crawl rather than leaving it held.

@@ -251,6 +251,12 @@ export class CrawlsRepo {
   }
 
   /** Ids of crawls left `running` (by a process that stopped), oldest first: they resume. */
+  /** How many crawls are in each status (metrics). */
+  countByStatus(): Record<string, number> {
+    const rows = this.sqlite.query<{ status: string; n: number }, []>("SELECT status, COUNT(*) AS n FROM crawls GROUP BY status").all();
+    return Object.fromEntries(rows.map((row) => [row.status, row.n]));
+  }
+
   runningIds(): string[] {
     return this.sqlite
       .query<{ id: string }, []>("SELECT id FROM crawls WHERE status = 'running' ORDER BY started_at, id")

@@ -228,6 +228,12 @@ export class WebhooksRepo {
     return rows.map((delivery) => ({ delivery, attempts: this.attemptsOf(delivery.id) }));
   }
 
+  /** How many deliveries are in each state (metrics). */
+  countByState(): Record<string, number> {
+    const rows = this.sqlite.query<{ state: string; n: number }, []>("SELECT state, COUNT(*) AS n FROM webhook_deliveries GROUP BY state").all();
+    return Object.fromEntries(rows.map((row) => [row.state, row.n]));
+  }
+
   countDeliveries(webhookId: string): number {
     return (
       this.sqlite.query<{ n: number }, { webhookId: string }>("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE webhook_id = $webhookId").get({ webhookId })?.n ?? 0

@@ -1,5 +1,6 @@
 import { untilAborted } from "../core/until-aborted.ts";
 import type { Logger } from "../core/logger.ts";
+import type { AttemptOutcomeLabel } from "../metrics/service-metrics.ts";
 import type { AddressPolicy } from "../net/address-policy.ts";
 import type { Resolve } from "../net/resolve.ts";
 import type { AttemptResult, DueDelivery, WebhooksRepo } from "../store/webhooks.repo.ts";
@@ -28,6 +29,8 @@ export interface DispatcherOptions {
   logger: Logger;
   /** How often the outbox is looked at when nothing wakes the dispatcher; default 1 s. */
   pollMs?: number;
+  /** Told each attempt's outcome once it is recorded (metrics). */
+  onAttempt?: (outcome: AttemptOutcomeLabel) => void;
 }
 
 const DEFAULT_POLL_MS = 1_000;
@@ -105,6 +108,7 @@ export class WebhookDispatcher {
     );
     const result = this.decide(delivery, outcome, attemptNumber, attemptedAt);
     repo.recordAttempt(delivery.webhook_id, result);
+    this.options.onAttempt?.(result.state === "pending" ? "retrying" : result.state);
     logger.info("webhook attempt", {
       delivery_id: delivery.id,
       webhook_id: delivery.webhook_id,

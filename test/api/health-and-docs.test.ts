@@ -30,6 +30,7 @@ describe("OpenAPI document", () => {
     expect(doc.info.version).toBe(pkg.version);
     expect(Object.keys(doc.paths).sort()).toEqual([
       "/healthz",
+      "/metrics",
       "/v1/crawls",
       "/v1/crawls/{id}",
       "/v1/crawls/{id}/broken",
