@@ -2,7 +2,7 @@
 BUN := node_modules/.bin/bun
 SETUP := node scripts/setup.mjs
 
-.PHONY: setup serve test build typecheck bench bench-crawl clean
+.PHONY: setup serve test build typecheck bench bench-crawl bench-50k bench-deps clean
 
 setup:
 	@$(SETUP)
@@ -19,13 +19,29 @@ build: setup
 typecheck: setup
 	node_modules/.bin/tsc --noEmit -p .
 
-bench: build
-	$(BUN) bench/run.ts
-	$(BUN) bench/crawl.ts --binary --pages 10000
+# Bench-only dependencies (linkinator, autocannon) live in bench/package.json, never in the product's;
+# reinstalled from bench/package-lock.json when missing or older than the lock file.
+BENCH_DEPS := bench/node_modules/.package-lock.json
 
-# The crawl benchmark alone; extra flags via ARGS, e.g. make bench-crawl ARGS="--options all".
-bench-crawl: build
+$(BENCH_DEPS): bench/package.json bench/package-lock.json
+	npm ci --prefix bench --no-audit --no-fund
+	@touch $@
+
+bench-deps: $(BENCH_DEPS)
+
+# Start-up/memory/API numbers, then the 10k-page comparison: the service via the API, linkpatrol check,
+# linkinator and (when installed) wget2 on the same site.
+bench: build bench-deps
+	$(BUN) bench/run.ts
 	$(BUN) bench/crawl.ts --binary --pages 10000 $(ARGS)
+
+# The crawl comparison alone; extra flags via ARGS, e.g. make bench-crawl ARGS="--options all --no-linkinator".
+bench-crawl: build bench-deps
+	$(BUN) bench/crawl.ts --binary --pages 10000 $(ARGS)
+
+# 50k pages (linkinator skipped: it would take ~20 min), with the API under autocannon load during a crawl.
+bench-50k: build bench-deps
+	$(BUN) bench/crawl.ts --binary --pages 50000 --no-linkinator --api-load $(ARGS)
 
 clean:
 	rm -rf dist

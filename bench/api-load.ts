@@ -1,0 +1,132 @@
+/**
+ * API latency while a crawl runs (`bench/crawl.ts --api-load`): starts a second crawl of the site on the
+ * running service, waits until it holds >= 50,100 links (so page 500 of 100 exists; smaller sites use page 1),
+ * then runs autocannon (bench/node_modules, in its own node process) for `seconds` with `connections`
+ * concurrent connections against each endpoint in turn, with the bench's bearer key:
+ *   GET /v1/crawls/{id}/links?page=500&limit=100, GET /v1/crawls/{id}, GET /v1/crawls?limit=20, GET /v1/domains
+ * Reports req/s, p50, p99 (autocannon's histogram: whole milliseconds), non-2xx and errors per endpoint,
+ * whether the crawl was still running before and after each one, and the target p99 < 20 ms.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { CrawlFlags } from "./site/generate.ts";
+import { firstLine, runMeasured, tail } from "./lib/proc.ts";
+import { api, KEY, type Service, startCrawl, waitForCrawl } from "./runs/service.ts";
+
+export const AUTOCANNON_CLI = join(import.meta.dir, "node_modules", "autocannon", "autocannon.js");
+export const P99_TARGET_MS = 20;
+const LINKS_NEEDED = 50_100;
+
+export interface EndpointLoad {
+  path: string;
+  req_per_s: number;
+  requests: number;
+  p50_ms: number;
+  p90_ms: number;
+  p99_ms: number;
+  max_ms: number;
+  non_2xx: number;
+  errors: number;
+  timeouts: number;
+  crawl_running_before: boolean;
+  crawl_running_after: boolean;
+  pages_before: number;
+  pages_after: number;
+  p99_ok: boolean;
+}
+
+export interface ApiLoadResult {
+  autocannon: string | null;
+  connections: number;
+  seconds: number;
+  crawl_id: string;
+  links_page: number;
+  links_when_started: number;
+  endpoints: EndpointLoad[];
+  crawl_end: { status: string | null; wall_s: number; pages_crawled: number | null; total_links: number | null };
+  all_p99_ok: boolean;
+}
+
+export function autocannonVersion(): string | null {
+  return existsSync(AUTOCANNON_CLI) ? firstLine(["node", AUTOCANNON_CLI, "--version"])?.split(/\s+/)[1] ?? "?" : null;
+}
+
+/** The crawl's state, or "unknown" when the service does not answer in time (it may be saturated). */
+async function crawlState(service: Service, crawlId: string): Promise<{ status: string; pages: number; links: number }> {
+  try {
+    const res = await api(service.origin, "GET", `/crawls/${crawlId}`);
+    const d = res.json?.data ?? {};
+    return { status: d.status ?? "unknown", pages: d.pages_crawled ?? 0, links: d.total_links ?? 0 };
+  } catch {
+    return { status: "unknown", pages: -1, links: -1 };
+  }
+}
+
+const running = (status: string) => status === "running" || status === "pending";
+
+export async function runApiLoad(
+  service: Service,
+  o: { flags: CrawlFlags; connections: number; seconds: number; timeoutS: number; dir: string; log: (line: string) => void },
+): Promise<ApiLoadResult> {
+  if (!existsSync(AUTOCANNON_CLI)) throw new Error(`${AUTOCANNON_CLI} missing (npm ci --prefix bench)`);
+  const t0 = performance.now();
+  const crawlId = await startCrawl(service, o.flags);
+  o.log(`api-load: crawl ${crawlId} started; waiting for ${LINKS_NEEDED} links`);
+  // Bounded: at most 120 s, or until the crawl ends.
+  let state = await crawlState(service, crawlId);
+  while (running(state.status) && state.links < LINKS_NEEDED && performance.now() - t0 < 120_000) {
+    await Bun.sleep(100);
+    state = await crawlState(service, crawlId);
+  }
+  const linksPage = state.links >= LINKS_NEEDED ? 500 : 1;
+  if (!running(state.status)) o.log(`api-load: the crawl ended (${state.status}) before the load began: a site this small cannot show latency under a crawl`);
+  const paths = [`/v1/crawls/${crawlId}/links?page=${linksPage}&limit=100`, `/v1/crawls/${crawlId}`, "/v1/crawls?limit=20", "/v1/domains"];
+  const endpoints: EndpointLoad[] = [];
+  for (const path of paths) {
+    const before = await crawlState(service, crawlId);
+    const outPath = join(o.dir, `autocannon-${endpoints.length}.json`);
+    const stderrPath = join(o.dir, `autocannon-${endpoints.length}.stderr.log`);
+    const cmd = ["node", AUTOCANNON_CLI, "-c", String(o.connections), "-d", String(o.seconds), "-j", "-H", `authorization=Bearer ${KEY}`, `${service.origin}${path}`];
+    const measured = await runMeasured(cmd, { cwd: o.dir, timeoutS: o.seconds + 60, stdoutPath: outPath, stderrPath });
+    let r: any;
+    try {
+      if (measured.exit_code !== 0) throw new Error(`exit ${measured.exit_code ?? measured.signal}`);
+      r = JSON.parse(readFileSync(outPath, "utf8"));
+    } catch (error) {
+      o.log(`api-load: autocannon on ${path} failed (${(error as Error).message}): ${tail(stderrPath, 5)}`);
+      continue;
+    }
+    const after = await crawlState(service, crawlId);
+    const row: EndpointLoad = {
+      path: path.replace(crawlId, "{id}"),
+      req_per_s: Math.round(r.requests.total / r.duration),
+      requests: r.requests.total,
+      p50_ms: r.latency.p50,
+      p90_ms: r.latency.p90,
+      p99_ms: r.latency.p99,
+      max_ms: r.latency.max,
+      non_2xx: r.non2xx,
+      errors: r.errors,
+      timeouts: r.timeouts,
+      crawl_running_before: running(before.status),
+      crawl_running_after: running(after.status),
+      pages_before: before.pages,
+      pages_after: after.pages,
+      p99_ok: r.latency.p99 < P99_TARGET_MS && r.non2xx === 0 && r.errors === 0,
+    };
+    endpoints.push(row);
+    o.log(`api-load: ${row.path}: ${row.req_per_s} req/s, p50 ${row.p50_ms} ms, p99 ${row.p99_ms} ms, non-2xx ${row.non_2xx}, errors ${row.errors}; crawl ${before.pages}->${after.pages} pages${row.crawl_running_after ? "" : " (ended)"}`);
+  }
+  const end = await waitForCrawl(service, crawlId, t0 + o.timeoutS * 1000).catch((error: Error) => ({ outcome: "unknown", detail: { status: `unknown (${error.message})` } as any }));
+  return {
+    autocannon: autocannonVersion(),
+    connections: o.connections,
+    seconds: o.seconds,
+    crawl_id: crawlId,
+    links_page: linksPage,
+    links_when_started: state.links,
+    endpoints,
+    crawl_end: { status: end.detail?.status ?? null, wall_s: Math.round(performance.now() - t0) / 1000, pages_crawled: end.detail?.pages_crawled ?? null, total_links: end.detail?.total_links ?? null },
+    all_p99_ok: endpoints.length === paths.length && endpoints.every((e) => e.p99_ok && e.crawl_running_before && e.crawl_running_after),
+  };
+}

@@ -1,0 +1,126 @@
+/**
+ * The crawl benchmark's summary: one table of every run, the ratios and targets of issue 5 with pass/fail,
+ * and the API-load table. Pure functions of the result object, so the JSON and the printout agree.
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { ApiLoadResult } from "./api-load.ts";
+import type { ToolRun } from "./lib/tool-run.ts";
+
+export interface Target {
+  name: string;
+  value: string;
+  target: string;
+  pass: boolean | null;
+}
+
+const fmt = (v: number | null | undefined, d = 2) => (v == null ? "n/a" : v.toLocaleString("en-US", { maximumFractionDigits: d }));
+
+export function runsTable(runs: ToolRun[]): string[] {
+  const lines = [
+    "| run | status | wall s | pages | pages/s | links (meaning) | CPU s | peak RSS MiB | site requests | broken URLs: recall (hits/expected), false positives | counts = truth |",
+    "|---|---|---|---|---|---|---|---|---|---|---|",
+  ];
+  for (const r of runs) {
+    if (r.status === "skipped") {
+      lines.push(`| ${r.tool} | skipped: ${r.reason ?? ""} | | | | | | | | | |`);
+      continue;
+    }
+    const b = r.broken;
+    const broken = b ? `${b.recall} (${b.hits}/${b.expected}), FP ${b.false_positives} [truth: ${b.truth}]` : "n/a";
+    const meaning = r.links_meaning?.startsWith("distinct (page") ? "pairs" : "URLs";
+    const req = r.site_requests ? fmt(r.site_requests.main + r.site_requests.external, 0) : "n/a";
+    lines.push(
+      `| ${r.tool} | ${r.status}${r.reason ? `: ${r.reason.split("\n")[0]}` : ""} | ${fmt(r.wall_s)} | ${fmt(r.pages, 0)} | ${fmt(r.pages_per_s, 0)} | ${fmt(r.links, 0)} ${meaning} | ${fmt(r.cpu_s)} | ${fmt(r.peak_rss_mib, 1)} | ${req} | ${broken} | ${r.counts_ok === undefined ? "n/a" : r.counts_ok ? "yes" : "NO"} |`,
+    );
+  }
+  return lines;
+}
+
+/** The latest earlier result file for `pages` pages and `options`, if any. */
+function latestResult(resultsDir: string, pages: number, options: string): any | null {
+  if (!existsSync(resultsDir)) return null;
+  const prefix = `crawl-${pages}-${options}-`;
+  const files = readdirSync(resultsDir).filter((f) => f.startsWith(prefix) && f.endsWith(".json")).sort();
+  for (const file of files.reverse()) {
+    try {
+      const json = JSON.parse(readFileSync(join(resultsDir, file), "utf8"));
+      if (Array.isArray(json.runs)) return { file, json };
+    } catch {
+      // skip unreadable files
+    }
+  }
+  return null;
+}
+
+export function targets(runs: ToolRun[], pages: number, options: string, resultsDir: string, apiLoad: ApiLoadResult | null): Target[] {
+  const find = (tool: string) => runs.find((r) => r.tool.startsWith(tool) && r.status !== "skipped");
+  const check = find("linkpatrol check");
+  const service = find("linkpatrol serve");
+  const wget2 = find("wget2");
+  const linkinator = find("linkinator");
+  const ok = (r: ToolRun | undefined) => r !== undefined && r.status === "ok" && r.wall_s !== undefined;
+  const out: Target[] = [];
+  const ratio = (name: string, a: ToolRun | undefined, b: ToolRun | undefined, target: string, test: (v: number) => boolean) => {
+    if (!ok(a) || !ok(b)) {
+      out.push({ name, value: "n/a", target, pass: null });
+      return;
+    }
+    const v = a!.wall_s! / b!.wall_s!;
+    out.push({ name, value: v.toFixed(2), target, pass: test(v) });
+  };
+  ratio("linkpatrol check wall / wget2 wall", check, wget2, "<= 2", (v) => v <= 2);
+  ratio("linkpatrol API crawl wall / wget2 wall", service, wget2, "<= 2 (informative)", (v) => v <= 2);
+  ratio("linkinator wall / linkpatrol check wall", linkinator, check, ">= 10", (v) => v >= 10);
+  ratio("linkinator wall / linkpatrol API crawl wall", linkinator, service, ">= 10 (informative)", (v) => v >= 10);
+  for (const r of [check, service]) {
+    if (r === undefined) continue;
+    const b = r.broken;
+    out.push({
+      name: `${r.tool}: recall 100 %, zero false positives, counts equal`,
+      value: b ? `recall ${b.recall}, FP ${b.false_positives}, counts ${r.counts_ok ? "equal" : "differ"}` : r.status,
+      target: "1.0, 0, equal",
+      pass: b ? b.recall === 1 && b.false_positives === 0 && r.counts_ok === true : false,
+    });
+    out.push({ name: `${r.tool}: peak RSS`, value: `${fmt(r.peak_rss_mib, 1)} MiB`, target: pages >= 50_000 ? "< 150 MiB" : "< 150 MiB (a 50k target)", pass: r.peak_rss_mib == null ? null : r.peak_rss_mib < 150 });
+  }
+  if (pages > 10_000) {
+    const base = latestResult(resultsDir, 10_000, options);
+    for (const r of [check, service]) {
+      if (!ok(r)) continue;
+      const prev = base?.json.runs.find((p: ToolRun) => p.tool === r!.tool && p.status === "ok");
+      if (prev === undefined) {
+        out.push({ name: `${r!.tool}: time growth from 10k`, value: "n/a (no 10k result in bench/results)", target: "<= linear", pass: null });
+        continue;
+      }
+      const growth = r!.wall_s! / prev.wall_s / (pages / 10_000);
+      out.push({ name: `${r!.tool}: time growth from 10k (${base.file})`, value: `${r!.wall_s} s vs ${prev.wall_s} s: ${growth.toFixed(2)} x linear`, target: "<= 1.00 x linear", pass: growth <= 1 });
+    }
+  }
+  if (apiLoad !== null) {
+    for (const e of apiLoad.endpoints) {
+      const during = e.crawl_running_before && e.crawl_running_after ? "" : " (crawl not running throughout)";
+      out.push({ name: `API ${e.path} at ${apiLoad.connections} connections${during}`, value: `p99 ${e.p99_ms} ms, non-2xx ${e.non_2xx}`, target: `p99 < ${20} ms, all 2xx, during a crawl`, pass: e.p99_ok && during === "" });
+    }
+  }
+  return out;
+}
+
+export function targetsTable(list: Target[]): string[] {
+  const lines = ["| target | value | wanted | result |", "|---|---|---|---|"];
+  for (const t of list) lines.push(`| ${t.name} | ${t.value} | ${t.target} | ${t.pass === null ? "n/a" : t.pass ? "PASS" : "FAIL"} |`);
+  return lines;
+}
+
+export function apiLoadTable(a: ApiLoadResult): string[] {
+  const lines = [
+    `API under load (autocannon ${a.autocannon}, ${a.connections} connections, ${a.seconds} s each, crawl ${a.crawl_id}, links page ${a.links_page}):`,
+    "| endpoint | req/s | p50 ms | p90 ms | p99 ms | max ms | non-2xx | errors | crawl pages during |",
+    "|---|---|---|---|---|---|---|---|---|",
+  ];
+  for (const e of a.endpoints) {
+    lines.push(`| GET ${e.path} | ${fmt(e.req_per_s, 0)} | ${e.p50_ms} | ${e.p90_ms} | ${e.p99_ms} | ${e.max_ms} | ${e.non_2xx} | ${e.errors} | ${e.pages_before} -> ${e.pages_after}${e.crawl_running_after ? "" : " (ended)"} |`);
+  }
+  lines.push(`load crawl: ${a.crawl_end.status} after ${a.crawl_end.wall_s} s, ${a.crawl_end.pages_crawled} pages, ${a.crawl_end.total_links} links`);
+  return lines;
+}
