@@ -3,7 +3,9 @@ import type { LinkView } from "../services/crawl-view.ts";
 
 /**
  * The report of `linkpatrol check`, and its five renderings. Pure: the command gathers the data, these
- * functions only turn it into text, so every format shows the same links and the same totals.
+ * functions only turn it into text, so every format shows the same links and the same totals. A big site has
+ * hundreds of thousands of links, so the links are a stream read from the store and each rendering is a
+ * stream of text chunks: neither is ever held whole in memory.
  */
 
 export interface CheckReport {
@@ -23,26 +25,39 @@ export interface CheckReport {
     reported_links: number;
     reported_broken: number;
   };
-  links: LinkView[];
+  /** The reported links in report order; each call streams them again from the start. */
+  links: () => Iterable<LinkView>;
 }
 
 export const FORMATS = ["text", "json", "csv", "junit", "markdown"] as const;
 export type ReportFormat = (typeof FORMATS)[number];
 
-/** The report in `format`, ending with a newline. */
-export function renderReport(report: CheckReport, format: ReportFormat): string {
+/** The report in `format` as chunks of text, ending with a newline. */
+export function renderReport(report: CheckReport, format: ReportFormat): Iterable<string> {
   switch (format) {
     case "text":
-      return text(report);
+      return [text(report)];
     case "json":
-      return `${JSON.stringify(report, null, 2)}\n`;
+      return json(report);
     case "csv":
       return csv(report);
     case "junit":
       return junit(report);
     case "markdown":
-      return markdown(report);
+      return [markdown(report)];
   }
+}
+
+/** `{url, options, summary, links: [...]}`, indented by two spaces, the links written one by one. */
+function* json(report: CheckReport): Generator<string> {
+  const { url, options, summary } = report;
+  yield `${JSON.stringify({ url, options, summary }, null, 2).slice(0, -2)},\n  "links": [`;
+  let first = true;
+  for (const link of report.links()) {
+    yield `${first ? "" : ","}\n    ${JSON.stringify(link, null, 2).replaceAll("\n", "\n    ")}`;
+    first = false;
+  }
+  yield first ? "]\n}\n" : "\n  ]\n}\n";
 }
 
 function why(link: LinkView): string {
@@ -52,7 +67,7 @@ function why(link: LinkView): string {
 /** Broken links grouped by the page they are on, in report order. */
 function brokenBySource(report: CheckReport): Map<string, LinkView[]> {
   const groups = new Map<string, LinkView[]>();
-  for (const link of report.links) {
+  for (const link of report.links()) {
     if (!link.is_broken) continue;
     const group = groups.get(link.source_url) ?? [];
     group.push(link);
@@ -90,10 +105,9 @@ function csvField(value: unknown): string {
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
-function csv(report: CheckReport): string {
-  const rows = [CSV_COLUMNS.join(",")];
-  for (const link of report.links) rows.push(CSV_COLUMNS.map((column) => csvField(link[column])).join(","));
-  return `${rows.join("\r\n")}\r\n`;
+function* csv(report: CheckReport): Generator<string> {
+  yield `${CSV_COLUMNS.join(",")}\r\n`;
+  for (const link of report.links()) yield `${CSV_COLUMNS.map((column) => csvField(link[column])).join(",")}\r\n`;
 }
 
 function xml(text: string): string {
@@ -107,24 +121,23 @@ function xml(text: string): string {
     .replaceAll("'", "&apos;");
 }
 
-function junit(report: CheckReport): string {
+function* junit(report: CheckReport): Generator<string> {
   const { summary } = report;
   const seconds = (summary.duration_ms / 1000).toFixed(3);
-  const lines = [
+  yield [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="linkpatrol" tests="${summary.reported_links}" failures="${summary.reported_broken}" time="${seconds}">`,
-    `  <testsuite name="${xml(report.url)}" tests="${summary.reported_links}" failures="${summary.reported_broken}" errors="0" time="${seconds}">`,
-  ];
-  for (const link of report.links) {
+    `  <testsuite name="${xml(report.url)}" tests="${summary.reported_links}" failures="${summary.reported_broken}" errors="0" time="${seconds}">\n`,
+  ].join("\n");
+  for (const link of report.links()) {
     const open = `    <testcase classname="${xml(link.source_url)}" name="${xml(link.url)}"`;
     if (!link.is_broken) {
-      lines.push(`${open}/>`);
+      yield `${open}/>\n`;
       continue;
     }
-    lines.push(`${open}>`, `      <failure message="${xml(why(link))}" type="broken_link">${xml(`${link.kind} "${link.link_text}" on ${link.source_url}: ${why(link)}`)}</failure>`, "    </testcase>");
+    yield `${open}>\n      <failure message="${xml(why(link))}" type="broken_link">${xml(`${link.kind} "${link.link_text}" on ${link.source_url}: ${why(link)}`)}</failure>\n    </testcase>\n`;
   }
-  lines.push("  </testsuite>", "</testsuites>");
-  return `${lines.join("\n")}\n`;
+  yield "  </testsuite>\n</testsuites>\n";
 }
 
 function cell(text: string): string {
@@ -142,7 +155,7 @@ function markdown(report: CheckReport): string {
   ];
   if (summary.reported_broken > 0) {
     lines.push("", "| page | link | status | text |", "|---|---|---|---|");
-    for (const link of report.links) {
+    for (const link of report.links()) {
       if (link.is_broken) lines.push(`| ${cell(link.source_url)} | ${cell(link.url)} | ${cell(why(link))} | ${cell(link.link_text)} |`);
     }
   } else {

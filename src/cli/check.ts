@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseDurationMs } from "../config/duration.ts";
@@ -56,6 +56,8 @@ type Values = ReturnType<typeof parseCommandArgs<typeof OPTIONS>>["values"];
 /** How long to wait for one crawl at most, beyond its own max_duration. */
 const POLL_MS = 100;
 const PROGRESS_MS = 250;
+/** Report text written per system call. */
+const WRITE_BLOCK = 64 * 1024;
 
 function positiveInt(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -150,14 +152,17 @@ function startProgress(runtime: Runtime, crawlId: string, startedAt: number): ()
   };
 }
 
-function allLinks(runtime: Runtime, crawlId: string): LinkView[] {
-  const links: LinkView[] = [];
-  // Bounded by the crawl's own link count: each page is 100 links, the last one short.
-  for (let page = 1; ; page++) {
-    const { items } = runtime.crawls.links(crawlId, {}, page, 100);
-    links.push(...items);
-    if (items.length < 100) return links;
+/** Writes text chunks to a file descriptor in blocks, so a report of any size passes through a small buffer. */
+function writeChunks(fd: number, chunks: Iterable<string>): void {
+  let block = "";
+  for (const chunk of chunks) {
+    block += chunk;
+    if (block.length >= WRITE_BLOCK) {
+      writeSync(fd, block);
+      block = "";
+    }
   }
+  if (block !== "") writeSync(fd, block);
 }
 
 /** `linkpatrol check URL`: one crawl in the terminal. */
@@ -206,9 +211,23 @@ export async function checkCommand(args: string[]): Promise<number> {
     }
     stopProgress();
 
-    const links = allLinks(runtime, crawl.id).filter(
-      (link) => (include.length === 0 || include.some((re) => re.test(link.url))) && !exclude.some((re) => re.test(link.url)),
-    );
+    const reported = (link: LinkView) =>
+      (include.length === 0 || include.some((re) => re.test(link.url))) && !exclude.some((re) => re.test(link.url));
+    const crawls = runtime.crawls;
+    function* links(): Generator<LinkView> {
+      for (const link of crawls.allLinks(crawl.id)) if (reported(link)) yield link;
+    }
+    // Without --include/--exclude every link is reported, and the crawl's own totals count them.
+    let reportedLinks = detail.total_links;
+    let reportedBroken = detail.broken_links;
+    if (include.length > 0 || exclude.length > 0) {
+      reportedLinks = 0;
+      reportedBroken = 0;
+      for (const link of links()) {
+        reportedLinks++;
+        if (link.is_broken) reportedBroken++;
+      }
+    }
     const report: CheckReport = {
       url: url.href,
       options,
@@ -221,14 +240,21 @@ export async function checkCommand(args: string[]): Promise<number> {
         skipped_links: detail.skipped_links,
         truncated: detail.truncated,
         duration_ms: Date.parse(detail.completed_at ?? new Date().toISOString()) - Date.parse(detail.started_at ?? detail.created_at),
-        reported_links: links.length,
-        reported_broken: links.filter((link) => link.is_broken).length,
+        reported_links: reportedLinks,
+        reported_broken: reportedBroken,
       },
       links,
     };
     const rendered = renderReport(report, format);
-    if (values.output !== undefined) writeFileSync(values.output, rendered);
-    else process.stdout.write(rendered);
+    if (values.output === undefined) writeChunks(1, rendered);
+    else {
+      const fd = openSync(values.output, "w");
+      try {
+        writeChunks(fd, rendered);
+      } finally {
+        closeSync(fd);
+      }
+    }
 
     if (detail.status === "failed") {
       err(`linkpatrol: the crawl failed: ${detail.error ?? "unknown error"}`);

@@ -78,17 +78,22 @@ export class CrawlsService {
   links(id: string, filter: LinkFilter, page: number, limit: number): Page<LinkView> {
     const crawl = this.require(id);
     return {
-      items: this.deps.repo.links(crawl.id, filter, (page - 1) * limit, limit).map(toLinkView),
-      total: this.deps.repo.countLinks(crawl.id, filter),
+      items: this.deps.repo.links(crawl, filter, (page - 1) * limit, limit).map(toLinkView),
+      total: this.deps.repo.countLinks(crawl, filter),
     };
+  }
+
+  /** Every checked link of the crawl in discovery order, streamed from the store. */
+  *allLinks(id: string): Generator<LinkView> {
+    for (const link of this.deps.repo.eachLink(this.require(id).id)) yield toLinkView(link);
   }
 
   broken(id: string, page: number, limit: number): Page<BrokenLinkView> {
     const crawl = this.require(id);
     const filter = { isBroken: true };
     return {
-      items: this.deps.repo.links(crawl.id, filter, (page - 1) * limit, limit).map(toBrokenLinkView),
-      total: this.deps.repo.countLinks(crawl.id, filter),
+      items: this.deps.repo.links(crawl, filter, (page - 1) * limit, limit).map(toBrokenLinkView),
+      total: this.deps.repo.countLinks(crawl, filter),
     };
   }
 

@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import type { CrawlOptions } from "../core/crawl-options.ts";
 import { endedEvents, SAMPLE_LINKS, startedEvent } from "../core/crawl-events.ts";
+import { LinkMarks } from "./link-marks.ts";
 import { OutboxRepo } from "./outbox.repo.ts";
 import type { CrawlStatus, CrawlTrigger, StoredLinkKind } from "./schema.ts";
 
@@ -86,9 +87,14 @@ function toCrawl(raw: RawCrawl | null): CrawlRecord | undefined {
   return { ...raw, options: JSON.parse(raw.options) as CrawlOptions, truncated: raw.truncated === 1 };
 }
 
-function toLink(raw: RawLink): LinkRecord {
-  return { ...raw, is_broken: raw.is_broken === 1 };
+function toLink({ url, source_url, status_code, is_broken, link_text, kind, final_url, error, warning }: RawLink): LinkRecord {
+  return { url, source_url, status_code, is_broken: is_broken === 1, link_text, kind, final_url, error, warning };
 }
+
+const LINK_COLUMNS = "t.url, l.source_url, t.status_code, t.is_broken, l.link_text, l.kind, t.final_url, t.error, t.warning";
+
+/** Links read per query when a whole crawl is streamed. */
+const STREAM_BATCH = 1_000;
 
 /** The WHERE clause and parameters of a crawl filter. */
 function crawlWhere(filter: CrawlFilter): { sql: string; params: Record<string, string> } {
@@ -106,8 +112,8 @@ function crawlWhere(filter: CrawlFilter): { sql: string; params: Record<string, 
 }
 
 /** Only links whose target has been checked are results; queued and robots-skipped ones are not yet, or never. */
-function linkWhere(filter: LinkFilter): { sql: string; params: Record<string, string | number> } {
-  const clauses = ["l.crawl_id = $crawlId", "t.state = 'done'"];
+function linkWhere(filter: LinkFilter, crawlColumn = "l.crawl_id"): { sql: string; params: Record<string, string | number> } {
+  const clauses = [`${crawlColumn} = $crawlId`, "t.state = 'done'"];
   const params: Record<string, string | number> = {};
   if (filter.statusCode !== undefined) {
     clauses.push("t.status_code = $statusCode");
@@ -122,6 +128,7 @@ function linkWhere(filter: LinkFilter): { sql: string; params: Record<string, st
 
 export class CrawlsRepo {
   private readonly outbox: OutboxRepo;
+  private readonly marks = new LinkMarks();
 
   constructor(private readonly sqlite: Database) {
     this.outbox = new OutboxRepo(sqlite);
@@ -209,27 +216,66 @@ export class CrawlsRepo {
     );
   }
 
-  /** One page of a crawl's checked links matching `filter`, in discovery order. */
-  links(crawlId: string, filter: LinkFilter, offset: number, limit: number): LinkRecord[] {
+  /**
+   * One page of a crawl's checked links matching `filter`, in discovery order. Deep pages of an ended crawl
+   * start from a remembered position (link-marks.ts) instead of walking every row before them.
+   */
+  links(crawl: Pick<CrawlRecord, "id" | "status">, filter: LinkFilter, offset: number, limit: number): LinkRecord[] {
     const where = linkWhere(filter);
+    const params = { ...where.params, crawlId: crawl.id };
+    let start = { afterId: 0, skip: offset };
+    if (crawl.status === "completed" || crawl.status === "failed") {
+      const listing = `${crawl.id}|${filter.statusCode ?? ""}|${filter.isBroken ?? ""}`;
+      start = this.marks.seek(listing, offset, (afterId, skip) =>
+        this.sqlite
+          .query<{ id: number }, Record<string, string | number>>(
+            `SELECT l.id FROM links l JOIN crawl_targets t ON t.id = l.target_id ${where.sql} AND l.id > $afterId
+             ORDER BY l.id LIMIT 1 OFFSET $skip`,
+          )
+          .get({ ...params, afterId, skip })?.id ?? null,
+      );
+    }
     return this.sqlite
       .query<RawLink, Record<string, string | number>>(
-        `SELECT t.url, l.source_url, t.status_code, t.is_broken, l.link_text, l.kind, t.final_url, t.error, t.warning
-         FROM links l JOIN crawl_targets t ON t.id = l.target_id ${where.sql}
-         ORDER BY l.id LIMIT $limit OFFSET $offset`,
+        `SELECT ${LINK_COLUMNS} FROM links l JOIN crawl_targets t ON t.id = l.target_id ${where.sql} AND l.id > $afterId
+         ORDER BY l.id LIMIT $limit OFFSET $skip`,
       )
-      .all({ ...where.params, crawlId, limit, offset })
+      .all({ ...params, afterId: start.afterId, skip: start.skip, limit })
       .map(toLink);
   }
 
-  countLinks(crawlId: string, filter: LinkFilter): number {
-    const where = linkWhere(filter);
+  /** Every checked link of a crawl in discovery order, read in batches so memory stays flat. */
+  *eachLink(crawlId: string): Generator<LinkRecord> {
+    const where = linkWhere({});
+    const batch = this.sqlite.query<RawLink & { id: number }, Record<string, string | number>>(
+      `SELECT l.id, ${LINK_COLUMNS} FROM links l JOIN crawl_targets t ON t.id = l.target_id ${where.sql} AND l.id > $afterId
+       ORDER BY l.id LIMIT ${STREAM_BATCH}`,
+    );
+    for (let afterId = 0; ; ) {
+      const rows = batch.all({ crawlId, afterId });
+      for (const row of rows) yield toLink(row);
+      if (rows.length < STREAM_BATCH) return;
+      afterId = rows[rows.length - 1]!.id;
+    }
+  }
+
+  /**
+   * How many checked links match `filter`. The crawl's counters answer the common filters (they are written in
+   * the transaction that records the links); a status code is counted from its targets, which are far fewer
+   * than the links pointing at them.
+   */
+  countLinks(crawl: Pick<CrawlRecord, "id" | "total_links" | "broken_links">, filter: LinkFilter): number {
+    if (filter.statusCode === undefined) {
+      if (filter.isBroken === undefined) return crawl.total_links;
+      return filter.isBroken ? crawl.broken_links : crawl.total_links - crawl.broken_links;
+    }
+    const where = linkWhere(filter, "t.crawl_id");
     return (
       this.sqlite
         .query<{ n: number }, Record<string, string | number>>(
-          `SELECT COUNT(*) AS n FROM links l JOIN crawl_targets t ON t.id = l.target_id ${where.sql}`,
+          `SELECT COUNT(*) AS n FROM crawl_targets t JOIN links l ON l.target_id = t.id ${where.sql}`,
         )
-        .get({ ...where.params, crawlId })?.n ?? 0
+        .get({ ...where.params, crawlId: crawl.id })?.n ?? 0
     );
   }
 
@@ -306,7 +352,7 @@ export class CrawlsRepo {
     const { from, other } = changeSides(crawlId, against, kind);
     return this.sqlite
       .query<RawLink, { from: string; other: string | null; limit: number; offset: number }>(
-        `SELECT t.url, l.source_url, t.status_code, t.is_broken, l.link_text, l.kind, t.final_url, t.error, t.warning
+        `SELECT ${LINK_COLUMNS}
          ${CHANGE_FROM} ORDER BY l.id LIMIT $limit OFFSET $offset`,
       )
       .all({ from, other, limit, offset })

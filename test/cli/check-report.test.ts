@@ -1,0 +1,38 @@
+import { expect, test } from "bun:test";
+import { type CheckReport, renderReport } from "../../src/cli/check-report.ts";
+import type { LinkView } from "../../src/services/crawl-view.ts";
+
+/** The JSON report is written link by link; what it writes must still parse back to the whole report. */
+
+const link = (n: number, broken: boolean): LinkView => ({
+  url: `http://site.test/${n}`,
+  source_url: "http://site.test/",
+  status_code: broken ? 404 : 200,
+  is_broken: broken,
+  link_text: `line\n"${n}"`,
+  kind: "anchor",
+  final_url: null,
+  error: null,
+  warning: null,
+});
+
+function report(links: LinkView[]): CheckReport {
+  return {
+    url: "http://site.test/",
+    options: { scan_images: false, scan_scripts: false, scan_stylesheets: false, follow_external: false },
+    summary: {
+      status: "completed", error: null, pages_crawled: 1, total_links: links.length, broken_links: 1, skipped_links: 0,
+      truncated: false, duration_ms: 5, reported_links: links.length, reported_broken: links.filter((l) => l.is_broken).length,
+    },
+    links: () => links,
+  };
+}
+
+for (const links of [[], [link(1, false)], [link(1, false), link(2, true), link(3, false)]]) {
+  test(`the streamed JSON report of ${links.length} links parses back to the report`, () => {
+    const r = report(links);
+    const text = [...renderReport(r, "json")].join("");
+    expect(text.endsWith("}\n")).toBe(true);
+    expect(JSON.parse(text)).toEqual({ url: r.url, options: r.options, summary: r.summary, links });
+  });
+}

@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { CrawlsRepo, type LinkFilter } from "../../src/store/crawls.repo.ts";
+import { openStore, type Store } from "../../src/store/db.ts";
+import { MARK_STRIDE } from "../../src/store/link-marks.ts";
+import { migrate } from "../../src/store/migrate.ts";
+
+/**
+ * Pages of a crawl's links: deep pages of an ended crawl start from remembered positions instead of walking
+ * every row before them, so they are checked here against plain OFFSET over the same rows, for every filter,
+ * across mark boundaries and past the end. Targets are a mix of checked (ok, broken, several status codes),
+ * still queued and robots-skipped, spread so the listing skips rows irregularly.
+ */
+
+const TARGETS = 400;
+const LINKS = 7_321;
+
+let store: Store;
+let repo: CrawlsRepo;
+
+function targetFor(i: number): { state: string; status: number | null; broken: number | null } {
+  if (i % 37 === 0) return { state: "queued", status: null, broken: null };
+  if (i % 41 === 0) return { state: "skipped", status: null, broken: null };
+  if (i % 7 === 0) return { state: "done", status: 404, broken: 1 };
+  if (i % 11 === 0) return { state: "done", status: 500, broken: 1 };
+  return { state: "done", status: i % 5 === 0 ? 301 : 200, broken: 0 };
+}
+
+beforeAll(() => {
+  store = openStore(":memory:");
+  migrate(store.sqlite);
+  repo = new CrawlsRepo(store.sqlite);
+  const db = store.sqlite;
+  db.run("INSERT INTO domains (id, name, root_url, verification_token) VALUES ('d1', 'example.test', 'http://example.test/', 'tok')");
+  for (const [id, status] of [["ended", "completed"], ["running", "running"]] as const) {
+    db.run("INSERT INTO crawls (id, domain_id, status, options, created_at) VALUES (?, 'd1', ?, '{}', ?)", [id, status, `2026-01-0${id === "ended" ? 1 : 2}`]);
+  }
+  db.transaction(() => {
+    for (const crawlId of ["ended", "running"]) {
+      const ids: number[] = [];
+      for (let i = 0; i < TARGETS; i++) {
+        const t = targetFor(i);
+        const row = db
+          .query<{ id: number }, [string, string, string, number | null, number | null]>(
+            "INSERT INTO crawl_targets (crawl_id, url, internal, depth, state, status_code, is_broken) VALUES (?, ?, 1, 1, ?, ?, ?) RETURNING id",
+          )
+          .get(crawlId, `http://example.test/t${i}`, t.state, t.status, t.broken)!;
+        ids.push(row.id);
+      }
+      for (let j = 0; j < LINKS; j++) {
+        // A deterministic, uneven walk over the targets.
+        const target = ids[(j * 7919 + (j >> 3)) % TARGETS]!;
+        db.run("INSERT INTO links (crawl_id, source_url, target_id, link_text, kind) VALUES (?, ?, ?, ?, 'anchor')", [
+          crawlId, `http://example.test/p${j >> 6}`, target, `link ${j}`,
+        ]);
+      }
+    }
+  })();
+  // The counters the crawler keeps in step with the links (frontier.repo.ts), here from the rows themselves.
+  db.run(`UPDATE crawls SET
+    total_links = (SELECT COUNT(*) FROM links l JOIN crawl_targets t ON t.id = l.target_id WHERE l.crawl_id = crawls.id AND t.state = 'done'),
+    broken_links = (SELECT COUNT(*) FROM links l JOIN crawl_targets t ON t.id = l.target_id WHERE l.crawl_id = crawls.id AND t.state = 'done' AND t.is_broken = 1)`);
+});
+
+afterAll(() => store.close());
+
+/** The plain answer: every matching row in id order, then sliced. */
+function expected(crawlId: string, filter: LinkFilter): string[] {
+  const rows = store.sqlite
+    .query<{ link_text: string; status_code: number; is_broken: number }, [string]>(
+      `SELECT l.link_text, t.status_code, t.is_broken FROM links l JOIN crawl_targets t ON t.id = l.target_id
+       WHERE l.crawl_id = ? AND t.state = 'done' ORDER BY l.id`,
+    )
+    .all(crawlId);
+  return rows
+    .filter((row) => (filter.statusCode === undefined || row.status_code === filter.statusCode) && (filter.isBroken === undefined || (row.is_broken === 1) === filter.isBroken))
+    .map((row) => row.link_text);
+}
+
+const FILTERS: LinkFilter[] = [{}, { isBroken: true }, { isBroken: false }, { statusCode: 404 }, { statusCode: 301, isBroken: false }, { statusCode: 418 }];
+
+test("every page of an ended crawl matches plain OFFSET, for every filter, in any order of requests", () => {
+  const crawl = repo.findById("ended")!;
+  expect(crawl.total_links).toBeGreaterThan(3 * MARK_STRIDE);
+  for (const filter of FILTERS) {
+    const all = expected("ended", filter);
+    expect(repo.countLinks(crawl, filter)).toBe(all.length);
+    // Deep first (marks are found on the way), then shallow, then around mark boundaries and past the end.
+    const offsets = [all.length - 1, 0, 1, 999, 1000, 1001, 2_997, 3_000, 2 * MARK_STRIDE - 50, all.length, all.length + 5_000];
+    for (const offset of offsets) {
+      for (const limit of [1, 100]) {
+        const page = repo.links(crawl, filter, offset, limit).map((link) => link.link_text);
+        expect({ filter, offset, limit, page }).toEqual({ filter, offset, limit, page: all.slice(offset, offset + limit) });
+      }
+    }
+  }
+});
+
+test("a running crawl's pages follow its links as they are checked (nothing remembered)", () => {
+  const before = repo.findById("running")!;
+  expect(repo.links(before, {}, 2_500, 3).map((link) => link.link_text)).toEqual(expected("running", {}).slice(2_500, 2_503));
+  // Queued targets get checked: earlier rows join the listing and every later page shifts.
+  store.sqlite.run("UPDATE crawl_targets SET state = 'done', status_code = 200, is_broken = 0 WHERE crawl_id = 'running' AND state = 'queued'");
+  const after = expected("running", {});
+  expect(repo.links(before, {}, 2_500, 3).map((link) => link.link_text)).toEqual(after.slice(2_500, 2_503));
+});
+
+test("streaming a crawl's links yields every checked link once, in order", () => {
+  expect([...repo.eachLink("ended")].map((link) => link.link_text)).toEqual(expected("ended", {}));
+});
