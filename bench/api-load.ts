@@ -3,7 +3,10 @@
  * running service, waits until it holds >= 50,100 links (so page 500 of 100 exists; smaller sites use page 1),
  * then runs autocannon (bench/node_modules, in its own node process) for `seconds` with `connections`
  * concurrent connections against each endpoint in turn, with the bench's bearer key:
- *   GET /v1/crawls/{id}/links?page=500&limit=100, GET /v1/crawls/{id}, GET /v1/crawls?limit=20, GET /v1/domains
+ *   GET /v1/crawls/{running}/links?page=500&limit=100   deep page of the crawl that is running
+ *   GET /v1/crawls/{report}/links?page=500&limit=100    deep page of the first run's ended crawl (the report a
+ *   GET /v1/crawls/{report}/links?page=1&limit=100      user reads while the next audit runs)
+ *   GET /v1/crawls/{running}, GET /v1/crawls?limit=20, GET /v1/domains
  * Reports req/s, p50, p99 (autocannon's histogram: whole milliseconds), non-2xx and errors per endpoint,
  * whether the crawl was still running before and after each one, and the target p99 < 20 ms.
  */
@@ -66,7 +69,7 @@ const running = (status: string) => status === "running" || status === "pending"
 
 export async function runApiLoad(
   service: Service,
-  o: { flags: CrawlFlags; connections: number; seconds: number; timeoutS: number; dir: string; log: (line: string) => void },
+  o: { flags: CrawlFlags; reportCrawlId: string; connections: number; seconds: number; timeoutS: number; dir: string; log: (line: string) => void },
 ): Promise<ApiLoadResult> {
   if (!existsSync(AUTOCANNON_CLI)) throw new Error(`${AUTOCANNON_CLI} missing (npm ci --prefix bench)`);
   const t0 = performance.now();
@@ -80,7 +83,15 @@ export async function runApiLoad(
   }
   const linksPage = state.links >= LINKS_NEEDED ? 500 : 1;
   if (!running(state.status)) o.log(`api-load: the crawl ended (${state.status}) before the load began: a site this small cannot show latency under a crawl`);
-  const paths = [`/v1/crawls/${crawlId}/links?page=${linksPage}&limit=100`, `/v1/crawls/${crawlId}`, "/v1/crawls?limit=20", "/v1/domains"];
+  const report = o.reportCrawlId;
+  const paths = [
+    `/v1/crawls/${crawlId}/links?page=${linksPage}&limit=100`,
+    `/v1/crawls/${report}/links?page=${linksPage}&limit=100`,
+    `/v1/crawls/${report}/links?page=1&limit=100`,
+    `/v1/crawls/${crawlId}`,
+    "/v1/crawls?limit=20",
+    "/v1/domains",
+  ];
   const endpoints: EndpointLoad[] = [];
   for (const path of paths) {
     const before = await crawlState(service, crawlId);
@@ -98,7 +109,7 @@ export async function runApiLoad(
     }
     const after = await crawlState(service, crawlId);
     const row: EndpointLoad = {
-      path: path.replace(crawlId, "{id}"),
+      path: path.replace(crawlId, "{running}").replace(report, "{report}"),
       req_per_s: Math.round(r.requests.total / r.duration),
       requests: r.requests.total,
       p50_ms: r.latency.p50,

@@ -245,7 +245,7 @@ async function main(argv: string[]): Promise<number> {
     if (args.apiLoad && !serviceFailed) {
       log(`api-load: a second crawl under ${args.apiLoadConnections} connections, ${args.apiLoadSeconds} s per endpoint`);
       try {
-        apiLoad = await runApiLoad(service, { flags, connections: args.apiLoadConnections, seconds: args.apiLoadSeconds, timeoutS: args.timeoutS + 120, dir, log });
+        apiLoad = await runApiLoad(service, { flags, reportCrawlId: serviceResult.detail.id, connections: args.apiLoadConnections, seconds: args.apiLoadSeconds, timeoutS: args.timeoutS + 120, dir, log });
       } catch (error) {
         console.error(`api-load failed: ${(error as Error).message}`);
       }
