@@ -7,10 +7,10 @@
  */
 
 /** Positions between two marks: the most rows a marked page walks past before its first row. */
-export const MARK_STRIDE = 1_000;
+export const MARK_STRIDE = 100;
 
 /** Listings remembered at once (each costs 8 bytes per STRIDE links). */
-const MAX_LISTINGS = 256;
+const MAX_LISTINGS = 128;
 
 /** Finds the id of the link `skip` positions after the link with id `afterId` in a listing; null past the end. */
 export type MarkFinder = (afterId: number, skip: number) => number | null;
