@@ -153,7 +153,7 @@ export class CrawlPool {
   }
 
   private workerJob(crawlId: string): RunningJob {
-    const worker = new Worker(workerEntry());
+    const worker = new Worker(workerEntry(), { smol: true });
     let settle!: (end: CrawlJobEnd | { crashed: string }) => void;
     const done = new Promise<CrawlJobEnd | { crashed: string }>((resolve) => {
       settle = (end) => {
