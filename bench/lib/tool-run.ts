@@ -44,6 +44,28 @@ export interface ToolRun {
   extra?: Record<string, unknown>;
 }
 
+/**
+ * A one-shot tool's run as measured, before its output is read: `timeout` when it did not end in time, else
+ * `ok` until the caller finds otherwise.
+ */
+export function measuredRun(
+  o: { tool: string; version: string | null; command: string[]; linksMeaning: string; timeoutS: number },
+  measured: Measured,
+): ToolRun {
+  const run: ToolRun = {
+    tool: o.tool,
+    version: o.version,
+    status: "ok",
+    command: o.command,
+    wall_s: measured.wall_s,
+    cpu_s: measured.cpu_s,
+    peak_rss_mib: measured.peak_rss_mib,
+    measured,
+    links_meaning: o.linksMeaning,
+  };
+  return measured.timed_out ? { ...run, status: "timeout", reason: `no end within ${o.timeoutS} s` } : run;
+}
+
 const round4 = (v: number) => Math.round(v * 10_000) / 10_000;
 
 /** Broken target URLs a tool reported, against the ground truth's. */

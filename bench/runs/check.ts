@@ -9,7 +9,7 @@ import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { CrawlFlags, GroundTruth } from "../site/generate.ts";
 import { runMeasured, tail } from "../lib/proc.ts";
-import { compareBroken, type ToolRun, withRates } from "../lib/tool-run.ts";
+import { compareBroken, measuredRun, type ToolRun, withRates } from "../lib/tool-run.ts";
 
 export interface CheckRunOptions {
   /** The linkpatrol command: [binary] or [bun, src/main.ts]. */
@@ -58,18 +58,8 @@ export async function runCheck(o: CheckRunOptions): Promise<ToolRun> {
   const stderrPath = join(o.dir, "check.stderr.log");
   const cmd = [...o.command, ...checkArgs(o, reportPath)];
   const measured = await runMeasured(cmd, { cwd: o.dir, timeoutS: o.timeoutS, stderrPath });
-  const run: ToolRun = {
-    tool: "linkpatrol check",
-    version: o.version,
-    status: "ok",
-    command: cmd,
-    wall_s: measured.wall_s,
-    cpu_s: measured.cpu_s,
-    peak_rss_mib: measured.peak_rss_mib,
-    measured,
-    links_meaning: "distinct (page, target) pairs (CONTRACT Link)",
-  };
-  if (measured.timed_out) return { ...run, status: "timeout", reason: `no end within ${o.timeoutS} s` };
+  const run = measuredRun({ tool: "linkpatrol check", version: o.version, command: cmd, linksMeaning: "distinct (page, target) pairs (CONTRACT Link)", timeoutS: o.timeoutS }, measured);
+  if (run.status === "timeout") return run;
   // Exit 1 means "broken links found": expected on this site.
   if (measured.exit_code !== 0 && measured.exit_code !== 1) {
     return { ...run, status: "failed", reason: `exit ${measured.exit_code ?? measured.signal}: ${tail(stderrPath, 5)}` };

@@ -15,7 +15,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CrawlFlags, GroundTruth, SyntheticSite } from "../site/generate.ts";
 import { firstLine, runMeasured, tail } from "../lib/proc.ts";
-import { compareBroken, type ToolRun, withRates } from "../lib/tool-run.ts";
+import { compareBroken, measuredRun, type ToolRun, withRates } from "../lib/tool-run.ts";
 
 export const LINKINATOR_CLI = join(import.meta.dir, "..", "node_modules", "linkinator", "build", "src", "cli.js");
 
@@ -55,18 +55,8 @@ export async function runLinkinator(o: LinkinatorRunOptions): Promise<ToolRun> {
     ...(o.flags.follow_external ? [] : ["--skip", `^${escapeRe(o.site.origins.external)}`]),
   ];
   const measured = await runMeasured(cmd, { cwd: o.dir, timeoutS: o.timeoutS, stdoutPath: outPath, stderrPath });
-  const run: ToolRun = {
-    tool: "linkinator",
-    version,
-    status: "ok",
-    command: cmd,
-    wall_s: measured.wall_s,
-    cpu_s: measured.cpu_s,
-    peak_rss_mib: measured.peak_rss_mib,
-    measured,
-    links_meaning: "distinct URLs checked",
-  };
-  if (measured.timed_out) return { ...run, status: "timeout", reason: `no end within ${o.timeoutS} s` };
+  const run = measuredRun({ tool: "linkinator", version: version, command: cmd, linksMeaning: "distinct URLs checked", timeoutS: o.timeoutS }, measured);
+  if (run.status === "timeout") return run;
   // Exit 1 means "broken links found".
   if (measured.exit_code !== 0 && measured.exit_code !== 1) {
     return { ...run, status: "failed", reason: `exit ${measured.exit_code ?? measured.signal}: ${tail(stderrPath, 5)}` };

@@ -18,7 +18,7 @@ import { join } from "node:path";
 import type { GroundTruth, SyntheticSite } from "../site/generate.ts";
 import { resolveHref } from "../site/generate.ts";
 import { firstLine, runMeasured, tail } from "../lib/proc.ts";
-import { compareBroken, type ToolRun, withRates } from "../lib/tool-run.ts";
+import { compareBroken, measuredRun, type ToolRun, withRates } from "../lib/tool-run.ts";
 
 export interface Wget2RunOptions {
   site: SyntheticSite;
@@ -98,18 +98,8 @@ export async function runWget2(o: Wget2RunOptions): Promise<ToolRun> {
     `${o.site.rootUrl}`,
   ];
   const measured = await runMeasured(cmd, { cwd: o.dir, timeoutS: o.timeoutS, stderrPath: join(o.dir, "wget2.stderr.log") });
-  const run: ToolRun = {
-    tool: "wget2 --spider -r",
-    version,
-    status: "ok",
-    command: cmd,
-    wall_s: measured.wall_s,
-    cpu_s: measured.cpu_s,
-    peak_rss_mib: measured.peak_rss_mib,
-    measured,
-    links_meaning: "distinct URLs checked",
-  };
-  if (measured.timed_out) return { ...run, status: "timeout", reason: `no end within ${o.timeoutS} s` };
+  const run = measuredRun({ tool: "wget2 --spider -r", version: version, command: cmd, linksMeaning: "distinct URLs checked", timeoutS: o.timeoutS }, measured);
+  if (run.status === "timeout") return run;
   // 0: fine; 8: the server answered an error (expected here). Anything else is a failure of wget2 itself.
   const exitOk = measured.exit_code === 0 || measured.exit_code === 8;
   if (!existsSync(statsPath)) return { ...run, status: "failed", reason: `exit ${measured.exit_code}, no stats file: ${tail(logPath, 5)}` };
