@@ -54,21 +54,25 @@ async function registerSite(configFile: string, site: LoopbackSite): Promise<str
   return JSON.parse(added.stdout).id;
 }
 
-test("SIGTERM closes the listener, lets a request in flight finish, and exits 0", async () => {
-  const configFile = setUp([WEBHOOKS]);
+/** A service with a webhook whose receiver answers after `delayMs`, and a test delivery to it in flight. */
+async function serveWithSlowTestDelivery(configFile: string, delayMs: number) {
   const hooks = await receiver();
   const server = serve(configFile);
   const base = await server.ready;
   const hook = (await api(base, "POST", "/webhooks", { url: hooks.ipUrl(), events: ["crawl.failed"] })).data;
   hooks.useSecret(hook.secret);
-  hooks.script({ delayMs: 1_500 });
-
-  // POST /webhooks/{id}/test answers only once the receiver has: it is in flight for 1.5 s.
+  hooks.script({ delayMs });
   const inFlight = fetch(`${base}/webhooks/${hook.id}/test`, {
     method: "POST",
     headers: { authorization: `Bearer ${KEY}` },
     signal: AbortSignal.timeout(10_000),
   });
+  return { hooks, server, base, inFlight };
+}
+
+test("SIGTERM closes the listener, lets a request in flight finish, and exits 0", async () => {
+  // POST /webhooks/{id}/test answers only once the receiver has: it is in flight for 1.5 s.
+  const { hooks, server, base, inFlight } = await serveWithSlowTestDelivery(setUp([WEBHOOKS]), 1_500);
   await hooks.waitFor((requests) => requests.length === 1, 5_000);
   server.proc.kill("SIGTERM");
   await server.stderr.waitFor(/"msg":"shutting down"/);
@@ -152,17 +156,9 @@ test("a crawl running at SIGTERM is checkpointed, stays running, and completes a
 
 test("work still running when server.shutdown_timeout runs out is cut off, and the process still exits 0", async () => {
   const configFile = setUp([WEBHOOKS, "server: {host: 127.0.0.1, port: 0, shutdown_timeout: 1s}"]);
-  const hooks = await receiver();
-  const server = serve(configFile);
-  const base = await server.ready;
-  const hook = (await api(base, "POST", "/webhooks", { url: hooks.ipUrl(), events: ["crawl.failed"] })).data;
-  hooks.useSecret(hook.secret);
-  hooks.script({ delayMs: 8_000 });
-  const inFlight = fetch(`${base}/webhooks/${hook.id}/test`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${KEY}` },
-    signal: AbortSignal.timeout(10_000),
-  }).then(
+  const started = await serveWithSlowTestDelivery(configFile, 8_000);
+  const { hooks, server } = started;
+  const inFlight = started.inFlight.then(
     (res) => res.status,
     (error: Error) => error.name,
   );
