@@ -12,6 +12,7 @@ import type {
   LinkView,
 } from "./crawl-view.ts";
 import type { DomainsService, Page } from "./domains.service.ts";
+import { LinkPageCache } from "./link-page-cache.ts";
 
 /**
  * Crawls as use-cases: start one for a verified domain, read crawls and their links, cancel one. Running them is
@@ -36,6 +37,9 @@ export interface CrawlsServiceDeps {
 }
 
 export class CrawlsService {
+  private readonly linkPages = new LinkPageCache<Page<LinkView>>();
+  private readonly brokenPages = new LinkPageCache<Page<BrokenLinkView>>();
+
   constructor(private readonly deps: CrawlsServiceDeps) {}
 
   /** Queues a crawl of a verified domain with no crawl in progress. */
@@ -77,10 +81,11 @@ export class CrawlsService {
 
   links(id: string, filter: LinkFilter, page: number, limit: number): Page<LinkView> {
     const crawl = this.require(id);
-    return {
-      items: this.deps.repo.links(crawl, filter, (page - 1) * limit, limit).map(toLinkView),
+    const offset = (page - 1) * limit;
+    return this.linkPages.get(crawl, filter, offset, limit, () => ({
+      items: this.deps.repo.links(crawl, filter, offset, limit).map(toLinkView),
       total: this.deps.repo.countLinks(crawl, filter),
-    };
+    }));
   }
 
   /** Every checked link of the crawl in discovery order, streamed from the store. */
@@ -91,10 +96,11 @@ export class CrawlsService {
   broken(id: string, page: number, limit: number): Page<BrokenLinkView> {
     const crawl = this.require(id);
     const filter = { isBroken: true };
-    return {
-      items: this.deps.repo.links(crawl, filter, (page - 1) * limit, limit).map(toBrokenLinkView),
+    const offset = (page - 1) * limit;
+    return this.brokenPages.get(crawl, filter, offset, limit, () => ({
+      items: this.deps.repo.links(crawl, filter, offset, limit).map(toBrokenLinkView),
       total: this.deps.repo.countLinks(crawl, filter),
-    };
+    }));
   }
 
   /**

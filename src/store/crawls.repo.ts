@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite";
 import type { CrawlOptions } from "../core/crawl-options.ts";
 import { endedEvents, SAMPLE_LINKS, startedEvent } from "../core/crawl-events.ts";
-import { LinkMarks } from "./link-marks.ts";
+import { LinkMarks, type LinkMarksOptions } from "./link-marks.ts";
 import { OutboxRepo } from "./outbox.repo.ts";
 import type { CrawlStatus, CrawlTrigger, StoredLinkKind } from "./schema.ts";
 
@@ -128,10 +128,14 @@ function linkWhere(filter: LinkFilter, crawlColumn = "l.crawl_id"): { sql: strin
 
 export class CrawlsRepo {
   private readonly outbox: OutboxRepo;
-  private readonly marks = new LinkMarks();
+  private readonly marks: LinkMarks;
 
-  constructor(private readonly sqlite: Database) {
+  constructor(
+    private readonly sqlite: Database,
+    options: { marks?: LinkMarksOptions } = {},
+  ) {
     this.outbox = new OutboxRepo(sqlite);
+    this.marks = new LinkMarks(options.marks);
   }
 
   /** Inserts a pending crawl, or returns the id of the domain's active crawl when it already has one. */
@@ -217,24 +221,20 @@ export class CrawlsRepo {
   }
 
   /**
-   * One page of a crawl's checked links matching `filter`, in discovery order. Deep pages of an ended crawl
-   * start from a remembered position (link-marks.ts) instead of walking every row before them.
+   * One page of a crawl's checked links matching `filter`, in discovery order. Deep pages start from a
+   * remembered position (link-marks.ts) instead of walking every row before them; a running crawl's positions
+   * are remembered for about a second at a time.
    */
   links(crawl: Pick<CrawlRecord, "id" | "status">, filter: LinkFilter, offset: number, limit: number): LinkRecord[] {
     const where = linkWhere(filter);
     const params = { ...where.params, crawlId: crawl.id };
-    let start = { afterId: 0, skip: offset };
-    if (crawl.status === "completed" || crawl.status === "failed") {
-      const listing = `${crawl.id}|${filter.statusCode ?? ""}|${filter.isBroken ?? ""}`;
-      start = this.marks.seek(listing, offset, (afterId, skip) =>
-        this.sqlite
-          .query<{ id: number }, Record<string, string | number>>(
-            `SELECT l.id FROM links l JOIN crawl_targets t ON t.id = l.target_id ${where.sql} AND l.id > $afterId
-             ORDER BY l.id LIMIT 1 OFFSET $skip`,
-          )
-          .get({ ...params, afterId, skip })?.id ?? null,
-      );
-    }
+    const listing = `${crawl.id}|${filter.statusCode ?? ""}|${filter.isBroken ?? ""}`;
+    const moving = crawl.status === "pending" || crawl.status === "running";
+    const findMark = this.sqlite.query<{ id: number }, Record<string, string | number>>(
+      `SELECT l.id FROM links l JOIN crawl_targets t ON t.id = l.target_id ${where.sql} AND l.id > $afterId
+       ORDER BY l.id LIMIT 1 OFFSET $skip`,
+    );
+    const start = this.marks.seek(listing, offset, (afterId, skip) => findMark.get({ ...params, afterId, skip })?.id ?? null, moving);
     return this.sqlite
       .query<RawLink, Record<string, string | number>>(
         `SELECT ${LINK_COLUMNS} FROM links l JOIN crawl_targets t ON t.id = l.target_id ${where.sql} AND l.id > $afterId

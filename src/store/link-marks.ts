@@ -1,9 +1,13 @@
 /**
  * Where deep pages of a link listing start. OFFSET makes SQLite walk (and join) every row before the page, so
- * page 500 of a big crawl costs 500 pages of work. For a crawl that has ended, its links never change again,
- * so the link id at every STRIDE-th position of a listing can be remembered once and a deep page scans at
- * most STRIDE rows from the nearest mark. Listings of running crawls shift as targets get checked: they are
- * never marked.
+ * page 500 of a big crawl costs 500 pages of work. Instead the link id at every STRIDE-th position of a listing
+ * is remembered, and a deep page scans at most STRIDE rows from the nearest mark.
+ *
+ * For a crawl that has ended, its links never change again: marks are found once and kept. A running crawl's
+ * listing grows anywhere (a link joins it when its target gets checked), so its marks drift: they are used for
+ * at most `movingMaxAgeMs`, then found again in the background, a slice at a time between requests, while
+ * requests keep using the old ones. A deep page of a running crawl is therefore placed as of up to about a
+ * second ago — no less stable than pages of a running crawl are between any two requests.
  */
 
 /** Positions between two marks: the most rows a marked page walks past before its first row. */
@@ -12,33 +16,100 @@ export const MARK_STRIDE = 100;
 /** Listings remembered at once (each costs 8 bytes per STRIDE links). */
 const MAX_LISTINGS = 128;
 
+/** Marks found per slice of a background refresh (~STRIDE × this rows walked before yielding). */
+const REFRESH_SLICE = 16;
+
 /** Finds the id of the link `skip` positions after the link with id `afterId` in a listing; null past the end. */
 export type MarkFinder = (afterId: number, skip: number) => number | null;
 
+export interface LinkMarksOptions {
+  /** How long marks of a running crawl's listing are used before they are found again; default 1 s. */
+  movingMaxAgeMs?: number;
+  now?: () => number;
+  /** Schedules the next slice of a background refresh; setImmediate by default (after pending I/O). */
+  defer?: (task: () => void) => void;
+}
+
+interface Listing {
+  /** marks[k] is the id of the link just before position k * STRIDE (marks[0] = 0, before all). */
+  marks: number[];
+  /** When the marks were found (moving listings only). */
+  foundAt: number;
+  refreshing: boolean;
+}
+
 export class LinkMarks {
-  /** Per listing: marks[k] is the id of the link just before position k * STRIDE (marks[0] = 0, before all). */
-  private readonly listings = new Map<string, number[]>();
+  private readonly listings = new Map<string, Listing>();
+  private readonly movingMaxAgeMs: number;
+  private readonly now: () => number;
+  private readonly defer: (task: () => void) => void;
+
+  constructor(options: LinkMarksOptions = {}) {
+    this.movingMaxAgeMs = options.movingMaxAgeMs ?? 1_000;
+    this.now = options.now ?? Date.now;
+    this.defer = options.defer ?? ((task) => void setImmediate(task));
+  }
 
   /**
    * The id to continue after and the rows left to skip from there to reach `offset`. Marks up to `offset` are
-   * found (and kept) on the way with `find`; a listing shorter than `offset` stops at its last mark.
+   * found (and kept) on the way with `find`; a listing shorter than `offset` stops at its last mark. `moving`:
+   * the listing still grows (a running crawl), so its marks are refreshed once they are older than the limit.
    */
-  seek(listing: string, offset: number, find: MarkFinder): { afterId: number; skip: number } {
-    let marks = this.listings.get(listing);
-    if (marks === undefined) {
-      if (this.listings.size >= MAX_LISTINGS) this.listings.delete(this.listings.keys().next().value!);
-      marks = [0];
-    } else {
-      this.listings.delete(listing); // re-inserted below: the map's order is least recently used first
-    }
-    this.listings.set(listing, marks);
+  seek(listing: string, offset: number, find: MarkFinder, moving = false): { afterId: number; skip: number } {
+    const key = moving ? `~${listing}` : listing;
+    const entry = this.touch(key);
     const wanted = Math.floor(offset / MARK_STRIDE);
-    while (marks.length <= wanted) {
-      const next = find(marks[marks.length - 1]!, MARK_STRIDE - 1);
-      if (next === null) break;
-      marks.push(next);
-    }
-    const k = Math.min(wanted, marks.length - 1);
-    return { afterId: marks[k]!, skip: offset - k * MARK_STRIDE };
+    extend(entry.marks, wanted, find);
+    const k = Math.min(wanted, entry.marks.length - 1);
+    const start = { afterId: entry.marks[k]!, skip: offset - k * MARK_STRIDE };
+    if (moving && entry.marks.length > 1 && !entry.refreshing && this.now() - entry.foundAt > this.movingMaxAgeMs) this.refresh(key, entry, find);
+    return start;
   }
+
+  /** The listing's entry, created when new, and moved to the most recently used end of the map. */
+  private touch(key: string): Listing {
+    let entry = this.listings.get(key);
+    if (entry === undefined) {
+      if (this.listings.size >= MAX_LISTINGS) this.listings.delete(this.listings.keys().next().value!);
+      entry = { marks: [0], foundAt: this.now(), refreshing: false };
+    } else {
+      this.listings.delete(key);
+    }
+    this.listings.set(key, entry);
+    return entry;
+  }
+
+  /** Finds the listing's marks again, as deep as they went, in slices; they replace the old ones when complete. */
+  private refresh(key: string, entry: Listing, find: MarkFinder): void {
+    entry.refreshing = true;
+    const startedAt = this.now();
+    const depth = entry.marks.length - 1;
+    const fresh = [0];
+    const slice = (): void => {
+      if (this.listings.get(key) !== entry) return; // forgotten meanwhile: nobody reads these marks any more
+      let ended = false;
+      try {
+        ended = !extend(fresh, Math.min(depth, fresh.length - 1 + REFRESH_SLICE), find) || fresh.length > depth;
+      } catch {
+        // The store went away (shutdown) or is busy: keep the old marks, try again on a later request.
+        entry.refreshing = false;
+        return;
+      }
+      if (!ended) return this.defer(slice);
+      entry.marks = fresh;
+      entry.foundAt = startedAt;
+      entry.refreshing = false;
+    };
+    this.defer(slice);
+  }
+}
+
+/** Appends marks until `marks[wanted]` exists; false when the listing ended first. */
+function extend(marks: number[], wanted: number, find: MarkFinder): boolean {
+  while (marks.length <= wanted) {
+    const next = find(marks[marks.length - 1]!, MARK_STRIDE - 1);
+    if (next === null) return false;
+    marks.push(next);
+  }
+  return true;
 }

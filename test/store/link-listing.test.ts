@@ -95,13 +95,62 @@ test("every page of an ended crawl matches plain OFFSET, for every filter, in an
   }
 });
 
-test("a running crawl's pages follow its links as they are checked (nothing remembered)", () => {
-  const before = repo.findById("running")!;
-  expect(repo.links(before, {}, 2_500, 3).map((link) => link.link_text)).toEqual(expected("running", {}).slice(2_500, 2_503));
-  // Queued targets get checked: earlier rows join the listing and every later page shifts.
+/** A repo over the same store whose clock and background slices the test drives. */
+function drivenRepo(): { repo: CrawlsRepo; advance(ms: number): void; slices: (() => void)[] } {
+  let now = 0;
+  const slices: (() => void)[] = [];
+  const driven = new CrawlsRepo(store.sqlite, { marks: { movingMaxAgeMs: 1_000, now: () => now, defer: (task) => void slices.push(task) } });
+  return { repo: driven, advance: (ms) => void (now += ms), slices };
+}
+
+const texts = (page: { link_text: string }[]) => page.map((link) => link.link_text);
+
+test("a running crawl's deep pages use positions at most max-age old, refreshed in slices between requests", () => {
+  const { repo: driven, advance, slices } = drivenRepo();
+  const crawl = repo.findById("running")!;
+  const offset = 2_550;
+  const before = expected("running", {});
+  expect(texts(driven.links(crawl, {}, offset, 5))).toEqual(before.slice(offset, offset + 5));
+
+  // Queued targets get checked: earlier rows join the listing, every later position shifts.
   store.sqlite.run("UPDATE crawl_targets SET state = 'done', status_code = 200, is_broken = 0 WHERE crawl_id = 'running' AND state = 'queued'");
   const after = expected("running", {});
-  expect(repo.links(before, {}, 2_500, 3).map((link) => link.link_text)).toEqual(after.slice(2_500, 2_503));
+  expect(after.length).toBeGreaterThan(before.length);
+  expect(after.slice(offset, offset + 5)).not.toEqual(before.slice(offset, offset + 5));
+
+  // Within the max age the remembered position is used: the page starts 50 rows after the link that was at
+  // position 2,499 (the mark before 2,500) when the marks were found, counted in the current listing.
+  const stale = texts(driven.links(crawl, {}, offset, 5));
+  const at = after.indexOf(before[2_499]!) + 1 + (offset - 2_500);
+  expect(stale).toEqual(after.slice(at, at + 5));
+  expect(stale).not.toEqual(after.slice(offset, offset + 5));
+  expect(slices).toHaveLength(0);
+
+  // Past the max age a request still answers from the old marks and starts a refresh, which runs in slices.
+  advance(1_001);
+  expect(texts(driven.links(crawl, {}, offset, 5))).toEqual(stale);
+  expect(slices).toHaveLength(1);
+  let ran = 0;
+  while (slices.length > 0 && ran < 100) {
+    slices.shift()!();
+    ran++;
+    if (slices.length > 0) expect(texts(driven.links(crawl, {}, offset, 5))).toEqual(stale); // old marks until done
+  }
+  expect(ran).toBeGreaterThan(1); // 25 marks deep, 16 per slice
+  expect(texts(driven.links(crawl, {}, offset, 5))).toEqual(after.slice(offset, offset + 5));
+  // Fresh again: no new refresh until the max age passes once more.
+  expect(slices).toHaveLength(0);
+});
+
+test("a running crawl's pages match plain OFFSET for every filter while nothing changes", () => {
+  const { repo: driven } = drivenRepo();
+  const crawl = repo.findById("running")!;
+  for (const filter of FILTERS) {
+    const all = expected("running", filter);
+    for (const offset of [all.length - 1, 0, 1_001, 3_000, all.length + 10]) {
+      expect(texts(driven.links(crawl, filter, offset, 100))).toEqual(all.slice(offset, offset + 100));
+    }
+  }
 });
 
 test("streaming a crawl's links yields every checked link once, in order", () => {

@@ -5,6 +5,7 @@ import type { CrawlsService } from "../../services/crawls.service.ts";
 import type { AppEnv } from "../env.ts";
 import { dataOf, ErrorSchema, errorResponses, IdParam, jsonContent, PaginationQuery } from "../schemas/common.ts";
 import { BrokenLinkListSchema, ChangeListSchema, CrawlListQuery, CrawlListSchema, LinkListQuery, LinkListSchema, StartCrawlBody } from "../schemas/crawls.ts";
+import { jsonRenderedOnce } from "../render-once.ts";
 import { jsonBody, securedRoute } from "../secured-route.ts";
 import { validationHook } from "../validation-hook.ts";
 
@@ -99,13 +100,13 @@ export function crawlsRouter(service: CrawlsService, basePath: string) {
     .openapi(getCrawl, (c) => c.json({ data: service.get(c.req.valid("param").id) }, 200))
     .openapi(listLinks, (c) => {
       const { page, limit, status_code, is_broken } = c.req.valid("query");
-      const { items, total } = service.links(c.req.valid("param").id, { statusCode: status_code, isBroken: is_broken }, page, limit);
-      return c.json({ data: items, meta: { page, limit, total } }, 200);
+      const result = service.links(c.req.valid("param").id, { statusCode: status_code, isBroken: is_broken }, page, limit);
+      return jsonRenderedOnce(c, result, () => ({ data: result.items, meta: { page, limit, total: result.total } }));
     })
     .openapi(listBroken, (c) => {
       const { page, limit } = c.req.valid("query");
-      const { items, total } = service.broken(c.req.valid("param").id, page, limit);
-      return c.json({ data: items, meta: { page, limit, total_broken: total } }, 200);
+      const result = service.broken(c.req.valid("param").id, page, limit);
+      return jsonRenderedOnce(c, result, () => ({ data: result.items, meta: { page, limit, total_broken: result.total } }));
     })
     .openapi(listChanges, (c) => {
       const { page, limit } = c.req.valid("query");

@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { CrawlsService, type CrawlRunner } from "../../src/services/crawls.service.ts";
+import type { DomainsService } from "../../src/services/domains.service.ts";
+import { CrawlsRepo } from "../../src/store/crawls.repo.ts";
+import { openStore, type Store } from "../../src/store/db.ts";
+import { FrontierRepo, type FrontierTarget } from "../../src/store/frontier.repo.ts";
+import { migrate } from "../../src/store/migrate.ts";
+
+/**
+ * The crawl service remembers pages of links under the crawl's `total_links`. These tests record a running
+ * crawl's results through the crawler's own store code (FrontierRepo) batch by batch and check that every read
+ * answers what the store holds at that moment: a remembered page is reused only while nothing it depends on
+ * changed.
+ */
+
+const CRAWL = "01a20460-0000-7000-8000-000000000001";
+const ROOT = "http://example.test/";
+const LIMITS = { maxPages: 1_000, maxDepth: 10 };
+
+let store: Store;
+let repo: CrawlsRepo;
+let frontier: FrontierRepo;
+let service: CrawlsService;
+
+beforeAll(() => {
+  store = openStore(":memory:");
+  migrate(store.sqlite);
+  store.sqlite.run("INSERT INTO domains (id, name, root_url, verification_token) VALUES ('d1', 'example.test', ?, 'tok')", [ROOT]);
+  store.sqlite.run("INSERT INTO crawls (id, domain_id, status, options, created_at) VALUES (?, 'd1', 'running', '{}', '2026-01-01')", [CRAWL]);
+  repo = new CrawlsRepo(store.sqlite);
+  frontier = new FrontierRepo(store.sqlite);
+  // links() and broken() use neither the domains nor the runner.
+  const unused = new Proxy({}, { get: () => { throw new Error("not used by link listings"); } });
+  service = new CrawlsService({ repo, domains: unused as DomainsService, runner: unused as CrawlRunner });
+});
+
+afterAll(() => store.close());
+
+const ok = { status_code: 200, is_broken: false, error: null, warning: null };
+const gone = { status_code: 404, is_broken: true, error: null, warning: null };
+
+function queued(): FrontierTarget[] {
+  return frontier.pull(CRAWL, 0, 1_000);
+}
+
+function check(target: FrontierTarget, verdict: typeof ok, links: string[] = []) {
+  const page = links.length === 0 ? null : { url: target.url, links: links.map((url) => ({ url, internal: true, kind: "anchor" as const, text: url })) };
+  return { kind: "checked" as const, target, verdict, finalUrl: null, redirectEnd: null, page };
+}
+
+const urls = (page: { items: { url: string }[] }) => page.items.map((item) => item.url);
+
+test("a running crawl's pages follow every batch the crawler records, and are reused between batches", () => {
+  frontier.seed(CRAWL, ROOT);
+  const [root] = queued();
+  const children = Array.from({ length: 30 }, (_, i) => `${ROOT}p${i}`);
+  frontier.commit(CRAWL, [check(root!, ok, children)], LIMITS);
+
+  // The root's 30 links wait for their targets: none is a result yet.
+  expect(service.links(CRAWL, {}, 1, 10)).toEqual({ items: [], total: 0 });
+
+  // Targets p3, p1 and p0 get verdicts, in that order; the listing stays in discovery order.
+  const byUrl = new Map(queued().map((target) => [target.url, target]));
+  frontier.commit(CRAWL, [check(byUrl.get(`${ROOT}p3`)!, ok), check(byUrl.get(`${ROOT}p1`)!, gone)], LIMITS);
+  const first = service.links(CRAWL, {}, 1, 10);
+  expect(urls(first)).toEqual([`${ROOT}p1`, `${ROOT}p3`]);
+  expect(first.total).toBe(2);
+  expect(service.links(CRAWL, {}, 1, 10)).toBe(first); // nothing landed: the same page
+
+  frontier.commit(CRAWL, [check(byUrl.get(`${ROOT}p0`)!, ok)], LIMITS);
+  const second = service.links(CRAWL, {}, 1, 10);
+  expect(urls(second)).toEqual([`${ROOT}p0`, `${ROOT}p1`, `${ROOT}p3`]);
+  expect(second.total).toBe(3);
+  expect(urls(service.links(CRAWL, {}, 2, 2))).toEqual([`${ROOT}p3`]);
+
+  // Filters and the broken listing are remembered apart and move with the same batches.
+  expect(urls(service.broken(CRAWL, 1, 10))).toEqual([`${ROOT}p1`]);
+  expect(urls(service.links(CRAWL, { statusCode: 200 }, 1, 10))).toEqual([`${ROOT}p0`, `${ROOT}p3`]);
+  frontier.commit(CRAWL, [check(byUrl.get(`${ROOT}p2`)!, gone)], LIMITS);
+  expect(service.broken(CRAWL, 1, 10)).toEqual({ items: expect.any(Array), total: 2 });
+  expect(urls(service.broken(CRAWL, 1, 10))).toEqual([`${ROOT}p1`, `${ROOT}p2`]);
+  expect(urls(service.links(CRAWL, { statusCode: 200 }, 1, 10))).toEqual([`${ROOT}p0`, `${ROOT}p3`]);
+  expect(service.links(CRAWL, { statusCode: 404 }, 1, 10).total).toBe(2);
+});
+
+test("pages of one crawl at many positions are each read once, then answered from memory", () => {
+  const everything = service.links(CRAWL, {}, 1, 100);
+  for (let page = 1; page <= 4; page++) {
+    const read = service.links(CRAWL, {}, page, 1);
+    expect(urls(read)).toEqual(urls(everything).slice(page - 1, page));
+    expect(service.links(CRAWL, {}, page, 1)).toBe(read);
+  }
+});
