@@ -4,7 +4,7 @@ import type { CrawlRecord, LinkFilter } from "../store/crawls.repo.ts";
  * Recently read pages of crawls' link listings. A page is a function of the crawl's set of checked links, and
  * that set only grows: a link joins it when its target gets its one verdict, and `total_links` counts the set
  * in the same transaction. So (crawl, total_links) names one exact state of the listing, and a page remembered
- * under it is what the store would answer — for a running crawl too, until its next batch lands. Reading a
+ * under it is what reading it again would answer — for a running crawl too, until its next batch lands. Reading a
  * page of 100 links costs ~0.2 ms of SQLite and object building; a remembered page costs a map lookup, which
  * is what keeps a dashboard full of clients polling the same crawl cheap.
  */
@@ -18,8 +18,10 @@ export class LinkPageCache<T> {
   constructor(private readonly maxPages = MAX_PAGES) {}
 
   /** The page of `crawl`'s links matching `filter` at `offset`, from memory or from `read`. */
-  get(crawl: Pick<CrawlRecord, "id" | "total_links">, filter: LinkFilter, offset: number, limit: number, read: () => T): T {
-    const key = `${crawl.id}|${crawl.total_links}|${filter.statusCode ?? ""}|${filter.isBroken ?? ""}|${offset}|${limit}`;
+  get(crawl: Pick<CrawlRecord, "id" | "status" | "total_links">, filter: LinkFilter, offset: number, limit: number, read: () => T): T {
+    // The status too: a running crawl's deep pages are placed from positions up to a second old
+    // (store/link-marks.ts), an ended crawl's exactly, so its end must not keep a page placed while it ran.
+    const key = `${crawl.id}|${crawl.status}|${crawl.total_links}|${filter.statusCode ?? ""}|${filter.isBroken ?? ""}|${offset}|${limit}`;
     const hit = this.pages.get(key);
     if (hit !== undefined) {
       this.pages.delete(key); // re-inserted: the map's order is least recently used first

@@ -91,3 +91,30 @@ test("pages of one crawl at many positions are each read once, then answered fro
     expect(service.links(CRAWL, {}, page, 1)).toBe(read);
   }
 });
+
+test("a page kept while the crawl ran is not kept once it ends, even when no link landed in between", () => {
+  const ending = "01a20460-0000-7000-8000-000000000002";
+  store.sqlite.run("INSERT INTO domains (id, name, root_url, verification_token) VALUES ('d2', 'other.test', 'http://other.test/', 'tok')");
+  store.sqlite.run("INSERT INTO crawls (id, domain_id, status, options, created_at) VALUES (?, 'd2', 'running', '{}', '2026-01-02')", [ending]);
+  // Positions of the running listing are remembered for an hour here, so they go stale on purpose.
+  const slowRepo = new CrawlsRepo(store.sqlite, { marks: { movingMaxAgeMs: 3_600_000 } });
+  const unused = new Proxy({}, { get: () => { throw new Error("not used by link listings"); } });
+  const slow = new CrawlsService({ repo: slowRepo, domains: unused as DomainsService, runner: unused as CrawlRunner });
+  const base = "http://other.test/";
+  frontier.seed(ending, base);
+  const [root] = frontier.pull(ending, 0, 10);
+  const children = Array.from({ length: 500 }, (_, i) => `${base}p${i}`);
+  frontier.commit(ending, [check(root!, ok, children)], LIMITS);
+  const byUrl = new Map(frontier.pull(ending, 0, 1_000).map((target) => [target.url, target]));
+  const verdicts = (parity: number) => children.filter((_, i) => i % 2 === parity).map((url) => check(byUrl.get(url)!, ok));
+
+  frontier.commit(ending, verdicts(1), LIMITS); // odd children first
+  expect(urls(slow.links(ending, {}, 21, 10))).toEqual(children.filter((_, i) => i % 2 === 1).slice(200, 210));
+  frontier.commit(ending, verdicts(0), LIMITS); // then the even ones: every position moves
+  const whileRunning = slow.links(ending, {}, 21, 10);
+  expect(whileRunning.total).toBe(500);
+  expect(urls(whileRunning)).not.toEqual(children.slice(200, 210)); // placed from the stale positions
+
+  slowRepo.finish(ending, { status: "completed", error: null, now: "2026-01-02T01:00:00Z" });
+  expect(urls(slow.links(ending, {}, 21, 10))).toEqual(children.slice(200, 210));
+});
