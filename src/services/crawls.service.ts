@@ -12,7 +12,7 @@ import type {
   LinkView,
 } from "./crawl-view.ts";
 import type { DomainsService, Page } from "./domains.service.ts";
-import { LinkPageCache } from "./link-page-cache.ts";
+import { filterVariant, LinkPageCache } from "./link-page-cache.ts";
 
 /**
  * Crawls as use-cases: start one for a verified domain, read crawls and their links, cancel one. Running them is
@@ -36,9 +36,13 @@ export interface CrawlsServiceDeps {
   runner: CrawlRunner;
 }
 
+/** One page of changes, with what it was compared against and both counts. */
+export type ChangesPage = Page<ChangeView> & { againstCrawlId: string | null; newBroken: number; fixed: number };
+
 export class CrawlsService {
   private readonly linkPages = new LinkPageCache<Page<LinkView>>();
   private readonly brokenPages = new LinkPageCache<Page<BrokenLinkView>>();
+  private readonly changePages = new LinkPageCache<ChangesPage>();
 
   constructor(private readonly deps: CrawlsServiceDeps) {}
 
@@ -82,7 +86,7 @@ export class CrawlsService {
   links(id: string, filter: LinkFilter, page: number, limit: number): Page<LinkView> {
     const crawl = this.require(id);
     const offset = (page - 1) * limit;
-    return this.linkPages.get(crawl, filter, offset, limit, () => ({
+    return this.linkPages.get(crawl, filterVariant(filter), offset, limit, () => ({
       items: this.deps.repo.links(crawl, filter, offset, limit).map(toLinkView),
       total: this.deps.repo.countLinks(crawl, filter),
     }));
@@ -97,7 +101,7 @@ export class CrawlsService {
     const crawl = this.require(id);
     const filter = { isBroken: true };
     const offset = (page - 1) * limit;
-    return this.brokenPages.get(crawl, filter, offset, limit, () => ({
+    return this.brokenPages.get(crawl, filterVariant(filter), offset, limit, () => ({
       items: this.deps.repo.links(crawl, filter, offset, limit).map(toBrokenLinkView),
       total: this.deps.repo.countLinks(crawl, filter),
     }));
@@ -108,18 +112,21 @@ export class CrawlsService {
    * (broken before, not broken or gone now), one page of both in that order. Without a previous crawl every
    * broken link is new.
    */
-  changes(id: string, page: number, limit: number): Page<ChangeView> & { againstCrawlId: string | null; newBroken: number; fixed: number } {
+  changes(id: string, page: number, limit: number): ChangesPage {
     const crawl = this.require(id);
     const against = this.deps.repo.previousCompleted(crawl.id)?.id ?? null;
-    const newBroken = this.deps.repo.countChanges(crawl.id, against, "new_broken");
-    const fixed = this.deps.repo.countChanges(crawl.id, against, "fixed");
     const offset = (page - 1) * limit;
-    const items: ChangeView[] = [];
-    const take = (kind: ChangeKind, skip: number, count: number) =>
-      this.deps.repo.changes(crawl.id, against, kind, skip, count).map((link) => ({ change: kind, ...toLinkView(link) }));
-    if (offset < newBroken) items.push(...take("new_broken", offset, Math.min(limit, newBroken - offset)));
-    if (items.length < limit) items.push(...take("fixed", Math.max(0, offset - newBroken), limit - items.length));
-    return { items, total: newBroken + fixed, againstCrawlId: against, newBroken, fixed };
+    // Both sides are fixed by the two crawls' states: this one's (in the key) and an ended one's (never changes).
+    return this.changePages.get(crawl, against ?? "", offset, limit, () => {
+      const newBroken = this.deps.repo.countChanges(crawl.id, against, "new_broken");
+      const fixed = this.deps.repo.countChanges(crawl.id, against, "fixed");
+      const items: ChangeView[] = [];
+      const take = (kind: ChangeKind, skip: number, count: number) =>
+        this.deps.repo.changes(crawl.id, against, kind, skip, count).map((link) => ({ change: kind, ...toLinkView(link) }));
+      if (offset < newBroken) items.push(...take("new_broken", offset, Math.min(limit, newBroken - offset)));
+      if (items.length < limit) items.push(...take("fixed", Math.max(0, offset - newBroken), limit - items.length));
+      return { items, total: newBroken + fixed, againstCrawlId: against, newBroken, fixed };
+    });
   }
 
   /** Ends a pending or running crawl as failed with error "cancelled"; what it found stays readable. */

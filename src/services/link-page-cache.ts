@@ -17,11 +17,14 @@ export class LinkPageCache<T> {
 
   constructor(private readonly maxPages = MAX_PAGES) {}
 
-  /** The page of `crawl`'s links matching `filter` at `offset`, from memory or from `read`. */
-  get(crawl: Pick<CrawlRecord, "id" | "status" | "total_links">, filter: LinkFilter, offset: number, limit: number, read: () => T): T {
+  /**
+   * The page at `offset` of `crawl`'s listing `variant` (what else the page depends on: a filter, the crawl
+   * compared against), from memory or from `read`.
+   */
+  get(crawl: Pick<CrawlRecord, "id" | "status" | "total_links">, variant: string, offset: number, limit: number, read: () => T): T {
     // The status too: a running crawl's deep pages are placed from positions up to a second old
     // (store/link-marks.ts), an ended crawl's exactly, so its end must not keep a page placed while it ran.
-    const key = `${crawl.id}|${crawl.status}|${crawl.total_links}|${filter.statusCode ?? ""}|${filter.isBroken ?? ""}|${offset}|${limit}`;
+    const key = `${crawl.id}|${crawl.status}|${crawl.total_links}|${variant}|${offset}|${limit}`;
     const hit = this.pages.get(key);
     if (hit !== undefined) {
       this.pages.delete(key); // re-inserted: the map's order is least recently used first
@@ -33,4 +36,9 @@ export class LinkPageCache<T> {
     this.pages.set(key, page);
     return page;
   }
+}
+
+/** The variant key of a link filter. */
+export function filterVariant(filter: LinkFilter): string {
+  return `${filter.statusCode ?? ""}|${filter.isBroken ?? ""}`;
 }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { RetentionRepo } from "../../src/store/retention.repo.ts";
 import { startCrawl, verifiedDomain, waitForCrawl } from "../helpers/crawls.ts";
 import { type LoopbackSite, startLoopbackSite } from "../helpers/loopback-site.ts";
 import { expectErrorEnvelope, startTestService, type TestService } from "../helpers/service.ts";
@@ -61,4 +62,17 @@ test("crawls carry who started them", () => {
 test("bad paging and unknown ids", async () => {
   expectErrorEnvelope(await svc.call("GET", `/crawls/${second.id}/changes?limit=0`), 400, "invalid_request");
   expectErrorEnvelope(await svc.call("GET", "/crawls/0190b6f2-7a3e-7c4d-9e1f-2a3b4c5d6e7f/changes"), 404, "not_found");
+});
+
+test("once the crawl compared against is pruned, the changes compare with what is left (a page read before is not kept)", async () => {
+  expect((await svc.call("GET", `/crawls/${second.id}/changes`)).json.meta.against_crawl_id).toBe(first.id);
+  const prune = new RetentionRepo(svc.runtime.store.sqlite);
+  for (let step = 0; step < 100 && !prune.pruneStep(first.id, 1_000).finished; step++);
+  expect((await svc.call("GET", `/crawls/${first.id}`)).status).toBe(404);
+  const res = await svc.call("GET", `/crawls/${second.id}/changes`);
+  expect(res.json.meta).toEqual({ page: 1, limit: 20, total: 2, against_crawl_id: null, new_broken: 2, fixed: 0 });
+  expect(res.json.data.map((item: any) => [item.change, item.url])).toEqual([
+    ["new_broken", site.url("/c")],
+    ["new_broken", site.url("/d")],
+  ]);
 });

@@ -112,7 +112,7 @@ export function crawlsRouter(service: CrawlsService, basePath: string) {
       const { page, limit } = c.req.valid("query");
       const result = service.changes(c.req.valid("param").id, page, limit);
       const meta = { page, limit, total: result.total, against_crawl_id: result.againstCrawlId, new_broken: result.newBroken, fixed: result.fixed };
-      return c.json({ data: result.items, meta }, 200);
+      return jsonRenderedOnce(c, result, () => ({ data: result.items, meta }));
     })
     .openapi(cancelCrawl, (c) => c.json({ data: service.cancel(c.req.valid("param").id) }, 200));
 }
