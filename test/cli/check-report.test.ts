@@ -36,3 +36,10 @@ for (const links of [[], [link(1, false)], [link(1, false), link(2, true), link(
     expect(JSON.parse(text)).toEqual({ url: r.url, options: r.options, summary: r.summary, links });
   });
 }
+
+test("the JSON report holds one link per line, each line a JSON object of its own", () => {
+  const links = [link(1, false), link(2, true), link(3, false)];
+  const lines = [...renderReport(report(links), "json")].join("").split("\n");
+  const linkLines = lines.filter((line) => line.startsWith("    {"));
+  expect(linkLines.map((line) => JSON.parse(line.trim().replace(/,$/, "")))).toEqual(links);
+});
