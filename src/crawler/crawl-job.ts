@@ -6,7 +6,7 @@ import { CrawlsRepo } from "../store/crawls.repo.ts";
 import { openStore } from "../store/db.ts";
 import { FrontierRepo } from "../store/frontier.repo.ts";
 import { runCrawl, type CrawlRunEnd } from "./crawl.ts";
-import { BATCHES_PER_COLLECTION, collectEvery } from "./heap-trim.ts";
+import { BATCHES_PER_COLLECTION, collectEvery } from "../core/heap-trim.ts";
 import type { CrawlProgress } from "../metrics/service-metrics.ts";
 import { DEFAULT_RETRY_POLICY } from "./retry.ts";
 import { RobotsCache } from "./robots-cache.ts";

@@ -1,5 +1,5 @@
 /**
- * Full garbage collections at a fixed rhythm of written batches.
+ * Full garbage collections at a fixed rhythm of work written out: a crawl's batches, a report's blocks.
  *
  * JSC sizes its heap from the host's RAM: on a machine with 16 GiB it lets a crawl's heap grow three to four
  * times its live size before collecting, and the slack fills with page bodies and link strings already written
@@ -10,11 +10,11 @@
  */
 export const BATCHES_PER_COLLECTION = 4;
 
-/** A callback to run after each written batch: every `batches`-th call runs `collect`. */
-export function collectEvery(batches: number, collect: () => void = () => Bun.gc(true)): () => void {
+/** A callback to run after each unit written: every `units`-th call runs `collect`. */
+export function collectEvery(units: number, collect: () => void = () => Bun.gc(true)): () => void {
   let written = 0;
   return () => {
     written++;
-    if (written % batches === 0) collect();
+    if (written % units === 0) collect();
   };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { collectEvery } from "../../src/crawler/heap-trim";
+import { collectEvery } from "../../src/core/heap-trim";
 
 describe("collectEvery", () => {
   test("collects on every n-th written batch and never in between", () => {
