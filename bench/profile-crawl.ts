@@ -3,7 +3,9 @@
  * `bun --cpu-prof bench/profile-crawl.ts` sees the crawler's own time. The site is served by a child process so
  * its CPU stays out of the profile.
  *
- *   bun --cpu-prof --cpu-prof-dir=/tmp/prof bench/profile-crawl.ts --pages 3000
+ *   bun --cpu-prof --cpu-prof-dir=/tmp/prof bench/profile-crawl.ts --pages 3000 [--options all] [--keep]
+ *
+ * `--keep` leaves the crawl's store in place (its path is printed), to time queries on a real crawl's data.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,7 +14,7 @@ import { parseArgs } from "node:util";
 import { configSchema } from "../src/config/schema.ts";
 import { openRuntime } from "../src/runtime.ts";
 
-const { values } = parseArgs({ options: { pages: { type: "string" }, options: { type: "string" } } });
+const { values } = parseArgs({ options: { pages: { type: "string" }, options: { type: "string" }, keep: { type: "boolean" } } });
 const pages = Number(values.pages ?? 3000);
 const site = Bun.spawn({
   cmd: [process.execPath, join(import.meta.dir, "site", "server.ts"), "serve", "--pages", String(pages), "--slow-ms", "300"],
@@ -53,5 +55,6 @@ try {
   await runtime.crawlPool.stop();
   runtime.close();
   site.kill("SIGINT");
-  rmSync(dir, { recursive: true, force: true });
+  if (values.keep) console.log(`store kept: ${join(dir, "store.db")}`);
+  else rmSync(dir, { recursive: true, force: true });
 }
