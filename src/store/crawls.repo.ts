@@ -53,12 +53,13 @@ export type ChangeKind = "new_broken" | "fixed";
 /**
  * Broken links of crawl `from` whose (source page, URL) pair is not broken in crawl `other`: read from this
  * crawl for new_broken, from the previous one for fixed. Without a previous crawl every broken link is new.
+ * Both sides come from broken_links, so the cost follows the broken links, not all of them.
  */
-const CHANGE_FROM = `FROM links l JOIN crawl_targets t ON t.id = l.target_id
-  WHERE l.crawl_id = $from AND t.state = 'done' AND t.is_broken = 1
+const CHANGE_FROM = `FROM broken_links b JOIN links l ON l.id = b.link_id JOIN crawl_targets t ON t.id = b.target_id
+  WHERE b.crawl_id = $from
     AND NOT EXISTS (
-      SELECT 1 FROM crawl_targets ot JOIN links o ON o.target_id = ot.id
-      WHERE ot.crawl_id = $other AND ot.url = t.url AND ot.state = 'done' AND ot.is_broken = 1 AND o.source_url = l.source_url
+      SELECT 1 FROM crawl_targets ot JOIN broken_links ob ON ob.target_id = ot.id JOIN links o ON o.id = ob.link_id
+      WHERE ot.crawl_id = $other AND ot.url = t.url AND o.source_url = l.source_url
     )`;
 
 function changeSides(crawlId: string, against: string | null, kind: ChangeKind): { from: string; other: string | null } {
@@ -112,8 +113,8 @@ function crawlWhere(filter: CrawlFilter): { sql: string; params: Record<string, 
 }
 
 /** Only links whose target has been checked are results; queued and robots-skipped ones are not yet, or never. */
-function linkWhere(filter: LinkFilter, crawlColumn = "l.crawl_id"): { sql: string; params: Record<string, string | number> } {
-  const clauses = [`${crawlColumn} = $crawlId`, "t.state = 'done'"];
+function linkWhere(filter: LinkFilter): { sql: string; params: Record<string, string | number> } {
+  const clauses = ["l.crawl_id = $crawlId", "t.state = 'done'"];
   const params: Record<string, string | number> = {};
   if (filter.statusCode !== undefined) {
     clauses.push("t.status_code = $statusCode");
@@ -221,11 +222,13 @@ export class CrawlsRepo {
   }
 
   /**
-   * One page of a crawl's checked links matching `filter`, in discovery order. Deep pages start from a
-   * remembered position (link-marks.ts) instead of walking every row before them; a running crawl's positions
-   * are remembered for about a second at a time.
+   * One page of a crawl's checked links matching `filter`, in discovery order. Broken links are paged through
+   * their own index; for the other listings deep pages start from a remembered position (link-marks.ts)
+   * instead of walking every row before them, and a running crawl's positions are remembered for about a
+   * second at a time.
    */
   links(crawl: Pick<CrawlRecord, "id" | "status">, filter: LinkFilter, offset: number, limit: number): LinkRecord[] {
+    if (filter.isBroken === true) return this.brokenLinks(crawl.id, filter.statusCode, offset, limit);
     const where = linkWhere(filter);
     const params = { ...where.params, crawlId: crawl.id };
     const listing = `${crawl.id}|${filter.statusCode ?? ""}|${filter.isBroken ?? ""}`;
@@ -241,6 +244,20 @@ export class CrawlsRepo {
          ORDER BY l.id LIMIT $limit OFFSET $skip`,
       )
       .all({ ...params, afterId: start.afterId, skip: start.skip, limit })
+      .map(toLink);
+  }
+
+  /** One page of a crawl's broken links (with status `statusCode`, when given), in discovery order. */
+  private brokenLinks(crawlId: string, statusCode: number | undefined, offset: number, limit: number): LinkRecord[] {
+    const byStatus = statusCode === undefined ? "" : "JOIN crawl_targets bt ON bt.id = b.target_id AND bt.status_code = $statusCode";
+    return this.sqlite
+      .query<RawLink, Record<string, string | number>>(
+        `SELECT ${LINK_COLUMNS} FROM (
+           SELECT b.link_id FROM broken_links b ${byStatus} WHERE b.crawl_id = $crawlId ORDER BY b.link_id LIMIT $limit OFFSET $offset
+         ) page JOIN links l ON l.id = page.link_id JOIN crawl_targets t ON t.id = l.target_id
+         ORDER BY page.link_id`,
+      )
+      .all({ crawlId, limit, offset, ...(statusCode === undefined ? {} : { statusCode }) })
       .map(toLink);
   }
 
@@ -260,22 +277,21 @@ export class CrawlsRepo {
   }
 
   /**
-   * How many checked links match `filter`. The crawl's counters answer the common filters (they are written in
-   * the transaction that records the links); a status code is counted from its targets, which are far fewer
-   * than the links pointing at them.
+   * How many checked links match `filter`, from counters written in the transactions that record the links:
+   * the crawl's own for the common filters, crawl_status_counts for a status code.
    */
   countLinks(crawl: Pick<CrawlRecord, "id" | "total_links" | "broken_links">, filter: LinkFilter): number {
     if (filter.statusCode === undefined) {
       if (filter.isBroken === undefined) return crawl.total_links;
       return filter.isBroken ? crawl.broken_links : crawl.total_links - crawl.broken_links;
     }
-    const where = linkWhere(filter, "t.crawl_id");
+    const broken = filter.isBroken === undefined ? "" : "AND is_broken = $isBroken";
     return (
       this.sqlite
         .query<{ n: number }, Record<string, string | number>>(
-          `SELECT COUNT(*) AS n FROM crawl_targets t JOIN links l ON l.target_id = t.id ${where.sql}`,
+          `SELECT COALESCE(SUM(links), 0) AS n FROM crawl_status_counts WHERE crawl_id = $crawlId AND status_code = $statusCode ${broken}`,
         )
-        .get({ ...where.params, crawlId: crawl.id })?.n ?? 0
+        .get({ crawlId: crawl.id, statusCode: filter.statusCode, ...(filter.isBroken === undefined ? {} : { isBroken: filter.isBroken ? 1 : 0 }) })?.n ?? 0
     );
   }
 
@@ -369,8 +385,7 @@ export class CrawlsRepo {
     return this.sqlite
       .query<{ url: string; status_code: number }, { crawlId: string; limit: number }>(
         `SELECT t.url, t.status_code FROM crawl_targets t
-         WHERE t.crawl_id = $crawlId AND t.state = 'done' AND t.is_broken = 1
-           AND EXISTS (SELECT 1 FROM links l WHERE l.target_id = t.id)
+         WHERE t.id IN (SELECT target_id FROM broken_links WHERE crawl_id = $crawlId)
          ORDER BY t.id LIMIT $limit`,
       )
       .all({ crawlId, limit: SAMPLE_LINKS });

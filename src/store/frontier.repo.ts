@@ -1,7 +1,8 @@
 import type { Database, Statement } from "bun:sqlite";
 import type { LinkVerdict } from "../core/link-outcome.ts";
-import { RecentMap } from "./recent-map.ts";
-import type { StoredLinkKind } from "./schema.ts";
+import { KnownTargets, type KnownTarget } from "./known-targets.ts";
+import { MultiRowInsert } from "./multi-row-insert.ts";
+import type { StoredLinkKind, TargetState } from "./schema.ts";
 
 /**
  * The crawler's side of the store: the frontier of one crawl and the results it records. Every batch of results
@@ -9,6 +10,12 @@ import type { StoredLinkKind } from "./schema.ts";
  * exactly what it wrote, so a crash between batches loses only work that was never committed and a replayed
  * result changes nothing (its target is no longer `queued`). Counting rules (CONTRACT "Crawls and links"):
  * a Link counts once its target has a verdict; a robots-skipped target is never fetched nor linked, only counted.
+ *
+ * Nothing here reads links by target (links have no such index; see schema.ts): a link to a checked target is
+ * counted as it is written, and links to a queued target are counted, and chained, in its `crawl_waiting` row
+ * until its verdict counts them all. What a batch learns about targets stays in the batch until it commits,
+ * then joins the in-memory table of the crawl's targets (known-targets.ts), so a rolled-back batch leaves it
+ * as the store is.
  */
 
 /** A frontier row handed to the crawler. */
@@ -60,47 +67,98 @@ function toTarget(raw: RawTarget): FrontierTarget {
   return { id: raw.id, url: raw.url, internal: raw.internal === 1, asPage: raw.as_page === 1, depth: raw.depth };
 }
 
-/**
- * Frontier rows remembered per generation (two generations, so at most twice this many). A site's shared links
- * (navigation, footer, assets) are hit on every page and stay; a link seen on one page only ages out. Larger
- * tables cost memory for no fewer lookups: 100,000 rows held a 50k-page crawl's worker heap ~45 MiB higher.
- */
-const REMEMBERED_PER_GENERATION = 8_192;
-
-/** What recording a link needs to know about its target. */
-interface KnownTarget {
+/** A crawl_targets row with its waiting links, as the store holds it. */
+interface StoredTarget {
   id: number;
-  state: string;
-  isBroken: number | null;
-  asPage: number;
+  url: string;
+  state: TargetState;
+  as_page: number;
+  status_code: number | null;
+  is_broken: number | null;
+  waiting_links: number | null;
+  last_waiting_link_id: number | null;
+}
+
+function toKnown(row: StoredTarget): KnownTarget {
+  return {
+    id: row.id,
+    state: row.state,
+    asPage: row.as_page === 1,
+    statusCode: row.status_code ?? 0,
+    isBroken: row.is_broken === 1,
+    waitingLinks: row.waiting_links ?? 0,
+    lastWaitingLinkId: row.last_waiting_link_id ?? 0,
+  };
+}
+
+/**
+ * Targets of one crawl held in memory (~35 bytes each; known-targets.ts). A crawl with more distinct targets
+ * asks the store about the rest, one lookup per link.
+ */
+export const MAX_KNOWN_TARGETS = 1 << 18;
+
+const STORED_TARGET_COLUMNS = `t.id, t.url, t.state, t.as_page, t.status_code, t.is_broken,
+  w.links AS waiting_links, w.last_link_id AS last_waiting_link_id
+  FROM crawl_targets t LEFT JOIN crawl_waiting w ON w.target_id = t.id`;
+
+/** What one batch changes, kept apart until its transaction commits. */
+class BatchChanges {
+  /** Targets whose state the batch changed (or created), by URL: they join the known table after the commit. */
+  readonly targets = new Map<string, KnownTarget>();
+  /** URLs whose crawl_waiting row must be written (upserted while queued with links, deleted otherwise). */
+  readonly waiting = new Set<string>();
+  /** Pairs of (link id, target id) of links that became broken links. */
+  readonly brokenLinks: number[] = [];
+  /** Links counted, by status code * 2 + broken. */
+  readonly statusCounts = new Map<number, number>();
+  pagesAdded = 0;
+  total = 0;
+  broken = 0;
+  skipped = 0;
+  truncated = 0;
+
+  /** Counts `links` links whose target has verdict `statusCode`/`isBroken`. */
+  count(statusCode: number, isBroken: boolean, links: number): void {
+    this.total += links;
+    if (isBroken) this.broken += links;
+    const key = statusCode * 2 + (isBroken ? 1 : 0);
+    this.statusCounts.set(key, (this.statusCounts.get(key) ?? 0) + links);
+  }
 }
 
 export class FrontierRepo {
-  private readonly known: RecentMap<string, KnownTarget>;
+  private readonly known: KnownTargets;
   private knownFor: string | null = null;
   private readonly pullStatement: Statement<RawTarget, [string, number, number]>;
   private readonly markDone: Statement<unknown, [number | null, number, string | null, string | null, string | null, number, number]>;
   private readonly stillQueued: Statement<{ id: number }, [number]>;
   private readonly markSkipped: Statement<unknown, [number]>;
-  private readonly linksTo: Statement<{ n: number }, [number]>;
   private readonly settleTarget: Statement<
     { id: number },
     [string, string, number, number, number | null, number, string | null, string | null, string]
   >;
   private readonly claimPage: Statement<unknown, [string, string]>;
-  private readonly findTarget: Statement<KnownTarget, [string, string]>;
+  private readonly findTarget: Statement<StoredTarget, [string, string]>;
+  private readonly crawlTargets: Statement<StoredTarget, [string]>;
   private readonly insertTarget: Statement<{ id: number }, [string, string, number, number, number]>;
   private readonly promoteToPage: Statement<unknown, [number]>;
-  private readonly insertLink: Statement<unknown, [string, string, number, string, string]>;
+  private readonly previousWaiting: Statement<{ waiting_prev_id: number | null }, [number]>;
+  private readonly deleteWaiting: Statement<unknown, [number]>;
   private readonly counters: Statement<{ pages_crawled: number }, [string]>;
   private readonly addCounts: Statement<unknown, [number, number, number, number, number, string]>;
-  private readonly commitBatch: { immediate: (crawlId: string, results: FrontierResult[], limits: PageLimits) => FrontierTarget[] };
+  private readonly insertLinks: MultiRowInsert;
+  private readonly upsertWaiting: MultiRowInsert;
+  private readonly insertBrokenLinks: MultiRowInsert;
+  private readonly addStatusCounts: MultiRowInsert;
+  private readonly commitBatch: {
+    immediate: (crawlId: string, results: FrontierResult[], limits: PageLimits) => { redo: FrontierTarget[]; changes: BatchChanges };
+  };
 
   constructor(
     private readonly sqlite: Database,
-    options: { rememberedPerGeneration?: number } = {},
+    options: { maxKnownTargets?: number } = {},
   ) {
-    this.known = new RecentMap(options.rememberedPerGeneration ?? REMEMBERED_PER_GENERATION);
+    this.known = new KnownTargets(options.maxKnownTargets ?? MAX_KNOWN_TARGETS);
     this.pullStatement = sqlite.prepare(
       `SELECT id, url, internal, as_page, depth FROM crawl_targets
        WHERE crawl_id = ?1 AND state = 'queued' AND id > ?2 ORDER BY id LIMIT ?3`,
@@ -111,7 +169,6 @@ export class FrontierRepo {
     );
     this.stillQueued = sqlite.prepare("SELECT id FROM crawl_targets WHERE id = ?1 AND state = 'queued'");
     this.markSkipped = sqlite.prepare("UPDATE crawl_targets SET state = 'skipped' WHERE id = ?1 AND state = 'queued'");
-    this.linksTo = sqlite.prepare("SELECT COUNT(*) AS n FROM links WHERE target_id = ?1");
     // Records a verdict for a URL that may not be in the frontier yet, or is still queued there.
     this.settleTarget = sqlite.prepare(
       `INSERT INTO crawl_targets (crawl_id, url, internal, depth, state, status_code, is_broken, error, warning, final_url)
@@ -122,19 +179,40 @@ export class FrontierRepo {
        RETURNING id`,
     );
     this.claimPage = sqlite.prepare("INSERT INTO crawl_pages (crawl_id, url) VALUES (?1, ?2) ON CONFLICT DO NOTHING");
-    this.findTarget = sqlite.prepare(
-      "SELECT id, state, is_broken AS isBroken, as_page AS asPage FROM crawl_targets WHERE crawl_id = ?1 AND url = ?2",
-    );
+    this.findTarget = sqlite.prepare(`SELECT ${STORED_TARGET_COLUMNS} WHERE t.crawl_id = ?1 AND t.url = ?2`);
+    this.crawlTargets = sqlite.prepare(`SELECT ${STORED_TARGET_COLUMNS} WHERE t.crawl_id = ?1`);
     this.insertTarget = sqlite.prepare(
       "INSERT INTO crawl_targets (crawl_id, url, internal, as_page, depth) VALUES (?1, ?2, ?3, ?4, ?5) RETURNING id",
     );
     this.promoteToPage = sqlite.prepare("UPDATE crawl_targets SET as_page = 1 WHERE id = ?1 AND state = 'queued'");
-    // No conflict check: a page's links are recorded once (crawl_pages claim) and deduped per target before.
-    this.insertLink = sqlite.prepare("INSERT INTO links (crawl_id, source_url, target_id, link_text, kind) VALUES (?1, ?2, ?3, ?4, ?5)");
+    this.previousWaiting = sqlite.prepare("SELECT waiting_prev_id FROM links WHERE id = ?1");
+    this.deleteWaiting = sqlite.prepare("DELETE FROM crawl_waiting WHERE target_id = ?1");
     this.counters = sqlite.prepare("SELECT pages_crawled FROM crawls WHERE id = ?1");
     this.addCounts = sqlite.prepare(
       `UPDATE crawls SET pages_crawled = pages_crawled + ?1, total_links = total_links + ?2, broken_links = broken_links + ?3,
        skipped_links = skipped_links + ?4, truncated = MAX(truncated, ?5) WHERE id = ?6`,
+    );
+    // No conflict check: a page's links are recorded once (crawl_pages claim) and deduped per target before.
+    this.insertLinks = new MultiRowInsert(
+      sqlite,
+      "INSERT INTO links (crawl_id, source_url, target_id, link_text, kind, waiting_prev_id) VALUES",
+      "(?1, ?2, ?, ?, ?, ?)",
+      2,
+    );
+    this.upsertWaiting = new MultiRowInsert(
+      sqlite,
+      "INSERT INTO crawl_waiting (target_id, links, last_link_id) VALUES",
+      "(?, ?, ?)",
+      0,
+      "ON CONFLICT (target_id) DO UPDATE SET links = excluded.links, last_link_id = excluded.last_link_id",
+    );
+    this.insertBrokenLinks = new MultiRowInsert(sqlite, "INSERT INTO broken_links (crawl_id, link_id, target_id) VALUES", "(?1, ?, ?)", 1);
+    this.addStatusCounts = new MultiRowInsert(
+      sqlite,
+      "INSERT INTO crawl_status_counts (crawl_id, status_code, is_broken, links) VALUES",
+      "(?1, ?, ?, ?)",
+      1,
+      "ON CONFLICT (crawl_id, status_code, is_broken) DO UPDATE SET links = links + excluded.links",
     );
     this.commitBatch = sqlite.transaction((crawlId: string, results: FrontierResult[], limits: PageLimits) =>
       this.record(crawlId, results, limits),
@@ -143,7 +221,10 @@ export class FrontierRepo {
 
   /** Queues the crawl's root page unless it is already in the frontier (a resumed crawl). */
   seed(crawlId: string, rootUrl: string): void {
-    this.sqlite.transaction(() => this.target(crawlId, { url: rootUrl, internal: true, kind: "anchor" }, 0)).immediate();
+    this.use(crawlId);
+    const changes = new BatchChanges();
+    this.sqlite.transaction(() => this.target(crawlId, { url: rootUrl, internal: true, kind: "anchor" }, 0, changes)).immediate();
+    this.remember(changes);
   }
 
   /** Up to `limit` queued targets after `afterId`, in discovery order. */
@@ -157,55 +238,132 @@ export class FrontierRepo {
    */
   commit(crawlId: string, results: FrontierResult[], limits: PageLimits): FrontierTarget[] {
     if (results.length === 0) return [];
-    try {
-      // IMMEDIATE: the batch reads before it writes, and a deferred transaction whose snapshot went stale while
-      // another connection wrote (the API, another crawl) fails at its first write with SQLITE_BUSY, which the
-      // busy timeout cannot wait out. Taking the write lock first makes it wait its turn instead.
-      return this.commitBatch.immediate(crawlId, results, limits);
-    } catch (error) {
-      this.known.clear(); // rolled back: what was remembered during the batch may not exist
-      throw error;
+    this.use(crawlId);
+    // IMMEDIATE: the batch reads before it writes, and a deferred transaction whose snapshot went stale while
+    // another connection wrote (the API, another crawl) fails at its first write with SQLITE_BUSY, which the
+    // busy timeout cannot wait out. Taking the write lock first makes it wait its turn instead.
+    const { redo, changes } = this.commitBatch.immediate(crawlId, results, limits);
+    this.remember(changes);
+    return redo;
+  }
+
+  /** After a commit: what the batch learnt about targets joins the in-memory table. */
+  private remember(changes: BatchChanges): void {
+    for (const [url, target] of changes.targets) this.known.set(url, target);
+  }
+
+  /** What is known about `url` in this crawl: the batch's own changes first, then memory, then the store. */
+  private lookup(crawlId: string, url: string, changes: BatchChanges): KnownTarget | undefined {
+    const known = changes.targets.get(url) ?? this.known.get(url);
+    if (known !== undefined || this.known.complete) return known;
+    const stored = this.findTarget.get(crawlId, url);
+    return stored === null ? undefined : toKnown(stored);
+  }
+
+  /**
+   * Makes the in-memory table hold `crawlId`'s targets (all of them, for a resumed crawl). Outside any
+   * transaction, so it holds what is committed.
+   */
+  private use(crawlId: string): void {
+    if (this.knownFor === crawlId) return;
+    this.known.clear();
+    this.knownFor = crawlId;
+    for (const row of this.crawlTargets.iterate(crawlId)) {
+      if (!this.known.set(row.url, toKnown(row))) break;
     }
   }
 
   /**
    * The frontier row of a link's target, created when new. An anchor turns a still-queued image or script
-   * target into a page; a target already checked stays as it was. Rows are remembered, since one target is
-   * linked from many pages and a lookup per link would dominate the crawl's cost.
+   * target into a page; a target already checked stays as it was.
    */
-  private target(crawlId: string, link: Pick<FoundLink, "url" | "internal" | "kind">, depth: number): KnownTarget {
-    if (this.knownFor !== crawlId) {
-      this.known.clear();
-      this.knownFor = crawlId;
-    }
+  private target(crawlId: string, link: Pick<FoundLink, "url" | "internal" | "kind">, depth: number, changes: BatchChanges): KnownTarget {
     const wantsPage = link.internal && link.kind === "anchor";
-    let known = this.known.get(link.url) ?? this.findTarget.get(crawlId, link.url) ?? undefined;
+    let known = this.lookup(crawlId, link.url, changes);
     if (known === undefined) {
       const { id } = this.insertTarget.get(crawlId, link.url, link.internal ? 1 : 0, wantsPage ? 1 : 0, depth)!;
-      known = { id, state: "queued", isBroken: null, asPage: wantsPage ? 1 : 0 };
-    } else if (wantsPage && known.asPage === 0 && known.state === "queued") {
+      known = { id, state: "queued", asPage: wantsPage, statusCode: 0, isBroken: false, waitingLinks: 0, lastWaitingLinkId: 0 };
+      changes.targets.set(link.url, known);
+    } else if (wantsPage && !known.asPage && known.state === "queued") {
       this.promoteToPage.run(known.id);
-      known = { ...known, asPage: 1 };
+      known = { ...known, asPage: true };
+      changes.targets.set(link.url, known);
     }
-    this.known.set(link.url, known);
     return known;
   }
 
-  private record(crawlId: string, results: FrontierResult[], limits: PageLimits): FrontierTarget[] {
+  /** A queued target got its verdict: the links waiting for it count now, as broken links when it is broken. */
+  private judge(url: string, queued: KnownTarget, verdict: LinkVerdict, changes: BatchChanges): void {
+    if (queued.waitingLinks > 0) {
+      changes.count(verdict.status_code, verdict.is_broken, queued.waitingLinks);
+      if (verdict.is_broken) {
+        for (const linkId of this.waitingChain(queued)) changes.brokenLinks.push(linkId, queued.id);
+      }
+      changes.waiting.add(url);
+    }
+    changes.targets.set(url, {
+      ...queued,
+      state: "done",
+      statusCode: verdict.status_code,
+      isBroken: verdict.is_broken,
+      waitingLinks: 0,
+      lastWaitingLinkId: 0,
+    });
+  }
+
+  /** The ids of the links waiting for `target`, newest first (links.waiting_prev_id). */
+  private waitingChain(target: KnownTarget): number[] {
+    const ids: number[] = [];
+    // Bounded by the count kept with the chain's head.
+    for (let id = target.lastWaitingLinkId; id > 0 && ids.length < target.waitingLinks; ) {
+      ids.push(id);
+      id = this.previousWaiting.get(id)?.waiting_prev_id ?? 0;
+    }
+    if (ids.length !== target.waitingLinks) throw new Error(`waiting links of target ${target.id}: chain holds ${ids.length}, count says ${target.waitingLinks}`);
+    return ids;
+  }
+
+  /** Records one parsed page's links (one statement per 100) and counts those whose target is already checked. */
+  private recordLinks(crawlId: string, page: { url: string; links: FoundLink[] }, depth: number, changes: BatchChanges): void {
+    const targets = page.links.map((link) => this.target(crawlId, link, depth, changes));
+    const values = page.links.flatMap((link, i) => {
+      const target = targets[i]!;
+      const waitsOn = target.state === "queued" && target.lastWaitingLinkId > 0 ? target.lastWaitingLinkId : null;
+      return [target.id, link.text, link.kind, waitsOn];
+    });
+    this.insertLinks.run([crawlId, page.url], values, (firstId, offset, rows) => {
+      for (let i = offset; i < offset + rows; i++) {
+        const target = targets[i]!;
+        const linkId = firstId + (i - offset);
+        if (target.state === "done") {
+          changes.count(target.statusCode, target.isBroken, 1);
+          if (target.isBroken) changes.brokenLinks.push(linkId, target.id);
+        } else if (target.state === "queued") {
+          const url = page.links[i]!.url;
+          changes.targets.set(url, { ...target, waitingLinks: target.waitingLinks + 1, lastWaitingLinkId: linkId });
+          changes.waiting.add(url);
+        }
+      }
+    });
+  }
+
+  private record(crawlId: string, results: FrontierResult[], limits: PageLimits): { redo: FrontierTarget[]; changes: BatchChanges } {
+    const changes = new BatchChanges();
     const redo: FrontierTarget[] = [];
     let pages = this.counters.get(crawlId)?.pages_crawled ?? 0;
-    let pagesAdded = 0;
-    let total = 0;
-    let broken = 0;
-    let skipped = 0;
-    let truncated = 0;
     for (const result of results) {
+      const { target } = result;
       if (result.kind === "skipped") {
-        skipped += this.markSkipped.run(result.target.id).changes;
-        this.known.delete(result.target.url);
+        if (this.markSkipped.run(target.id).changes === 0) continue;
+        changes.skipped++;
+        const known = this.lookup(crawlId, target.url, changes);
+        if (known !== undefined) {
+          changes.targets.set(target.url, { ...known, state: "skipped", waitingLinks: 0, lastWaitingLinkId: 0 });
+          changes.waiting.add(target.url);
+        }
         continue;
       }
-      const { target, verdict } = result;
+      const { verdict } = result;
       const changed = this.markDone.run(
         verdict.status_code,
         verdict.is_broken ? 1 : 0,
@@ -221,41 +379,50 @@ export class FrontierRepo {
         if (this.stillQueued.get(target.id) !== null) redo.push({ ...target, asPage: true });
         continue;
       }
-      this.known.set(target.url, { id: target.id, state: "done", isBroken: verdict.is_broken ? 1 : 0, asPage: target.asPage ? 1 : 0 });
-      const waiting = this.linksTo.get(target.id)?.n ?? 0;
-      total += waiting;
-      if (verdict.is_broken) broken += waiting;
+      const queued = this.lookup(crawlId, target.url, changes);
+      if (queued === undefined) throw new Error(`target ${target.id} (${target.url}) is not in the frontier of crawl ${crawlId}`);
+      this.judge(target.url, queued, verdict, changes);
       if (result.redirectEnd !== null) {
         const end = result.redirectEnd;
+        const before = this.lookup(crawlId, end.url, changes);
         const settled = this.settleTarget.get(
           crawlId, end.url, end.internal ? 1 : 0, target.depth,
           end.verdict.status_code, end.verdict.is_broken ? 1 : 0, end.verdict.error, end.verdict.warning, end.url,
         );
-        this.known.delete(end.url);
         if (settled !== null) {
-          const endWaiting = this.linksTo.get(settled.id)?.n ?? 0;
-          total += endWaiting;
-          if (end.verdict.is_broken) broken += endWaiting;
+          const waiting = before?.state === "queued" ? before : { id: settled.id, state: "queued" as const, asPage: false, statusCode: 0, isBroken: false, waitingLinks: 0, lastWaitingLinkId: 0 };
+          this.judge(end.url, { ...waiting, id: settled.id }, end.verdict, changes);
         }
       }
 
       if (result.page === null) continue;
       if (pages >= limits.maxPages || target.depth > limits.maxDepth) {
-        truncated = 1;
+        changes.truncated = 1;
         continue;
       }
       if (this.claimPage.run(crawlId, result.page.url).changes === 0) continue; // parsed under another URL
       pages++;
-      pagesAdded++;
-      for (const link of result.page.links) {
-        const known = this.target(crawlId, link, target.depth + 1);
-        this.insertLink.run(crawlId, result.page.url, known.id, link.text, link.kind);
-        if (known.state !== "done") continue;
-        total++;
-        if (known.isBroken === 1) broken++;
-      }
+      changes.pagesAdded++;
+      this.recordLinks(crawlId, result.page, target.depth + 1, changes);
     }
-    this.addCounts.run(pagesAdded, total, broken, skipped, truncated, crawlId);
-    return redo;
+    this.writeWaiting(changes);
+    this.insertBrokenLinks.run([crawlId], changes.brokenLinks);
+    this.addStatusCounts.run(
+      [crawlId],
+      [...changes.statusCounts].flatMap(([key, links]) => [Math.floor(key / 2), key % 2, links]),
+    );
+    this.addCounts.run(changes.pagesAdded, changes.total, changes.broken, changes.skipped, changes.truncated, crawlId);
+    return { redo, changes };
+  }
+
+  /** Brings crawl_waiting in line with the batch: a row per queued target with links, none for the others. */
+  private writeWaiting(changes: BatchChanges): void {
+    const upserts: number[] = [];
+    for (const url of changes.waiting) {
+      const target = changes.targets.get(url)!;
+      if (target.state === "queued" && target.waitingLinks > 0) upserts.push(target.id, target.waitingLinks, target.lastWaitingLinkId);
+      else this.deleteWaiting.run(target.id);
+    }
+    this.upsertWaiting.run([], upserts);
   }
 }

@@ -13,8 +13,8 @@ export interface RetentionLimits {
   keepLast: number | null;
 }
 
-/** Tables holding a crawl's rows, in the order they are emptied (links point at targets). */
-const CHILD_TABLES = ["links", "crawl_targets", "crawl_pages"] as const;
+/** Tables holding a crawl's rows, in the order they are emptied (broken links point at links, links at targets; a target takes its crawl_waiting row along). */
+const CHILD_TABLES = ["broken_links", "links", "crawl_targets", "crawl_pages"] as const;
 
 export class RetentionRepo {
   private readonly deleteChunk: Record<(typeof CHILD_TABLES)[number], ReturnType<Database["prepare"]>>;

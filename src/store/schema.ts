@@ -158,6 +158,11 @@ export type StoredLinkKind = (typeof LINK_KINDS)[number];
 /**
  * One Link per distinct (source page, target) pair; its status is its target's. The pair is unique by
  * construction (a page's links are recorded once, deduped per target), so no unique index pays for it.
+ *
+ * Links are never looked up by target while a crawl writes them: an index on `target_id` takes its entries in
+ * random order, and at 2 million links its maintenance was a third of a crawl's time (bench/README.md). What a
+ * verdict needs to know about the links waiting for it is kept in `crawl_waiting`; broken links, the only
+ * ones read by target, are listed in `broken_links` as they become known.
  */
 export const links = sqliteTable(
   "links",
@@ -168,16 +173,58 @@ export const links = sqliteTable(
       .notNull()
       .references(() => crawls.id, { onDelete: "cascade" }),
     sourceUrl: text("source_url").notNull(),
-    targetId: integer("target_id")
-      .notNull()
-      .references(() => crawlTargets.id, { onDelete: "cascade" }),
+    /** The crawl_targets row of the link's URL (same crawl); deleted with the crawl. */
+    targetId: integer("target_id").notNull(),
     linkText: text("link_text").notNull(),
     kind: text("kind").$type<StoredLinkKind>().notNull(),
+    /**
+     * The previous link to the same target recorded while that target was still queued (null for the first
+     * one and for links to checked targets): a chain from `crawl_waiting.last_link_id` through every link
+     * that waits for the target's verdict.
+     */
+    waitingPrevId: integer("waiting_prev_id"),
   },
-  (t) => [
-    index("links_target_idx").on(t.targetId),
-    index("links_crawl_order_idx").on(t.crawlId, t.id),
-  ],
+  (t) => [index("links_crawl_order_idx").on(t.crawlId, t.id)],
+);
+
+/**
+ * The links recorded for a target that is still queued: how many, and the newest, which starts the chain
+ * through `links.waiting_prev_id`. The row goes when the target gets its verdict, which then counts them
+ * (and, when broken, lists them in `broken_links`). One small row per queued target with links.
+ */
+export const crawlWaiting = sqliteTable("crawl_waiting", {
+  targetId: integer("target_id")
+    .primaryKey()
+    .references(() => crawlTargets.id, { onDelete: "cascade" }),
+  links: integer("links").notNull(),
+  lastLinkId: integer("last_link_id").notNull(),
+});
+
+/** Every broken link of a crawl (its target checked and broken), by link id: the broken listings and changes read these. */
+export const brokenLinks = sqliteTable(
+  "broken_links",
+  {
+    linkId: integer("link_id").primaryKey(),
+    crawlId: text("crawl_id")
+      .notNull()
+      .references(() => crawls.id, { onDelete: "cascade" }),
+    targetId: integer("target_id").notNull(),
+  },
+  (t) => [index("broken_links_crawl_idx").on(t.crawlId, t.linkId), index("broken_links_target_idx").on(t.targetId)],
+);
+
+/** How many links of a crawl are counted with each (status code, broken) verdict: `status_code` filter totals. */
+export const crawlStatusCounts = sqliteTable(
+  "crawl_status_counts",
+  {
+    crawlId: text("crawl_id")
+      .notNull()
+      .references(() => crawls.id, { onDelete: "cascade" }),
+    statusCode: integer("status_code").notNull(),
+    isBroken: integer("is_broken", { mode: "boolean" }).notNull(),
+    links: integer("links").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.crawlId, t.statusCode, t.isBroken] })],
 );
 
 export type CrawlRow = typeof crawls.$inferSelect;

@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCli } from "../helpers/cli.ts";
 import { readAll, startCrawl, verifiedDomain, waitForCrawl } from "../helpers/crawls.ts";
-import { type LoopbackSite, startLoopbackSite } from "../helpers/loopback-site.ts";
+import type { LoopbackSite } from "../helpers/loopback-site.ts";
+import { startMeshSite } from "../helpers/mesh-site.ts";
 import { apiClient, startServeProcess, writeServeConfig } from "../helpers/serve-process.ts";
 import { startTestService, type TestService } from "../helpers/service.ts";
 
@@ -18,39 +19,12 @@ const PAGES = 150;
 const KEY = `lp_${"K".repeat(40)}`;
 const api = apiClient(KEY);
 
-/** A site of PAGES pages, each linking to three others, a missing page, and an image (every fifth one missing). */
-function meshSite(): Promise<LoopbackSite> {
-  return startLoopbackSite({}, {
-    fallback: async (request) => {
-      const path = new URL(request.url).pathname;
-      if (path === "/") return html(`<a href="/p/0">Start</a>`);
-      const page = /^\/p\/(\d+)$/.exec(path);
-      if (page !== null) {
-        await Bun.sleep(15);
-        const i = Number(page[1]);
-        const targets = [(i + 1) % PAGES, (i * 7 + 3) % PAGES, (i * 13 + 5) % PAGES];
-        return html(
-          targets.map((t) => `<a href="/p/${t}">Page ${t}</a>`).join(" ") +
-            `<a href="/missing/${i % 20}">Missing</a><img src="/img/${i % 10}.png" alt="Image ${i % 10}">`,
-        );
-      }
-      const image = /^\/img\/(\d+)\.png$/.exec(path);
-      if (image !== null && Number(image[1]) % 5 !== 0) return new Response("png", { headers: { "content-type": "image/png" } });
-      return new Response("not found", { status: 404 });
-    },
-  });
-}
-
-function html(body: string): Response {
-  return new Response(`<!doctype html><title>t</title>${body}`, { headers: { "content-type": "text/html" } });
-}
-
 let site: LoopbackSite;
 let dir: string;
 let configFile: string;
 
 beforeAll(async () => {
-  site = await meshSite();
+  site = await startMeshSite(PAGES);
   dir = mkdtempSync(join(tmpdir(), "linkpatrol-resume-"));
   configFile = writeServeConfig(dir, KEY, [], "allowed_cidrs: [127.0.0.1/32], concurrency: 2, per_host_concurrency: 2");
 });
@@ -58,8 +32,6 @@ afterAll(async () => {
   await site?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
-
-
 
 test("a crawl killed mid-way resumes after restart and ends with the totals of an uninterrupted crawl", async () => {
   // The reference: the same site crawled without interruption.

@@ -69,10 +69,10 @@ test("a batch committed while another connection holds the write lock waits for 
   store.close();
 });
 
-test("targets forgotten by the remembered table are found in the store again, never duplicated", () => {
+test("targets beyond what the in-memory table holds are found in the store, never duplicated, their links counted", () => {
   const crawlId = "01a20460-0000-7000-8000-0000000000c2";
   const store = freshStore("turnover.db", crawlId);
-  const frontier = new FrontierRepo(store.sqlite, { rememberedPerGeneration: 2 });
+  const frontier = new FrontierRepo(store.sqlite, { maxKnownTargets: 2 });
   frontier.seed(crawlId, ROOT);
   const [root] = frontier.pull(crawlId, 0, 10);
   const shared = Array.from({ length: 10 }, (_, i) => `${ROOT}s${i}`);

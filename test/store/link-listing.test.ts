@@ -55,7 +55,13 @@ beforeAll(() => {
       }
     }
   })();
-  // The counters the crawler keeps in step with the links (frontier.repo.ts), here from the rows themselves.
+  // What the crawler keeps in step with the links (frontier.repo.ts), here derived from the rows themselves:
+  // the counters, the broken-link list and the per-status totals.
+  db.run(`INSERT INTO broken_links (link_id, crawl_id, target_id)
+    SELECT l.id, l.crawl_id, l.target_id FROM links l JOIN crawl_targets t ON t.id = l.target_id WHERE t.state = 'done' AND t.is_broken = 1`);
+  db.run(`INSERT INTO crawl_status_counts (crawl_id, status_code, is_broken, links)
+    SELECT l.crawl_id, t.status_code, t.is_broken, COUNT(*) FROM links l JOIN crawl_targets t ON t.id = l.target_id
+    WHERE t.state = 'done' GROUP BY l.crawl_id, t.status_code, t.is_broken`);
   db.run(`UPDATE crawls SET
     total_links = (SELECT COUNT(*) FROM links l JOIN crawl_targets t ON t.id = l.target_id WHERE l.crawl_id = crawls.id AND t.state = 'done'),
     broken_links = (SELECT COUNT(*) FROM links l JOIN crawl_targets t ON t.id = l.target_id WHERE l.crawl_id = crawls.id AND t.state = 'done' AND t.is_broken = 1)`);

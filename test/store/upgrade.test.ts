@@ -4,7 +4,7 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MIGRATIONS } from "../../src/store/migrations/index.ts";
-import { FIXTURE_KEY_NAMES, snapshotStore } from "../fixtures/upgrade/snapshot.ts";
+import { snapshotStore } from "../fixtures/upgrade/snapshot.ts";
 import { startTestService, type TestService } from "../helpers/service.ts";
 
 /**
@@ -38,12 +38,23 @@ test.each(versions)("a store of schema %s migrates and reads back every record",
   const applied = (svc.runtime.store.sqlite.query("SELECT tag FROM schema_migrations ORDER BY tag").all() as { tag: string }[]).map((r) => r.tag);
   expect(applied).toEqual(MIGRATIONS.map((m) => m.tag));
 
-  const actual = await snapshotStore(svc, FIXTURE_KEY_NAMES);
-  expect(actual.keys).toHaveLength(FIXTURE_KEY_NAMES.length);
+  const keyNames = (expected.keys as { name: string }[]).map((key) => key.name);
+  const actual = await snapshotStore(svc, keyNames);
+  expect(actual.keys).toHaveLength(keyNames.length);
   expect(actual.crawls.length).toBeGreaterThanOrEqual(2);
   expect(Object.values(actual.crawlDetails).every((d) => d.links.length > 0)).toBe(true);
   expect(Object.values(actual.deliveries).flat().length).toBeGreaterThan(0);
   expect(actual).toMatchObject(expected);
+
+  // Keys made by that release still sign in (a revoked one does not), with the scopes they had.
+  const secretsFile = join(FIXTURES, version, "secrets.json");
+  if (existsSync(secretsFile)) {
+    const secrets: Record<string, string> = JSON.parse(readFileSync(secretsFile, "utf8"));
+    expect((await svc.call("GET", "/webhooks", { key: secrets["fixture-admin"] })).status).toBe(200);
+    expect((await svc.call("GET", "/crawls", { key: secrets["fixture-reader"] })).status).toBe(200);
+    expect((await svc.call("GET", "/webhooks", { key: secrets["fixture-reader"] })).status).toBe(403);
+    expect((await svc.call("GET", "/crawls", { key: secrets["fixture-revoked"] })).status).toBe(401);
+  }
 
   // The migrated file is sound.
   svc.runtime.store.sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");

@@ -3,6 +3,7 @@ import m0 from "./0000_init.sql" with { type: "text" };
 import m1 from "./0001_crawls.sql" with { type: "text" };
 import m2 from "./0002_webhooks.sql" with { type: "text" };
 import m3 from "./0003_schedules.sql" with { type: "text" };
+import m4 from "./0004_waiting_and_broken_links.sql" with { type: "text" };
 
 /** Every migration in order, with its SQL embedded at build time. */
 export const MIGRATIONS: readonly { tag: string; sql: string }[] = [
@@ -10,4 +11,5 @@ export const MIGRATIONS: readonly { tag: string; sql: string }[] = [
   { tag: "0001_crawls", sql: m1 },
   { tag: "0002_webhooks", sql: m2 },
   { tag: "0003_schedules", sql: m3 },
+  { tag: "0004_waiting_and_broken_links", sql: m4 },
 ];

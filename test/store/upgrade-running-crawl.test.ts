@@ -1,0 +1,121 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { readAll, startCrawl, verifiedDomain, waitForCrawl } from "../helpers/crawls.ts";
+import type { LoopbackSite } from "../helpers/loopback-site.ts";
+import { startMeshSite } from "../helpers/mesh-site.ts";
+import { startTestService, type TestService } from "../helpers/service.ts";
+
+/**
+ * Migration 0004 moved what the crawler keeps about links waiting for a verdict out of an index on
+ * links.target_id and into crawl_waiting (counts and a chain through links.waiting_prev_id), and lists broken
+ * links and per-status totals in tables of their own. A crawl that an older release left half-done must resume
+ * under the new schema and end exactly like an uninterrupted crawl: every waiting link counted once, with
+ * its target's verdict, the broken ones listed.
+ *
+ * The half-done store is made by today's crawler, stopped mid-way, then taken back to schema 0003 (the tables
+ * 0004 added dropped, links rebuilt as 0001 made them, with its target index): crawls, targets, pages and
+ * links mean the same in both schemas, so this is the store the older release would have left.
+ */
+
+const PAGES = 150;
+const CRAWLER = { allowed_cidrs: ["127.0.0.1/32"], allow_private_networks: false };
+
+let site: LoopbackSite;
+let dir: string;
+beforeAll(async () => {
+  site = await startMeshSite(PAGES);
+  dir = mkdtempSync(join(tmpdir(), "linkpatrol-upgrade-running-"));
+});
+afterAll(async () => {
+  await site?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Takes a store of today's schema back to 0003_schedules. */
+function downgradeTo0003(path: string): void {
+  const db = new Database(path);
+  try {
+    db.exec("PRAGMA foreign_keys = OFF");
+    db.transaction(() => {
+      db.exec("DROP TABLE broken_links; DROP TABLE crawl_status_counts; DROP TABLE crawl_waiting;");
+      db.exec(`CREATE TABLE old_links (
+        id integer PRIMARY KEY AUTOINCREMENT NOT NULL, crawl_id text NOT NULL, source_url text NOT NULL,
+        target_id integer NOT NULL, link_text text NOT NULL, kind text NOT NULL,
+        FOREIGN KEY (crawl_id) REFERENCES crawls(id) ON UPDATE no action ON DELETE cascade,
+        FOREIGN KEY (target_id) REFERENCES crawl_targets(id) ON UPDATE no action ON DELETE cascade)`);
+      db.exec("INSERT INTO old_links SELECT id, crawl_id, source_url, target_id, link_text, kind FROM links");
+      db.exec("DROP TABLE links; ALTER TABLE old_links RENAME TO links");
+      db.exec("CREATE INDEX links_target_idx ON links (target_id); CREATE INDEX links_crawl_order_idx ON links (crawl_id, id)");
+      db.exec("DELETE FROM schema_migrations WHERE tag > '0003_schedules'");
+    })();
+  } finally {
+    db.close();
+  }
+}
+
+/** What a finished crawl shows: its counters, every link, its broken links and one status-code listing. */
+async function report(svc: TestService, id: string) {
+  const key = (link: any) => `${link.source_url} ${link.url} ${link.status_code} ${link.link_text}`;
+  const detail = await waitForCrawl(svc, id, 60_000);
+  const notFound = await svc.call("GET", `/crawls/${id}/links?status_code=404&limit=1`);
+  return {
+    counts: {
+      status: detail.status,
+      pages_crawled: detail.pages_crawled,
+      total_links: detail.total_links,
+      broken_links: detail.broken_links,
+      skipped_links: detail.skipped_links,
+      not_found: notFound.json.meta.total,
+    },
+    links: (await readAll(svc, `/crawls/${id}/links`)).map((link) => `${key(link)} ${link.is_broken}`).sort(),
+    broken: (await readAll(svc, `/crawls/${id}/broken`)).map(key).sort(),
+  };
+}
+
+test("a crawl left half-done under schema 0003 resumes under 0004 and ends like an uninterrupted crawl", async () => {
+  let reference: Awaited<ReturnType<typeof report>>;
+  const plain = await startTestService({ crawler: CRAWLER });
+  try {
+    reference = await report(plain, await startCrawl(plain, await verifiedDomain(plain, site.url("/")), { scan_images: true }));
+  } finally {
+    await plain.stop();
+  }
+  expect(reference.counts).toMatchObject({ status: "completed", pages_crawled: PAGES + 1 });
+  expect(reference.counts.broken_links).toBeGreaterThan(0);
+  expect(reference.counts.not_found).toBeGreaterThan(0);
+
+  const path = join(dir, "store.db");
+  const first = await startTestService({ storage: { path }, crawler: { ...CRAWLER, concurrency: 2, per_host_concurrency: 2 } });
+  let crawlId: string;
+  try {
+    crawlId = await startCrawl(first, await verifiedDomain(first, site.url("/")), { scan_images: true });
+    for (let i = 0; i < 400 && first.runtime.crawls.get(crawlId).pages_crawled < 40; i++) await Bun.sleep(25);
+  } finally {
+    await first.stop(); // the crawl stays running, to resume at the next start
+  }
+  const halfway = new Database(path, { readonly: true });
+  try {
+    const crawl = halfway.query("SELECT status, pages_crawled FROM crawls WHERE id = ?").get(crawlId!) as any;
+    expect(crawl.status).toBe("running");
+    expect(crawl.pages_crawled).toBeGreaterThanOrEqual(40);
+    expect(crawl.pages_crawled).toBeLessThan(PAGES);
+    // The point of the test: links are waiting for targets still queued.
+    expect((halfway.query("SELECT COUNT(*) AS n FROM crawl_waiting").get() as any).n).toBeGreaterThan(0);
+  } finally {
+    halfway.close();
+  }
+  downgradeTo0003(path);
+
+  const second = await startTestService({ storage: { path }, crawler: CRAWLER });
+  try {
+    const resumed = await report(second, crawlId!);
+    expect(resumed.counts).toEqual(reference.counts);
+    expect(resumed.links).toEqual(reference.links);
+    expect(resumed.broken).toEqual(reference.broken);
+  } finally {
+    await second.stop();
+  }
+}, 120_000);
