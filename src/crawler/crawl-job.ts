@@ -3,7 +3,7 @@ import { createLogger, type Logger, type LogLevel } from "../core/logger.ts";
 import { crawlerFetchOptions } from "../net/crawler-fetch-options.ts";
 import type { Resolve } from "../net/resolve.ts";
 import { CrawlsRepo } from "../store/crawls.repo.ts";
-import { openStore } from "../store/db.ts";
+import { openDatabase } from "../store/sqlite.ts";
 import { FrontierRepo } from "../store/frontier.repo.ts";
 import { runCrawl, type CrawlRunEnd } from "./crawl.ts";
 import { BATCHES_PER_COLLECTION, collectEvery } from "../core/heap-trim.ts";
@@ -49,16 +49,16 @@ export function maxDurationError(maxDurationMs: number): string {
 /** Runs crawl `crawlId` (already marked running) until it ends or `hooks.signal` stops it. */
 export async function executeCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: CrawlJobHooks): Promise<CrawlJobEnd> {
   const logger = hooks.logger ?? createLogger(settings.logLevel);
-  const store = openStore(settings.dbPath, { busyTimeoutMs: settings.busyTimeoutMs });
+  const sqlite = openDatabase(settings.dbPath, { busyTimeoutMs: settings.busyTimeoutMs });
   // A power cut may cost the last batches of this connection, never consistency: they are fetched again on resume.
-  store.sqlite.exec("PRAGMA synchronous = NORMAL");
+  sqlite.exec("PRAGMA synchronous = NORMAL");
   // Every row this connection writes points at its own running crawl and at frontier rows written before it,
   // and a running crawl is never deleted (domains refuse deletion under a crawl, retention takes ended crawls
   // only). Skipping the two parent lookups per link is 13 % of a crawl's CPU (bench, 10k pages). Deletes
   // elsewhere still cascade: that is enforced by the deleting connection.
-  store.sqlite.exec("PRAGMA foreign_keys = OFF");
+  sqlite.exec("PRAGMA foreign_keys = OFF");
   try {
-    const crawls = new CrawlsRepo(store.sqlite);
+    const crawls = new CrawlsRepo(sqlite);
     const crawl = crawls.findById(crawlId);
     if (crawl === undefined || crawl.status !== "running") return "gone";
     const { crawler } = settings;
@@ -70,7 +70,7 @@ export async function executeCrawlJob(crawlId: string, settings: CrawlJobSetting
     const end: CrawlRunEnd = await runCrawl(
       { crawlId, rootUrl: crawl.root_url, options: crawl.options, timeLeftMs: crawler.max_duration - (Date.now() - startedAt) },
       {
-        frontier: new FrontierRepo(store.sqlite),
+        frontier: new FrontierRepo(sqlite),
         check: { fetch: fetchOptions, acceptStatus: new Set(crawler.accept_status), retry: DEFAULT_RETRY_POLICY },
         robots: crawler.respect_robots ? new RobotsCache(fetchOptions, crawler.user_agent) : null,
         concurrency: crawler.concurrency,
@@ -98,6 +98,6 @@ export async function executeCrawlJob(crawlId: string, settings: CrawlJobSetting
     logger.info("crawl stopped", { crawl_id: crawlId, reason: end.reason });
     return end.reason === "cancelled" ? "failed" : "stopped";
   } finally {
-    store.close();
+    sqlite.close();
   }
 }
