@@ -1,6 +1,6 @@
 /**
- * Turns an error raised by node:http / node:https into a FetchErrorKind. Matching is on the error's `code`
- * (Node's, or the one Bun's fetch-based client surfaces, e.g. "Malformed_HTTP_Response"), never on the message.
+ * Turns an error raised by Bun's fetch into a FetchErrorKind. Matching is on the error's `code` (the engine's,
+ * e.g. "ConnectionRefused" or "Malformed_HTTP_Response", or Node's for TLS), never on the message.
  * Bun reports a TLS handshake against a plain-HTTP port as ECONNREFUSED, so that case reads as "refused".
  */
 import type { FetchErrorKind } from "./fetch-result.ts";

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import zlib from "node:zlib";
 import { safeFetch, type SafeFetchOptions } from "../../src/net/safe-fetch.ts";
 import { testFetchOptions } from "../helpers/fetch-options.ts";
@@ -26,7 +28,17 @@ const released = new Promise<void>((resolve) => {
 });
 
 let site: LoopbackSite;
+// Announces a Content-Length, sends part of it and stalls: a body small enough to be read in one go.
+let announced: http.Server;
+let announcedOrigin: string;
 beforeAll(async () => {
+  announced = http.createServer((_req, res) => {
+    res.writeHead(200, { "content-type": "text/html", "content-length": "1000" });
+    res.write("first bytes of a thousand ");
+    void released.then(() => res.destroy());
+  });
+  await new Promise<void>((resolve) => announced.listen(0, "127.0.0.1", resolve));
+  announcedOrigin = `http://127.0.0.1:${(announced.address() as AddressInfo).port}`;
   site = await startLoopbackSite({
     "/hang": async () => {
       await released;
@@ -59,6 +71,8 @@ beforeAll(async () => {
 afterAll(async () => {
   release();
   await site.stop();
+  announced.closeAllConnections();
+  await new Promise<void>((resolve) => announced.close(() => resolve()));
 });
 
 describe("safeFetch deadlines", () => {
@@ -83,6 +97,25 @@ describe("safeFetch deadlines", () => {
     if (result.kind === "error") expect(result.message).toContain("body");
     expect(elapsed).toBeGreaterThanOrEqual(290);
     expect(elapsed).toBeLessThan(2_000);
+  });
+
+  test("a body announced with its length that stalls times out within the body timeout too", async () => {
+    const started = performance.now();
+
+    const result = await safeFetch(`${announcedOrigin}/`, options());
+
+    expect(result).toMatchObject({ kind: "error", error: "timeout" });
+    if (result.kind === "error") expect(result.message).toContain("body");
+    expect(performance.now() - started).toBeGreaterThanOrEqual(290);
+  });
+
+  test("the caller's signal aborts the reading of an announced body", async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+
+    const result = await safeFetch(`${announcedOrigin}/`, options({ bodyTimeoutMs: 5_000, signal: controller.signal }));
+
+    expect(result).toMatchObject({ kind: "error", error: "aborted" });
   });
 
   test("the caller's signal aborts a request in flight", async () => {
