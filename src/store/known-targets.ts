@@ -63,6 +63,11 @@ export class KnownTargets {
     return this.entries;
   }
 
+  /** How many more targets it can hold. */
+  get room(): number {
+    return this.maxEntries - this.entries;
+  }
+
   /** True while every target ever set is held: a URL not found here is then not a target of the crawl. */
   get complete(): boolean {
     return !this.overflowed;

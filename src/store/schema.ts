@@ -160,9 +160,9 @@ export type StoredLinkKind = (typeof LINK_KINDS)[number];
  * construction (a page's links are recorded once, deduped per target), so no unique index pays for it.
  *
  * Links are never looked up by target while a crawl writes them: an index on `target_id` takes its entries in
- * random order, and at 2 million links its maintenance was a third of a crawl's time (bench/README.md). What a
- * verdict needs to know about the links waiting for it is kept in `crawl_waiting`; broken links, the only
- * ones read by target, are listed in `broken_links` as they become known.
+ * random order, and at 2 million links its maintenance was a third of a crawl's time (bench/README.md). The
+ * links waiting for a target's verdict are counted by the crawler and chained through `waiting_prev_id`;
+ * broken links, the only ones read by target, are listed in `broken_links` as they become known.
  */
 export const links = sqliteTable(
   "links",
@@ -189,8 +189,9 @@ export const links = sqliteTable(
 
 /**
  * The links recorded for a target that is still queued: how many, and the newest, which starts the chain
- * through `links.waiting_prev_id`. The row goes when the target gets its verdict, which then counts them
- * (and, when broken, lists them in `broken_links`). One small row per queued target with links.
+ * through `links.waiting_prev_id`. The crawler keeps these counts in memory and rebuilds them from the links
+ * when a crawl resumes; rows are written only for targets beyond what it holds in memory
+ * (frontier.repo.ts, MAX_KNOWN_TARGETS), and go when the target gets its verdict.
  */
 export const crawlWaiting = sqliteTable("crawl_waiting", {
   targetId: integer("target_id")

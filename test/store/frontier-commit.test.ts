@@ -96,3 +96,52 @@ test("targets beyond what the in-memory table holds are found in the store, neve
   });
   store.close();
 });
+
+const broken404 = { status_code: 404, is_broken: true, error: null, warning: null };
+
+test.each([
+  ["held in memory", 1_000],
+  ["beyond what memory holds", 3],
+])("links waiting for targets %s are counted once their verdicts come, across a restart", (_name, maxKnownTargets) => {
+  const crawlId = `01a20460-0000-7000-8000-00000000c3${String(maxKnownTargets).padStart(2, "0").slice(-2)}`;
+  const store = freshStore(`restart-${maxKnownTargets}.db`, crawlId);
+  const first = new FrontierRepo(store.sqlite, { maxKnownTargets });
+  first.seed(crawlId, ROOT);
+  const [root] = first.pull(crawlId, 0, 10);
+  const shared = Array.from({ length: 6 }, (_, i) => `${ROOT}s${i}`);
+  first.commit(crawlId, [checked(root!, shared)], LIMITS);
+  // Three shared pages are parsed: each links every shared target, so each target has links waiting for it.
+  const queued = first.pull(crawlId, 0, 100);
+  first.commit(crawlId, queued.slice(0, 3).map((page) => checked(page, shared)), LIMITS);
+
+  // A restart: a new repo rebuilds what waits for what from the store alone.
+  const second = new FrontierRepo(store.sqlite, { maxKnownTargets });
+  const left = second.pull(crawlId, 0, 100).filter((target) => !queued.slice(0, 3).some((done) => done.id === target.id));
+  expect(left.map((target) => target.url)).toEqual(shared.slice(3));
+  // The rest get verdicts, one of them broken; one more page links them all again.
+  second.commit(
+    crawlId,
+    [
+      { kind: "checked", target: left[0]!, verdict: broken404, finalUrl: null, redirectEnd: null, page: null },
+      checked(left[1]!, shared),
+      checked(left[2]!, []),
+    ],
+    LIMITS,
+  );
+
+  // Every link now has a checked target: 1 + 4 pages x 6 shared links, s3's seven of them broken.
+  const crawl = store.sqlite.query("SELECT pages_crawled, total_links, broken_links FROM crawls WHERE id = ?").get(crawlId);
+  expect(crawl).toEqual({ pages_crawled: 6, total_links: 6 * 5, broken_links: 5 });
+  const listed = store.sqlite
+    .query("SELECT t.url FROM broken_links b JOIN links l ON l.id = b.link_id JOIN crawl_targets t ON t.id = l.target_id WHERE b.crawl_id = ? ORDER BY b.link_id")
+    .all(crawlId) as { url: string }[];
+  expect(listed.map((row) => row.url)).toEqual(Array(5).fill(`${ROOT}s3`));
+  const statuses = store.sqlite.query("SELECT status_code, is_broken, links FROM crawl_status_counts WHERE crawl_id = ? ORDER BY status_code").all(crawlId);
+  expect(statuses).toEqual([
+    { status_code: 200, is_broken: 0, links: 25 },
+    { status_code: 404, is_broken: 1, links: 5 },
+  ]);
+  // Nothing is left waiting once every target has its verdict.
+  expect(store.sqlite.query("SELECT COUNT(*) AS n FROM crawl_waiting").get()).toEqual({ n: 0 });
+  store.close();
+});

@@ -9,9 +9,9 @@ import { startMeshSite } from "../helpers/mesh-site.ts";
 import { startTestService, type TestService } from "../helpers/service.ts";
 
 /**
- * Migration 0004 moved what the crawler keeps about links waiting for a verdict out of an index on
- * links.target_id and into crawl_waiting (counts and a chain through links.waiting_prev_id), and lists broken
- * links and per-status totals in tables of their own. A crawl that an older release left half-done must resume
+ * Migration 0004 dropped the index on links.target_id: the crawler now counts the links waiting for a verdict
+ * and chains them through links.waiting_prev_id (which the migration fills in), and lists broken links and
+ * per-status totals in tables of their own. A crawl that an older release left half-done must resume
  * under the new schema and end exactly like an uninterrupted crawl: every waiting link counted once, with
  * its target's verdict, the broken ones listed.
  *
@@ -102,8 +102,13 @@ test("a crawl left half-done under schema 0003 resumes under 0004 and ends like 
     expect(crawl.status).toBe("running");
     expect(crawl.pages_crawled).toBeGreaterThanOrEqual(40);
     expect(crawl.pages_crawled).toBeLessThan(PAGES);
-    // The point of the test: links are waiting for targets still queued.
-    expect((halfway.query("SELECT COUNT(*) AS n FROM crawl_waiting").get() as any).n).toBeGreaterThan(0);
+    // The point of the test: links are waiting for targets still queued, some of them chained.
+    const waiting = halfway
+      .query(`SELECT COUNT(*) AS n, COUNT(l.waiting_prev_id) AS chained FROM links l JOIN crawl_targets t ON t.id = l.target_id
+              WHERE l.crawl_id = ? AND t.state = 'queued'`)
+      .get(crawlId!) as { n: number; chained: number };
+    expect(waiting.n).toBeGreaterThan(0);
+    expect(waiting.chained).toBeGreaterThan(0);
   } finally {
     halfway.close();
   }

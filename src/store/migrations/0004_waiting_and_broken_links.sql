@@ -24,9 +24,6 @@ CREATE TABLE `crawl_waiting` (
 );
 --> statement-breakpoint
 -- Filled from the links as they stand, while the old table's index on target_id still answers by target.
-INSERT INTO `crawl_waiting` (`target_id`, `links`, `last_link_id`)
-	SELECT l.`target_id`, COUNT(*), MAX(l.`id`) FROM `crawl_targets` t JOIN `links` l ON l.`target_id` = t.`id`
-	WHERE t.`state` = 'queued' GROUP BY l.`target_id`;--> statement-breakpoint
 INSERT INTO `broken_links` (`link_id`, `crawl_id`, `target_id`)
 	SELECT l.`id`, l.`crawl_id`, l.`target_id` FROM `crawl_targets` t JOIN `links` l ON l.`target_id` = t.`id`
 	WHERE t.`state` = 'done' AND t.`is_broken` = 1;--> statement-breakpoint
