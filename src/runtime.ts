@@ -20,6 +20,7 @@ import { DomainsService } from "./services/domains.service.ts";
 import { KeysService } from "./services/keys.service.ts";
 import { CrawlsRepo } from "./store/crawls.repo.ts";
 import { openStore, type Store } from "./store/db.ts";
+import { StoreVersion } from "./store/store-version.ts";
 import { DomainsRepo } from "./store/domains.repo.ts";
 import { KeysRepo } from "./store/keys.repo.ts";
 import { migrate } from "./store/migrate.ts";
@@ -71,7 +72,9 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     store.close();
     throw error;
   }
-  const keys = new KeysService(new KeysRepo(store.db));
+  const storeVersion = new StoreVersion(store.sqlite);
+  const version = () => storeVersion.current();
+  const keys = new KeysService(new KeysRepo(store.db), version);
   const resolve = options.resolve ?? systemResolve;
   const crawlsRepo = new CrawlsRepo(store.sqlite);
   const domains = new DomainsService({
@@ -180,6 +183,7 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
         logger,
         metrics,
         metricsOnApi: config.metrics.enabled && config.metrics.port === null,
+        storeVersion: version,
       }),
     close: () => store.close(),
   };

@@ -14,6 +14,7 @@ import { rateLimit } from "./middleware/rate-limit/rate-limit.ts";
 import { requestId } from "./middleware/request-id/request-id.ts";
 import { requestLog } from "./middleware/request-log/request-log.ts";
 import { requestMetrics } from "./middleware/request-metrics/request-metrics.ts";
+import { provideResponseCache, ResponseCache } from "./middleware/response-cache/response-cache.ts";
 import type { ServiceMetrics } from "../metrics/service-metrics.ts";
 import { metricsRouter } from "./routes/metrics.ts";
 import { methodLookup } from "./route-methods.ts";
@@ -24,7 +25,8 @@ import { healthRouter } from "./routes/health.ts";
 import { webhooksRouter } from "./routes/webhooks.ts";
 
 /**
- * The HTTP application: middleware chain (request id → metrics → log → auth → rate limit → body limit), one router
+ * The HTTP application: middleware chain (request id → metrics → log → auth → rate limit → response cache →
+ * body limit), one router
  * per resource under the base path, the OpenAPI document built from the routes' own zod schemas, and the
  * single error mapping. Unknown paths answer 404 and known paths with the wrong method 405, both JSON.
  */
@@ -43,6 +45,8 @@ export interface AppDeps {
   metrics: ServiceMetrics;
   /** Serve GET /metrics here (for keys with metrics:read); false when it has a listener of its own or is off. */
   metricsOnApi: boolean;
+  /** The store's version token (store/store-version.ts): GET answers are kept while it stays the same. */
+  storeVersion: () => string;
 }
 
 /** Builds the Hono app; `app.fetch` serves it. */
@@ -61,6 +65,7 @@ export function createApp(deps: AppDeps) {
   app.use("*", authenticate(deps.keys));
   const openapiPath = `${deps.basePath}/openapi.json`;
   app.use("*", rateLimit({ requestsPerMinute: deps.rateLimitPerMinute, publicPaths: ["/healthz", "/docs", openapiPath], logger }));
+  app.use("*", provideResponseCache(new ResponseCache({ version: deps.storeVersion })));
   app.use(
     "*",
     bodyLimit({

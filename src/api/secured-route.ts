@@ -1,13 +1,16 @@
 import { createRoute, type RouteConfig, type z } from "@hono/zod-openapi";
 import type { Scope } from "../core/scopes.ts";
 import { requireScope } from "./middleware/auth/auth.ts";
+import { cachedResponse } from "./middleware/response-cache/response-cache.ts";
 
 /**
  * Route definitions for authenticated operations: one call sets the OpenAPI tag, the bearer security
- * requirement and the scope check together, so documentation and enforcement cannot disagree.
+ * requirement and the scope check together, so documentation and enforcement cannot disagree. A GET is
+ * answered from the response cache when the store has not changed since (after the scope check).
  */
 export function securedRoute<const R extends Omit<RouteConfig, "tags" | "security" | "middleware">>(tag: string, scope: Scope, route: R) {
-  return createRoute({ ...route, tags: [tag], security: [{ bearerAuth: [] }], middleware: [requireScope(scope)] as const });
+  const middleware = route.method === "get" ? [requireScope(scope), cachedResponse()] : [requireScope(scope)];
+  return createRoute({ ...route, tags: [tag], security: [{ bearerAuth: [] }], middleware });
 }
 
 /** A required JSON request body validated by `schema`. */

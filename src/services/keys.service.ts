@@ -26,11 +26,23 @@ export interface Principal {
 /** Writes `last_used_at` at most this often per key, so authentication does not write on every request. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
-/** API keys: issue, list, revoke, authenticate, and the first-start bootstrap key. */
+/** Principals remembered at once (valid keys only: a flood of made-up keys cannot grow the table). */
+const MAX_REMEMBERED_PRINCIPALS = 1_000;
+
+/**
+ * API keys: issue, list, revoke, authenticate, and the first-start bootstrap key. With the store's version
+ * token (store/store-version.ts), a key's principal is remembered (by the key's hash) until anything is
+ * committed to the store, so a revocation (by the API or by `linkpatrol keys revoke` beside the service)
+ * takes effect with the very next request, and the requests in between skip the lookup.
+ */
 export class KeysService {
   private readonly lastTouched = new Map<string, number>();
+  private readonly principals = new Map<string, { version: string; principal: Principal }>();
 
-  constructor(private readonly repo: KeysRepo) {}
+  constructor(
+    private readonly repo: KeysRepo,
+    private readonly storeVersion?: () => string,
+  ) {}
 
   /** Creates a key and returns it with its secret, which is never retrievable again. */
   create(name: string, scopes: readonly string[] = ["admin"]): { key: ApiKeyView; secret: string } {
@@ -64,11 +76,22 @@ export class KeysService {
   authenticate(secret: string): Principal {
     if (!KEY_PATTERN.test(secret)) throw new UnauthorizedError("invalid API key");
     const hash = hashKeySecret(secret);
+    const version = this.storeVersion?.();
+    const remembered = this.principals.get(hash);
+    if (remembered !== undefined && remembered.version === version) {
+      this.noteUse(remembered.principal.keyId);
+      return remembered.principal;
+    }
     const row = this.repo.findByHash(hash);
     if (!row || !digestsEqual(row.hash, hash)) throw new UnauthorizedError("invalid API key");
     if (row.revokedAt) throw new UnauthorizedError("API key revoked");
+    const principal = { keyId: row.id, name: row.name, scopes: row.scopes.filter(isScope) };
+    if (version !== undefined) {
+      if (this.principals.size >= MAX_REMEMBERED_PRINCIPALS) this.principals.clear();
+      this.principals.set(hash, { version, principal });
+    }
     this.noteUse(row.id);
-    return { keyId: row.id, name: row.name, scopes: row.scopes.filter(isScope) };
+    return principal;
   }
 
   private insertKey(name: string, scopes: readonly string[], secret: string) {

@@ -1,0 +1,105 @@
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv } from "../../env.ts";
+
+/**
+ * Answers to GET requests kept while the store stays unchanged. Every GET answer is computed from the store
+ * (and, for a domain's `next_run_at`, the clock), so an answer kept under the store's version token
+ * (store/store-version.ts) is exactly what computing it again would give, until the next commit anywhere
+ * or `maxAgeMs`. Dashboards and scripts polling the same URLs then cost a lookup instead of queries and
+ * JSON: during a crawl the store changes a few times a second, and the API answers thousands of requests
+ * in between (bench/README.md, "API under load").
+ *
+ * The middleware runs per route after its scope check (api/secured-route.ts), so a kept answer only ever
+ * reaches a key that may read it. Only 200 answers are kept, each up to `maxBodyBytes`, `maxBytes` in all.
+ */
+
+export interface ResponseCacheOptions {
+  /** The store's version token. */
+  version: () => string;
+  now?: () => number;
+  maxAgeMs?: number;
+  maxBodyBytes?: number;
+  maxBytes?: number;
+}
+
+interface Entry {
+  version: string;
+  storedAt: number;
+  /** UTF-8, encoded once: a hit hands the bytes over as they are. */
+  body: Uint8Array<ArrayBuffer>;
+  contentType: string;
+}
+
+const DEFAULTS = { maxAgeMs: 1_000, maxBodyBytes: 128 * 1024, maxBytes: 4 * 1024 * 1024 };
+
+export class ResponseCache {
+  readonly version: () => string;
+  private readonly now: () => number;
+  private readonly maxAgeMs: number;
+  private readonly maxBodyBytes: number;
+  private readonly maxBytes: number;
+  private readonly entries = new Map<string, Entry>();
+  private bytes = 0;
+
+  constructor(options: ResponseCacheOptions) {
+    this.version = options.version;
+    this.now = options.now ?? Date.now;
+    this.maxAgeMs = options.maxAgeMs ?? DEFAULTS.maxAgeMs;
+    this.maxBodyBytes = options.maxBodyBytes ?? DEFAULTS.maxBodyBytes;
+    this.maxBytes = options.maxBytes ?? DEFAULTS.maxBytes;
+  }
+
+  /** The answer kept for `key` under `version`, if it is still fresh. */
+  get(key: string, version: string): Entry | undefined {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return undefined;
+    if (entry.version === version && this.now() - entry.storedAt <= this.maxAgeMs) return entry;
+    this.forget(key, entry);
+    return undefined;
+  }
+
+  /** Keeps an answer computed under `version`; the least recently stored ones go when over `maxBytes`. */
+  set(key: string, version: string, body: Uint8Array<ArrayBuffer>, contentType: string): void {
+    if (body.length > this.maxBodyBytes) return;
+    const previous = this.entries.get(key);
+    if (previous !== undefined) this.forget(key, previous);
+    this.entries.set(key, { version, storedAt: this.now(), body, contentType });
+    this.bytes += body.length;
+    for (const [oldest, entry] of this.entries) {
+      if (this.bytes <= this.maxBytes) break;
+      this.forget(oldest, entry);
+    }
+  }
+
+  private forget(key: string, entry: Entry): void {
+    this.entries.delete(key);
+    this.bytes -= entry.body.length;
+  }
+}
+
+/** Gives every request the app's response cache (routes read it through `cachedResponse`). */
+export function provideResponseCache(cache: ResponseCache): MiddlewareHandler<AppEnv> {
+  return async function provideResponseCacheMiddleware(c, next) {
+    c.set("responses", cache);
+    await next();
+  };
+}
+
+/** Answers a GET from the cache, or lets the route answer and keeps a 200. */
+export function cachedResponse(): MiddlewareHandler<AppEnv> {
+  return async function cachedResponseMiddleware(c, next) {
+    const cache = c.get("responses");
+    if (cache === undefined || c.req.method !== "GET") return next();
+    const url = c.req.url;
+    const key = url.slice(url.indexOf("/", url.indexOf("//") + 2)); // path and query, whatever the Host
+    const version = cache.version();
+    const hit = cache.get(key, version);
+    if (hit !== undefined) return c.body(hit.body, 200, { "Content-Type": hit.contentType });
+    await next();
+    const contentType = c.res.headers.get("content-type");
+    if (c.res.status !== 200 || contentType === null) return;
+    const body = await c.res.bytes();
+    cache.set(key, version, body, contentType);
+    c.res = c.body(body, 200, { "Content-Type": contentType });
+  };
+}
