@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { startCrawl, verifiedDomain, waitForCrawl } from "../helpers/crawls.ts";
+import { type LoopbackSite, startLoopbackSite } from "../helpers/loopback-site.ts";
+import { startTestService, type TestService } from "../helpers/service.ts";
+
+/**
+ * crawler.nice: a crawl's worker thread runs at that nice value, the rest of the service at its own, so the API
+ * takes the CPU first while crawls run. Read from /proc, where Linux keeps the nice value per thread.
+ */
+
+const NICE = 7;
+let releaseHang!: () => void;
+const hang = new Promise<void>((resolve) => (releaseHang = resolve));
+let site: LoopbackSite;
+let svc: TestService;
+
+beforeAll(async () => {
+  site = await startLoopbackSite({
+    "/": { body: "<a href='/slow'>slow</a>" },
+    "/slow": async () => {
+      await hang;
+      return new Response("<p>late</p>", { headers: { "content-type": "text/html" } });
+    },
+  });
+  svc = await startTestService({ crawler: { nice: NICE, header_timeout: "30s" } });
+});
+afterAll(async () => {
+  releaseHang();
+  await svc?.stop();
+  await site?.stop();
+});
+
+/** Nice value of every thread of this process, by thread id. */
+function threadNices(): Map<string, number> {
+  const nices = new Map<string, number>();
+  for (const tid of readdirSync("/proc/self/task")) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
+      nices.set(tid, Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]));
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return nices;
+}
+
+test.skipIf(!existsSync("/proc/self/task"))("a crawl's worker thread runs at crawler.nice, the service's own threads at theirs", async () => {
+  const before = threadNices();
+  expect([...before.values()].every((nice) => nice < NICE)).toBe(true);
+  const id = await startCrawl(svc, await verifiedDomain(svc, site.url("/")));
+  // Bounded: the crawl is stuck on /slow until released, so its worker lives; 200 polls of 25 ms.
+  let lowered: string[] = [];
+  for (let i = 0; i < 200 && lowered.length === 0; i++) {
+    await Bun.sleep(25);
+    lowered = [...threadNices()].filter(([, nice]) => nice === NICE).map(([tid]) => tid);
+  }
+  // The worker thread, and threads its JavaScript VM starts after it (its garbage collector): none of the
+  // service's own threads.
+  expect(lowered.length).toBeGreaterThanOrEqual(1);
+  expect(lowered.filter((tid) => before.has(tid))).toEqual([]);
+  expect(threadNices().get(String(process.pid))).toBe(before.get(String(process.pid))!);
+  releaseHang();
+  expect((await waitForCrawl(svc, id)).status).toBe("completed");
+}, 20_000);
