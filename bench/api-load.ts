@@ -1,36 +1,24 @@
 /**
  * API latency while a crawl runs (`bench/crawl.ts --api-load`): starts a second crawl of the site on the
  * running service, waits until it holds >= 50,100 links (so page 500 of 100 exists; smaller sites use page 1),
- * then runs autocannon (bench/node_modules, in its own node process) for `seconds` with `connections`
- * concurrent connections against each endpoint in turn, with the bench's bearer key:
+ * then runs a load generator (bench/lib/load-generators.ts: wrk when installed, else autocannon) for `seconds`
+ * with `connections` concurrent connections against each endpoint in turn, with the bench's bearer key:
  *   GET /v1/crawls/{running}/links?page=500&limit=100   deep page of the crawl that is running
  *   GET /v1/crawls/{report}/links?page=500&limit=100    deep page of the first run's ended crawl (the report a
  *   GET /v1/crawls/{report}/links?page=1&limit=100      user reads while the next audit runs)
  *   GET /v1/crawls/{running}, GET /v1/crawls?limit=20, GET /v1/domains
- * Reports req/s, p50, p99 (autocannon's histogram: whole milliseconds), non-2xx and errors per endpoint,
+ * Reports req/s, p50, p99, non-2xx and errors per endpoint,
  * whether the crawl was still running before and after each one, and the target p99 < 20 ms.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import type { CrawlFlags } from "./site/generate.ts";
-import { firstLine, runMeasured, tail } from "./lib/proc.ts";
+import { type LoadGenerator, type LoadResult } from "./lib/load-generators.ts";
 import { api, KEY, type Service, startCrawl, waitForCrawl } from "./runs/service.ts";
 
-export const AUTOCANNON_CLI = join(import.meta.dir, "node_modules", "autocannon", "autocannon.js");
 export const P99_TARGET_MS = 20;
 const LINKS_NEEDED = 50_100;
 
-export interface EndpointLoad {
+export interface EndpointLoad extends LoadResult {
   path: string;
-  req_per_s: number;
-  requests: number;
-  p50_ms: number;
-  p90_ms: number;
-  p99_ms: number;
-  max_ms: number;
-  non_2xx: number;
-  errors: number;
-  timeouts: number;
   crawl_running_before: boolean;
   crawl_running_after: boolean;
   pages_before: number;
@@ -39,7 +27,8 @@ export interface EndpointLoad {
 }
 
 export interface ApiLoadResult {
-  autocannon: string | null;
+  /** The load generator and its version, e.g. "wrk 4.1.0". */
+  generator: string;
   connections: number;
   seconds: number;
   crawl_id: string;
@@ -48,10 +37,6 @@ export interface ApiLoadResult {
   endpoints: EndpointLoad[];
   crawl_end: { status: string | null; wall_s: number; pages_crawled: number | null; total_links: number | null };
   all_p99_ok: boolean;
-}
-
-export function autocannonVersion(): string | null {
-  return existsSync(AUTOCANNON_CLI) ? firstLine(["node", AUTOCANNON_CLI, "--version"])?.split(/\s+/)[1] ?? "?" : null;
 }
 
 /** The crawl's state, or "unknown" when the service does not answer in time (it may be saturated). */
@@ -69,9 +54,8 @@ const running = (status: string) => status === "running" || status === "pending"
 
 export async function runApiLoad(
   service: Service,
-  o: { flags: CrawlFlags; reportCrawlId: string; connections: number; seconds: number; timeoutS: number; dir: string; log: (line: string) => void },
+  o: { generator: LoadGenerator; flags: CrawlFlags; reportCrawlId: string; connections: number; seconds: number; timeoutS: number; dir: string; log: (line: string) => void },
 ): Promise<ApiLoadResult> {
-  if (!existsSync(AUTOCANNON_CLI)) throw new Error(`${AUTOCANNON_CLI} missing (npm ci --prefix bench)`);
   const t0 = performance.now();
   const crawlId = await startCrawl(service, o.flags);
   o.log(`api-load: crawl ${crawlId} started; waiting for ${LINKS_NEEDED} links`);
@@ -95,42 +79,29 @@ export async function runApiLoad(
   const endpoints: EndpointLoad[] = [];
   for (const path of paths) {
     const before = await crawlState(service, crawlId);
-    const outPath = join(o.dir, `autocannon-${endpoints.length}.json`);
-    const stderrPath = join(o.dir, `autocannon-${endpoints.length}.stderr.log`);
-    const cmd = ["node", AUTOCANNON_CLI, "-c", String(o.connections), "-d", String(o.seconds), "-j", "-H", `authorization=Bearer ${KEY}`, `${service.origin}${path}`];
-    const measured = await runMeasured(cmd, { cwd: o.dir, timeoutS: o.seconds + 60, stdoutPath: outPath, stderrPath });
-    let r: any;
+    let r: LoadResult;
     try {
-      if (measured.exit_code !== 0) throw new Error(`exit ${measured.exit_code ?? measured.signal}`);
-      r = JSON.parse(readFileSync(outPath, "utf8"));
+      r = await o.generator.run(`${service.origin}${path}`, { connections: o.connections, seconds: o.seconds, key: KEY, dir: o.dir, label: String(endpoints.length) });
     } catch (error) {
-      o.log(`api-load: autocannon on ${path} failed (${(error as Error).message}): ${tail(stderrPath, 5)}`);
+      o.log(`api-load: ${o.generator.name} on ${path} failed: ${(error as Error).message}`);
       continue;
     }
     const after = await crawlState(service, crawlId);
     const row: EndpointLoad = {
       path: path.replace(crawlId, "{running}").replace(report, "{report}"),
-      req_per_s: Math.round(r.requests.total / r.duration),
-      requests: r.requests.total,
-      p50_ms: r.latency.p50,
-      p90_ms: r.latency.p90,
-      p99_ms: r.latency.p99,
-      max_ms: r.latency.max,
-      non_2xx: r.non2xx,
-      errors: r.errors,
-      timeouts: r.timeouts,
+      ...r,
       crawl_running_before: running(before.status),
       crawl_running_after: running(after.status),
       pages_before: before.pages,
       pages_after: after.pages,
-      p99_ok: r.latency.p99 < P99_TARGET_MS && r.non2xx === 0 && r.errors === 0,
+      p99_ok: r.p99_ms < P99_TARGET_MS && r.non_2xx === 0 && r.errors === 0,
     };
     endpoints.push(row);
     o.log(`api-load: ${row.path}: ${row.req_per_s} req/s, p50 ${row.p50_ms} ms, p99 ${row.p99_ms} ms, non-2xx ${row.non_2xx}, errors ${row.errors}; crawl ${before.pages}->${after.pages} pages${row.crawl_running_after ? "" : " (ended)"}`);
   }
   const end = await waitForCrawl(service, crawlId, t0 + o.timeoutS * 1000).catch((error: Error) => ({ outcome: "unknown", detail: { status: `unknown (${error.message})` } as any }));
   return {
-    autocannon: autocannonVersion(),
+    generator: `${o.generator.name} ${o.generator.version ?? ""}`.trim(),
     connections: o.connections,
     seconds: o.seconds,
     crawl_id: crawlId,

@@ -6,13 +6,14 @@
  *   4. wget2 --spider -r when wget2 is on PATH (bench/runs/wget2.ts; --no-wget2 skips it),
  * each measured (wall, pages/s, CPU, peak RSS, site requests) and checked against the site's ground truth
  * (recall and false positives of broken URLs; every count for the linkpatrol runs). With --api-load, a second
- * crawl by the service runs under autocannon load on the API (bench/api-load.ts). Prints one table, the ratios
+ * crawl by the service runs under HTTP load on the API (bench/api-load.ts; wrk, else autocannon). Prints one table, the ratios
  * and targets of issue 5 (bench/report.ts), and writes bench/results/crawl-<N>-<options>-<timestamp>.json.
  *
  *   bun bench/crawl.ts [--pages N] [--options default|all] [--binary | --binary-path FILE] [--seed S]
  *                      [--slow-ms MS] [--timeout SECONDS] [--concurrency C] [--no-capacity] [--keep]
  *                      [--no-check] [--no-linkinator] [--linkinator-timeout S] [--linkinator-concurrency C]
- *                      [--no-wget2] [--api-load] [--api-load-seconds S] [--api-load-connections C] [--strict]
+ *                      [--no-wget2] [--api-load] [--api-load-seconds S] [--api-load-connections C]
+ *                      [--load-generator wrk|autocannon] [--strict]
  *
  * Exit: 0 the linkpatrol runs completed and match the ground truth; 3 completed but something differs;
  * 1 a linkpatrol run failed, timed out or the service died; 2 usage or set-up error; 4 (--strict only) all
@@ -22,7 +23,8 @@ import { mkdirSync, mkdtempSync, rmSync, existsSync, writeFileSync } from "node:
 import { cpus, release, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { type ApiLoadResult, autocannonVersion, runApiLoad } from "./api-load.ts";
+import { type ApiLoadResult, runApiLoad } from "./api-load.ts";
+import { loadGenerator } from "./lib/load-generators.ts";
 import { firstLine, round, tail } from "./lib/proc.ts";
 import type { ToolRun } from "./lib/tool-run.ts";
 import { apiLoadTable, runsTable, targets, targetsTable } from "./report.ts";
@@ -38,7 +40,7 @@ const BINARY = join(ROOT, "dist", "linkpatrol");
 const USAGE =
   "usage: bun bench/crawl.ts [--pages N] [--options default|all] [--binary | --binary-path FILE] [--seed S] [--slow-ms MS] [--timeout S] [--concurrency C]\n" +
   "                          [--no-capacity] [--keep] [--no-check] [--no-linkinator] [--linkinator-timeout S] [--linkinator-concurrency C] [--no-wget2]\n" +
-  "                          [--api-load] [--api-load-seconds S] [--api-load-connections C] [--strict]";
+  "                          [--api-load] [--api-load-seconds S] [--api-load-connections C] [--load-generator wrk|autocannon] [--strict]";
 
 class UsageError extends Error {}
 
@@ -61,6 +63,8 @@ interface Args {
   apiLoad: boolean;
   apiLoadSeconds: number;
   apiLoadConnections: number;
+  /** Which load generator the API-load run uses; undefined: wrk when installed, else autocannon. */
+  loadGenerator: "wrk" | "autocannon" | undefined;
   strict: boolean;
 }
 
@@ -68,6 +72,12 @@ function positive(name: string, value: string | undefined): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0) throw new UsageError(`--${name} must be a positive number`);
   return n;
+}
+
+function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[]): T | undefined {
+  if (value === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`--${name} must be one of ${allowed.join(", ")}`);
+  return value as T;
 }
 
 function parse(argv: string[]): Args {
@@ -92,6 +102,7 @@ function parse(argv: string[]): Args {
       "api-load": { type: "boolean", default: false },
       "api-load-seconds": { type: "string", default: "10" },
       "api-load-connections": { type: "string", default: "200" },
+      "load-generator": { type: "string" },
       strict: { type: "boolean", default: false },
       help: { type: "boolean", default: false },
     },
@@ -123,6 +134,7 @@ function parse(argv: string[]): Args {
     apiLoad: values["api-load"],
     apiLoadSeconds: positive("api-load-seconds", values["api-load-seconds"]),
     apiLoadConnections: Math.round(positive("api-load-connections", values["api-load-connections"])),
+    loadGenerator: oneOf("load-generator", values["load-generator"], ["wrk", "autocannon"] as const),
     strict: values.strict,
   };
 }
@@ -242,10 +254,13 @@ async function main(argv: string[]): Promise<number> {
       console.error(`service stderr (tail):\n${tail(service.stderrPath)}`);
     }
 
-    if (args.apiLoad && !serviceFailed) {
-      log(`api-load: a second crawl under ${args.apiLoadConnections} connections, ${args.apiLoadSeconds} s per endpoint`);
+    const generator = loadGenerator(args.loadGenerator);
+    if (args.apiLoad && !serviceFailed && generator === null) {
+      console.error(`api-load skipped: ${args.loadGenerator ?? "neither wrk (apt-get install wrk) nor autocannon (npm ci --prefix bench)"} is installed`);
+    } else if (args.apiLoad && !serviceFailed && generator !== null) {
+      log(`api-load: a second crawl under ${args.apiLoadConnections} connections (${generator.name}), ${args.apiLoadSeconds} s per endpoint`);
       try {
-        apiLoad = await runApiLoad(service, { flags, reportCrawlId: serviceResult.detail.id, connections: args.apiLoadConnections, seconds: args.apiLoadSeconds, timeoutS: args.timeoutS + 120, dir, log });
+        apiLoad = await runApiLoad(service, { generator, flags, reportCrawlId: serviceResult.detail.id, connections: args.apiLoadConnections, seconds: args.apiLoadSeconds, timeoutS: args.timeoutS + 120, dir, log });
       } catch (error) {
         console.error(`api-load failed: ${(error as Error).message}`);
       }
@@ -302,7 +317,7 @@ async function main(argv: string[]): Promise<number> {
         node: firstLine(["node", "--version"]),
         linkinator: linkinatorVersion(),
         wget2: wget2Version(),
-        autocannon: autocannonVersion(),
+        load_generator: apiLoad?.generator ?? null,
       },
       args: { ...args, binary: args.binary },
       service_config: config.crawler,

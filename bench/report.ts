@@ -114,7 +114,7 @@ export function targetsTable(list: Target[]): string[] {
 
 export function apiLoadTable(a: ApiLoadResult): string[] {
   const lines = [
-    `API under load (autocannon ${a.autocannon}, ${a.connections} connections, ${a.seconds} s each, crawl ${a.crawl_id}, links page ${a.links_page}):`,
+    `API under load (${a.generator}, ${a.connections} connections, ${a.seconds} s each, crawl ${a.crawl_id}, links page ${a.links_page}):`,
     "| endpoint | req/s | p50 ms | p90 ms | p99 ms | max ms | non-2xx | errors | crawl pages during |",
     "|---|---|---|---|---|---|---|---|---|",
   ];

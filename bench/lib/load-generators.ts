@@ -1,0 +1,108 @@
+/**
+ * HTTP load generators for the API-load runs, behind one shape: closed-loop, `connections` connections for
+ * `seconds`, one URL with a bearer key, each in its own process. wrk (Debian package `wrk`, C, epoll) is
+ * preferred: it needs a fraction of the CPU autocannon (Node.js) does at the same request rate, and the load
+ * generator shares the machine's two cores with the service and its crawl. autocannon (bench/node_modules)
+ * is the fallback where wrk is not installed.
+ */
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { firstLine, runMeasured, tail } from "./proc.ts";
+
+export const AUTOCANNON_CLI = join(import.meta.dir, "..", "node_modules", "autocannon", "autocannon.js");
+
+/** One endpoint under load. Latencies in milliseconds (wrk: to the microsecond; autocannon: whole ms). */
+export interface LoadResult {
+  req_per_s: number;
+  requests: number;
+  p50_ms: number;
+  p90_ms: number;
+  p99_ms: number;
+  max_ms: number;
+  non_2xx: number;
+  errors: number;
+  timeouts: number;
+}
+
+export interface LoadGenerator {
+  name: "wrk" | "autocannon";
+  version: string | null;
+  run(url: string, o: { connections: number; seconds: number; key: string; dir: string; label: string }): Promise<LoadResult>;
+}
+
+/** wrk's summary as JSON, from its `done` hook (latencies in microseconds). */
+const WRK_REPORT = `
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format('{"duration_us":%d,"requests":%d,"p50":%f,"p90":%f,"p99":%f,"max":%f,"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d}\\n',
+    summary.duration, summary.requests, latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.max,
+    e.connect, e.read, e.write, e.status, e.timeout))
+end
+`;
+
+const ms = (us: number) => Math.round(us / 10) / 100;
+
+function wrk(): LoadGenerator {
+  return {
+    name: "wrk",
+    version: firstLine(["wrk", "--version"])?.split(/\s+/).slice(0, 2).join(" ") ?? null,
+    async run(url, o) {
+      const script = join(o.dir, "wrk-report.lua");
+      writeFileSync(script, WRK_REPORT);
+      const stdoutPath = join(o.dir, `wrk-${o.label}.out`);
+      const stderrPath = join(o.dir, `wrk-${o.label}.err`);
+      const cmd = ["wrk", "-t1", `-c${o.connections}`, `-d${o.seconds}s`, "--timeout", "10s", "-s", script, "-H", `Authorization: Bearer ${o.key}`, url];
+      const measured = await runMeasured(cmd, { cwd: o.dir, timeoutS: o.seconds + 60, stdoutPath, stderrPath });
+      const line = readFileSync(stdoutPath, "utf8").split("\n").find((l) => l.startsWith("{"));
+      if (measured.exit_code !== 0 || line === undefined) throw new Error(`wrk exit ${measured.exit_code ?? measured.signal}: ${tail(stderrPath, 5)}`);
+      const r = JSON.parse(line);
+      return {
+        req_per_s: Math.round(r.requests / (r.duration_us / 1e6)),
+        requests: r.requests,
+        p50_ms: ms(r.p50),
+        p90_ms: ms(r.p90),
+        p99_ms: ms(r.p99),
+        max_ms: ms(r.max),
+        non_2xx: r.status,
+        errors: r.connect + r.read + r.write + r.timeout,
+        timeouts: r.timeout,
+      };
+    },
+  };
+}
+
+function autocannon(): LoadGenerator {
+  return {
+    name: "autocannon",
+    version: firstLine(["node", AUTOCANNON_CLI, "--version"])?.split(/\s+/)[1] ?? null,
+    async run(url, o) {
+      const stdoutPath = join(o.dir, `autocannon-${o.label}.json`);
+      const stderrPath = join(o.dir, `autocannon-${o.label}.stderr.log`);
+      const cmd = ["node", AUTOCANNON_CLI, "-c", String(o.connections), "-d", String(o.seconds), "-j", "-H", `authorization=Bearer ${o.key}`, url];
+      const measured = await runMeasured(cmd, { cwd: o.dir, timeoutS: o.seconds + 60, stdoutPath, stderrPath });
+      if (measured.exit_code !== 0) throw new Error(`autocannon exit ${measured.exit_code ?? measured.signal}: ${tail(stderrPath, 5)}`);
+      const r = JSON.parse(readFileSync(stdoutPath, "utf8"));
+      return {
+        req_per_s: Math.round(r.requests.total / r.duration),
+        requests: r.requests.total,
+        p50_ms: r.latency.p50,
+        p90_ms: r.latency.p90,
+        p99_ms: r.latency.p99,
+        max_ms: r.latency.max,
+        non_2xx: r.non2xx,
+        errors: r.errors,
+        timeouts: r.timeouts,
+      };
+    },
+  };
+}
+
+/** The generator to use: `preferred` when given, else wrk when on PATH, else autocannon; null when neither exists. */
+export function loadGenerator(preferred?: "wrk" | "autocannon"): LoadGenerator | null {
+  const hasWrk = Bun.which("wrk") !== null;
+  const hasAutocannon = existsSync(AUTOCANNON_CLI);
+  if (preferred === "wrk") return hasWrk ? wrk() : null;
+  if (preferred === "autocannon") return hasAutocannon ? autocannon() : null;
+  if (hasWrk) return wrk();
+  return hasAutocannon ? autocannon() : null;
+}
