@@ -83,10 +83,14 @@ export class CrawlsService {
     return toDetail(this.require(id));
   }
 
-  links(id: string, filter: LinkFilter, page: number, limit: number): Page<LinkView> {
-    const crawl = this.require(id);
+  /** One page of a crawl's links; a deep page's positions are found first without holding the thread long. */
+  async links(id: string, filter: LinkFilter, page: number, limit: number): Promise<Page<LinkView>> {
     const offset = (page - 1) * limit;
-    return this.linkPages.get(crawl, filterVariant(filter), offset, limit, () => ({
+    const variant = filterVariant(filter);
+    const before = this.require(id);
+    if (!this.linkPages.has(before, variant, offset, limit)) await this.deps.repo.prepareLinks(before, filter, offset);
+    const crawl = this.require(id); // as it is now: the crawl may have moved on while positions were found
+    return this.linkPages.get(crawl, variant, offset, limit, () => ({
       items: this.deps.repo.links(crawl, filter, offset, limit).map(toLinkView),
       total: this.deps.repo.countLinks(crawl, filter),
     }));

@@ -22,9 +22,7 @@ export class LinkPageCache<T> {
    * compared against), from memory or from `read`.
    */
   get(crawl: Pick<CrawlRecord, "id" | "status" | "total_links">, variant: string, offset: number, limit: number, read: () => T): T {
-    // The status too: a running crawl's deep pages are placed from positions up to a second old
-    // (store/link-marks.ts), an ended crawl's exactly, so its end must not keep a page placed while it ran.
-    const key = `${crawl.id}|${crawl.status}|${crawl.total_links}|${variant}|${offset}|${limit}`;
+    const key = pageKey(crawl, variant, offset, limit);
     const hit = this.pages.get(key);
     if (hit !== undefined) {
       this.pages.delete(key); // re-inserted: the map's order is least recently used first
@@ -36,6 +34,17 @@ export class LinkPageCache<T> {
     this.pages.set(key, page);
     return page;
   }
+
+  /** Whether the page is remembered. */
+  has(crawl: Pick<CrawlRecord, "id" | "status" | "total_links">, variant: string, offset: number, limit: number): boolean {
+    return this.pages.has(pageKey(crawl, variant, offset, limit));
+  }
+}
+
+function pageKey(crawl: Pick<CrawlRecord, "id" | "status" | "total_links">, variant: string, offset: number, limit: number): string {
+  // The status too: a running crawl's deep pages are placed from positions a few seconds old
+  // (store/link-marks.ts), an ended crawl's exactly, so its end must not keep a page placed while it ran.
+  return `${crawl.id}|${crawl.status}|${crawl.total_links}|${variant}|${offset}|${limit}`;
 }
 
 /** The variant key of a link filter. */

@@ -224,27 +224,43 @@ export class CrawlsRepo {
   /**
    * One page of a crawl's checked links matching `filter`, in discovery order. Broken links are paged through
    * their own index; for the other listings deep pages start from a remembered position (link-marks.ts)
-   * instead of walking every row before them, and a running crawl's positions are remembered for about a
-   * second at a time.
+   * instead of walking every row before them, and a running crawl's positions are remembered for 5 s at a time. `prepareLinks` finds those positions without holding the caller's thread for long.
    */
   links(crawl: Pick<CrawlRecord, "id" | "status">, filter: LinkFilter, offset: number, limit: number): LinkRecord[] {
     if (filter.isBroken === true) return this.brokenLinks(crawl.id, filter.statusCode, offset, limit);
+    const listing = this.listing(crawl, filter);
+    const start = this.marks.seek(listing.key, offset, listing.find, listing.moving);
+    return this.sqlite
+      .query<RawLink, Record<string, string | number>>(
+        `SELECT ${LINK_COLUMNS} FROM links l JOIN crawl_targets t ON t.id = l.target_id ${listing.where} AND l.id > $afterId
+         ORDER BY l.id LIMIT $limit OFFSET $skip`,
+      )
+      .all({ ...listing.params, afterId: start.afterId, skip: start.skip, limit })
+      .map(toLink);
+  }
+
+  /** Finds, a slice at a time, the remembered positions links() needs for a page at `offset`. */
+  async prepareLinks(crawl: Pick<CrawlRecord, "id" | "status">, filter: LinkFilter, offset: number): Promise<void> {
+    if (filter.isBroken === true) return;
+    const listing = this.listing(crawl, filter);
+    await this.marks.reach(listing.key, offset, listing.find, listing.moving);
+  }
+
+  /** A link listing of a crawl: its key among remembered positions, its WHERE clause and how to find a position. */
+  private listing(crawl: Pick<CrawlRecord, "id" | "status">, filter: LinkFilter) {
     const where = linkWhere(filter);
     const params = { ...where.params, crawlId: crawl.id };
-    const listing = `${crawl.id}|${filter.statusCode ?? ""}|${filter.isBroken ?? ""}`;
-    const moving = crawl.status === "pending" || crawl.status === "running";
     const findMark = this.sqlite.query<{ id: number }, Record<string, string | number>>(
       `SELECT l.id FROM links l JOIN crawl_targets t ON t.id = l.target_id ${where.sql} AND l.id > $afterId
        ORDER BY l.id LIMIT 1 OFFSET $skip`,
     );
-    const start = this.marks.seek(listing, offset, (afterId, skip) => findMark.get({ ...params, afterId, skip })?.id ?? null, moving);
-    return this.sqlite
-      .query<RawLink, Record<string, string | number>>(
-        `SELECT ${LINK_COLUMNS} FROM links l JOIN crawl_targets t ON t.id = l.target_id ${where.sql} AND l.id > $afterId
-         ORDER BY l.id LIMIT $limit OFFSET $skip`,
-      )
-      .all({ ...params, afterId: start.afterId, skip: start.skip, limit })
-      .map(toLink);
+    return {
+      key: `${crawl.id}|${filter.statusCode ?? ""}|${filter.isBroken ?? ""}`,
+      moving: crawl.status === "pending" || crawl.status === "running",
+      where: where.sql,
+      params,
+      find: (afterId: number, skip: number) => findMark.get({ ...params, afterId, skip })?.id ?? null,
+    };
   }
 
   /** One page of a crawl's broken links (with status `statusCode`, when given), in discovery order. */

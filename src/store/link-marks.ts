@@ -6,8 +6,11 @@
  * For a crawl that has ended, its links never change again: marks are found once and kept. A running crawl's
  * listing grows anywhere (a link joins it when its target gets checked), so its marks drift: they are used for
  * at most `movingMaxAgeMs`, then found again in the background, a slice at a time between requests, while
- * requests keep using the old ones. A deep page of a running crawl is therefore placed as of up to about a
- * second ago — no less stable than pages of a running crawl are between any two requests.
+ * requests keep using the old ones. A deep page of a running crawl is therefore placed as of up to a few
+ * seconds ago — no less stable than pages of a running crawl are between any two requests. Finding them again
+ * walks every row before the deepest one (for page 500 of a 50k-page crawl, ~150 ms of the API's thread), so
+ * it is done every 5 s rather than every second: that cost the API a seventh of its throughput while it
+ * answered page 500 under load (bench/README.md).
  */
 
 /** Positions between two marks: the most rows a marked page walks past before its first row. */
@@ -16,14 +19,19 @@ export const MARK_STRIDE = 100;
 /** Listings remembered at once (each costs 8 bytes per STRIDE links). */
 const MAX_LISTINGS = 128;
 
-/** Marks found per slice of a background refresh (~STRIDE × this rows walked before yielding). */
-const REFRESH_SLICE = 16;
+/**
+ * A slice of mark finding (a background refresh, or reach()) stops after this many marks or this much time,
+ * whichever comes first, then lets the event loop run: on a busy store one mark can cost a third of a
+ * millisecond, and a slice of 16 held every queued API request for 5-12 ms.
+ */
+const SLICE_MARKS = 16;
+const SLICE_BUDGET_MS = 1;
 
 /** Finds the id of the link `skip` positions after the link with id `afterId` in a listing; null past the end. */
 export type MarkFinder = (afterId: number, skip: number) => number | null;
 
 export interface LinkMarksOptions {
-  /** How long marks of a running crawl's listing are used before they are found again; default 1 s. */
+  /** How long marks of a running crawl's listing are used before they are found again; default 5 s. */
   movingMaxAgeMs?: number;
   now?: () => number;
   /** Schedules the next slice of a background refresh; setImmediate by default (after pending I/O). */
@@ -45,7 +53,7 @@ export class LinkMarks {
   private readonly defer: (task: () => void) => void;
 
   constructor(options: LinkMarksOptions = {}) {
-    this.movingMaxAgeMs = options.movingMaxAgeMs ?? 1_000;
+    this.movingMaxAgeMs = options.movingMaxAgeMs ?? 5_000;
     this.now = options.now ?? Date.now;
     this.defer = options.defer ?? ((task) => void setImmediate(task));
   }
@@ -64,6 +72,25 @@ export class LinkMarks {
     const start = { afterId: entry.marks[k]!, skip: offset - k * MARK_STRIDE };
     if (moving && entry.marks.length > 1 && !entry.refreshing && this.now() - entry.foundAt > this.movingMaxAgeMs) this.refresh(key, entry, find);
     return start;
+  }
+
+  /**
+   * Finds the marks a page at `offset` needs, a slice at a time with the event loop free in between: a first
+   * deep page of a big listing walks every row before it (500 marks of 100 rows: ~120 ms for a 50k-page crawl),
+   * and an API that did it in one go would hold every other request for that long. seek() afterwards starts
+   * from them. Concurrent callers share the work: each slice continues from the last mark found.
+   */
+  async reach(listing: string, offset: number, find: MarkFinder, moving = false): Promise<void> {
+    const key = moving ? `~${listing}` : listing;
+    const wanted = Math.floor(offset / MARK_STRIDE);
+    // Bounded: each turn finds at least one more mark, or stops where the listing ends.
+    for (;;) {
+      const { marks } = this.touch(key);
+      if (marks.length > wanted) return;
+      if (!extend(marks, Math.min(wanted, marks.length - 1 + SLICE_MARKS), find, performance.now() + SLICE_BUDGET_MS)) return;
+      if (marks.length > wanted) return;
+      await new Promise<void>((resolve) => this.defer(resolve));
+    }
   }
 
   /** The listing's entry, created when new, and moved to the most recently used end of the map. */
@@ -89,7 +116,7 @@ export class LinkMarks {
       if (this.listings.get(key) !== entry) return; // forgotten meanwhile: nobody reads these marks any more
       let ended = false;
       try {
-        ended = !extend(fresh, Math.min(depth, fresh.length - 1 + REFRESH_SLICE), find) || fresh.length > depth;
+        ended = !extend(fresh, Math.min(depth, fresh.length - 1 + SLICE_MARKS), find, performance.now() + SLICE_BUDGET_MS) || fresh.length > depth;
       } catch {
         // The store went away (shutdown) or is busy: keep the old marks, try again on a later request.
         entry.refreshing = false;
@@ -104,12 +131,16 @@ export class LinkMarks {
   }
 }
 
-/** Appends marks until `marks[wanted]` exists; false when the listing ended first. */
-function extend(marks: number[], wanted: number, find: MarkFinder): boolean {
+/**
+ * Appends marks until `marks[wanted]` exists, or (with `until`, a performance.now() time) until that time has
+ * passed, after at least one mark; false when the listing ended first.
+ */
+function extend(marks: number[], wanted: number, find: MarkFinder, until = Number.POSITIVE_INFINITY): boolean {
   while (marks.length <= wanted) {
     const next = find(marks[marks.length - 1]!, MARK_STRIDE - 1);
     if (next === null) return false;
     marks.push(next);
+    if (performance.now() >= until) break;
   }
   return true;
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { CrawlsRepo, type LinkFilter } from "../../src/store/crawls.repo.ts";
 import { openStore, type Store } from "../../src/store/db.ts";
-import { MARK_STRIDE } from "../../src/store/link-marks.ts";
+import { LinkMarks, MARK_STRIDE } from "../../src/store/link-marks.ts";
 import { migrate } from "../../src/store/migrate.ts";
 
 /**
@@ -161,4 +161,27 @@ test("a running crawl's pages match plain OFFSET for every filter while nothing 
 
 test("streaming a crawl's links yields every checked link once, in order", () => {
   expect([...repo.eachLink("ended")].map((link) => link.link_text)).toEqual(expected("ended", {}));
+});
+
+test("a first deep page's positions are found a slice at a time, with the thread free in between, then read in one step", async () => {
+  const slices: (() => void)[] = [];
+  const marks = new LinkMarks({ defer: (task) => slices.push(task) });
+  let finds = 0;
+  // A listing of 10,000 rows with ids 1..10000: the row `skip` positions after `afterId`.
+  const find = (afterId: number, skip: number) => {
+    finds++;
+    const id = afterId + skip + 1;
+    return id <= 10_000 ? id : null;
+  };
+  const reaching = marks.reach("l", 5_000, find);
+  // Bounded: 50 marks in slices of 16 is 4 slices; at most 10 turns are allowed.
+  for (let turn = 0; turn < 10 && slices.length > 0; turn++) {
+    expect(finds).toBeLessThanOrEqual((turn + 1) * 16); // one slice per turn of the event loop
+    slices.shift()!();
+    await Promise.resolve();
+  }
+  await reaching;
+  expect(finds).toBe(50);
+  expect(marks.seek("l", 5_000, find)).toEqual({ afterId: 5_000, skip: 0 });
+  expect(finds).toBe(50); // seek found nothing more
 });

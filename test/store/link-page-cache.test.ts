@@ -50,49 +50,49 @@ function check(target: FrontierTarget, verdict: typeof ok, links: string[] = [])
 
 const urls = (page: { items: { url: string }[] }) => page.items.map((item) => item.url);
 
-test("a running crawl's pages follow every batch the crawler records, and are reused between batches", () => {
+test("a running crawl's pages follow every batch the crawler records, and are reused between batches", async () => {
   frontier.seed(CRAWL, ROOT);
   const [root] = queued();
   const children = Array.from({ length: 30 }, (_, i) => `${ROOT}p${i}`);
   frontier.commit(CRAWL, [check(root!, ok, children)], LIMITS);
 
   // The root's 30 links wait for their targets: none is a result yet.
-  expect(service.links(CRAWL, {}, 1, 10)).toEqual({ items: [], total: 0 });
+  expect(await service.links(CRAWL, {}, 1, 10)).toEqual({ items: [], total: 0 });
 
   // Targets p3, p1 and p0 get verdicts, in that order; the listing stays in discovery order.
   const byUrl = new Map(queued().map((target) => [target.url, target]));
   frontier.commit(CRAWL, [check(byUrl.get(`${ROOT}p3`)!, ok), check(byUrl.get(`${ROOT}p1`)!, gone)], LIMITS);
-  const first = service.links(CRAWL, {}, 1, 10);
+  const first = await service.links(CRAWL, {}, 1, 10);
   expect(urls(first)).toEqual([`${ROOT}p1`, `${ROOT}p3`]);
   expect(first.total).toBe(2);
-  expect(service.links(CRAWL, {}, 1, 10)).toBe(first); // nothing landed: the same page
+  expect(await service.links(CRAWL, {}, 1, 10)).toBe(first); // nothing landed: the same page
 
   frontier.commit(CRAWL, [check(byUrl.get(`${ROOT}p0`)!, ok)], LIMITS);
-  const second = service.links(CRAWL, {}, 1, 10);
+  const second = await service.links(CRAWL, {}, 1, 10);
   expect(urls(second)).toEqual([`${ROOT}p0`, `${ROOT}p1`, `${ROOT}p3`]);
   expect(second.total).toBe(3);
-  expect(urls(service.links(CRAWL, {}, 2, 2))).toEqual([`${ROOT}p3`]);
+  expect(urls(await service.links(CRAWL, {}, 2, 2))).toEqual([`${ROOT}p3`]);
 
   // Filters and the broken listing are remembered apart and move with the same batches.
   expect(urls(service.broken(CRAWL, 1, 10))).toEqual([`${ROOT}p1`]);
-  expect(urls(service.links(CRAWL, { statusCode: 200 }, 1, 10))).toEqual([`${ROOT}p0`, `${ROOT}p3`]);
+  expect(urls(await service.links(CRAWL, { statusCode: 200 }, 1, 10))).toEqual([`${ROOT}p0`, `${ROOT}p3`]);
   frontier.commit(CRAWL, [check(byUrl.get(`${ROOT}p2`)!, gone)], LIMITS);
   expect(service.broken(CRAWL, 1, 10)).toEqual({ items: expect.any(Array), total: 2 });
   expect(urls(service.broken(CRAWL, 1, 10))).toEqual([`${ROOT}p1`, `${ROOT}p2`]);
-  expect(urls(service.links(CRAWL, { statusCode: 200 }, 1, 10))).toEqual([`${ROOT}p0`, `${ROOT}p3`]);
-  expect(service.links(CRAWL, { statusCode: 404 }, 1, 10).total).toBe(2);
+  expect(urls(await service.links(CRAWL, { statusCode: 200 }, 1, 10))).toEqual([`${ROOT}p0`, `${ROOT}p3`]);
+  expect((await service.links(CRAWL, { statusCode: 404 }, 1, 10)).total).toBe(2);
 });
 
-test("pages of one crawl at many positions are each read once, then answered from memory", () => {
-  const everything = service.links(CRAWL, {}, 1, 100);
+test("pages of one crawl at many positions are each read once, then answered from memory", async () => {
+  const everything = await service.links(CRAWL, {}, 1, 100);
   for (let page = 1; page <= 4; page++) {
-    const read = service.links(CRAWL, {}, page, 1);
+    const read = await service.links(CRAWL, {}, page, 1);
     expect(urls(read)).toEqual(urls(everything).slice(page - 1, page));
-    expect(service.links(CRAWL, {}, page, 1)).toBe(read);
+    expect(await service.links(CRAWL, {}, page, 1)).toBe(read);
   }
 });
 
-test("a page kept while the crawl ran is not kept once it ends, even when no link landed in between", () => {
+test("a page kept while the crawl ran is not kept once it ends, even when no link landed in between", async () => {
   const ending = "01a20460-0000-7000-8000-000000000002";
   store.sqlite.run("INSERT INTO domains (id, name, root_url, verification_token) VALUES ('d2', 'other.test', 'http://other.test/', 'tok')");
   store.sqlite.run("INSERT INTO crawls (id, domain_id, status, options, created_at) VALUES (?, 'd2', 'running', '{}', '2026-01-02')", [ending]);
@@ -109,12 +109,12 @@ test("a page kept while the crawl ran is not kept once it ends, even when no lin
   const verdicts = (parity: number) => children.filter((_, i) => i % 2 === parity).map((url) => check(byUrl.get(url)!, ok));
 
   frontier.commit(ending, verdicts(1), LIMITS); // odd children first
-  expect(urls(slow.links(ending, {}, 21, 10))).toEqual(children.filter((_, i) => i % 2 === 1).slice(200, 210));
+  expect(urls(await slow.links(ending, {}, 21, 10))).toEqual(children.filter((_, i) => i % 2 === 1).slice(200, 210));
   frontier.commit(ending, verdicts(0), LIMITS); // then the even ones: every position moves
-  const whileRunning = slow.links(ending, {}, 21, 10);
+  const whileRunning = await slow.links(ending, {}, 21, 10);
   expect(whileRunning.total).toBe(500);
   expect(urls(whileRunning)).not.toEqual(children.slice(200, 210)); // placed from the stale positions
 
   slowRepo.finish(ending, { status: "completed", error: null, now: "2026-01-02T01:00:00Z" });
-  expect(urls(slow.links(ending, {}, 21, 10))).toEqual(children.slice(200, 210));
+  expect(urls(await slow.links(ending, {}, 21, 10))).toEqual(children.slice(200, 210));
 });

@@ -98,9 +98,9 @@ export function crawlsRouter(service: CrawlsService, basePath: string) {
       return c.json({ data: items, meta: { page, limit, total } }, 200);
     })
     .openapi(getCrawl, (c) => c.json({ data: service.get(c.req.valid("param").id) }, 200))
-    .openapi(listLinks, (c) => {
+    .openapi(listLinks, async (c) => {
       const { page, limit, status_code, is_broken } = c.req.valid("query");
-      const result = service.links(c.req.valid("param").id, { statusCode: status_code, isBroken: is_broken }, page, limit);
+      const result = await service.links(c.req.valid("param").id, { statusCode: status_code, isBroken: is_broken }, page, limit);
       return jsonRenderedOnce(c, result, () => ({ data: result.items, meta: { page, limit, total: result.total } }));
     })
     .openapi(listBroken, (c) => {
