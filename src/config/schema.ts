@@ -48,7 +48,7 @@ const authFields = z.strictObject({
 const crawlerFields = z.strictObject({
     workers: z.number().int().min(0).max(256).default(0),
     /** Nice value of crawl worker threads (0 = the service's own): the API keeps the CPU while crawls run. */
-    nice: z.number().int().min(0).max(19).default(10),
+    nice: z.number().int().min(0).max(19).default(19),
     concurrency: z.number().int().min(1).max(512).default(16),
     per_host_concurrency: z.number().int().min(1).max(64).default(4),
     connect_timeout: duration(100, 120_000).default(10_000),
