@@ -83,9 +83,13 @@ if [ "$system" = yes ]; then
     useradd --system --user-group --no-create-home --home-dir /var/lib/linkpatrol --shell "$nologin" linkpatrol
     echo "created: system user linkpatrol"
   fi
+fi
+# The service reads its config as group linkpatrol: whenever that group exists on the system being installed
+# (created above, or by an earlier run; also with --no-user), the config and its directory belong to it.
+# Under --root the files are for another system, whose group ids this one does not know.
+group=""
+if [ -z "$prefix" ] && [ "$(id -u)" = 0 ] && getent group linkpatrol >/dev/null 2>&1; then
   group=linkpatrol
-else
-  group=""
 fi
 
 install_file "$binary" "$prefix/usr/local/bin/linkpatrol" 0755

@@ -1,12 +1,13 @@
 import { Database } from "bun:sqlite";
-import { existsSync, renameSync, rmSync, statSync } from "node:fs";
+import { closeSync, existsSync, openSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 
 /**
  * A consistent copy of the store while the service keeps running: `VACUUM INTO` reads one snapshot (WAL lets
  * the service go on writing meanwhile) and writes a compact, self-contained database file. The copy is
  * written beside the target under a temporary name, checked, and only then renamed into place, so a failed or
- * interrupted backup never leaves a half-written file under the target's name.
+ * interrupted backup never leaves a half-written file under the target's name. The copy holds webhook secrets,
+ * so it is readable by its owner only (0600), from the moment it is created.
  */
 
 export interface BackupReport {
@@ -28,6 +29,8 @@ export function backupStore(sourcePath: string, targetPath: string, options: { b
   if (!existsSync(dirname(targetPath))) throw new BackupError(`directory ${dirname(targetPath)} does not exist`);
   const partial = join(dirname(targetPath), `.${basename(targetPath)}.partial-${process.pid}`);
   rmSync(partial, { force: true });
+  // VACUUM INTO writes into an existing empty file, keeping its mode whatever the umask.
+  closeSync(openSync(partial, "wx", 0o600));
 
   // Never creates, never migrates: the new binary can back up an older store before upgrading it.
   const source = new Database(sourcePath, { readonly: true });

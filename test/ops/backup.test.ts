@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCli } from "../helpers/cli.ts";
@@ -70,6 +70,8 @@ test("a backup taken mid-crawl is consistent and restores into a store that fini
     await server.proc.exited;
   }
   expect(readdirSync(dir).filter((name) => name.includes("partial"))).toEqual([]);
+  // It holds webhook secrets: its owner's alone, whatever the umask.
+  expect(statSync(backupFile).mode & 0o777).toBe(0o600);
 
   const copy = new Database(backupFile, { readonly: true });
   try {
