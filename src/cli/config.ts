@@ -20,7 +20,10 @@ export function configCommand(args: string[]): number {
   const loaded = loadConfig({ file: file ?? values.config });
   out(`ok: ${loaded.file ?? "built-in defaults"}`);
   if (values.print) {
-    const shown = { ...loaded.config, auth: { ...loaded.config.auth, bootstrap_key: loaded.config.auth.bootstrap_key ? "(set)" : null } };
+    const { auth, crawler } = loaded.config;
+    // Header values are often credentials (a staging site's Authorization): their names show, their values do not.
+    const headers = Object.fromEntries(Object.keys(crawler.headers).map((name) => [name, "(set)"]));
+    const shown = { ...loaded.config, auth: { ...auth, bootstrap_key: auth.bootstrap_key ? "(set)" : null }, crawler: { ...crawler, headers } };
     out(JSON.stringify(shown, null, 2));
   }
   return EXIT_OK;

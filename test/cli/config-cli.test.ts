@@ -32,6 +32,21 @@ describe("linkpatrol config check", () => {
     expect(res.stderr).toContain(`${file}: server.port:`);
   });
 
+  test("--print shows the effective config without secrets: the bootstrap key and crawler header values", async () => {
+    const file = join(dir, "secrets.yaml");
+    writeFileSync(
+      file,
+      `auth:\n  bootstrap_key: lp_${"S".repeat(40)}\ncrawler:\n  headers:\n    Authorization: Bearer staging-secret-123\n    X-Env: staging\n`,
+    );
+    const res = await runCli(["config", "check", file, "--print"]);
+    expect(res.exitCode).toBe(0);
+    const printed = JSON.parse(res.stdout.slice(res.stdout.indexOf("{")));
+    expect(printed.auth.bootstrap_key).toBe("(set)");
+    expect(printed.crawler.headers).toEqual({ Authorization: "(set)", "X-Env": "(set)" });
+    expect(res.stdout).not.toContain("staging-secret-123");
+    expect(res.stdout).not.toContain("S".repeat(40));
+  });
+
   test("a bad environment override stops start-up naming the variable", async () => {
     const res = await runCli(["config", "check"], { env: { LINKPATROL_AUTH_RATE_LIMIT: "lots" }, cwd: dir });
     expect(res.exitCode).toBe(2);
