@@ -73,10 +73,17 @@ export async function serveCommand(args: string[]): Promise<number> {
   }
 
   const signal = await new Promise<string>((resolve) => {
-    const onTerm = () => resolve("SIGTERM");
-    const onInt = () => resolve("SIGINT");
-    process.once("SIGTERM", onTerm);
-    process.once("SIGINT", onInt);
+    // Handlers stay for good: a second SIGTERM (an impatient operator, systemd's stop while stopping) must not
+    // fall back to the default action and kill the process mid-checkpoint; the shutdown already under way
+    // ends within server.shutdown_timeout anyway.
+    let received: string | null = null;
+    const on = (name: string) => () => {
+      if (received !== null) return logger.info("already shutting down", { signal: name });
+      received = name;
+      resolve(name);
+    };
+    process.on("SIGTERM", on("SIGTERM"));
+    process.on("SIGINT", on("SIGINT"));
   });
   logger.info("shutting down", { signal, timeout_ms: config.server.shutdown_timeout });
   void metricsServer?.stop(true);

@@ -90,6 +90,21 @@ test("SIGTERM closes the listener, lets a request in flight finish, and exits 0"
   await server.stderr.waitFor(/"msg":"stopped"/, 2_000);
 }, 30_000);
 
+test("a second SIGTERM (or SIGINT) during the shutdown does not cut it short: the request in flight still finishes, exit 0", async () => {
+  const { hooks, server, inFlight } = await serveWithSlowTestDelivery(setUp([WEBHOOKS]), 1_500);
+  await hooks.waitFor((requests) => requests.length === 1, 5_000);
+  server.proc.kill("SIGTERM");
+  await server.stderr.waitFor(/"msg":"shutting down"/);
+  server.proc.kill("SIGTERM");
+  server.proc.kill("SIGINT");
+  await server.stderr.waitFor(/"msg":"already shutting down"/);
+
+  const answer = await inFlight;
+  expect(answer.status).toBe(200);
+  expect(await exitWithin(server, 10_000)).toBe(0);
+  await server.stderr.waitFor(/"msg":"stopped"/, 2_000);
+}, 30_000);
+
 test("a webhook attempt in flight at SIGTERM is finished and recorded, so the restart does not send it again", async () => {
   const configFile = setUp([WEBHOOKS]);
   const site = await startLoopbackSite({ "/": { body: "<a href='/gone'>gone</a>" }, "/gone": { status: 410 } });
