@@ -85,6 +85,7 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     activeCrawlOf: (domainId) => crawlsRepo.activeCrawlId(domainId),
     lastCrawlOf: (domainId) => crawlsRepo.lastCrawlId(domainId),
     onScheduleChange: () => scheduler.reload(),
+    removeEndedCrawlsOf: (domainId) => retention.removeEndedCrawlsOf(domainId),
   });
   const webhooksRepo = new WebhooksRepo(store.sqlite);
   const metrics = new ServiceMetrics({

@@ -30,6 +30,8 @@ export interface DomainsServiceDeps {
   lastCrawlOf?: (domainId: string) => string | undefined;
   /** A domain's schedule changed (or the domain went): the scheduler reloads its jobs. */
   onScheduleChange?: () => void;
+  /** Removes the domain's ended crawls a little at a time (services/retention.ts), before the domain goes. */
+  removeEndedCrawlsOf?: (domainId: string) => Promise<unknown>;
 }
 
 export class DomainsService {
@@ -78,13 +80,24 @@ export class DomainsService {
     return row;
   }
 
-  /** Deletes a domain and, with it, its finished crawls; refused while a crawl of it is pending or running. */
-  delete(id: string): void {
+  /**
+   * Deletes a domain and, with it, its finished crawls; refused while a crawl of it is pending or running. The
+   * crawls go first, a little at a time, so the API answers throughout; a crawl started meanwhile (by the
+   * schedule) then stops the delete, and the crawls already removed stay removed.
+   */
+  async delete(id: string): Promise<void> {
     const key = canonicalId(id);
-    const active = key === null ? undefined : this.deps.activeCrawlOf?.(key);
-    if (key !== null && active !== undefined) throw new CrawlInProgressError(key, active);
-    if (key === null || !this.deps.repo.delete(key)) throw new NotFoundError("domain", id);
+    if (key === null || this.deps.repo.findById(key) === undefined) throw new NotFoundError("domain", id);
+    this.refuseWhileCrawling(key);
+    await this.deps.removeEndedCrawlsOf?.(key);
+    this.refuseWhileCrawling(key);
+    if (!this.deps.repo.delete(key)) throw new NotFoundError("domain", id);
     this.deps.onScheduleChange?.();
+  }
+
+  private refuseWhileCrawling(domainId: string): void {
+    const active = this.deps.activeCrawlOf?.(domainId);
+    if (active !== undefined) throw new CrawlInProgressError(domainId, active);
   }
 
   /** Sets the recurring-crawl schedule, its time zone and/or default crawl options; `null` clears a field. */

@@ -70,13 +70,9 @@ export class RetentionPruner {
 
     for (let ids = repo.expiredCrawls({ endedBefore, keepLast: settings.keepLast }, LIST_BATCH); ids.length > 0 && !this.stopping && report.crawls < MAX_CRAWLS_PER_RUN; ) {
       for (const crawlId of ids) {
-        for (let finished = false; !finished; ) {
-          if (this.stopping) return report;
-          const step = repo.pruneStep(crawlId, chunk);
-          report.rows += step.deleted;
-          finished = step.finished;
-          await nextTurn();
-        }
+        const removed = await this.removeCrawl(crawlId, chunk, () => this.stopping);
+        report.rows += removed.rows;
+        if (!removed.finished) return report;
         report.crawls += 1;
       }
       ids = repo.expiredCrawls({ endedBefore, keepLast: settings.keepLast }, LIST_BATCH);
@@ -89,6 +85,36 @@ export class RetentionPruner {
     }
     if (report.crawls > 0 || report.deliveries > 0) logger.info("retention pruned", { ...report });
     return report;
+  }
+
+  /**
+   * Deletes a domain's ended crawls, with everything they hold, the same way: in small transactions with the
+   * event loop free in between (a domain's crawls can be millions of rows). Returns how many went.
+   */
+  async removeEndedCrawlsOf(domainId: string): Promise<number> {
+    const chunk = this.options.chunkRows ?? DEFAULT_CHUNK_ROWS;
+    let removed = 0;
+    // Bounded: every crawl listed is removed (only ended crawls are listed, and an ended crawl never restarts).
+    for (let ids = this.options.repo.endedCrawlsOf(domainId, LIST_BATCH); ids.length > 0; ids = this.options.repo.endedCrawlsOf(domainId, LIST_BATCH)) {
+      for (const crawlId of ids) {
+        await this.removeCrawl(crawlId, chunk, () => false);
+        removed++;
+      }
+    }
+    return removed;
+  }
+
+  /** One crawl, chunk by chunk, until it is gone or `stop()` says so. */
+  private async removeCrawl(crawlId: string, chunk: number, stop: () => boolean): Promise<{ rows: number; finished: boolean }> {
+    let rows = 0;
+    // Bounded: each step deletes at least one row or the crawl itself.
+    for (;;) {
+      if (stop()) return { rows, finished: false };
+      const step = this.options.repo.pruneStep(crawlId, chunk);
+      rows += step.deleted;
+      await nextTurn();
+      if (step.finished) return { rows, finished: true };
+    }
   }
 }
 

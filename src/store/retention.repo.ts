@@ -45,6 +45,16 @@ export class RetentionRepo {
       .map((row) => row.id);
   }
 
+  /** The domain's ended crawls, oldest first. */
+  endedCrawlsOf(domainId: string, max: number): string[] {
+    return this.sqlite
+      .query<{ id: string }, { domainId: string; max: number }>(
+        "SELECT id FROM crawls WHERE domain_id = $domainId AND status IN ('completed', 'failed') ORDER BY created_at, id LIMIT $max",
+      )
+      .all({ domainId, max })
+      .map((row) => row.id);
+  }
+
   /**
    * Deletes up to `chunk` rows of the crawl; once it has none left, the crawl itself and its ended webhook
    * deliveries. Returns the number of rows deleted and whether the crawl is gone.

@@ -282,6 +282,9 @@ export const webhookDeliveries = sqliteTable(
   (t) => [
     index("webhook_deliveries_due_idx").on(t.state, t.nextAttemptAt),
     index("webhook_deliveries_webhook_idx").on(t.webhookId, t.createdAt),
+    // Retention: a pruned crawl takes its deliveries along, and old deliveries go by age.
+    index("webhook_deliveries_crawl_idx").on(sql`json_extract(${t.payload}, '$.data.crawl_id')`),
+    index("webhook_deliveries_created_idx").on(t.createdAt),
   ],
 );
 

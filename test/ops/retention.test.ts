@@ -36,11 +36,13 @@ async function crawlsOf(svc: TestService, domainId: string, count: number): Prom
   return ids;
 }
 
-function rowCounts(svc: TestService, crawlId: string): Record<"crawls" | "links" | "targets" | "pages" | "deliveries", number> {
+function rowCounts(svc: TestService, crawlId: string): Record<"crawls" | "links" | "broken" | "statuses" | "targets" | "pages" | "deliveries", number> {
   const count = (sql: string) => (svc.runtime.store.sqlite.query(sql).get(crawlId) as { n: number }).n;
   return {
     crawls: count("SELECT count(*) AS n FROM crawls WHERE id = ?"),
     links: count("SELECT count(*) AS n FROM links WHERE crawl_id = ?"),
+    broken: count("SELECT count(*) AS n FROM broken_links WHERE crawl_id = ?"),
+    statuses: count("SELECT count(*) AS n FROM crawl_status_counts WHERE crawl_id = ?"),
     targets: count("SELECT count(*) AS n FROM crawl_targets WHERE crawl_id = ?"),
     pages: count("SELECT count(*) AS n FROM crawl_pages WHERE crawl_id = ?"),
     deliveries: count("SELECT count(*) AS n FROM webhook_deliveries WHERE json_extract(payload, '$.data.crawl_id') = ?"),
@@ -67,7 +69,7 @@ test("crawls older than max_age go with their links, frontier, pages and ended d
   await receiver.waitFor((requests) => requests.length === 6, 10_000);
   for (let i = 0; i < 100 && rowCounts(svc, old!).deliveries !== 3; i++) await Bun.sleep(20);
   const before = rowCounts(svc, old!);
-  expect(before).toEqual({ crawls: 1, links: 3, targets: 3, pages: 2, deliveries: 3 });
+  expect(before).toEqual({ crawls: 1, links: 3, broken: 1, statuses: 2, targets: 3, pages: 2, deliveries: 3 });
   backdate(svc, old!, 31);
   // A still-pending delivery of the old crawl is kept: pruning never drops what has not been sent yet.
   svc.runtime.store.sqlite
@@ -76,7 +78,7 @@ test("crawls older than max_age go with their links, frontier, pages and ended d
 
   const report = await svc.runtime.retention.run();
   expect(report.crawls).toBe(1);
-  expect(rowCounts(svc, old!)).toEqual({ crawls: 0, links: 0, targets: 0, pages: 0, deliveries: 1 });
+  expect(rowCounts(svc, old!)).toEqual({ crawls: 0, links: 0, broken: 0, statuses: 0, targets: 0, pages: 0, deliveries: 1 });
   expect((await svc.call("GET", `/crawls/${old}`)).status).toBe(404);
   expect(rowCounts(svc, recent!)).toEqual(before);
   expect((await svc.call("GET", `/crawls/${recent}/links`)).json.meta.total).toBe(3);
@@ -134,5 +136,48 @@ test("the API keeps answering while a large crawl is pruned chunk by chunk", asy
   expect(answeredDuringPrune).toBeGreaterThan(0);
   expect(report.crawls).toBe(1);
   expect(report.rows).toBeGreaterThan(200_000);
-  expect(rowCounts(service, crawlId!)).toEqual({ crawls: 0, links: 0, targets: 0, pages: 0, deliveries: 0 });
+  expect(rowCounts(service, crawlId!)).toEqual({ crawls: 0, links: 0, broken: 0, statuses: 0, targets: 0, pages: 0, deliveries: 0 });
 }, 60_000);
+
+test("deleting a domain removes its crawls chunk by chunk, and the API keeps answering meanwhile", async () => {
+  const service = await startTestService({ storage: { retention: { max_age: null, keep_last: null } } });
+  svc = service;
+  site = await siteWithBrokenLink();
+  const domainId = await verifiedDomain(service, site.url("/"));
+  const [first, second] = await crawlsOf(service, domainId, 2);
+  const targetId = (service.runtime.store.sqlite.query("SELECT min(id) AS id FROM crawl_targets WHERE crawl_id = ?").get(first!) as { id: number }).id;
+  service.runtime.store.sqlite
+    .query(
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200000)
+       INSERT INTO links (crawl_id, source_url, target_id, link_text, kind) SELECT ?, 'http://x/p' || i, ?, 't', 'anchor' FROM n`,
+    )
+    .run(first!, targetId);
+
+  const deleting = service.call("DELETE", `/domains/${domainId}`);
+  let answeredDuringDelete = 0;
+  for (let i = 0; i < 400; i++) {
+    const res = await service.call("GET", "/domains");
+    expect(res.status).toBe(200);
+    if (rowCounts(service, first!).links === 0) break;
+    answeredDuringDelete += 1;
+  }
+  expect((await deleting).status).toBe(204);
+  // Answers came while the crawl's rows were still going: the delete did not hold the database throughout.
+  expect(answeredDuringDelete).toBeGreaterThan(0);
+  for (const id of [first!, second!]) {
+    expect(rowCounts(service, id)).toEqual({ crawls: 0, links: 0, broken: 0, statuses: 0, targets: 0, pages: 0, deliveries: 0 });
+  }
+  expect((await service.call("GET", `/domains/${domainId}`)).status).toBe(404);
+}, 60_000);
+
+test("pruning finds a crawl's deliveries, and old deliveries, through indexes rather than by reading the whole outbox", async () => {
+  svc = await startTestService();
+  const plan = (sql: string) =>
+    (svc!.runtime.store.sqlite.query(`EXPLAIN QUERY PLAN ${sql}`).all("x") as { detail: string }[]).map((row) => row.detail).join("; ");
+  expect(plan("DELETE FROM webhook_deliveries WHERE state != 'pending' AND json_extract(payload, '$.data.crawl_id') = ?")).toContain(
+    "USING INDEX webhook_deliveries_crawl_idx",
+  );
+  expect(plan("SELECT id FROM webhook_deliveries WHERE state != 'pending' AND created_at < ? LIMIT 100")).toContain(
+    "USING INDEX webhook_deliveries_created_idx",
+  );
+});

@@ -41,6 +41,7 @@ function downgradeTo0003(path: string): void {
     db.exec("PRAGMA foreign_keys = OFF");
     db.transaction(() => {
       db.exec("DROP TABLE broken_links; DROP TABLE crawl_status_counts; DROP TABLE crawl_waiting;");
+      db.exec("DROP INDEX webhook_deliveries_crawl_idx; DROP INDEX webhook_deliveries_created_idx;");
       db.exec(`CREATE TABLE old_links (
         id integer PRIMARY KEY AUTOINCREMENT NOT NULL, crawl_id text NOT NULL, source_url text NOT NULL,
         target_id integer NOT NULL, link_text text NOT NULL, kind text NOT NULL,

@@ -71,8 +71,8 @@ export function domainsRouter(service: DomainsService) {
     })
     .openapi(getDomain, (c) => c.json({ data: service.get(c.req.valid("param").id) }, 200))
     .openapi(updateDomain, (c) => c.json({ data: service.update(c.req.valid("param").id, c.req.valid("json")) }, 200))
-    .openapi(deleteDomain, (c) => {
-      service.delete(c.req.valid("param").id);
+    .openapi(deleteDomain, async (c) => {
+      await service.delete(c.req.valid("param").id);
       return c.body(null, 204);
     })
     .openapi(verifyDomain, async (c) => c.json({ data: await service.verify(c.req.valid("param").id) }, 200));

@@ -54,3 +54,6 @@ DROP TABLE `links`;--> statement-breakpoint
 ALTER TABLE `__new_links` RENAME TO `links`;--> statement-breakpoint
 PRAGMA foreign_keys=ON;--> statement-breakpoint
 CREATE INDEX `links_crawl_order_idx` ON `links` (`crawl_id`,`id`);
+--> statement-breakpoint
+CREATE INDEX `webhook_deliveries_crawl_idx` ON `webhook_deliveries` (json_extract(`payload`, '$.data.crawl_id'));--> statement-breakpoint
+CREATE INDEX `webhook_deliveries_created_idx` ON `webhook_deliveries` (`created_at`);
