@@ -1,10 +1,12 @@
 import { loadConfig } from "../config/load.ts";
+import { configWarnings } from "../config/warnings.ts";
 import { EXIT_OK, out, parseCommandArgs, rejectExtraArgs, UsageError } from "./usage.ts";
 
 export const CONFIG_HELP = `Usage: linkpatrol config check [FILE] [--print]
 
 Validates the configuration (FILE, else --config, else ./linkpatrol.yaml, else built-in defaults) with the
 LINKPATROL_* environment overrides applied. Prints "ok" or each problem with its key path; exit 2 on problems.
+Settings that are valid but work against each other are printed as warnings (exit 0).
 --print also prints the effective configuration as JSON (durations in milliseconds; secrets hidden).`;
 
 /** `linkpatrol config check` */
@@ -19,6 +21,7 @@ export function configCommand(args: string[]): number {
   rejectExtraArgs(extra);
   const loaded = loadConfig({ file: file ?? values.config });
   out(`ok: ${loaded.file ?? "built-in defaults"}`);
+  for (const warning of configWarnings(loaded.config)) out(`warning: ${warning}`);
   if (values.print) {
     const { auth, crawler } = loaded.config;
     // Header values are often credentials (a staging site's Authorization): their names show, their values do not.

@@ -1,3 +1,4 @@
+import { configWarnings } from "../config/warnings.ts";
 import { ConfigError, loadConfig } from "../config/load.ts";
 import { applyConfiguredSchedules } from "../scheduler/configured-schedules.ts";
 import { createLogger } from "../core/logger.ts";
@@ -56,6 +57,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     logger.info("bootstrap admin key created from auth.bootstrap_key", { key_id: bootstrap.key.id });
   }
 
+  for (const warning of configWarnings(config)) logger.warn("config", { warning });
   runtime.crawlPool.start();
   runtime.dispatcher.start();
   runtime.scheduler.start();

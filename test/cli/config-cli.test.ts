@@ -47,6 +47,16 @@ describe("linkpatrol config check", () => {
     expect(res.stdout).not.toContain("S".repeat(40));
   });
 
+  test("valid settings that work against each other are warnings: printed, exit 0", async () => {
+    const file = join(dir, "warn.yaml");
+    writeFileSync(file, "server:\n  shutdown_timeout: 10s\nwebhooks:\n  timeout: 20s\n");
+    const res = await runCli(["config", "check", file]);
+    expect(res.exitCode).toBe(0);
+    expect(res.stdout).toContain("warning: webhooks.timeout (20 s) is longer than server.shutdown_timeout (10 s)");
+    const quiet = await runCli(["config", "check", join(dir, "ok.yaml")]);
+    expect(quiet.stdout).not.toContain("warning");
+  });
+
   test("a bad environment override stops start-up naming the variable", async () => {
     const res = await runCli(["config", "check"], { env: { LINKPATROL_AUTH_RATE_LIMIT: "lots" }, cwd: dir });
     expect(res.exitCode).toBe(2);

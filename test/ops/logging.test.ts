@@ -42,6 +42,7 @@ async function serveAndCrawl(level: string, work: (base: string) => Promise<void
   ]);
   const added = await runCli(["domains", "add", site.host, "--root-url", site.url("/"), "--verified", "--json", "--config", config]);
   server = startServeProcess(config);
+  server.ready.catch(() => {}); // above info the "listening" line it waits for never comes: the port is ours
   const base = `http://127.0.0.1:${port}/v1`;
   // Bounded: 400 tries of 25 ms.
   for (let i = 0; i < 400; i++) {
@@ -66,7 +67,7 @@ async function serveAndCrawl(level: string, work: (base: string) => Promise<void
 
 test("at info: JSON lines, each request's with the id its response carries, and no secret anywhere", async () => {
   let hookSecret = "";
-  let responseId: string | null = null;
+  let responseId = null as string | null;
   const { lines, text } = await serveAndCrawl("info", async (base) => {
     hookSecret = (await api(base, "POST", "/webhooks", { url: "http://127.0.0.1:9/hook" })).data.secret;
     const res = await fetch(`${base}/domains?api_key=${KEY}`, { headers: { authorization: `Bearer ${KEY}`, "x-request-id": "trace-42" } });
