@@ -26,9 +26,8 @@ import { webhooksRouter } from "./routes/webhooks.ts";
 
 /**
  * The HTTP application: middleware chain (request id → metrics → log → auth → rate limit → response cache →
- * body limit), one router
- * per resource under the base path, the OpenAPI document built from the routes' own zod schemas, and the
- * single error mapping. Unknown paths answer 404 and known paths with the wrong method 405, both JSON.
+ * body limit), one router per resource under the base path, the OpenAPI document built from the routes' own
+ * zod schemas, and the single error mapping. Unknown paths answer 404 and known paths with the wrong method 405, both JSON.
  */
 
 export interface AppDeps {

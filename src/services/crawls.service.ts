@@ -87,9 +87,11 @@ export class CrawlsService {
   async links(id: string, filter: LinkFilter, page: number, limit: number): Promise<Page<LinkView>> {
     const offset = (page - 1) * limit;
     const variant = filterVariant(filter);
-    const before = this.require(id);
-    if (!this.linkPages.has(before, variant, offset, limit)) await this.deps.repo.prepareLinks(before, filter, offset);
-    const crawl = this.require(id); // as it is now: the crawl may have moved on while positions were found
+    let crawl = this.require(id);
+    if (!this.linkPages.has(crawl, variant, offset, limit)) {
+      await this.deps.repo.prepareLinks(crawl, filter, offset);
+      crawl = this.require(id); // as it is now: the crawl may have moved on while positions were found
+    }
     return this.linkPages.get(crawl, variant, offset, limit, () => ({
       items: this.deps.repo.links(crawl, filter, offset, limit).map(toLinkView),
       total: this.deps.repo.countLinks(crawl, filter),
