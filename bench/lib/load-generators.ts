@@ -42,10 +42,16 @@ end
 
 const ms = (us: number) => Math.round(us / 10) / 100;
 
+/** wrk prints its version with its usage and exits 1, so firstLine() (which wants exit 0) cannot read it. */
+function wrkVersion(): string | null {
+  const out = Bun.spawnSync(["wrk", "--version"], { stdout: "pipe", stderr: "pipe" });
+  return /^wrk (\S+)/m.exec(`${out.stdout}${out.stderr}`)?.[1] ?? null;
+}
+
 function wrk(): LoadGenerator {
   return {
     name: "wrk",
-    version: firstLine(["wrk", "--version"])?.split(/\s+/).slice(0, 2).join(" ") ?? null,
+    version: wrkVersion(),
     async run(url, o) {
       const script = join(o.dir, "wrk-report.lua");
       writeFileSync(script, WRK_REPORT);
