@@ -19,6 +19,7 @@ import { webhookAddressPolicy } from "./webhooks/url-rules.ts";
 import { DomainsService } from "./services/domains.service.ts";
 import { KeysService } from "./services/keys.service.ts";
 import { CrawlsRepo } from "./store/crawls.repo.ts";
+import { LinksRepo } from "./store/links.repo.ts";
 import { openStore, type Store } from "./store/db.ts";
 import { StoreVersion } from "./store/store-version.ts";
 import { DomainsRepo } from "./store/domains.repo.ts";
@@ -76,7 +77,8 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
   const version = () => storeVersion.current();
   const keys = new KeysService(new KeysRepo(store.db), version);
   const resolve = options.resolve ?? systemResolve;
-  const crawlsRepo = new CrawlsRepo(store.sqlite);
+  const linksRepo = new LinksRepo(store.sqlite);
+  const crawlsRepo = new CrawlsRepo(store.sqlite, linksRepo);
   const domains = new DomainsService({
     repo: new DomainsRepo(store.db),
     verifier: createDomainVerifier(config, { resolve }),
@@ -130,7 +132,7 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     onTransition: () => dispatcher.wake(),
     onProgress: (progress) => metrics.recordCrawlProgress(progress),
   });
-  const crawls = new CrawlsService({ repo: crawlsRepo, domains, runner: crawlPool });
+  const crawls = new CrawlsService({ repo: crawlsRepo, links: linksRepo, domains, runner: crawlPool });
   const scheduler = new CrawlScheduler({
     domains: () =>
       domains.scheduled().map((row) => ({

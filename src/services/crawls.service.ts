@@ -1,7 +1,8 @@
 import type { CrawlOptions } from "../core/crawl-options.ts";
 import { ConflictError, CrawlInProgressError, DomainNotVerifiedError, NotFoundError } from "../core/errors.ts";
 import { canonicalId, newId } from "../core/ids.ts";
-import type { ChangeKind, CrawlFilter, CrawlRecord, CrawlsRepo, LinkFilter, LinkRecord } from "../store/crawls.repo.ts";
+import type { CrawlFilter, CrawlRecord, CrawlsRepo } from "../store/crawls.repo.ts";
+import type { ChangeKind, LinkFilter, LinkRecord, LinksRepo } from "../store/links.repo.ts";
 import type { CrawlTrigger } from "../store/schema.ts";
 import type {
   BrokenLinkView,
@@ -32,6 +33,7 @@ export const CANCELLED = "cancelled";
 
 export interface CrawlsServiceDeps {
   repo: CrawlsRepo;
+  links: LinksRepo;
   domains: DomainsService;
   runner: CrawlRunner;
 }
@@ -89,18 +91,18 @@ export class CrawlsService {
     const variant = filterVariant(filter);
     let crawl = this.require(id);
     if (!this.linkPages.has(crawl, variant, offset, limit)) {
-      await this.deps.repo.prepareLinks(crawl, filter, offset);
+      await this.deps.links.preparePage(crawl, filter, offset);
       crawl = this.require(id); // as it is now: the crawl may have moved on while positions were found
     }
     return this.linkPages.get(crawl, variant, offset, limit, () => ({
-      items: this.deps.repo.links(crawl, filter, offset, limit).map(toLinkView),
-      total: this.deps.repo.countLinks(crawl, filter),
+      items: this.deps.links.page(crawl, filter, offset, limit).map(toLinkView),
+      total: this.deps.links.count(crawl, filter),
     }));
   }
 
   /** Every checked link of the crawl in discovery order, streamed from the store. */
   *allLinks(id: string): Generator<LinkView> {
-    for (const link of this.deps.repo.eachLink(this.require(id).id)) yield toLinkView(link);
+    for (const link of this.deps.links.each(this.require(id).id)) yield toLinkView(link);
   }
 
   broken(id: string, page: number, limit: number): Page<BrokenLinkView> {
@@ -108,8 +110,8 @@ export class CrawlsService {
     const filter = { isBroken: true };
     const offset = (page - 1) * limit;
     return this.brokenPages.get(crawl, filterVariant(filter), offset, limit, () => ({
-      items: this.deps.repo.links(crawl, filter, offset, limit).map(toBrokenLinkView),
-      total: this.deps.repo.countLinks(crawl, filter),
+      items: this.deps.links.page(crawl, filter, offset, limit).map(toBrokenLinkView),
+      total: this.deps.links.count(crawl, filter),
     }));
   }
 
@@ -124,11 +126,11 @@ export class CrawlsService {
     const offset = (page - 1) * limit;
     // Both sides are fixed by the two crawls' states: this one's (in the key) and an ended one's (never changes).
     return this.changePages.get(crawl, against ?? "", offset, limit, () => {
-      const newBroken = this.deps.repo.countChanges(crawl.id, against, "new_broken");
-      const fixed = this.deps.repo.countChanges(crawl.id, against, "fixed");
+      const newBroken = this.deps.links.countChanges(crawl.id, against, "new_broken");
+      const fixed = this.deps.links.countChanges(crawl.id, against, "fixed");
       const items: ChangeView[] = [];
       const take = (kind: ChangeKind, skip: number, count: number) =>
-        this.deps.repo.changes(crawl.id, against, kind, skip, count).map((link) => ({ change: kind, ...toLinkView(link) }));
+        this.deps.links.changes(crawl.id, against, kind, skip, count).map((link) => ({ change: kind, ...toLinkView(link) }));
       if (offset < newBroken) items.push(...take("new_broken", offset, Math.min(limit, newBroken - offset)));
       if (items.length < limit) items.push(...take("fixed", Math.max(0, offset - newBroken), limit - items.length));
       return { items, total: newBroken + fixed, againstCrawlId: against, newBroken, fixed };

@@ -1,4 +1,5 @@
-import type { CrawlRecord, LinkFilter } from "../store/crawls.repo.ts";
+import type { CrawlRecord } from "../store/crawls.repo.ts";
+import type { LinkFilter } from "../store/links.repo.ts";
 
 /**
  * Recently read pages of crawls' link listings. A page is a function of the crawl's set of checked links, and

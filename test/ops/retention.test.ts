@@ -49,6 +49,18 @@ function rowCounts(svc: TestService, crawlId: string): Record<"crawls" | "links"
   };
 }
 
+/** `count` extra link rows for the crawl, written directly: the size of a big site's crawl. */
+function addLinkRows(svc: TestService, crawlId: string, count: number): void {
+  const { sqlite } = svc.runtime.store;
+  const targetId = (sqlite.query("SELECT min(id) AS id FROM crawl_targets WHERE crawl_id = ?").get(crawlId) as { id: number }).id;
+  sqlite
+    .query(
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+       INSERT INTO links (crawl_id, source_url, target_id, link_text, kind) SELECT ?, 'http://x/p' || i, ?, 't', 'anchor' FROM n`,
+    )
+    .run(count, crawlId, targetId);
+}
+
 function backdate(svc: TestService, crawlId: string, days: number): void {
   const at = new Date(Date.now() - days * DAY_MS).toISOString();
   svc.runtime.store.sqlite.query("UPDATE crawls SET created_at = ?, started_at = ?, completed_at = ? WHERE id = ?").run(at, at, at, crawlId);
@@ -114,14 +126,7 @@ test("the API keeps answering while a large crawl is pruned chunk by chunk", asy
   site = await siteWithBrokenLink();
   const domainId = await verifiedDomain(service, site.url("/"));
   const [crawlId] = await crawlsOf(service, domainId, 1);
-  const targetId = (service.runtime.store.sqlite.query("SELECT min(id) AS id FROM crawl_targets WHERE crawl_id = ?").get(crawlId!) as { id: number }).id;
-  // 200,000 extra link rows, written directly: the size of a big site's crawl.
-  service.runtime.store.sqlite
-    .query(
-      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200000)
-       INSERT INTO links (crawl_id, source_url, target_id, link_text, kind) SELECT ?, 'http://x/p' || i, ?, 't', 'anchor' FROM n`,
-    )
-    .run(crawlId!, targetId);
+  addLinkRows(service, crawlId!, 200_000);
   backdate(service, crawlId!, 2);
 
   const pruning = service.runtime.retention.run();
@@ -145,13 +150,7 @@ test("deleting a domain removes its crawls chunk by chunk, and the API keeps ans
   site = await siteWithBrokenLink();
   const domainId = await verifiedDomain(service, site.url("/"));
   const [first, second] = await crawlsOf(service, domainId, 2);
-  const targetId = (service.runtime.store.sqlite.query("SELECT min(id) AS id FROM crawl_targets WHERE crawl_id = ?").get(first!) as { id: number }).id;
-  service.runtime.store.sqlite
-    .query(
-      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200000)
-       INSERT INTO links (crawl_id, source_url, target_id, link_text, kind) SELECT ?, 'http://x/p' || i, ?, 't', 'anchor' FROM n`,
-    )
-    .run(first!, targetId);
+  addLinkRows(service, first!, 200_000);
 
   const deleting = service.call("DELETE", `/domains/${domainId}`);
   let answeredDuringDelete = 0;

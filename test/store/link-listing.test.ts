@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { CrawlsRepo, type LinkFilter } from "../../src/store/crawls.repo.ts";
+import { CrawlsRepo } from "../../src/store/crawls.repo.ts";
+import { type LinkFilter, LinksRepo } from "../../src/store/links.repo.ts";
 import { openStore, type Store } from "../../src/store/db.ts";
 import { LinkMarks, MARK_STRIDE } from "../../src/store/link-marks.ts";
 import { migrate } from "../../src/store/migrate.ts";
@@ -16,6 +17,7 @@ const LINKS = 7_321;
 
 let store: Store;
 let repo: CrawlsRepo;
+let links: LinksRepo;
 
 function targetFor(i: number): { state: string; status: number | null; broken: number | null } {
   if (i % 37 === 0) return { state: "queued", status: null, broken: null };
@@ -29,6 +31,7 @@ beforeAll(() => {
   store = openStore(":memory:");
   migrate(store.sqlite);
   repo = new CrawlsRepo(store.sqlite);
+  links = new LinksRepo(store.sqlite);
   const db = store.sqlite;
   db.run("INSERT INTO domains (id, name, root_url, verification_token) VALUES ('d1', 'example.test', 'http://example.test/', 'tok')");
   for (const [id, status] of [["ended", "completed"], ["running", "running"]] as const) {
@@ -89,23 +92,23 @@ test("every page of an ended crawl matches plain OFFSET, for every filter, in an
   expect(crawl.total_links).toBeGreaterThan(3 * MARK_STRIDE);
   for (const filter of FILTERS) {
     const all = expected("ended", filter);
-    expect(repo.countLinks(crawl, filter)).toBe(all.length);
+    expect(links.count(crawl, filter)).toBe(all.length);
     // Deep first (marks are found on the way), then shallow, then around mark boundaries and past the end.
     const offsets = [all.length - 1, 0, 1, 999, 1000, 1001, 2_997, 3_000, 2 * MARK_STRIDE - 50, all.length, all.length + 5_000];
     for (const offset of offsets) {
       for (const limit of [1, 100]) {
-        const page = repo.links(crawl, filter, offset, limit).map((link) => link.link_text);
+        const page = links.page(crawl, filter, offset, limit).map((link) => link.link_text);
         expect({ filter, offset, limit, page }).toEqual({ filter, offset, limit, page: all.slice(offset, offset + limit) });
       }
     }
   }
 });
 
-/** A repo over the same store whose clock and background slices the test drives. */
-function drivenRepo(): { repo: CrawlsRepo; advance(ms: number): void; slices: (() => void)[] } {
+/** A links repo over the same store whose clock and background slices the test drives. */
+function drivenRepo(): { repo: LinksRepo; advance(ms: number): void; slices: (() => void)[] } {
   let now = 0;
   const slices: (() => void)[] = [];
-  const driven = new CrawlsRepo(store.sqlite, { marks: { movingMaxAgeMs: 1_000, now: () => now, defer: (task) => void slices.push(task) } });
+  const driven = new LinksRepo(store.sqlite, { marks: { movingMaxAgeMs: 1_000, now: () => now, defer: (task) => void slices.push(task) } });
   return { repo: driven, advance: (ms) => void (now += ms), slices };
 }
 
@@ -116,7 +119,7 @@ test("a running crawl's deep pages use positions at most max-age old, refreshed 
   const crawl = repo.findById("running")!;
   const offset = 2_550;
   const before = expected("running", {});
-  expect(texts(driven.links(crawl, {}, offset, 5))).toEqual(before.slice(offset, offset + 5));
+  expect(texts(driven.page(crawl, {}, offset, 5))).toEqual(before.slice(offset, offset + 5));
 
   // Queued targets get checked: earlier rows join the listing, every later position shifts.
   store.sqlite.run("UPDATE crawl_targets SET state = 'done', status_code = 200, is_broken = 0 WHERE crawl_id = 'running' AND state = 'queued'");
@@ -126,7 +129,7 @@ test("a running crawl's deep pages use positions at most max-age old, refreshed 
 
   // Within the max age the remembered position is used: the page starts 50 rows after the link that was at
   // position 2,499 (the mark before 2,500) when the marks were found, counted in the current listing.
-  const stale = texts(driven.links(crawl, {}, offset, 5));
+  const stale = texts(driven.page(crawl, {}, offset, 5));
   const at = after.indexOf(before[2_499]!) + 1 + (offset - 2_500);
   expect(stale).toEqual(after.slice(at, at + 5));
   expect(stale).not.toEqual(after.slice(offset, offset + 5));
@@ -134,16 +137,16 @@ test("a running crawl's deep pages use positions at most max-age old, refreshed 
 
   // Past the max age a request still answers from the old marks and starts a refresh, which runs in slices.
   advance(1_001);
-  expect(texts(driven.links(crawl, {}, offset, 5))).toEqual(stale);
+  expect(texts(driven.page(crawl, {}, offset, 5))).toEqual(stale);
   expect(slices).toHaveLength(1);
   let ran = 0;
   while (slices.length > 0 && ran < 100) {
     slices.shift()!();
     ran++;
-    if (slices.length > 0) expect(texts(driven.links(crawl, {}, offset, 5))).toEqual(stale); // old marks until done
+    if (slices.length > 0) expect(texts(driven.page(crawl, {}, offset, 5))).toEqual(stale); // old marks until done
   }
   expect(ran).toBeGreaterThan(1); // 25 marks deep, 16 per slice
-  expect(texts(driven.links(crawl, {}, offset, 5))).toEqual(after.slice(offset, offset + 5));
+  expect(texts(driven.page(crawl, {}, offset, 5))).toEqual(after.slice(offset, offset + 5));
   // Fresh again: no new refresh until the max age passes once more.
   expect(slices).toHaveLength(0);
 });
@@ -154,13 +157,13 @@ test("a running crawl's pages match plain OFFSET for every filter while nothing 
   for (const filter of FILTERS) {
     const all = expected("running", filter);
     for (const offset of [all.length - 1, 0, 1_001, 3_000, all.length + 10]) {
-      expect(texts(driven.links(crawl, filter, offset, 100))).toEqual(all.slice(offset, offset + 100));
+      expect(texts(driven.page(crawl, filter, offset, 100))).toEqual(all.slice(offset, offset + 100));
     }
   }
 });
 
 test("streaming a crawl's links yields every checked link once, in order", () => {
-  expect([...repo.eachLink("ended")].map((link) => link.link_text)).toEqual(expected("ended", {}));
+  expect([...links.each("ended")].map((link) => link.link_text)).toEqual(expected("ended", {}));
 });
 
 test("a first deep page's positions are found a slice at a time, with the thread free in between, then read in one step", async () => {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { CrawlsService, type CrawlRunner } from "../../src/services/crawls.service.ts";
 import type { DomainsService } from "../../src/services/domains.service.ts";
 import { CrawlsRepo } from "../../src/store/crawls.repo.ts";
+import { LinksRepo } from "../../src/store/links.repo.ts";
 import { openStore, type Store } from "../../src/store/db.ts";
 import { FrontierRepo, type FrontierTarget } from "../../src/store/frontier.repo.ts";
 import { migrate } from "../../src/store/migrate.ts";
@@ -31,7 +32,7 @@ beforeAll(() => {
   frontier = new FrontierRepo(store.sqlite);
   // links() and broken() use neither the domains nor the runner.
   const unused = new Proxy({}, { get: () => { throw new Error("not used by link listings"); } });
-  service = new CrawlsService({ repo, domains: unused as DomainsService, runner: unused as CrawlRunner });
+  service = new CrawlsService({ repo, links: new LinksRepo(store.sqlite), domains: unused as DomainsService, runner: unused as CrawlRunner });
 });
 
 afterAll(() => store.close());
@@ -97,9 +98,9 @@ test("a page kept while the crawl ran is not kept once it ends, even when no lin
   store.sqlite.run("INSERT INTO domains (id, name, root_url, verification_token) VALUES ('d2', 'other.test', 'http://other.test/', 'tok')");
   store.sqlite.run("INSERT INTO crawls (id, domain_id, status, options, created_at) VALUES (?, 'd2', 'running', '{}', '2026-01-02')", [ending]);
   // Positions of the running listing are remembered for an hour here, so they go stale on purpose.
-  const slowRepo = new CrawlsRepo(store.sqlite, { marks: { movingMaxAgeMs: 3_600_000 } });
+  const slowLinks = new LinksRepo(store.sqlite, { marks: { movingMaxAgeMs: 3_600_000 } });
   const unused = new Proxy({}, { get: () => { throw new Error("not used by link listings"); } });
-  const slow = new CrawlsService({ repo: slowRepo, domains: unused as DomainsService, runner: unused as CrawlRunner });
+  const slow = new CrawlsService({ repo, links: slowLinks, domains: unused as DomainsService, runner: unused as CrawlRunner });
   const base = "http://other.test/";
   frontier.seed(ending, base);
   const [root] = frontier.pull(ending, 0, 10);
@@ -115,6 +116,6 @@ test("a page kept while the crawl ran is not kept once it ends, even when no lin
   expect(whileRunning.total).toBe(500);
   expect(urls(whileRunning)).not.toEqual(children.slice(200, 210)); // placed from the stale positions
 
-  slowRepo.finish(ending, { status: "completed", error: null, now: "2026-01-02T01:00:00Z" });
+  repo.finish(ending, { status: "completed", error: null, now: "2026-01-02T01:00:00Z" });
   expect(urls(await slow.links(ending, {}, 21, 10))).toEqual(children.slice(200, 210));
 });

@@ -1,0 +1,206 @@
+import type { Database } from "bun:sqlite";
+import { SAMPLE_LINKS } from "../core/crawl-events.ts";
+import type { CrawlRecord } from "./crawls.repo.ts";
+import { LinkMarks, type LinkMarksOptions } from "./link-marks.ts";
+import type { StoredLinkKind } from "./schema.ts";
+
+/**
+ * Reading a crawl's links: pages of a listing (all links, by status code, broken or not), the whole crawl as a
+ * stream, what changed since the previous crawl, and the counts behind them. Only links whose target has a
+ * verdict are results. Written in SQL over bun:sqlite; `query()` caches each distinct statement. The crawler
+ * writes links (frontier.repo.ts); crawls.repo.ts holds the crawl rows themselves.
+ */
+
+/** A recorded link with its target's verdict. */
+export interface LinkRecord {
+  url: string;
+  source_url: string;
+  status_code: number;
+  is_broken: boolean;
+  link_text: string;
+  kind: StoredLinkKind;
+  final_url: string | null;
+  error: string | null;
+  warning: string | null;
+}
+
+/** `new_broken`: broken now, not broken (or absent) before; `fixed`: broken before, not broken (or absent) now. */
+export type ChangeKind = "new_broken" | "fixed";
+
+/**
+ * Broken links of crawl `from` whose (source page, URL) pair is not broken in crawl `other`: read from this
+ * crawl for new_broken, from the previous one for fixed. Without a previous crawl every broken link is new.
+ * Both sides come from broken_links, so the cost follows the broken links, not all of them.
+ */
+const CHANGE_FROM = `FROM broken_links b JOIN links l ON l.id = b.link_id JOIN crawl_targets t ON t.id = b.target_id
+  WHERE b.crawl_id = $from
+    AND NOT EXISTS (
+      SELECT 1 FROM crawl_targets ot JOIN broken_links ob ON ob.target_id = ot.id JOIN links o ON o.id = ob.link_id
+      WHERE ot.crawl_id = $other AND ot.url = t.url AND o.source_url = l.source_url
+    )`;
+
+function changeSides(crawlId: string, against: string | null, kind: ChangeKind): { from: string; other: string | null } {
+  if (kind === "new_broken") return { from: crawlId, other: against };
+  return { from: against ?? "", other: crawlId };
+}
+
+export interface LinkFilter {
+  statusCode?: number;
+  isBroken?: boolean;
+}
+
+type RawLink = Omit<LinkRecord, "is_broken"> & { is_broken: number };
+
+function toLink({ url, source_url, status_code, is_broken, link_text, kind, final_url, error, warning }: RawLink): LinkRecord {
+  return { url, source_url, status_code, is_broken: is_broken === 1, link_text, kind, final_url, error, warning };
+}
+
+const LINK_COLUMNS = "t.url, l.source_url, t.status_code, t.is_broken, l.link_text, l.kind, t.final_url, t.error, t.warning";
+
+/** Links read per query when a whole crawl is streamed. */
+const STREAM_BATCH = 1_000;
+
+/** Only links whose target has been checked are results; queued and robots-skipped ones are not yet, or never. */
+function linkWhere(filter: LinkFilter): { sql: string; params: Record<string, string | number> } {
+  const clauses = ["l.crawl_id = $crawlId", "t.state = 'done'"];
+  const params: Record<string, string | number> = {};
+  if (filter.statusCode !== undefined) {
+    clauses.push("t.status_code = $statusCode");
+    params.statusCode = filter.statusCode;
+  }
+  if (filter.isBroken !== undefined) {
+    clauses.push("t.is_broken = $isBroken");
+    params.isBroken = filter.isBroken ? 1 : 0;
+  }
+  return { sql: `WHERE ${clauses.join(" AND ")}`, params };
+}
+
+export class LinksRepo {
+  private readonly marks: LinkMarks;
+
+  constructor(
+    private readonly sqlite: Database,
+    options: { marks?: LinkMarksOptions } = {},
+  ) {
+    this.marks = new LinkMarks(options.marks);
+  }
+
+  /**
+   * One page of a crawl's checked links matching `filter`, in discovery order. Broken links are paged through
+   * their own index; for the other listings deep pages start from a remembered position (link-marks.ts)
+   * instead of walking every row before them, and a running crawl's positions are remembered for 5 s at a time.
+   * `preparePage` finds those positions without holding the caller's thread for long.
+   */
+  page(crawl: Pick<CrawlRecord, "id" | "status">, filter: LinkFilter, offset: number, limit: number): LinkRecord[] {
+    if (filter.isBroken === true) return this.brokenLinks(crawl.id, filter.statusCode, offset, limit);
+    const listing = this.listing(crawl, filter);
+    const start = this.marks.seek(listing.key, offset, listing.find, listing.moving);
+    return this.sqlite
+      .query<RawLink, Record<string, string | number>>(
+        `SELECT ${LINK_COLUMNS} FROM links l JOIN crawl_targets t ON t.id = l.target_id ${listing.where} AND l.id > $afterId
+         ORDER BY l.id LIMIT $limit OFFSET $skip`,
+      )
+      .all({ ...listing.params, afterId: start.afterId, skip: start.skip, limit })
+      .map(toLink);
+  }
+
+  /** Finds, a slice at a time, the remembered positions page() needs for a page at `offset`. */
+  async preparePage(crawl: Pick<CrawlRecord, "id" | "status">, filter: LinkFilter, offset: number): Promise<void> {
+    if (filter.isBroken === true) return;
+    const listing = this.listing(crawl, filter);
+    await this.marks.reach(listing.key, offset, listing.find, listing.moving);
+  }
+
+  /** A link listing of a crawl: its key among remembered positions, its WHERE clause and how to find a position. */
+  private listing(crawl: Pick<CrawlRecord, "id" | "status">, filter: LinkFilter) {
+    const where = linkWhere(filter);
+    const params = { ...where.params, crawlId: crawl.id };
+    const findMark = this.sqlite.query<{ id: number }, Record<string, string | number>>(
+      `SELECT l.id FROM links l JOIN crawl_targets t ON t.id = l.target_id ${where.sql} AND l.id > $afterId
+       ORDER BY l.id LIMIT 1 OFFSET $skip`,
+    );
+    return {
+      key: `${crawl.id}|${filter.statusCode ?? ""}|${filter.isBroken ?? ""}`,
+      moving: crawl.status === "pending" || crawl.status === "running",
+      where: where.sql,
+      params,
+      find: (afterId: number, skip: number) => findMark.get({ ...params, afterId, skip })?.id ?? null,
+    };
+  }
+
+  /** One page of a crawl's broken links (with status `statusCode`, when given), in discovery order. */
+  private brokenLinks(crawlId: string, statusCode: number | undefined, offset: number, limit: number): LinkRecord[] {
+    const byStatus = statusCode === undefined ? "" : "JOIN crawl_targets bt ON bt.id = b.target_id AND bt.status_code = $statusCode";
+    return this.sqlite
+      .query<RawLink, Record<string, string | number>>(
+        `SELECT ${LINK_COLUMNS} FROM (
+           SELECT b.link_id FROM broken_links b ${byStatus} WHERE b.crawl_id = $crawlId ORDER BY b.link_id LIMIT $limit OFFSET $offset
+         ) page JOIN links l ON l.id = page.link_id JOIN crawl_targets t ON t.id = l.target_id
+         ORDER BY page.link_id`,
+      )
+      .all({ crawlId, limit, offset, ...(statusCode === undefined ? {} : { statusCode }) })
+      .map(toLink);
+  }
+
+  /** Every checked link of a crawl in discovery order, read in batches so memory stays flat. */
+  *each(crawlId: string): Generator<LinkRecord> {
+    const where = linkWhere({});
+    const batch = this.sqlite.query<RawLink & { id: number }, Record<string, string | number>>(
+      `SELECT l.id, ${LINK_COLUMNS} FROM links l JOIN crawl_targets t ON t.id = l.target_id ${where.sql} AND l.id > $afterId
+       ORDER BY l.id LIMIT ${STREAM_BATCH}`,
+    );
+    for (let afterId = 0; ; ) {
+      const rows = batch.all({ crawlId, afterId });
+      for (const row of rows) yield toLink(row);
+      if (rows.length < STREAM_BATCH) return;
+      afterId = rows[rows.length - 1]!.id;
+    }
+  }
+
+  /**
+   * How many checked links match `filter`, from counters written in the transactions that record the links:
+   * the crawl's own for the common filters, crawl_status_counts for a status code.
+   */
+  count(crawl: Pick<CrawlRecord, "id" | "total_links" | "broken_links">, filter: LinkFilter): number {
+    if (filter.statusCode === undefined) {
+      if (filter.isBroken === undefined) return crawl.total_links;
+      return filter.isBroken ? crawl.broken_links : crawl.total_links - crawl.broken_links;
+    }
+    const broken = filter.isBroken === undefined ? "" : "AND is_broken = $isBroken";
+    return (
+      this.sqlite
+        .query<{ n: number }, Record<string, string | number>>(
+          `SELECT COALESCE(SUM(links), 0) AS n FROM crawl_status_counts WHERE crawl_id = $crawlId AND status_code = $statusCode ${broken}`,
+        )
+        .get({ crawlId: crawl.id, statusCode: filter.statusCode, ...(filter.isBroken === undefined ? {} : { isBroken: filter.isBroken ? 1 : 0 }) })?.n ?? 0
+    );
+  }
+
+  /** Links that changed between `against` (or nothing) and this crawl, one page, in this crawl's discovery order. */
+  changes(crawlId: string, against: string | null, kind: ChangeKind, offset: number, limit: number): LinkRecord[] {
+    const { from, other } = changeSides(crawlId, against, kind);
+    return this.sqlite
+      .query<RawLink, { from: string; other: string | null; limit: number; offset: number }>(
+        `SELECT ${LINK_COLUMNS}
+         ${CHANGE_FROM} ORDER BY l.id LIMIT $limit OFFSET $offset`,
+      )
+      .all({ from, other, limit, offset })
+      .map(toLink);
+  }
+
+  countChanges(crawlId: string, against: string | null, kind: ChangeKind): number {
+    const { from, other } = changeSides(crawlId, against, kind);
+    return this.sqlite.query<{ n: number }, { from: string; other: string | null }>(`SELECT COUNT(*) AS n ${CHANGE_FROM}`).get({ from, other })?.n ?? 0;
+  }
+
+  /** The first broken targets of a crawl, in discovery order, for `broken_links.found`. */
+  brokenSample(crawlId: string): { url: string; status_code: number }[] {
+    return this.sqlite
+      .query<{ url: string; status_code: number }, { crawlId: string; limit: number }>(
+        `SELECT t.url, t.status_code FROM crawl_targets t
+         WHERE t.id IN (SELECT target_id FROM broken_links WHERE crawl_id = $crawlId)
+         ORDER BY t.id LIMIT $limit`,
+      )
+      .all({ crawlId, limit: SAMPLE_LINKS });
+  }
+}
