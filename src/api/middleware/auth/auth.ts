@@ -7,14 +7,15 @@ import type { AppEnv } from "../../env.ts";
 /**
  * Authentication in two steps: `authenticate` runs on every request and only records who is calling
  * (the rate limiter needs that before any route runs); `requireScope` on each route turns a missing or
- * refused key into 401 and a missing scope into 403.
+ * refused key into 401 and a missing scope into 403. Both are plain functions returning `next()`: with nothing
+ * to do afterwards, an async wrapper would only add a promise to every request.
  */
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 
 /** Resolves `Authorization: Bearer <key>` to a principal without rejecting anything yet. */
 export function authenticate(keys: KeysService): MiddlewareHandler<AppEnv> {
-  return async function authenticateMiddleware(c, next) {
+  return function authenticateMiddleware(c, next) {
     c.set("principal", null);
     c.set("authError", null);
     const header = c.req.header("Authorization");
@@ -28,16 +29,16 @@ export function authenticate(keys: KeysService): MiddlewareHandler<AppEnv> {
         c.set("authError", error);
       }
     }
-    await next();
+    return next();
   };
 }
 
 /** Lets the request through only for a key holding `scope` (or `admin`). */
 export function requireScope(scope: Scope): MiddlewareHandler<AppEnv> {
-  return async function requireScopeMiddleware(c, next) {
+  return function requireScopeMiddleware(c, next) {
     const principal = c.get("principal");
     if (!principal) throw c.get("authError") ?? new UnauthorizedError("missing API key (Authorization: Bearer <key>)");
     if (!hasScope(principal.scopes, scope)) throw new ForbiddenError(`this API key lacks the ${scope} scope`);
-    await next();
+    return next();
   };
 }
