@@ -16,9 +16,9 @@ function labelText(labels: Labels, extra?: [string, string]): string {
   return `{${pairs.map(([name, value]) => `${name}="${value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n")}"`).join(",")}}`;
 }
 
-/** Series keyed by their label values, in a stable order. */
+/** Series keyed by their label values, in a stable order (code-unit order: every request is timed, and localeCompare is slow). */
 function seriesKey(labels: Labels): string {
-  return JSON.stringify(Object.entries(labels).sort(([a], [b]) => a.localeCompare(b)));
+  return JSON.stringify(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 export class Counter implements Metric {

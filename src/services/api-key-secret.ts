@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes, timingSafeEqual } from "node:crypto";
 
 /**
  * The shape and hashing of API key secrets: `lp_` + 40 base62 characters (~238 bits), drawn without modulo
@@ -22,9 +22,9 @@ export function generateKeySecret(): string {
   return out;
 }
 
-/** Lowercase hex SHA-256 of the key. */
+/** Lowercase hex SHA-256 of the key (Bun's one-shot hasher: every API request hashes its key). */
 export function hashKeySecret(secret: string): string {
-  return createHash("sha256").update(secret, "utf8").digest("hex");
+  return Bun.SHA256.hash(secret, "hex");
 }
 
 /** Constant-time equality of two hex digests of equal length. */
