@@ -6,10 +6,17 @@ import { cachedResponse } from "./middleware/response-cache/response-cache.ts";
 /**
  * Route definitions for authenticated operations: one call sets the OpenAPI tag, the bearer security
  * requirement and the scope check together, so documentation and enforcement cannot disagree. A GET is
- * answered from the response cache when the store has not changed since (after the scope check).
+ * answered from the response cache when the store has not changed since (after the scope check), unless
+ * `fromStore` is false: an answer made from anything else (the process's own counters) would go stale.
  */
-export function securedRoute<const R extends Omit<RouteConfig, "tags" | "security" | "middleware">>(tag: string, scope: Scope, route: R) {
-  const middleware = route.method === "get" ? [requireScope(scope), cachedResponse()] : [requireScope(scope)];
+export function securedRoute<const R extends Omit<RouteConfig, "tags" | "security" | "middleware">>(
+  tag: string,
+  scope: Scope,
+  route: R,
+  options: { fromStore?: boolean } = {},
+) {
+  const cached = route.method === "get" && options.fromStore !== false;
+  const middleware = cached ? [requireScope(scope), cachedResponse()] : [requireScope(scope)];
   return createRoute({ ...route, tags: [tag], security: [{ bearerAuth: [] }], middleware });
 }
 

@@ -78,6 +78,14 @@ test("the metrics match the crawl, the deliveries and the requests that happened
   expect(sample(text, `linkpatrol_build_info{version="${(await svc.call("GET", "/healthz", { root: true })).json.version}"}`)).toBe(1);
 });
 
+test("every scrape is rendered anew: requests between two scrapes in the same second show, though the store did not change", async () => {
+  const series = 'linkpatrol_http_request_duration_seconds_count{route="/v1/crawls/:id",method="GET",status="200"}';
+  const before = sample((await svc.call("GET", "/metrics", { root: true })).text, series)!;
+  for (let i = 0; i < 2; i++) expect((await svc.call("GET", `/crawls/${crawl.id}`)).status).toBe(200);
+  const after = sample((await svc.call("GET", "/metrics", { root: true })).text, series);
+  expect(after).toBe(before + 2);
+});
+
 test("/metrics on the API port needs a key with metrics:read (or admin)", async () => {
   expect((await svc.call("GET", "/metrics", { root: true, key: null })).status).toBe(401);
   const forbidden = await svc.call("GET", "/metrics", { root: true, key: svc.keyWith("crawls:read") });

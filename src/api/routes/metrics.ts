@@ -7,15 +7,21 @@ import { securedRoute } from "../secured-route.ts";
 
 /** GET /metrics on the API listener (metrics.port null): the Prometheus text, for keys with metrics:read. */
 
-const metricsRoute = securedRoute("service", "metrics:read", {
-  method: "get",
-  path: "/metrics",
-  summary: "Prometheus metrics (text exposition format 0.0.4)",
-  responses: {
-    200: { description: "the metrics", content: { "text/plain": { schema: z.string() } } },
-    ...errorResponses(),
+const metricsRoute = securedRoute(
+  "service",
+  "metrics:read",
+  {
+    method: "get",
+    path: "/metrics",
+    summary: "Prometheus metrics (text exposition format 0.0.4)",
+    responses: {
+      200: { description: "the metrics", content: { "text/plain": { schema: z.string() } } },
+      ...errorResponses(),
+    },
   },
-});
+  // Request counts and crawl progress live in this process, not in the store: every scrape renders them anew.
+  { fromStore: false },
+);
 
 export function metricsRouter(metrics: ServiceMetrics) {
   return new OpenAPIHono<AppEnv>().openapi(metricsRoute, (c) => c.text(metrics.render(), 200, { "content-type": PROMETHEUS_CONTENT_TYPE }));
