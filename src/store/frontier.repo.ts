@@ -185,7 +185,11 @@ export class FrontierRepo {
     );
     this.claimPage = sqlite.prepare("INSERT INTO crawl_pages (crawl_id, url) VALUES (?1, ?2) ON CONFLICT DO NOTHING");
     this.findTarget = sqlite.prepare(`SELECT ${STORED_TARGET_COLUMNS} WHERE t.crawl_id = ?1 AND t.url = ?2`);
-    this.crawlTargets = sqlite.prepare(`SELECT ${STORED_TARGET_COLUMNS} WHERE t.crawl_id = ?1`);
+    // Waiting counts are rebuilt from the links by use(), so crawl_waiting is not read here.
+    this.crawlTargets = sqlite.prepare(
+      `SELECT id, url, state, as_page, status_code, is_broken, NULL AS waiting_links, NULL AS last_waiting_link_id
+       FROM crawl_targets WHERE crawl_id = ?1`,
+    );
     // Every link to a still-queued target is waiting for it; its newest one heads the chain.
     this.waitingLinks = sqlite.prepare(
       `SELECT t.id, t.url, COUNT(*) AS links, MAX(l.id) AS last_link_id
@@ -280,22 +284,29 @@ export class FrontierRepo {
   private use(crawlId: string): void {
     if (this.knownFor === crawlId) return;
     this.known.clear();
-    this.knownFor = crawlId;
-    for (const row of this.crawlTargets.iterate(crawlId)) {
-      if (!this.known.set(row.url, { ...toKnown(row), waitingLinks: 0, lastWaitingLinkId: 0 })) break;
+    this.knownFor = null;
+    try {
+      for (const row of this.crawlTargets.iterate(crawlId)) {
+        if (!this.known.set(row.url, toKnown(row))) break;
+      }
+      this.sqlite
+        .transaction(() => {
+          this.forgetWaiting.run(crawlId);
+          const overflow: number[] = [];
+          for (const row of this.waitingLinks.iterate(crawlId)) {
+            const known = this.known.get(row.url);
+            if (known !== undefined) this.known.set(row.url, { ...known, waitingLinks: row.links, lastWaitingLinkId: row.last_link_id });
+            else overflow.push(row.id, row.links, row.last_link_id);
+          }
+          this.upsertWaiting.run([], overflow);
+        })
+        .immediate();
+    } catch (error) {
+      // Half-rebuilt counts (every target at zero waiting links) must not pass for the crawl's: next time, again.
+      this.known.clear();
+      throw error;
     }
-    this.sqlite
-      .transaction(() => {
-        this.forgetWaiting.run(crawlId);
-        const overflow: number[] = [];
-        for (const row of this.waitingLinks.iterate(crawlId)) {
-          const known = this.known.get(row.url);
-          if (known !== undefined) this.known.set(row.url, { ...known, waitingLinks: row.links, lastWaitingLinkId: row.last_link_id });
-          else overflow.push(row.id, row.links, row.last_link_id);
-        }
-        this.upsertWaiting.run([], overflow);
-      })
-      .immediate();
+    this.knownFor = crawlId;
   }
 
   /**

@@ -191,7 +191,9 @@ export const links = sqliteTable(
  * The links recorded for a target that is still queued: how many, and the newest, which starts the chain
  * through `links.waiting_prev_id`. The crawler keeps these counts in memory and rebuilds them from the links
  * when a crawl resumes; rows are written only for targets beyond what it holds in memory
- * (frontier.repo.ts, MAX_KNOWN_TARGETS), and go when the target gets its verdict.
+ * (frontier.repo.ts, MAX_KNOWN_TARGETS), and go when the target gets its verdict. In the batch that fills the
+ * memory table, a row may be written for a target the table still takes in after the commit: memory is read
+ * first, so that row is never used, and a resume rewrites them all.
  */
 export const crawlWaiting = sqliteTable("crawl_waiting", {
   targetId: integer("target_id")

@@ -69,6 +69,33 @@ test("a batch committed while another connection holds the write lock waits for 
   store.close();
 });
 
+test("a resume whose rebuild of the waiting counts fails (store locked) rebuilds them on the next batch, and counts every link", async () => {
+  const crawlId = "01a20460-0000-7000-8000-0000000000c3";
+  const path = join(dir, "rebuild.db");
+  const store = freshStore("rebuild.db", crawlId);
+  const before = new FrontierRepo(store.sqlite);
+  before.seed(crawlId, ROOT);
+  const [root] = before.pull(crawlId, 0, 10);
+  before.commit(crawlId, [checked(root!, [`${ROOT}a`, `${ROOT}b`])], LIMITS);
+  const [a] = before.pull(crawlId, root!.id, 10);
+  // Both pages link /b: two links wait for its verdict.
+  before.commit(crawlId, [checked(a!, [`${ROOT}b`])], LIMITS);
+  const b = before.pull(crawlId, 0, 10).find((target) => target.url === `${ROOT}b`)!;
+  store.close();
+
+  // The crawl resumes on a connection that does not wait for the write lock, while another holds it.
+  const resumed = openStore(path, { busyTimeoutMs: 0 });
+  const frontier = new FrontierRepo(resumed.sqlite);
+  const holder = await holdWriteLock(path, crawlId, 300);
+  expect(() => frontier.commit(crawlId, [checked(b, [])], LIMITS)).toThrow();
+  expect(await holder.exited).toBe(0);
+
+  frontier.commit(crawlId, [checked(b, [])], LIMITS);
+  // root -> a, root -> b, a -> b: every target checked, every link counted.
+  expect(resumed.sqlite.query("SELECT pages_crawled, total_links FROM crawls WHERE id = ?").get(crawlId)).toEqual({ pages_crawled: 3, total_links: 3 });
+  resumed.close();
+});
+
 test("targets beyond what the in-memory table holds are found in the store, never duplicated, their links counted", () => {
   const crawlId = "01a20460-0000-7000-8000-0000000000c2";
   const store = freshStore("turnover.db", crawlId);
