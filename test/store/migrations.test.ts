@@ -33,6 +33,26 @@ describe("migrations", () => {
     store.close();
   });
 
+  test("0004 rebuilds links without reusing an id, even when every link of the old table was deleted", () => {
+    const beforeLinksRebuild = MIGRATIONS.findIndex((m) => m.tag === "0004_waiting_and_broken_links");
+    for (const deleteAll of [false, true]) {
+      const store = openStore(":memory:");
+      migrate(store.sqlite, MIGRATIONS.slice(0, beforeLinksRebuild));
+      store.sqlite.run("INSERT INTO domains (id, name, root_url, verification_token) VALUES ('d1', 'example.test', 'http://example.test/', 'tok')");
+      store.sqlite.run("INSERT INTO crawls (id, domain_id, status, options, created_at) VALUES ('c1', 'd1', 'completed', '{}', '2026-01-01')");
+      store.sqlite.run("INSERT INTO crawl_targets (crawl_id, url, state, internal, as_page, depth, status_code, is_broken) VALUES ('c1', 'http://example.test/', 'done', 1, 1, 0, 200, 0)");
+      for (let i = 0; i < 3; i++) {
+        store.sqlite.run("INSERT INTO links (crawl_id, source_url, target_id, link_text, kind) VALUES ('c1', 'http://example.test/', 1, ?, 'anchor')", [`l${i}`]);
+      }
+      // The newest link goes (a crawl pruned at the end of the table), or every one does (all crawls pruned).
+      store.sqlite.run(deleteAll ? "DELETE FROM links" : "DELETE FROM links WHERE id = 3");
+      migrate(store.sqlite);
+      store.sqlite.run("INSERT INTO links (crawl_id, source_url, target_id, link_text, kind) VALUES ('c1', 'http://example.test/', 1, 'new', 'anchor')");
+      expect(store.sqlite.query("SELECT MAX(id) AS id FROM links").get()).toEqual({ id: 4 });
+      store.close();
+    }
+  });
+
   test("a failing migration leaves no trace of itself", () => {
     const store = openStore(":memory:");
     const broken = [{ tag: "0000_broken", sql: "CREATE TABLE t (a int);\n--> statement-breakpoint\nTHIS IS NOT SQL" }];

@@ -30,6 +30,7 @@ INSERT INTO `broken_links` (`link_id`, `crawl_id`, `target_id`)
 INSERT INTO `crawl_status_counts` (`crawl_id`, `status_code`, `is_broken`, `links`)
 	SELECT t.`crawl_id`, t.`status_code`, t.`is_broken`, COUNT(*) FROM `crawl_targets` t JOIN `links` l ON l.`target_id` = t.`id`
 	WHERE t.`state` = 'done' GROUP BY t.`crawl_id`, t.`status_code`, t.`is_broken`;--> statement-breakpoint
+-- drizzle-kit's foreign_keys switches are no-ops inside the migration's transaction; no table references links.
 PRAGMA foreign_keys=OFF;--> statement-breakpoint
 CREATE TABLE `__new_links` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
