@@ -97,6 +97,7 @@ export class RetentionPruner {
     // Bounded: every crawl listed is removed (only ended crawls are listed, and an ended crawl never restarts).
     for (let ids = this.options.repo.endedCrawlsOf(domainId, LIST_BATCH); ids.length > 0; ids = this.options.repo.endedCrawlsOf(domainId, LIST_BATCH)) {
       for (const crawlId of ids) {
+        // Not stopped by stop(): this is a request in flight, which a shutdown lets finish (until its deadline).
         await this.removeCrawl(crawlId, chunk, () => false);
         removed++;
       }

@@ -95,8 +95,8 @@ function toKnown(row: StoredTarget): KnownTarget {
 }
 
 /**
- * Targets of one crawl held in memory (~35 bytes each; known-targets.ts). A crawl with more distinct targets
- * asks the store about the rest, one lookup per link.
+ * Targets of one crawl held in memory (47–93 bytes each, ~18 MiB at the limit; known-targets.ts). A crawl
+ * with more distinct targets asks the store about the rest, one lookup per link.
  */
 export const MAX_KNOWN_TARGETS = 1 << 18;
 

@@ -6,9 +6,10 @@ import type { TargetState } from "./schema.ts";
  * cache of recent targets misses most of them on a big site (a 50,000-page crawl asked the store 1.2 million
  * times with 16,384 remembered); this table holds them all, up to `maxEntries`.
  *
- * It is an open-addressing hash table over typed arrays, ~35 bytes per target (a Map of URL strings costs
- * ~150) and no string kept alive. A URL is keyed by a 96-bit fingerprint, three independent 32-bit hashes:
- * two of a crawl's URLs share one with a probability of about n²/2⁹⁷ (10⁻¹⁷ for a million targets).
+ * It is an open-addressing hash table over typed arrays: 35 bytes per slot, at most 3/4 of the slots used
+ * (47–93 bytes per target; a Map of URL strings costs ~150), and no string kept alive. A URL is keyed by a
+ * 96-bit fingerprint, three independent 32-bit hashes: two of a crawl's URLs share one with a probability of
+ * about n²/2⁹⁷ (10⁻¹⁷ for a million targets).
  * Past `maxEntries` new targets are no longer remembered and `complete` turns false: the caller then asks
  * the store about any URL it does not find here.
  */

@@ -9,7 +9,7 @@ import { dirname } from "node:path";
  * cut loses an acknowledged write (writers batch rows per transaction to keep that cheap).
  *
  * Apart from db.ts so that crawl worker threads, which use plain SQL only, do not load drizzle and the
- * schema: that module graph costs a thread ~14 MiB (bench/README.md, "Memory").
+ * schema: that module graph costs a thread ~2.5 MiB (bench/README.md, "Memory").
  */
 
 /** Opens (creating if needed) the database file at `path`, or an in-memory one for ":memory:". */

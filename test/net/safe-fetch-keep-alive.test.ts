@@ -5,8 +5,8 @@ import { safeFetch } from "../../src/net/safe-fetch.ts";
 import { testFetchOptions } from "../helpers/fetch-options.ts";
 
 /**
- * Connection reuse per origin (issue 3, "keep-alive connection reuse per origin"): Bun's node:http client pools
- * connections on its fetch engine, keyed by the pinned address, port and TLS name. These tests count the TCP
+ * Connection reuse per origin (issue 3, "keep-alive connection reuse per origin"): Bun's fetch, which the
+ * crawler's pinned requests use, pools connections keyed by the pinned address, port and TLS name. These tests count the TCP
  * connections a real server accepts, so a change that loses reuse (say, destroying every request) fails here.
  */
 
