@@ -11,6 +11,8 @@ export interface Logger {
   info(msg: string, fields?: Record<string, unknown>): void;
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;
+  /** Whether lines at `at` are written; lets a caller skip gathering fields for a line that would be dropped. */
+  enabled(at: LogLevel): boolean;
 }
 
 /** A logger writing lines at or above `level` to `write` (stderr by default). */
@@ -19,7 +21,8 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
     if (ORDER[at] < ORDER[level]) return;
     write(`${JSON.stringify({ time: new Date().toISOString(), level: at, msg, ...fields })}\n`);
   };
-  return { debug: emit("debug"), info: emit("info"), warn: emit("warn"), error: emit("error") };
+  const enabled = (at: LogLevel) => ORDER[at] >= ORDER[level];
+  return { debug: emit("debug"), info: emit("info"), warn: emit("warn"), error: emit("error"), enabled };
 }
 
 /** A logger that drops everything (tests, one-shot CLI commands). */

@@ -3,7 +3,7 @@
  * the text exposition format (version 0.0.4). Enough for one process's metrics without a dependency.
  */
 
-type Labels = Record<string, string>;
+type Labels<L extends string = string> = Readonly<Record<L, string>>;
 
 interface Metric {
   render(): string[];
@@ -16,31 +16,67 @@ function labelText(labels: Labels, extra?: [string, string]): string {
   return `{${pairs.map(([name, value]) => `${name}="${value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n")}"`).join(",")}}`;
 }
 
-/** Series keyed by their label values, in a stable order (code-unit order: every request is timed, and localeCompare is slow). */
-function seriesKey(labels: Labels): string {
-  return JSON.stringify(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+/**
+ * A metric's series, found by walking one map level per declared label name. Every API request is timed, so
+ * finding its series must cost a few map lookups, not building a key string from the labels.
+ */
+class SeriesTable<L extends string, S> {
+  private readonly root = new Map<string, unknown>();
+  private readonly all: S[] = [];
+
+  constructor(
+    private readonly labelNames: readonly L[],
+    private readonly create: (labels: Labels<L>) => S,
+  ) {}
+
+  get(labels: Labels<L>): S {
+    const names = this.labelNames;
+    if (names.length === 0) return (this.root.get("") as S | undefined) ?? this.add("", this.root, labels);
+    let level = this.root;
+    for (let i = 0; i < names.length - 1; i++) {
+      const value = labels[names[i]!];
+      let next = level.get(value) as Map<string, unknown> | undefined;
+      if (next === undefined) level.set(value, (next = new Map()));
+      level = next;
+    }
+    const last = labels[names[names.length - 1]!];
+    return (level.get(last) as S | undefined) ?? this.add(last, level, labels);
+  }
+
+  values(): readonly S[] {
+    return this.all;
+  }
+
+  private add(value: string, level: Map<string, unknown>, labels: Labels<L>): S {
+    const kept = {} as Record<L, string>;
+    for (const name of this.labelNames) kept[name] = labels[name];
+    const series = this.create(kept);
+    level.set(value, series);
+    this.all.push(series);
+    return series;
+  }
 }
 
-export class Counter implements Metric {
-  private readonly series = new Map<string, { labels: Labels; value: number }>();
+export class Counter<L extends string = never> implements Metric {
+  private readonly series: SeriesTable<L, { labels: Labels<L>; value: number }>;
 
   constructor(
     readonly name: string,
     private readonly help: string,
-  ) {}
+    labelNames: readonly L[] = [],
+  ) {
+    this.series = new SeriesTable(labelNames, (labels) => ({ labels, value: 0 }));
+  }
 
-  inc(labels: Labels = {}, by = 1): void {
-    const key = seriesKey(labels);
-    const entry = this.series.get(key);
-    if (entry) entry.value += by;
-    else this.series.set(key, { labels, value: by });
+  inc(labels: Labels<L>, by = 1): void {
+    this.series.get(labels).value += by;
   }
 
   render(): string[] {
     return [
       `# HELP ${this.name} ${this.help}`,
       `# TYPE ${this.name} counter`,
-      ...[...this.series.values()].map((s) => `${this.name}${labelText(s.labels)} ${s.value}`),
+      ...this.series.values().map((s) => `${this.name}${labelText(s.labels)} ${s.value}`),
     ];
   }
 }
@@ -62,22 +98,20 @@ export class CallbackGauge implements Metric {
   }
 }
 
-export class Histogram implements Metric {
-  private readonly series = new Map<string, { labels: Labels; buckets: number[]; sum: number; count: number }>();
+export class Histogram<L extends string = never> implements Metric {
+  private readonly series: SeriesTable<L, { labels: Labels<L>; buckets: number[]; sum: number; count: number }>;
 
   constructor(
     readonly name: string,
     private readonly help: string,
     private readonly bounds: readonly number[],
-  ) {}
+    labelNames: readonly L[] = [],
+  ) {
+    this.series = new SeriesTable(labelNames, (labels) => ({ labels, buckets: bounds.map(() => 0), sum: 0, count: 0 }));
+  }
 
-  observe(labels: Labels, value: number): void {
-    const key = seriesKey(labels);
-    let entry = this.series.get(key);
-    if (!entry) {
-      entry = { labels, buckets: this.bounds.map(() => 0), sum: 0, count: 0 };
-      this.series.set(key, entry);
-    }
+  observe(labels: Labels<L>, value: number): void {
+    const entry = this.series.get(labels);
     for (let i = 0; i < this.bounds.length; i++) if (value <= this.bounds[i]!) entry.buckets[i]! += 1;
     entry.sum += value;
     entry.count += 1;

@@ -34,13 +34,17 @@ export class ServiceMetrics {
     new Counter("linkpatrol_links_checked_total", "Link targets checked (each distinct URL once per crawl)."),
   );
   private readonly fetchErrors = this.registry.add(
-    new Counter("linkpatrol_fetch_errors_total", "Link checks that got no HTTP answer, by kind (dns, refused, tls, timeout, ...)."),
+    new Counter("linkpatrol_fetch_errors_total", "Link checks that got no HTTP answer, by kind (dns, refused, tls, timeout, ...).", ["kind"]),
   );
   private readonly webhookAttempts = this.registry.add(
-    new Counter("linkpatrol_webhook_attempts_total", "Webhook delivery attempts by outcome (delivered, retrying, dead)."),
+    new Counter("linkpatrol_webhook_attempts_total", "Webhook delivery attempts by outcome (delivered, retrying, dead).", ["outcome"]),
   );
   private readonly requestDuration = this.registry.add(
-    new Histogram("linkpatrol_http_request_duration_seconds", "API request duration by route, method and status.", DURATION_BUCKETS),
+    new Histogram("linkpatrol_http_request_duration_seconds", "API request duration by route, method and status.", DURATION_BUCKETS, [
+      "route",
+      "method",
+      "status",
+    ]),
   );
 
   constructor(sources: MetricsSources) {

@@ -1,9 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { getConnInfo } from "hono/bun";
 import { RateLimitedError } from "../../../core/errors.ts";
-import type { Logger } from "../../../core/logger.ts";
 import type { AppEnv } from "../../env.ts";
-import { errorResponse } from "../../error-envelope.ts";
 import { TokenBuckets } from "./token-bucket.ts";
 
 /**
@@ -11,22 +9,20 @@ import { TokenBuckets } from "./token-bucket.ts";
  * Requests without a usable key are limited per client address, which also slows key guessing; the public
  * endpoints (/healthz, /docs, the OpenAPI document) count in a bucket of their own per address, so a flood
  * of bad keys from behind the same proxy cannot starve a load balancer's health checks.
- * Every response carries RateLimit-Limit/-Remaining/-Reset; a refused one is 429 with Retry-After.
+ * Every response carries RateLimit-Limit/-Remaining/-Reset (set before the route runs, like X-Request-Id); a
+ * refused one is 429 with Retry-After.
  */
-export function rateLimit(options: { requestsPerMinute: number; publicPaths: readonly string[]; logger: Logger }): MiddlewareHandler<AppEnv> {
+export function rateLimit(options: { requestsPerMinute: number; publicPaths: readonly string[] }): MiddlewareHandler<AppEnv> {
   const publicPaths = new Set(options.publicPaths);
   const buckets = options.requestsPerMinute > 0 ? new TokenBuckets(options.requestsPerMinute) : null;
-  return async function rateLimitMiddleware(c, next) {
+  return function rateLimitMiddleware(c, next) {
     if (!buckets) return next();
     const decision = buckets.take(callerId(c, publicPaths));
-    if (decision.allowed) {
-      await next();
-    } else {
-      c.res = errorResponse(c, new RateLimitedError(decision.retryAfterSeconds), options.logger);
-    }
-    c.res.headers.set("RateLimit-Limit", String(decision.limit));
-    c.res.headers.set("RateLimit-Remaining", String(decision.remaining));
-    c.res.headers.set("RateLimit-Reset", String(decision.resetSeconds));
+    c.header("RateLimit-Limit", String(decision.limit));
+    c.header("RateLimit-Remaining", String(decision.remaining));
+    c.header("RateLimit-Reset", String(decision.resetSeconds));
+    if (!decision.allowed) throw new RateLimitedError(decision.retryAfterSeconds);
+    return next();
   };
 }
 

@@ -5,6 +5,7 @@ import type { AppEnv } from "../../env.ts";
 /** One info line per request: method, path (no query string, which could carry tokens), status, duration. */
 export function requestLog(logger: Logger): MiddlewareHandler<AppEnv> {
   return async function requestLogMiddleware(c, next) {
+    if (!logger.enabled("info")) return next();
     const started = performance.now();
     await next();
     logger.info("request", {
