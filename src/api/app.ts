@@ -10,7 +10,8 @@ import type { WebhooksService } from "../services/webhooks.service.ts";
 import type { AppEnv } from "./env.ts";
 import { errorResponse } from "./error-envelope.ts";
 import { authenticate } from "./middleware/auth/auth.ts";
-import { rateLimit } from "./middleware/rate-limit/rate-limit.ts";
+import { answerKeptFirst } from "./kept-answers.ts";
+import { rateLimit, RateLimiter } from "./middleware/rate-limit/rate-limit.ts";
 import { requestId } from "./middleware/request-id/request-id.ts";
 import { requestLog } from "./middleware/request-log/request-log.ts";
 import { requestMetrics } from "./middleware/request-metrics/request-metrics.ts";
@@ -26,7 +27,7 @@ import { webhooksRouter } from "./routes/webhooks.ts";
 
 /**
  * The HTTP application: middleware chain (request id → metrics → log → auth → rate limit → response cache →
- * body limit), one router per resource under the base path, the OpenAPI document built from the routes' own
+ * body limit, the last only for methods with a body), one router per resource under the base path, the OpenAPI document built from the routes' own
  * zod schemas, and the single error mapping. Unknown paths answer 404 and known paths with the wrong method 405, both JSON.
  */
 
@@ -48,7 +49,7 @@ export interface AppDeps {
   storeVersion: () => string;
 }
 
-/** Builds the Hono app; `app.fetch` serves it. */
+/** Builds the app; its `fetch` serves it (kept answers first, api/kept-answers.ts, then the Hono app). */
 export function createApp(deps: AppDeps) {
   const { logger } = deps;
   const app = new OpenAPIHono<AppEnv>();
@@ -63,8 +64,10 @@ export function createApp(deps: AppDeps) {
   app.use("*", requestLog(logger));
   app.use("*", authenticate(deps.keys));
   const openapiPath = `${deps.basePath}/openapi.json`;
-  app.use("*", rateLimit({ requestsPerMinute: deps.rateLimitPerMinute, publicPaths: ["/healthz", "/docs", openapiPath] }));
-  app.use("*", provideResponseCache(new ResponseCache({ version: deps.storeVersion })));
+  const limiter = new RateLimiter({ requestsPerMinute: deps.rateLimitPerMinute, publicPaths: ["/healthz", "/docs", openapiPath] });
+  app.use("*", rateLimit(limiter));
+  const responses = new ResponseCache({ version: deps.storeVersion });
+  app.use("*", provideResponseCache(responses));
   // Only requests that may carry a body pass through the limit: one middleware less on every GET.
   app.on(["POST", "PUT", "PATCH", "DELETE"], "*",
     bodyLimit({
@@ -96,7 +99,7 @@ export function createApp(deps: AppDeps) {
     return errorResponse(c, allowed.length > 0 ? new MethodNotAllowedError(allowed) : new NotFoundError("route", c.req.path), logger);
   });
   app.onError((error, c) => errorResponse(c, error, logger));
-  return app;
+  return { fetch: answerKeptFirst(app.fetch, { cache: responses, keys: deps.keys, limiter, metrics: deps.metrics, logger }) };
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -16,7 +16,7 @@ export function securedRoute<const R extends Omit<RouteConfig, "tags" | "securit
   options: { fromStore?: boolean } = {},
 ) {
   const cached = route.method === "get" && options.fromStore !== false;
-  const middleware = cached ? [requireScope(scope), cachedResponse()] : [requireScope(scope)];
+  const middleware = cached ? [requireScope(scope), cachedResponse(scope)] : [requireScope(scope)];
   return createRoute({ ...route, tags: [tag], security: [{ bearerAuth: [] }], middleware });
 }
 

@@ -81,15 +81,15 @@ describe("authenticated keys kept while the store is unchanged", () => {
 });
 
 describe("ResponseCache", () => {
-  const body = (text: string) => new Blob([text]);
+  const body = (text: string) => ({ body: new Blob([text]), contentType: "application/json", scope: "domains:read" as const, route: "/v1/domains" });
 
   test("an answer is kept under its version, and not past its age", async () => {
     let now = 0;
     const cache = new ResponseCache({ version: () => "v", now: () => now, maxAgeMs: 1_000 });
-    cache.set("/a", "1", body("one"), "application/json");
+    cache.set("/a", "1", body("one"));
     expect(await cache.get("/a", "1")?.body.text()).toBe("one");
     expect(cache.get("/a", "2")).toBeUndefined();
-    cache.set("/a", "2", body("two"), "application/json");
+    cache.set("/a", "2", body("two"));
     now = 1_000;
     expect(await cache.get("/a", "2")?.body.text()).toBe("two");
     now = 1_001;
@@ -98,13 +98,13 @@ describe("ResponseCache", () => {
 
   test("it holds at most maxBytes, dropping the oldest answers, and never one over maxBodyBytes", async () => {
     const cache = new ResponseCache({ version: () => "v", maxBytes: 10, maxBodyBytes: 6 });
-    cache.set("/a", "1", body("aaaa"), "application/json");
-    cache.set("/b", "1", body("bbbb"), "application/json");
-    cache.set("/c", "1", body("cccc"), "application/json");
+    cache.set("/a", "1", body("aaaa"));
+    cache.set("/b", "1", body("bbbb"));
+    cache.set("/c", "1", body("cccc"));
     expect(cache.get("/a", "1")).toBeUndefined();
     expect(await cache.get("/b", "1")?.body.text()).toBe("bbbb");
     expect(await cache.get("/c", "1")?.body.text()).toBe("cccc");
-    cache.set("/d", "1", body("ddddddd"), "application/json");
+    cache.set("/d", "1", body("ddddddd"));
     expect(cache.get("/d", "1")).toBeUndefined();
   });
 });

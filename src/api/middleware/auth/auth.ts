@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { ForbiddenError, UnauthorizedError } from "../../../core/errors.ts";
 import { hasScope, type Scope } from "../../../core/scopes.ts";
-import type { KeysService } from "../../../services/keys.service.ts";
+import type { KeysService, Principal } from "../../../services/keys.service.ts";
 import type { AppEnv } from "../../env.ts";
 
 /**
@@ -13,22 +13,32 @@ import type { AppEnv } from "../../env.ts";
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 
-/** Resolves `Authorization: Bearer <key>` to a principal without rejecting anything yet. */
+export interface Caller {
+  /** The authenticated key, or null when the request carried no usable credentials. */
+  principal: Principal | null;
+  /** Why credentials were refused. */
+  authError: UnauthorizedError | null;
+}
+
+/** Resolves an `Authorization: Bearer <key>` header (absent: null) to its caller; rejects nothing yet. */
+export function identifyCaller(keys: KeysService, header: string | null | undefined): Caller {
+  if (header === null || header === undefined) return { principal: null, authError: null };
+  const match = BEARER.exec(header);
+  try {
+    if (!match) throw new UnauthorizedError("Authorization header must be: Bearer <API key>");
+    return { principal: keys.authenticate(match[1]!), authError: null };
+  } catch (error) {
+    if (!(error instanceof UnauthorizedError)) throw error;
+    return { principal: null, authError: error };
+  }
+}
+
+/** Records who is calling (see `identifyCaller`) for the rate limiter and the routes. */
 export function authenticate(keys: KeysService): MiddlewareHandler<AppEnv> {
   return function authenticateMiddleware(c, next) {
-    c.set("principal", null);
-    c.set("authError", null);
-    const header = c.req.header("Authorization");
-    if (header !== undefined) {
-      const match = BEARER.exec(header);
-      try {
-        if (!match) throw new UnauthorizedError("Authorization header must be: Bearer <API key>");
-        c.set("principal", keys.authenticate(match[1]!));
-      } catch (error) {
-        if (!(error instanceof UnauthorizedError)) throw error;
-        c.set("authError", error);
-      }
-    }
+    const caller = identifyCaller(keys, c.req.header("Authorization"));
+    c.set("principal", caller.principal);
+    c.set("authError", caller.authError);
     return next();
   };
 }
