@@ -27,8 +27,8 @@ import { webhooksRouter } from "./routes/webhooks.ts";
 
 /**
  * The HTTP application: middleware chain (request id → metrics → log → auth → rate limit → response cache →
- * body limit, the last only for methods with a body), one router per resource under the base path, the OpenAPI document built from the routes' own
- * zod schemas, and the single error mapping. Unknown paths answer 404 and known paths with the wrong method 405, both JSON.
+ * body limit, the last only for methods with a body), one router per resource under the base path, the OpenAPI
+ * document built from the routes' own zod schemas, and the single error mapping. Unknown paths answer 404 and known paths with the wrong method 405, both JSON.
  */
 
 export interface AppDeps {
@@ -69,7 +69,9 @@ export function createApp(deps: AppDeps) {
   const responses = new ResponseCache({ version: deps.storeVersion });
   app.use("*", provideResponseCache(responses));
   // Only requests that may carry a body pass through the limit: one middleware less on every GET.
-  app.on(["POST", "PUT", "PATCH", "DELETE"], "*",
+  app.on(
+    ["POST", "PUT", "PATCH", "DELETE"],
+    "*",
     bodyLimit({
       maxSize: deps.maxRequestBodyBytes,
       onError: () => {
