@@ -37,10 +37,12 @@ export function answerKeptFirst(app: Fetch, steps: KeptAnswerSteps): Fetch {
     if (request.method !== "GET") return app(request, server);
     const started = performance.now();
     const key = cacheKeyOf(request.url);
-    const kept = cache.get(key, cache.version());
-    if (kept === undefined) return app(request, server);
+    let kept;
     let principal;
     try {
+      // The store may fail (closed at a shutdown timeout, an I/O error): the app answers that with its envelope.
+      kept = cache.get(key, cache.version());
+      if (kept === undefined) return app(request, server);
       principal = identifyCaller(keys, request.headers.get("Authorization")).principal;
     } catch {
       return app(request, server);

@@ -130,3 +130,21 @@ describe("over a socket, the service's own fast path", () => {
     expect(logged.map((l) => l.request_id)).toContain(kept.headers.get("x-request-id"));
   });
 });
+
+test("a store that fails while the fast path reads its version: the app answers", async () => {
+  const cache = new ResponseCache({
+    version: () => {
+      throw new Error("SQLITE_IOERR");
+    },
+  });
+  let calls = 0;
+  const fetch = answerKeptFirst(
+    () => {
+      calls += 1;
+      return new Response("from the app", { status: 500 });
+    },
+    { cache, keys: svc.runtime.keys, limiter: new RateLimiter({ requestsPerMinute: 10, publicPaths: [] }), metrics: svc.runtime.metrics, logger: createLogger("error") },
+  );
+  expect((await fetch(get("/v1/domains"))).status).toBe(500);
+  expect(calls).toBe(1);
+});
