@@ -28,7 +28,8 @@ import { webhooksRouter } from "./routes/webhooks.ts";
 /**
  * The HTTP application: middleware chain (request id → metrics → log → auth → rate limit → response cache →
  * body limit, the last only for methods with a body), one router per resource under the base path, the OpenAPI
- * document built from the routes' own zod schemas, and the single error mapping. Unknown paths answer 404 and known paths with the wrong method 405, both JSON.
+ * document built from the routes' own zod schemas, and the single error mapping. Unknown paths answer 404 and
+ * known paths with the wrong method 405, both JSON.
  */
 
 export interface AppDeps {

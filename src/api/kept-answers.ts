@@ -16,8 +16,8 @@ import { cacheKeyOf, type ResponseCache } from "./middleware/response-cache/resp
  * goes to the app, which answers exactly as it always does. The steps are the chain's own functions (request id,
  * caller, rate limit, metrics, request log), so both paths give the same headers, count the same tokens and
  * record the same metrics and log lines. Polling clients and dashboards mostly ask for kept answers; the chain
- * costs more than the answer itself: the idle service answered GET /v1/domains at 34k req/s through it and 53k
- * here (bench/README.md, "API under load").
+ * costs more than the answer itself: the idle service answered GET /v1/domains at 33–36k req/s through it and
+ * 54–59k here (bench/README.md, "How the API got from 16–18k to 37–47k req/s").
  */
 
 export type Fetch = (request: Request, server?: unknown) => Response | Promise<Response>;
