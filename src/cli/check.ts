@@ -5,7 +5,7 @@ import { parseDurationMs } from "../config/duration.ts";
 import { configSchema } from "../config/schema.ts";
 import type { CrawlOptions } from "../core/crawl-options.ts";
 import { UnsafeUrlError } from "../core/errors.ts";
-import { collectEvery } from "../core/heap-trim.ts";
+import { collectEvery, youngThenFull } from "../core/heap-trim.ts";
 import { openRuntime, type Runtime } from "../runtime.ts";
 import type { LinkView } from "../services/crawl-view.ts";
 import { FORMATS, renderReport, type CheckReport, type ReportFormat } from "./check-report.ts";
@@ -60,11 +60,13 @@ const PROGRESS_MS = 250;
 /** Report text written per system call. */
 const WRITE_BLOCK = 64 * 1024;
 /**
- * A full collection per 50,000 links read for the report: every format walks all of a crawl's links (2.2M rows
- * at 50k pages), and without it their short-lived objects and strings raised check's peak RSS from ~146 to
- * 181–195 MiB (bench/README.md, "Memory").
+ * A young collection per 5,000 links read for the report and a full one per 50,000: every format walks all of
+ * a crawl's links (2.2M rows at 50k pages), and their short-lived objects and strings otherwise raise check's
+ * peak RSS (without collections from ~146 to 181–195 MiB; with only the full ones the young generation still
+ * adds ~35 MiB; bench/README.md, "Memory").
  */
-const LINKS_PER_COLLECTION = 50_000;
+const LINKS_PER_YOUNG_COLLECTION = 5_000;
+const YOUNG_COLLECTIONS_PER_FULL = 10;
 
 function positiveInt(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -222,7 +224,7 @@ export async function checkCommand(args: string[]): Promise<number> {
       (include.length === 0 || include.some((re) => re.test(link.url))) && !exclude.some((re) => re.test(link.url));
     const crawls = runtime.crawls;
     function* links(): Generator<LinkView> {
-      const trimHeap = collectEvery(LINKS_PER_COLLECTION);
+      const trimHeap = collectEvery(LINKS_PER_YOUNG_COLLECTION, youngThenFull(YOUNG_COLLECTIONS_PER_FULL));
       for (const link of crawls.allLinks(crawl.id)) {
         trimHeap();
         if (reported(link)) yield link;

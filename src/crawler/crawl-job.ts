@@ -6,7 +6,7 @@ import { CrawlsRepo } from "../store/crawls.repo.ts";
 import { openDatabase } from "../store/sqlite.ts";
 import { FrontierRepo } from "../store/frontier.repo.ts";
 import { runCrawl, type CrawlRunEnd } from "./crawl.ts";
-import { BATCHES_PER_COLLECTION, collectEvery } from "../core/heap-trim.ts";
+import { BATCHES_PER_COLLECTION, youngThenFull } from "../core/heap-trim.ts";
 import type { CrawlProgress } from "../metrics/service-metrics.ts";
 import { DEFAULT_RETRY_POLICY } from "./retry.ts";
 import { RobotsCache } from "./robots-cache.ts";
@@ -64,7 +64,7 @@ export async function executeCrawlJob(crawlId: string, settings: CrawlJobSetting
     const { crawler } = settings;
     const startedAt = Date.parse(crawl.started_at ?? new Date().toISOString());
     const fetchOptions = crawlerFetchOptions(crawler, hooks.resolve);
-    const trimHeap = collectEvery(BATCHES_PER_COLLECTION);
+    const trimHeap = youngThenFull(BATCHES_PER_COLLECTION);
     logger.info("crawl running", { crawl_id: crawlId, domain: crawl.domain_name });
 
     const end: CrawlRunEnd = await runCrawl(

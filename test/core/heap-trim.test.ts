@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { collectEvery } from "../../src/core/heap-trim";
+import { collectEvery, youngThenFull } from "../../src/core/heap-trim";
 
 describe("collectEvery", () => {
   test("collects on every n-th written batch and never in between", () => {
@@ -15,5 +15,30 @@ describe("collectEvery", () => {
     const afterBatch = collectEvery(1, () => collections++);
     for (let i = 0; i < 5; i++) afterBatch();
     expect(collections).toBe(5);
+  });
+});
+
+describe("youngThenFull", () => {
+  test("runs a young collection on each call and a full one instead on every n-th", () => {
+    const ran: string[] = [];
+    const collect = youngThenFull(3, () => ran.push("young"), () => ran.push("full"));
+    for (let i = 0; i < 7; i++) collect();
+    expect(ran).toEqual(["young", "young", "full", "young", "young", "full", "young"]);
+  });
+
+  test("paced by collectEvery, as the report walk uses it", () => {
+    const ran: number[] = [];
+    let unit = 0;
+    const afterUnit = collectEvery(2, youngThenFull(2, () => ran.push(-unit), () => ran.push(unit)));
+    for (unit = 1; unit <= 8; unit++) afterUnit();
+    expect(ran).toEqual([-2, 4, -6, 8]);
+  });
+
+  test("the default collections run in this runtime", () => {
+    const collect = youngThenFull(2);
+    expect(() => {
+      collect();
+      collect();
+    }).not.toThrow();
   });
 });
