@@ -100,9 +100,9 @@ export class CrawlsService {
     }));
   }
 
-  /** Every checked link of the crawl in discovery order, streamed from the store. */
-  *allLinks(id: string): Generator<LinkView> {
-    for (const link of this.deps.links.each(this.require(id).id)) yield toLinkView(link);
+  /** Every checked link of the crawl in discovery order, streamed from the store (each record is a fresh object). */
+  allLinks(id: string): Iterable<LinkView> {
+    return this.deps.links.each(this.require(id).id);
   }
 
   broken(id: string, page: number, limit: number): Page<BrokenLinkView> {

@@ -2,6 +2,7 @@ import type { Database } from "bun:sqlite";
 import { SAMPLE_LINKS } from "../core/crawl-events.ts";
 import type { CrawlRecord } from "./crawls.repo.ts";
 import { LinkMarks, type LinkMarksOptions } from "./link-marks.ts";
+import { MAX_VERDICT_SPAN, TargetVerdicts } from "./target-verdicts.ts";
 import type { StoredLinkKind } from "./schema.ts";
 
 /**
@@ -51,6 +52,9 @@ export interface LinkFilter {
 
 type RawLink = Omit<LinkRecord, "is_broken"> & { is_broken: number };
 
+/** A link as the whole-crawl stream reads it: the verdict comes from its target (target-verdicts.ts). */
+type StreamedLinkRow = [id: number, targetId: number, sourceUrl: string, linkText: string, kind: StoredLinkKind];
+
 function toLink({ url, source_url, status_code, is_broken, link_text, kind, final_url, error, warning }: RawLink): LinkRecord {
   return { url, source_url, status_code, is_broken: is_broken === 1, link_text, kind, final_url, error, warning };
 }
@@ -77,12 +81,14 @@ function linkWhere(filter: LinkFilter): { sql: string; params: Record<string, st
 
 export class LinksRepo {
   private readonly marks: LinkMarks;
+  private readonly maxVerdictSpan: number;
 
   constructor(
     private readonly sqlite: Database,
-    options: { marks?: LinkMarksOptions } = {},
+    options: { marks?: LinkMarksOptions; maxVerdictSpan?: number } = {},
   ) {
     this.marks = new LinkMarks(options.marks);
+    this.maxVerdictSpan = options.maxVerdictSpan ?? MAX_VERDICT_SPAN;
   }
 
   /**
@@ -142,8 +148,33 @@ export class LinksRepo {
       .map(toLink);
   }
 
-  /** Every checked link of a crawl in discovery order, read in batches so memory stays flat. */
+  /**
+   * Every checked link of a crawl in discovery order, read in batches so memory stays flat. Each link takes its
+   * verdict from the crawl's targets held in arrays (target-verdicts.ts) rather than from a join per link;
+   * a crawl whose targets are too many for them is joined in SQL.
+   */
   *each(crawlId: string): Generator<LinkRecord> {
+    const verdicts = TargetVerdicts.load(this.sqlite, crawlId, this.maxVerdictSpan);
+    if (verdicts === null) {
+      yield* this.eachJoined(crawlId);
+      return;
+    }
+    const batch = this.sqlite.query<StreamedLinkRow, { crawlId: string; afterId: number }>(
+      `SELECT id, target_id, source_url, link_text, kind FROM links WHERE crawl_id = $crawlId AND id > $afterId
+       ORDER BY id LIMIT ${STREAM_BATCH}`,
+    );
+    for (let afterId = 0; ; ) {
+      const rows = batch.values({ crawlId, afterId }) as StreamedLinkRow[];
+      for (const [, targetId, sourceUrl, linkText, kind] of rows) {
+        const link = verdicts.link(targetId, sourceUrl, linkText, kind);
+        if (link !== undefined) yield link;
+      }
+      if (rows.length < STREAM_BATCH) return;
+      afterId = rows[rows.length - 1]![0];
+    }
+  }
+
+  private *eachJoined(crawlId: string): Generator<LinkRecord> {
     const where = linkWhere({});
     const batch = this.sqlite.query<RawLink & { id: number }, Record<string, string | number>>(
       `SELECT l.id, ${LINK_COLUMNS} FROM links l JOIN crawl_targets t ON t.id = l.target_id ${where.sql} AND l.id > $afterId

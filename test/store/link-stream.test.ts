@@ -1,0 +1,135 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { LinksRepo, type LinkRecord } from "../../src/store/links.repo.ts";
+import { openStore, type Store } from "../../src/store/db.ts";
+import { migrate } from "../../src/store/migrate.ts";
+import { TargetVerdicts } from "../../src/store/target-verdicts.ts";
+
+/**
+ * The whole-crawl link stream (`LinksRepo.each`, what `check` writes its report from) takes each link's
+ * verdict from its target held in arrays instead of a join per link. Checked here against the plain join over
+ * the same rows: targets of two crawls interleaved by id (so one crawl's span holds the other's targets),
+ * redirected targets (final URL not their own), errors, warnings, targets still queued or robots-skipped, and
+ * links in an order unrelated to their targets'. The SQL-join fallback (a span too big for the arrays) must
+ * give the same stream.
+ */
+
+const TARGETS = 300;
+const LINKS = 4_321;
+const CRAWLS = ["a", "b"] as const;
+
+let store: Store;
+
+type TargetRow = { state: string; status: number | null; broken: number | null; error: string | null; warning: string | null; finalUrl: (url: string) => string | null };
+
+function targetFor(i: number): TargetRow {
+  const plain = { error: null, warning: null, finalUrl: (url: string) => url };
+  if (i % 37 === 0) return { ...plain, state: "queued", status: null, broken: null, finalUrl: () => null };
+  if (i % 41 === 0) return { ...plain, state: "skipped", status: null, broken: null, finalUrl: () => null };
+  if (i % 13 === 0) return { state: "done", status: 0, broken: 1, error: "connection refused", warning: null, finalUrl: () => null };
+  if (i % 7 === 0) return { ...plain, state: "done", status: 404, broken: 1 };
+  if (i % 5 === 0) return { ...plain, state: "done", status: 200, broken: 0, finalUrl: (url) => `${url}/moved` };
+  if (i % 11 === 0) return { ...plain, state: "done", status: 200, broken: 0, warning: "redirect loop avoided" };
+  return { ...plain, state: "done", status: 200, broken: 0 };
+}
+
+beforeAll(() => {
+  store = openStore(":memory:");
+  migrate(store.sqlite);
+  const db = store.sqlite;
+  db.run("INSERT INTO domains (id, name, root_url, verification_token) VALUES ('d1', 'example.test', 'http://example.test/', 'tok')");
+  for (const id of [...CRAWLS, "empty"]) {
+    db.run("INSERT INTO crawls (id, domain_id, status, options, created_at) VALUES (?, 'd1', 'completed', '{}', '2026-01-01')", [id]);
+  }
+  const insertTarget = db.query<{ id: number }, [string, string, string, number | null, number | null, string | null, string | null, string | null]>(
+    `INSERT INTO crawl_targets (crawl_id, url, internal, depth, state, status_code, is_broken, error, warning, final_url)
+     VALUES (?, ?, 1, 1, ?, ?, ?, ?, ?, ?) RETURNING id`,
+  );
+  db.transaction(() => {
+    const ids: Record<string, number[]> = { a: [], b: [] };
+    // Interleaved: crawl a's ids are the odd ones, b's the even ones.
+    for (let i = 0; i < TARGETS; i++) {
+      for (const crawlId of CRAWLS) {
+        const t = targetFor(crawlId === "a" ? i : i + 3);
+        const url = `http://example.test/${crawlId}/t${i}`;
+        ids[crawlId]!.push(insertTarget.get(crawlId, url, t.state, t.status, t.broken, t.error, t.warning, t.finalUrl(url))!.id);
+      }
+    }
+    for (let j = 0; j < LINKS; j++) {
+      for (const crawlId of CRAWLS) {
+        const target = ids[crawlId]![(j * 7919 + (j >> 3)) % TARGETS]!;
+        db.run("INSERT INTO links (crawl_id, source_url, target_id, link_text, kind) VALUES (?, ?, ?, ?, ?)", [
+          crawlId, `http://example.test/${crawlId}/p${j >> 6}`, target, `link ${j}`, j % 9 === 0 ? "image" : "anchor",
+        ]);
+      }
+    }
+  })();
+});
+
+afterAll(() => store.close());
+
+/** The plain answer: each link joined with its checked target, in link id order. */
+function joined(crawlId: string): LinkRecord[] {
+  return store.sqlite
+    .query<Omit<LinkRecord, "is_broken"> & { is_broken: number }, [string]>(
+      `SELECT t.url, l.source_url, t.status_code, t.is_broken, l.link_text, l.kind, t.final_url, t.error, t.warning
+       FROM links l JOIN crawl_targets t ON t.id = l.target_id WHERE l.crawl_id = ? AND t.state = 'done' ORDER BY l.id`,
+    )
+    .all(crawlId)
+    .map((row) => ({ ...row, is_broken: row.is_broken === 1 }));
+}
+
+describe("LinksRepo.each", () => {
+  test("streams every checked link with its target's verdict, in discovery order", () => {
+    for (const crawlId of CRAWLS) {
+      const expected = joined(crawlId);
+      const streamed = [...new LinksRepo(store.sqlite).each(crawlId)];
+      expect(streamed).toEqual(expected);
+      // The fixture holds every kind of target the arrays treat differently, so the comparison covers them.
+      expect(expected.some((link) => link.final_url !== link.url && link.final_url !== null)).toBe(true);
+      expect(expected.some((link) => link.final_url === null && link.error !== null)).toBe(true);
+      expect(expected.some((link) => link.warning !== null)).toBe(true);
+      expect(expected.length).toBeLessThan(LINKS);
+    }
+  });
+
+  test("a crawl whose targets span more ids than the arrays may hold is joined in SQL, with the same result", () => {
+    const { span } = store.sqlite
+      .query<{ span: number }, []>("SELECT MAX(id) - MIN(id) + 1 AS span FROM crawl_targets WHERE crawl_id = 'a' AND state = 'done'")
+      .get()!;
+    expect(TargetVerdicts.load(store.sqlite, "a", span)).not.toBeNull();
+    expect(TargetVerdicts.load(store.sqlite, "a", span - 1)).toBeNull();
+    const narrow = new LinksRepo(store.sqlite, { maxVerdictSpan: 10 });
+    for (const crawlId of CRAWLS) expect([...narrow.each(crawlId)]).toEqual(joined(crawlId));
+  });
+
+  test("a crawl without checked targets streams nothing, either way", () => {
+    expect([...new LinksRepo(store.sqlite).each("empty")]).toEqual([]);
+    expect([...new LinksRepo(store.sqlite, { maxVerdictSpan: 0 }).each("empty")]).toEqual([]);
+    expect([...new LinksRepo(store.sqlite).each("no-such-crawl")]).toEqual([]);
+  });
+
+  test("each record is a fresh object: changing one changes no other", () => {
+    const [first, second] = [...new LinksRepo(store.sqlite).each("a")].filter((link, _, all) => link.url === all[0]!.url);
+    expect(second).toBeDefined();
+    first!.status_code = 999;
+    expect(second!.status_code).not.toBe(999);
+  });
+});
+
+describe("TargetVerdicts", () => {
+  test("answers only for checked targets of its crawl", () => {
+    const verdicts = TargetVerdicts.load(store.sqlite, "a")!;
+    const rows = store.sqlite
+      .query<{ id: number; crawl_id: string; state: string }, []>("SELECT id, crawl_id, state FROM crawl_targets ORDER BY id")
+      .all();
+    let answered = 0;
+    for (const row of rows) {
+      const link = verdicts.link(row.id, "http://example.test/", "text", "anchor");
+      expect(link !== undefined).toBe(row.crawl_id === "a" && row.state === "done");
+      if (link !== undefined) answered++;
+    }
+    expect(answered).toBeGreaterThan(0);
+    expect(verdicts.link(-5, "s", "t", "anchor")).toBeUndefined();
+    expect(verdicts.link(rows.at(-1)!.id + 100, "s", "t", "anchor")).toBeUndefined();
+  });
+});
