@@ -8,8 +8,8 @@ import type { StoredLinkKind } from "./schema.ts";
  * point anywhere in it: joining each link with its target row in SQL is a b-tree lookup per link, and once a
  * crawl's targets outgrow the CPU's cache (50,000 pages: 51,000 targets, 8.7 MB of rows; the L2 holds 2 MiB)
  * each lookup costs several cache misses and, beyond SQLite's 2 MiB page cache, a read from the OS. An array
- * slot and the URL it points at cost one or two. Measured on the 50k report: 1.3 M reads and 4.7–4.9 s with
- * the join, 3.4–3.5 s with these arrays (bench/README.md, "Why check grows faster than the crawl").
+ * slot and the URL it points at cost one or two. Measured on the 50k report read alone: 1.3 M reads and
+ * 6.1–6.3 s with the join, 3.9–4.1 s with these arrays (bench/README.md, "Why check grows faster than the crawl").
  *
  * The arrays span the crawl's target ids, ~90 bytes per target (the URL string, its slot, the verdict), so
  * `load` declines a crawl whose span exceeds `maxSpan` and the caller joins in SQL instead.
