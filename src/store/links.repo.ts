@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { SAMPLE_LINKS } from "../core/crawl-events.ts";
 import type { CrawlRecord } from "./crawls.repo.ts";
+import { keysetBatches } from "./keyset-batches.ts";
 import { LinkMarks, type LinkMarksOptions } from "./link-marks.ts";
 import { MAX_VERDICT_SPAN, TargetVerdicts } from "./target-verdicts.ts";
 import type { StoredLinkKind } from "./schema.ts";
@@ -163,14 +164,12 @@ export class LinksRepo {
       `SELECT id, target_id, source_url, link_text, kind FROM links WHERE crawl_id = $crawlId AND id > $afterId
        ORDER BY id LIMIT ${STREAM_BATCH}`,
     );
-    for (let afterId = 0; ; ) {
-      const rows = batch.values({ crawlId, afterId }) as StreamedLinkRow[];
+    const read = (afterId: number) => batch.values({ crawlId, afterId }) as StreamedLinkRow[];
+    for (const rows of keysetBatches(read, STREAM_BATCH, (row) => row[0])) {
       for (const [, targetId, sourceUrl, linkText, kind] of rows) {
         const link = verdicts.link(targetId, sourceUrl, linkText, kind);
         if (link !== undefined) yield link;
       }
-      if (rows.length < STREAM_BATCH) return;
-      afterId = rows[rows.length - 1]![0];
     }
   }
 
@@ -180,11 +179,8 @@ export class LinksRepo {
       `SELECT l.id, ${LINK_COLUMNS} FROM links l JOIN crawl_targets t ON t.id = l.target_id ${where.sql} AND l.id > $afterId
        ORDER BY l.id LIMIT ${STREAM_BATCH}`,
     );
-    for (let afterId = 0; ; ) {
-      const rows = batch.all({ crawlId, afterId });
+    for (const rows of keysetBatches((afterId) => batch.all({ crawlId, afterId }), STREAM_BATCH, (row) => row.id)) {
       for (const row of rows) yield toLink(row);
-      if (rows.length < STREAM_BATCH) return;
-      afterId = rows[rows.length - 1]!.id;
     }
   }
 

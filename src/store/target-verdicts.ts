@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { keysetBatches } from "./keyset-batches.ts";
 import type { LinkRecord } from "./links.repo.ts";
 import type { StoredLinkKind } from "./schema.ts";
 
@@ -57,12 +58,11 @@ export class TargetVerdicts {
       `SELECT id, url, status_code, is_broken, final_url, error, warning FROM crawl_targets
        WHERE crawl_id = $crawlId AND state = 'done' AND id > $afterId ORDER BY id LIMIT ${LOAD_BATCH}`,
     );
-    for (let afterId = 0; ; ) {
-      const rows = batch.values({ crawlId, afterId }) as VerdictRow[];
+    const read = (afterId: number) => batch.values({ crawlId, afterId }) as VerdictRow[];
+    for (const rows of keysetBatches(read, LOAD_BATCH, (row) => row[0])) {
       for (const row of rows) verdicts.set(row);
-      if (rows.length < LOAD_BATCH) return verdicts;
-      afterId = rows[rows.length - 1]![0];
     }
+    return verdicts;
   }
 
   private set([id, url, statusCode, isBroken, finalUrl, error, warning]: VerdictRow): void {
