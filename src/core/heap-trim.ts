@@ -30,6 +30,7 @@ export function collectEvery(units: number, collect: () => void = () => Bun.gc(t
  * on the 50k report read alone: peak RSS 138–157 -> 115 MiB, time unchanged (bench/README.md, "Memory").
  */
 export function youngThenFull(youngPerFull: number, young: () => void = edenGC, full: () => void = () => Bun.gc(true)): () => void {
+  if (!Number.isInteger(youngPerFull) || youngPerFull < 1) throw new RangeError(`youngPerFull must be a positive integer, got ${youngPerFull}`);
   let collections = 0;
   return () => {
     collections++;

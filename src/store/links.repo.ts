@@ -152,7 +152,8 @@ export class LinksRepo {
   /**
    * Every checked link of a crawl in discovery order, read in batches so memory stays flat. Each link takes its
    * verdict from the crawl's targets held in arrays (target-verdicts.ts) rather than from a join per link;
-   * a crawl whose targets are too many for them is joined in SQL.
+   * a crawl whose targets are too many for them is joined in SQL. Meant for an ended crawl (check's report):
+   * on a running one, links to targets checked after the call began are left out.
    */
   *each(crawlId: string): Generator<LinkRecord> {
     const verdicts = TargetVerdicts.load(this.sqlite, crawlId, this.maxVerdictSpan);

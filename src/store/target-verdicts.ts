@@ -54,11 +54,14 @@ export class TargetVerdicts {
       new Uint8Array(span),
       Array.from({ length: span }, () => undefined),
     );
-    const batch = sqlite.query<VerdictRow, { crawlId: string; afterId: number }>(
+    // Bounded by the span measured above: a target that turns done meanwhile (a crawl still running) must not
+    // land outside the typed arrays, where its verdict would be dropped while its URL was kept.
+    const batch = sqlite.query<VerdictRow, { crawlId: string; afterId: number; lastId: number }>(
       `SELECT id, url, status_code, is_broken, final_url, error, warning FROM crawl_targets
-       WHERE crawl_id = $crawlId AND state = 'done' AND id > $afterId ORDER BY id LIMIT ${LOAD_BATCH}`,
+       WHERE crawl_id = $crawlId AND state = 'done' AND id > $afterId AND id <= $lastId ORDER BY id LIMIT ${LOAD_BATCH}`,
     );
-    const read = (afterId: number) => batch.values({ crawlId, afterId }) as VerdictRow[];
+    const lastId = firstId + span - 1;
+    const read = (afterId: number) => batch.values({ crawlId, afterId, lastId }) as VerdictRow[];
     for (const rows of keysetBatches(read, LOAD_BATCH, (row) => row[0])) {
       for (const row of rows) verdicts.set(row);
     }

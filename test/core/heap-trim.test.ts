@@ -34,6 +34,11 @@ describe("youngThenFull", () => {
     expect(ran).toEqual([-2, 4, -6, 8]);
   });
 
+  test("a rhythm below one is refused rather than never running a full collection", () => {
+    expect(() => youngThenFull(0)).toThrow(RangeError);
+    expect(() => youngThenFull(1.5)).toThrow(RangeError);
+  });
+
   test("the default collections run in this runtime", () => {
     const collect = youngThenFull(2);
     expect(() => {
