@@ -6,14 +6,16 @@
  *   4. wget2 --spider -r when wget2 is on PATH (bench/runs/wget2.ts; --no-wget2 skips it),
  * each measured (wall, pages/s, CPU, peak RSS, site requests) and checked against the site's ground truth
  * (recall and false positives of broken URLs; every count for the linkpatrol runs). With --api-load, a second
- * crawl by the service runs under HTTP load on the API (bench/api-load.ts; wrk, else autocannon). Prints one table, the ratios
- * and targets of issue 5 (bench/report.ts), and writes bench/results/crawl-<N>-<options>-<timestamp>.json.
+ * crawl by the service runs under HTTP load on the API (bench/api-load.ts; wrk, else autocannon). Above 10,000
+ * pages, the time growth of the service and of check is measured in this run (bench/growth.ts): --growth-rounds
+ * rounds (3) of a 10,000-page site then the N-page one. Prints one table, the ratios and targets of issue 5
+ * (bench/report.ts), and writes bench/results/crawl-<N>-<options>-<timestamp>.json.
  *
  *   bun bench/crawl.ts [--pages N] [--options default|all] [--binary | --binary-path FILE] [--seed S]
  *                      [--slow-ms MS] [--timeout SECONDS] [--concurrency C] [--no-capacity] [--keep]
  *                      [--no-check] [--no-linkinator] [--linkinator-timeout S] [--linkinator-concurrency C]
  *                      [--no-wget2] [--api-load] [--api-load-seconds S] [--api-load-connections C]
- *                      [--load-generator wrk|autocannon] [--strict]
+ *                      [--load-generator wrk|autocannon] [--growth-rounds R] [--strict]
  *
  * Exit: 0 the linkpatrol runs completed and match the ground truth; 3 completed but something differs;
  * 1 a linkpatrol run failed, timed out or the service died; 2 usage or set-up error; 4 (--strict only) all
@@ -26,8 +28,9 @@ import { parseArgs } from "node:util";
 import { type ApiLoadResult, runApiLoad } from "./api-load.ts";
 import { loadGenerator } from "./lib/load-generators.ts";
 import { firstLine, round, tail } from "./lib/proc.ts";
-import type { ToolRun } from "./lib/tool-run.ts";
-import { apiLoadTable, runsTable, targets, targetsTable } from "./report.ts";
+import { isCorrect, type ToolRun } from "./lib/tool-run.ts";
+import { GROWTH_BASE_PAGES, type GrowthResult, measureGrowth } from "./growth.ts";
+import { apiLoadTable, growthTable, runsTable, targets, targetsTable } from "./report.ts";
 import { runCheck } from "./runs/check.ts";
 import { linkinatorVersion, runLinkinator } from "./runs/linkinator.ts";
 import { KEY, type Service, serviceCrawl, startService } from "./runs/service.ts";
@@ -40,7 +43,7 @@ const BINARY = join(ROOT, "dist", "linkpatrol");
 const USAGE =
   "usage: bun bench/crawl.ts [--pages N] [--options default|all] [--binary | --binary-path FILE] [--seed S] [--slow-ms MS] [--timeout S] [--concurrency C]\n" +
   "                          [--no-capacity] [--keep] [--no-check] [--no-linkinator] [--linkinator-timeout S] [--linkinator-concurrency C] [--no-wget2]\n" +
-  "                          [--api-load] [--api-load-seconds S] [--api-load-connections C] [--load-generator wrk|autocannon] [--strict]";
+  "                          [--api-load] [--api-load-seconds S] [--api-load-connections C] [--load-generator wrk|autocannon] [--growth-rounds R] [--strict]";
 
 class UsageError extends Error {}
 
@@ -65,6 +68,8 @@ interface Args {
   apiLoadConnections: number;
   /** Which load generator the API-load run uses; undefined: wrk when installed, else autocannon. */
   loadGenerator: "wrk" | "autocannon" | undefined;
+  /** Paired rounds measuring time growth from 10,000 pages (0: none; only above 10,000 pages). */
+  growthRounds: number;
   strict: boolean;
 }
 
@@ -103,6 +108,7 @@ function parse(argv: string[]): Args {
       "api-load-seconds": { type: "string", default: "10" },
       "api-load-connections": { type: "string", default: "200" },
       "load-generator": { type: "string" },
+      "growth-rounds": { type: "string", default: "3" },
       strict: { type: "boolean", default: false },
       help: { type: "boolean", default: false },
     },
@@ -116,6 +122,8 @@ function parse(argv: string[]): Args {
   if (!Number.isInteger(seed) || !Number.isFinite(slowMs) || slowMs < 0) throw new UsageError("bad --seed or --slow-ms");
   const timeoutS = values.timeout === undefined ? Math.max(120, Math.ceil(pages / 10)) : positive("timeout", values.timeout);
   const binary = values["binary-path"] ?? (values.binary ? BINARY : null);
+  const growthRounds = Number(values["growth-rounds"]);
+  if (!Number.isInteger(growthRounds) || growthRounds < 0 || growthRounds > 20) throw new UsageError("--growth-rounds must be an integer from 0 to 20");
   return {
     pages,
     options: values.options as OptionSetName,
@@ -135,6 +143,7 @@ function parse(argv: string[]): Args {
     apiLoadSeconds: positive("api-load-seconds", values["api-load-seconds"]),
     apiLoadConnections: Math.round(positive("api-load-connections", values["api-load-connections"])),
     loadGenerator: oneOf("load-generator", values["load-generator"], ["wrk", "autocannon"] as const),
+    growthRounds: pages > GROWTH_BASE_PAGES ? growthRounds : 0,
     strict: values.strict,
   };
 }
@@ -185,6 +194,8 @@ async function main(argv: string[]): Promise<number> {
   const log = (line: string) => console.error(`[crawl-bench] ${line}`);
 
   const site = await startSiteServer({ pages: args.pages, seed: args.seed, slowDelayMs: args.slowMs });
+  // The 10,000-page site that time growth is measured from, when it is.
+  const small = args.growthRounds > 0 ? await startSiteServer({ pages: GROWTH_BASE_PAGES, seed: args.seed, slowDelayMs: args.slowMs }) : null;
   const dir = mkdtempSync(join(tmpdir(), "linkpatrol-crawl-bench-"));
   let service: Service | null = null;
   try {
@@ -196,6 +207,8 @@ async function main(argv: string[]): Promise<number> {
     const kindsTruth = args.options === "all" ? null : site.site.groundTruth(kindsFlags);
     const allTruth = args.options === "all" ? truth : null;
     log(`ground truth (${args.options}) in ${Math.round(performance.now() - began)} ms: ${truth.pages_crawled} pages, ${truth.total_links} links, ${truth.broken_links} broken (${truth.broken_urls.length} distinct URLs), ${truth.skipped_links} skipped`);
+    const smallTruth = small === null ? null : small.site.groundTruth(flags);
+    if (small !== null) log(`growth: ${args.growthRounds} paired rounds from ${small.rootUrl} (${GROWTH_BASE_PAGES} pages) for the service and for check`);
 
     let capacity: LoadResult | null = null;
     if (args.capacity) {
@@ -230,7 +243,7 @@ async function main(argv: string[]): Promise<number> {
     let serviceFailed = false;
     let apiLoad: ApiLoadResult | null = null;
     try {
-      service = await startService({ command, dir, configPath, port, site });
+      service = await startService({ command, dir, configPath, port, sites: small === null ? [site] : [site, small] });
     } catch (error) {
       console.error(`CRAWL BENCH FAILED: ${(error as Error).message}`);
       return /domains add failed/.test((error as Error).message) ? 2 : 1;
@@ -265,6 +278,21 @@ async function main(argv: string[]): Promise<number> {
         console.error(`api-load failed: ${(error as Error).message}`);
       }
     }
+    const growth: GrowthResult[] = [];
+    if (small !== null && !serviceFailed) {
+      const crawlOf = (domainId: string, pages: number, siteTruth: GroundTruth) => async () =>
+        (await serviceCrawl(service!, { flags, truth: siteTruth, truthName: `${args.options}, ${pages} pages`, timeoutS: args.timeoutS, log, domainId })).run;
+      growth.push(
+        await measureGrowth({
+          tool: "linkpatrol serve (API)",
+          pages: args.pages,
+          rounds: args.growthRounds,
+          base: crawlOf(service.domainIds[1]!, GROWTH_BASE_PAGES, smallTruth!),
+          large: crawlOf(service.domainId, args.pages, truth),
+          log,
+        }),
+      );
+    }
     await service.stop();
     service = null;
 
@@ -277,7 +305,21 @@ async function main(argv: string[]): Promise<number> {
       );
       runs.push(run);
       checkFailed = run.status !== "ok";
-      checkOk = !checkFailed && run.counts_ok === true && run.broken?.recall === 1 && run.broken.false_positives === 0;
+      checkOk = isCorrect(run);
+      if (small !== null && !checkFailed) {
+        const checkOf = (rootUrl: string, pages: number, siteTruth: GroundTruth) => () =>
+          runCheck({ command, version, rootUrl, flags, truth: siteTruth, truthName: `${args.options}, ${pages} pages`, pages, concurrency: args.concurrency, timeoutFlagS: headerTimeoutS, timeoutS: args.timeoutS, dir });
+        growth.push(
+          await measureGrowth({
+            tool: "linkpatrol check",
+            pages: args.pages,
+            rounds: args.growthRounds,
+            base: checkOf(small.rootUrl, GROWTH_BASE_PAGES, smallTruth!),
+            large: checkOf(site.rootUrl, args.pages, truth),
+            log,
+          }),
+        );
+      }
     }
 
     if (args.linkinator) {
@@ -305,7 +347,7 @@ async function main(argv: string[]): Promise<number> {
     } else runs.push({ tool: "wget2 --spider -r", version: wget2Version(), status: "skipped", reason: "--no-wget2" });
 
     const resultsDir = join(import.meta.dir, "results");
-    const targetList = targets(runs, args.pages, args.options, resultsDir, apiLoad);
+    const targetList = targets(runs, args.pages, apiLoad, growth);
     const result = {
       bench: "crawl",
       timestamp: new Date().toISOString(),
@@ -328,6 +370,7 @@ async function main(argv: string[]): Promise<number> {
       ground_truth_all_kinds_internal: kindsTruth ? { ...kindsTruth, broken_urls: undefined, broken_urls_count: kindsTruth.broken_urls.length } : null,
       runs,
       api_load: apiLoad,
+      growth,
       targets: targetList,
     };
     mkdirSync(resultsDir, { recursive: true });
@@ -345,6 +388,10 @@ async function main(argv: string[]): Promise<number> {
       console.log("");
       for (const line of apiLoadTable(apiLoad)) console.log(line);
     }
+    if (growth.length > 0) {
+      console.log("");
+      for (const line of growthTable(growth)) console.log(line);
+    }
     for (const run of runs) {
       for (const url of run.broken?.missed_urls.slice(0, 3) ?? []) console.log(`  ${run.tool}: missed ${url}`);
       for (const url of run.broken?.false_positive_urls.slice(0, 3) ?? []) console.log(`  ${run.tool}: false positive ${url}`);
@@ -355,7 +402,7 @@ async function main(argv: string[]): Promise<number> {
       console.error("CRAWL BENCH FAILED: a linkpatrol run failed (see the table)");
       return 1;
     }
-    if (!serviceOk || !checkOk) {
+    if (!serviceOk || !checkOk || growth.some((g) => !g.all_correct)) {
       console.error("CRAWL BENCH: a linkpatrol run completed but its results differ from the ground truth");
       return 3;
     }
@@ -367,6 +414,7 @@ async function main(argv: string[]): Promise<number> {
   } finally {
     if (service !== null) await service.stop();
     await site.stop();
+    await small?.stop();
     if (args.keep) console.error(`[crawl-bench] kept ${dir}`);
     else rmSync(dir, { recursive: true, force: true });
   }

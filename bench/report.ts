@@ -2,9 +2,8 @@
  * The crawl benchmark's summary: one table of every run, the ratios and targets of issue 5 with pass/fail,
  * and the API-load table. Pure functions of the result object, so the JSON and the printout agree.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import type { ApiLoadResult } from "./api-load.ts";
+import type { GrowthResult } from "./growth.ts";
 import type { ToolRun } from "./lib/tool-run.ts";
 
 export interface Target {
@@ -37,23 +36,7 @@ export function runsTable(runs: ToolRun[]): string[] {
   return lines;
 }
 
-/** The latest earlier result file for `pages` pages and `options`, if any. */
-function latestResult(resultsDir: string, pages: number, options: string): any | null {
-  if (!existsSync(resultsDir)) return null;
-  const prefix = `crawl-${pages}-${options}-`;
-  const files = readdirSync(resultsDir).filter((f) => f.startsWith(prefix) && f.endsWith(".json")).sort();
-  for (const file of files.reverse()) {
-    try {
-      const json = JSON.parse(readFileSync(join(resultsDir, file), "utf8"));
-      if (Array.isArray(json.runs)) return { file, json };
-    } catch {
-      // skip unreadable files
-    }
-  }
-  return null;
-}
-
-export function targets(runs: ToolRun[], pages: number, options: string, resultsDir: string, apiLoad: ApiLoadResult | null): Target[] {
+export function targets(runs: ToolRun[], pages: number, apiLoad: ApiLoadResult | null, growth: GrowthResult[]): Target[] {
   const find = (tool: string) => runs.find((r) => r.tool.startsWith(tool) && r.status !== "skipped");
   const check = find("linkpatrol check");
   const service = find("linkpatrol serve");
@@ -84,18 +67,12 @@ export function targets(runs: ToolRun[], pages: number, options: string, results
     });
     out.push({ name: `${r.tool}: peak RSS`, value: `${fmt(r.peak_rss_mib, 1)} MiB`, target: pages >= 50_000 ? "< 150 MiB" : "< 150 MiB (a 50k target)", pass: r.peak_rss_mib == null ? null : r.peak_rss_mib < 150 });
   }
-  if (pages > 10_000) {
-    const base = latestResult(resultsDir, 10_000, options);
-    for (const r of [check, service]) {
-      if (!ok(r)) continue;
-      const prev = base?.json.runs.find((p: ToolRun) => p.tool === r!.tool && p.status === "ok");
-      if (prev === undefined) {
-        out.push({ name: `${r!.tool}: time growth from 10k`, value: "n/a (no 10k result in bench/results)", target: "<= linear", pass: null });
-        continue;
-      }
-      const growth = r!.wall_s! / prev.wall_s / (pages / 10_000);
-      out.push({ name: `${r!.tool}: time growth from 10k (${base.file})`, value: `${r!.wall_s} s vs ${prev.wall_s} s: ${growth.toFixed(2)} x linear`, target: "<= 1.00 x linear", pass: growth <= 1 });
-    }
+  for (const g of growth) {
+    const value =
+      g.growth === null
+        ? `n/a: ${g.problems.join("; ")}`
+        : `median ${g.large_median_s} s vs ${g.base_median_s} s over ${g.rounds.length} paired rounds: ${g.growth.toFixed(2)} x linear`;
+    out.push({ name: `${g.tool}: time growth from ${g.base_pages / 1000}k to ${g.pages / 1000}k pages`, value, target: "<= 1.00 x linear", pass: g.growth === null ? false : g.growth <= 1 });
   }
   if (apiLoad !== null) {
     for (const e of apiLoad.endpoints) {
@@ -122,5 +99,22 @@ export function apiLoadTable(a: ApiLoadResult): string[] {
     lines.push(`| GET ${e.path} | ${e.first_request_ms} | ${fmt(e.req_per_s, 0)} | ${e.p50_ms} | ${e.p90_ms} | ${e.p99_ms} | ${e.max_ms} | ${e.non_2xx} | ${e.errors} | ${e.pages_before} -> ${e.pages_after}${e.crawl_running_after ? "" : " (ended)"} |`);
   }
   lines.push(`load crawl: ${a.crawl_end.status} after ${a.crawl_end.wall_s} s, ${a.crawl_end.pages_crawled} pages, ${a.crawl_end.total_links} links`);
+  return lines;
+}
+
+export function growthTable(growth: GrowthResult[]): string[] {
+  if (growth.length === 0) return [];
+  const lines = [
+    "Time growth, paired rounds in this run (each round: the small site, then the large one; growth from the medians):",
+    "| tool | round | small site wall s | large site wall s | large / small / size ratio |",
+    "|---|---|---|---|---|",
+  ];
+  for (const g of growth) {
+    g.rounds.forEach((r, i) => {
+      const ratio = r.base_s === null || r.large_s === null ? "n/a" : (r.large_s / r.base_s / (g.pages / g.base_pages)).toFixed(2);
+      lines.push(`| ${g.tool} | ${i + 1} | ${fmt(r.base_s)} | ${fmt(r.large_s)} | ${ratio} |`);
+    });
+    lines.push(`| ${g.tool} | median | ${fmt(g.base_median_s)} | ${fmt(g.large_median_s)} | ${g.growth === null ? "n/a" : g.growth.toFixed(2)} |`);
+  }
   return lines;
 }

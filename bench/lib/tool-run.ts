@@ -95,3 +95,8 @@ export function withRates(run: ToolRun): ToolRun {
   }
   return run;
 }
+
+/** A linkpatrol run that ended and matched the ground truth: every count equal, recall 1, no false positive. */
+export function isCorrect(run: ToolRun): boolean {
+  return run.status === "ok" && run.wall_s !== undefined && run.counts_ok === true && run.broken?.recall === 1 && run.broken.false_positives === 0;
+}

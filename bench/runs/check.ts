@@ -5,9 +5,10 @@
  * Measured as a one-shot process (wall, rusage CPU and maxRSS); its JSON report is compared with the ground
  * truth (counts and broken URLs).
  */
-import { readFileSync, statSync } from "node:fs";
+import { rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { CrawlFlags, GroundTruth } from "../site/generate.ts";
+import { type CheckReportScan, scanCheckReport } from "../lib/check-report-scan.ts";
 import { runMeasured, tail } from "../lib/proc.ts";
 import { compareBroken, measuredRun, type ToolRun, withRates } from "../lib/tool-run.ts";
 
@@ -64,21 +65,23 @@ export async function runCheck(o: CheckRunOptions): Promise<ToolRun> {
   if (measured.exit_code !== 0 && measured.exit_code !== 1) {
     return { ...run, status: "failed", reason: `exit ${measured.exit_code ?? measured.signal}: ${tail(stderrPath, 5)}` };
   }
-  let report: any;
+  let report: CheckReportScan;
+  const reportMib = Math.round((statSync(reportPath, { throwIfNoEntry: false })?.size ?? 0) / 104857.6) / 10;
   try {
-    report = JSON.parse(readFileSync(reportPath, "utf8"));
+    report = scanCheckReport(reportPath);
   } catch (error) {
     return { ...run, status: "failed", reason: `unreadable report: ${(error as Error).message}` };
+  } finally {
+    // Removed rather than left for the next run to overwrite: truncating a 640 MB file is that run's cost.
+    rmSync(reportPath, { force: true });
   }
-  const s = report.summary;
-  const brokenUrls = new Set<string>();
-  for (const link of report.links as { url: string; is_broken: boolean }[]) if (link.is_broken) brokenUrls.add(link.url);
+  const { summary: s, brokenUrls } = report;
   const counts = {
     pages_crawled: { got: s.pages_crawled, want: o.truth.pages_crawled },
     total_links: { got: s.total_links, want: o.truth.total_links },
     broken_links: { got: s.broken_links, want: o.truth.broken_links },
     skipped_links: { got: s.skipped_links, want: o.truth.skipped_links },
-    report_links: { got: report.links.length, want: o.truth.total_links },
+    report_links: { got: report.links, want: o.truth.total_links },
   };
   const countsOk = Object.values(counts).every((c) => c.got === c.want);
   return withRates({
@@ -89,6 +92,6 @@ export async function runCheck(o: CheckRunOptions): Promise<ToolRun> {
     links: s.total_links,
     broken: compareBroken(brokenUrls, o.truth, o.truthName),
     counts_ok: countsOk,
-    extra: { counts, crawl_duration_s: s.duration_ms / 1000, report_mib: Math.round(statSync(reportPath).size / 104857.6) / 10 },
+    extra: { counts, crawl_duration_s: s.duration_ms / 1000, report_mib: reportMib },
   });
 }

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import type { CrawlFlags, GroundTruth } from "../site/generate.ts";
 import type { RunningSite } from "../site/server.ts";
 import { cpuSeconds, mib, procStatusKiB, round, tail } from "../lib/proc.ts";
-import { compareBroken, type ToolRun, withRates } from "../lib/tool-run.ts";
+import { compareBroken, isCorrect, type ToolRun, withRates } from "../lib/tool-run.ts";
 
 export const KEY = `lp_${"BenchCrawl0123456789".repeat(2)}`; // lp_ + 40 base62 characters
 const POLL_MS = 200;
@@ -18,7 +18,10 @@ const SAMPLE_MS = 100;
 export interface Service {
   pid: number;
   origin: string;
+  /** The benchmark site's domain. */
   domainId: string;
+  /** Every registered site's domain, in the order given to startService. */
+  domainIds: string[];
   version: string;
   stderrPath: string;
   alive(): boolean;
@@ -43,12 +46,14 @@ export async function api(origin: string, method: string, path: string, body?: u
   return { status: res.status, json, text };
 }
 
-/** Registers the site and starts `serve`; throws with the reason when it does not become healthy in 30 s. */
-export async function startService(o: { command: string[]; dir: string; configPath: string; port: number; site: RunningSite }): Promise<Service> {
+/** Registers the sites (the first is the benchmark's) and starts `serve`; throws when it is not healthy in 30 s. */
+export async function startService(o: { command: string[]; dir: string; configPath: string; port: number; sites: RunningSite[] }): Promise<Service> {
   const version = Bun.spawnSync([...o.command, "version"], { cwd: o.dir }).stdout.toString().trim();
-  const added = Bun.spawnSync([...o.command, "domains", "add", o.site.host, "--root-url", o.site.rootUrl, "--verified", "--json", "--config", o.configPath], { cwd: o.dir });
-  if (added.exitCode !== 0) throw new Error(`domains add failed (exit ${added.exitCode}): ${added.stderr.toString()}`);
-  const domainId = (JSON.parse(added.stdout.toString()) as { id: string }).id;
+  const domainIds = o.sites.map((site) => {
+    const added = Bun.spawnSync([...o.command, "domains", "add", site.host, "--root-url", site.rootUrl, "--verified", "--json", "--config", o.configPath], { cwd: o.dir });
+    if (added.exitCode !== 0) throw new Error(`domains add failed (exit ${added.exitCode}): ${added.stderr.toString()}`);
+    return (JSON.parse(added.stdout.toString()) as { id: string }).id;
+  });
 
   const stderrPath = join(o.dir, "serve.stderr.log");
   const proc = Bun.spawn({ cmd: [...o.command, "serve", "--config", o.configPath], cwd: o.dir, stdout: "ignore", stderr: Bun.file(stderrPath) });
@@ -56,7 +61,8 @@ export async function startService(o: { command: string[]; dir: string; configPa
   const service: Service = {
     pid: proc.pid,
     origin,
-    domainId,
+    domainId: domainIds[0]!,
+    domainIds,
     version,
     stderrPath,
     alive: () => proc.exitCode === null,
@@ -82,9 +88,9 @@ export async function startService(o: { command: string[]; dir: string; configPa
   throw new Error(`the service did not become healthy within 30 s (exit code ${proc.exitCode}); stderr:\n${tail(stderrPath)}`);
 }
 
-/** POST /v1/crawls; returns the crawl id or throws with the answer. */
-export async function startCrawl(service: Service, flags: CrawlFlags): Promise<string> {
-  const created = await api(service.origin, "POST", "/crawls", { domain_id: service.domainId, options: flags });
+/** POST /v1/crawls (of the benchmark site unless `domainId` names another); returns the crawl id or throws. */
+export async function startCrawl(service: Service, flags: CrawlFlags, domainId = service.domainId): Promise<string> {
+  const created = await api(service.origin, "POST", "/crawls", { domain_id: domainId, options: flags });
   if (created.status !== 201) {
     const hint = created.status === 404 ? " (a service without the crawls API: a stale binary? run make build)" : "";
     throw new Error(`POST /v1/crawls: ${created.status} ${created.text}${hint}`);
@@ -119,7 +125,7 @@ export interface ServiceCrawlResult {
 
 export async function serviceCrawl(
   service: Service,
-  o: { flags: CrawlFlags; truth: GroundTruth; truthName: string; timeoutS: number; log: (line: string) => void },
+  o: { flags: CrawlFlags; truth: GroundTruth; truthName: string; timeoutS: number; log: (line: string) => void; domainId?: string },
 ): Promise<ServiceCrawlResult> {
   const { pid } = service;
   await Bun.sleep(500);
@@ -128,7 +134,7 @@ export async function serviceCrawl(
   const runnerCpuBefore = process.cpuUsage();
 
   const t0 = performance.now();
-  const crawlId = await startCrawl(service, o.flags);
+  const crawlId = await startCrawl(service, o.flags, o.domainId);
   o.log(`crawl ${crawlId} started (${o.truthName} options); polling every ${POLL_MS} ms, timeout ${o.timeoutS} s`);
   let maxRssKiB = idleRssKiB ?? 0;
   const sampler = setInterval(() => {
@@ -193,7 +199,6 @@ export async function serviceCrawl(
     broken_endpoint_items: { got: brokenItems.length, want: t.broken_links },
   };
   const countsOk = Object.values(counts).every((c) => c.got === c.want);
-  const allOk = outcome === "completed" && countsOk && broken.recall === 1 && broken.false_positives === 0;
   const serverS = detail.started_at && detail.completed_at ? (Date.parse(detail.completed_at) - Date.parse(detail.started_at)) / 1000 : null;
   const run = withRates({
     ...base,
@@ -222,5 +227,5 @@ export async function serviceCrawl(
       runner_cpu_s: round((runnerCpu.user + runnerCpu.system) / 1e6),
     },
   });
-  return { run, outcome, allOk, detail };
+  return { run, outcome, allOk: isCorrect(run), detail };
 }
