@@ -1,7 +1,8 @@
 /**
- * Entry point of a crawl worker thread (crawler/pool.ts starts one per running crawl). It speaks a tiny
- * protocol: the pool sends `start` once and may send `stop`; the worker sends `progress` after each written batch
- * and `ended` once, after the job has written its final state and closed its store connection.
+ * Entry point of a crawl worker thread (crawler/pool.ts keeps them between crawls). It speaks a tiny protocol:
+ * the pool sends `start` for one crawl at a time and may send `stop` for it; the worker sends `progress` after
+ * each written batch and `ended` once per crawl, after the job has written its final state and closed its store
+ * connection, and is then ready for the next `start`.
  */
 import { setPriority, getPriority } from "node:os";
 import { executeCrawlJob, type CrawlJobEnd, type CrawlJobSettings } from "./crawl-job.ts";
@@ -31,18 +32,27 @@ function lowerPriority(nice: number): void {
   }
 }
 
-const stop = new AbortController();
+/** Stops the crawl running now; null while idle (a `stop` that arrives after its crawl ended has nothing to stop). */
+let current: AbortController | null = null;
 
 self.onmessage = (event: MessageEvent<ToWorker>) => {
   const message = event.data;
   if (message.type === "stop") {
-    stop.abort(message.reason);
+    current?.abort(message.reason);
     return;
   }
   lowerPriority(message.settings.crawler.nice);
+  const job = new AbortController();
+  current = job;
   const onProgress = (progress: CrawlProgress) => self.postMessage({ type: "progress", progress } satisfies FromWorker);
-  executeCrawlJob(message.crawlId, message.settings, { signal: stop.signal, onProgress }).then(
-    (end) => self.postMessage({ type: "ended", end } satisfies FromWorker),
-    (error: unknown) => self.postMessage({ type: "crashed", message: String(error) } satisfies FromWorker),
+  const ended = (reply: FromWorker) => {
+    current = null;
+    // The crawl's garbage goes now, not whenever the next crawl fills the heap: an idle worker stays small.
+    Bun.gc(true);
+    self.postMessage(reply);
+  };
+  executeCrawlJob(message.crawlId, message.settings, { signal: job.signal, onProgress }).then(
+    (end) => ended({ type: "ended", end }),
+    (error: unknown) => ended({ type: "crashed", message: String(error) }),
   );
 };

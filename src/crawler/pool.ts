@@ -11,6 +11,11 @@ import type { CrawlProgress } from "../metrics/service-metrics.ts";
  * The crawl pool: up to `size` crawls at once, each in a worker thread of its own, so the API thread never
  * fetches or parses. The store is the queue: crawls left `running` by a stopped process resume first, then
  * pending ones start oldest first as slots free up. A crawl is held by at most one job of this process.
+ *
+ * Worker threads are kept between crawls, at most `size` of them: Bun does not give back all of a worker's
+ * memory when it is terminated, and a service that started a worker per crawl grew by ~0.5 MiB per crawl of a
+ * 1,000-page site and several MiB per 50,000-page one, with no end in sight (bench/README.md, "Memory"). A
+ * worker is terminated only when it died, was killed, or the pool stops; idle, it keeps no process alive.
  */
 
 /** A crawl job in progress, however it runs. */
@@ -51,8 +56,16 @@ function workerEntry(): string {
   return import.meta.url.includes("/$bunfs/") ? "./crawler/crawl-worker.ts" : new URL("./crawl-worker.ts", import.meta.url).href;
 }
 
+/** A worker thread of the pool, and what to tell the job it runs (null while idle). */
+interface PooledWorker {
+  /** Bun's Worker, which has Node's ref/unref (the DOM typing of `Worker` does not). */
+  worker: Worker & Pick<Bun.Worker, "ref" | "unref">;
+  job: { onMessage(message: FromWorker): void; onExit(why: string): void } | null;
+}
+
 export class CrawlPool {
   private readonly jobs = new Map<string, RunningJob>();
+  private readonly idleWorkers: PooledWorker[] = [];
   private started = false;
   private retryTimer: ReturnType<typeof setTimeout> | null = null;
   private stopping = false;
@@ -91,6 +104,7 @@ export class CrawlPool {
     for (const job of jobs) job.stop("shutdown");
     const finished = await untilAborted(Promise.all(jobs.map((job) => job.done)), deadline);
     if (!finished) for (const job of this.jobs.values()) job.kill();
+    for (const pooled of this.idleWorkers.splice(0)) pooled.worker.terminate();
   }
 
   private fill(): void {
@@ -153,24 +167,63 @@ export class CrawlPool {
   }
 
   private workerJob(crawlId: string): RunningJob {
-    const worker = new Worker(workerEntry(), { smol: true });
-    let settle!: (end: CrawlJobEnd | { crashed: string }) => void;
+    const pooled = this.takeWorker();
+    // This job's hold on the worker; once settled the worker may already run another crawl, which this job's
+    // late calls (a cancel or a kill racing its end) must not touch.
+    let settle!: (end: CrawlJobEnd | { crashed: string }, keepWorker: boolean) => void;
+    const holds = () => pooled.job === handlers;
+    const handlers: NonNullable<PooledWorker["job"]> = {
+      onMessage: (message) => {
+        if (message.type === "progress") this.options.onProgress?.(message.progress);
+        // A job that threw is reported, and the thread that ran it is not trusted with another.
+        else if (message.type === "ended") settle(message.end, true);
+        else settle({ crashed: message.message }, false);
+      },
+      onExit: (why) => settle({ crashed: why }, false),
+    };
     const done = new Promise<CrawlJobEnd | { crashed: string }>((resolve) => {
-      settle = (end) => {
+      settle = (end, keepWorker) => {
+        if (!holds()) return;
+        pooled.job = null;
+        if (keepWorker && !this.stopping) this.returnWorker(pooled);
+        else pooled.worker.terminate();
         resolve(end);
-        worker.terminate();
       };
     });
-    worker.onmessage = (event: MessageEvent<FromWorker>) => {
-      const message = event.data;
-      if (message.type === "progress") this.options.onProgress?.(message.progress);
-      else settle(message.type === "ended" ? message.end : { crashed: message.message });
-    };
-    worker.onerror = (event) => settle({ crashed: event.message });
-    // A worker that exits without a word (killed thread, fatal error) ends its crawl rather than leaving it held.
-    worker.addEventListener("close", () => settle({ crashed: "the worker thread exited" }));
-    const send = (message: ToWorker) => worker.postMessage(message);
+    pooled.job = handlers;
+    const send = (message: ToWorker) => pooled.worker.postMessage(message);
     send({ type: "start", crawlId, settings: this.options.settings });
-    return { stop: (reason) => send({ type: "stop", reason }), kill: () => settle({ crashed: "killed at shutdown" }), done };
+    return {
+      stop: (reason) => {
+        if (holds()) send({ type: "stop", reason });
+      },
+      kill: () => settle({ crashed: "killed at shutdown" }, false),
+      done,
+    };
+  }
+
+  /** An idle worker of the pool, or a new one. */
+  private takeWorker(): PooledWorker {
+    const idle = this.idleWorkers.pop();
+    if (idle !== undefined) {
+      idle.worker.ref();
+      return idle;
+    }
+    const pooled: PooledWorker = { worker: new Worker(workerEntry(), { smol: true }) as PooledWorker["worker"], job: null };
+    pooled.worker.onmessage = (event: MessageEvent<FromWorker>) => pooled.job?.onMessage(event.data);
+    const exited = (why: string) => {
+      pooled.job?.onExit(why);
+      const at = this.idleWorkers.indexOf(pooled);
+      if (at !== -1) this.idleWorkers.splice(at, 1);
+    };
+    pooled.worker.onerror = (event) => exited(event.message);
+    // A worker that exits without a word (killed thread, fatal error) ends its crawl rather than leaving it held.
+    pooled.worker.addEventListener("close", () => exited("the worker thread exited"));
+    return pooled;
+  }
+
+  private returnWorker(pooled: PooledWorker): void {
+    pooled.worker.unref();
+    this.idleWorkers.push(pooled);
   }
 }

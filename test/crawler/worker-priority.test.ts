@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { startCrawl, verifiedDomain, waitForCrawl } from "../helpers/crawls.ts";
 import { type LoopbackSite, startLoopbackSite } from "../helpers/loopback-site.ts";
 import { startTestService, type TestService } from "../helpers/service.ts";
+import { HAS_THREAD_STATS, threadNices } from "../helpers/threads.ts";
 
 /**
  * crawler.nice: a crawl's worker thread runs at that nice value, the rest of the service at its own, so the API
@@ -31,21 +31,7 @@ afterAll(async () => {
   await site?.stop();
 });
 
-/** Nice value of every thread of this process, by thread id. */
-function threadNices(): Map<string, number> {
-  const nices = new Map<string, number>();
-  for (const tid of readdirSync("/proc/self/task")) {
-    try {
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
-      nices.set(tid, Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]));
-    } catch {
-      // the thread ended meanwhile
-    }
-  }
-  return nices;
-}
-
-test.skipIf(!existsSync("/proc/self/task"))("a crawl's worker thread runs at crawler.nice, the service's own threads at theirs", async () => {
+test.skipIf(!HAS_THREAD_STATS)("a crawl's worker thread runs at crawler.nice, the service's own threads at theirs", async () => {
   const before = threadNices();
   expect([...before.values()].every((nice) => nice < NICE)).toBe(true);
   const id = await startCrawl(svc, await verifiedDomain(svc, site.url("/")));
