@@ -39,9 +39,10 @@ bench: build bench-deps
 bench-crawl: build bench-deps
 	$(BUN) bench/crawl.ts --binary --pages 10000 $(ARGS)
 
-# 50k pages (linkinator skipped: it would take ~20 min), with the API under autocannon load during a crawl.
+# 50k pages (linkinator skipped: it would take ~20 min), with the API under load (wrk, else autocannon) during a
+# crawl, and the time growth from a 10k site measured in the same run (--growth-rounds, 3 paired rounds).
 bench-50k: build bench-deps
-	$(BUN) bench/crawl.ts --binary --pages 50000 --no-linkinator --api-load $(ARGS)
+	$(BUN) bench/crawl.ts --binary --pages 50000 --no-linkinator --api-load --api-load-seconds 5 $(ARGS)
 
 clean:
 	rm -rf dist

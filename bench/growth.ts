@@ -1,12 +1,12 @@
 /**
  * Time growth from a 10,000-page site to the benchmark's N-page site, measured within one run: `rounds`
- * rounds, each crawling the small site and then the large one with the same tool and flags, and the growth
- * taken from the medians (median large wall / median small wall / (N / 10,000); 1.00 is linear).
+ * rounds, each crawling the small site and then the large one with the same tool and flags. A round's growth is
+ * large wall / small wall / (N / 10,000), 1.00 being linear; the result is the median of the rounds'.
  *
  * Why paired and repeated: the same command's wall time moves by ±10 % on this machine from run to run, and
  * by more between runs minutes apart (bench/README.md), so a ratio of one 50k run to one 10k result from another
- * run read PASS or FAIL by chance. Alternating the sizes exposes both to the same conditions; the medians keep
- * one slow run from deciding.
+ * run read PASS or FAIL by chance. The two crawls of a round run back to back, under the same conditions, and
+ * the median keeps one disturbed round from deciding.
  */
 import { isCorrect, type ToolRun } from "./lib/tool-run.ts";
 import { round } from "./lib/proc.ts";
@@ -26,7 +26,7 @@ export interface GrowthResult {
   rounds: GrowthRound[];
   base_median_s: number | null;
   large_median_s: number | null;
-  /** median large / median base / (pages / base_pages), or null when a run failed. */
+  /** The median of the rounds' large / base / (pages / base_pages), or null when a run failed. */
   growth: number | null;
   /** Every run completed and matched its site's ground truth. */
   all_correct: boolean;
@@ -36,6 +36,11 @@ export interface GrowthResult {
 
 /** One crawl of a site, measured and compared with that site's ground truth. */
 export type MeasuredCrawl = () => Promise<ToolRun>;
+
+/** A round's large wall / small wall / size ratio, or null when either run failed. */
+export function roundGrowth(round: GrowthRound, pages: number): number | null {
+  return round.base_s === null || round.large_s === null ? null : round.large_s / round.base_s / (pages / GROWTH_BASE_PAGES);
+}
 
 export function median(values: number[]): number | null {
   if (values.length === 0) return null;
@@ -65,7 +70,7 @@ export async function measureGrowth(
   const allCorrect = problems.length === 0;
   const baseMedian = median(rounds.map((r) => r.base_s).filter((v): v is number => v !== null));
   const largeMedian = median(rounds.map((r) => r.large_s).filter((v): v is number => v !== null));
-  const growth = allCorrect && baseMedian !== null && largeMedian !== null ? largeMedian / baseMedian / (o.pages / GROWTH_BASE_PAGES) : null;
+  const growth = allCorrect ? median(rounds.map((r) => roundGrowth(r, o.pages)!)) : null;
   return {
     tool: o.tool,
     base_pages: GROWTH_BASE_PAGES,

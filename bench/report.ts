@@ -3,7 +3,7 @@
  * and the API-load table. Pure functions of the result object, so the JSON and the printout agree.
  */
 import type { ApiLoadResult } from "./api-load.ts";
-import type { GrowthResult } from "./growth.ts";
+import { type GrowthResult, roundGrowth } from "./growth.ts";
 import type { ToolRun } from "./lib/tool-run.ts";
 
 export interface Target {
@@ -84,7 +84,7 @@ export function targets(runs: ToolRun[], pages: number, apiLoad: ApiLoadResult |
     const value =
       g.growth === null
         ? `n/a: ${g.problems.join("; ")}`
-        : `median ${g.large_median_s} s vs ${g.base_median_s} s over ${g.rounds.length} paired rounds: ${g.growth.toFixed(2)} x linear`;
+        : `${g.growth.toFixed(2)} x linear, the median of ${g.rounds.length} paired rounds (${g.rounds.map((r) => roundGrowth(r, g.pages)!.toFixed(2)).join(", ")})`;
     out.push({ name: `${g.tool}: time growth from ${g.base_pages / 1000}k to ${g.pages / 1000}k pages`, value, target: "<= 1.00 x linear", pass: g.growth === null ? false : g.growth <= 1 });
   }
   if (apiLoad !== null) {
@@ -121,14 +121,14 @@ export function apiLoadTable(a: ApiLoadResult): string[] {
 export function growthTable(growth: GrowthResult[]): string[] {
   if (growth.length === 0) return [];
   const lines = [
-    "Time growth, paired rounds in this run (each round: the small site, then the large one; growth from the medians):",
+    "Time growth, paired rounds in this run (each round: the small site, then the large one; growth: the median of the rounds'):",
     "| tool | round | small site wall s | large site wall s | large / small / size ratio |",
     "|---|---|---|---|---|",
   ];
   for (const g of growth) {
     g.rounds.forEach((r, i) => {
-      const ratio = r.base_s === null || r.large_s === null ? "n/a" : (r.large_s / r.base_s / (g.pages / g.base_pages)).toFixed(2);
-      lines.push(`| ${g.tool} | ${i + 1} | ${fmt(r.base_s)} | ${fmt(r.large_s)} | ${ratio} |`);
+      const ratio = roundGrowth(r, g.pages);
+      lines.push(`| ${g.tool} | ${i + 1} | ${fmt(r.base_s)} | ${fmt(r.large_s)} | ${ratio === null ? "n/a" : ratio.toFixed(2)} |`);
     });
     lines.push(`| ${g.tool} | median | ${fmt(g.base_median_s)} | ${fmt(g.large_median_s)} | ${g.growth === null ? "n/a" : g.growth.toFixed(2)} |`);
   }

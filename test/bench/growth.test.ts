@@ -3,7 +3,7 @@
  * growth comes from the medians, and a run that failed or differs from its ground truth voids the figure.
  */
 import { expect, test } from "bun:test";
-import { measureGrowth, median } from "../../bench/growth.ts";
+import { measureGrowth, median, roundGrowth } from "../../bench/growth.ts";
 import type { ToolRun } from "../../bench/lib/tool-run.ts";
 
 const run = (wall_s: number, correct = true): ToolRun => ({
@@ -21,7 +21,13 @@ test("median of odd and even counts, none for no values", () => {
   expect(median([])).toBeNull();
 });
 
-test("rounds alternate small then large, and growth is the ratio of the medians per size step", async () => {
+test("a round's growth is its large wall over its small wall per size step, none when a run failed", () => {
+  expect(roundGrowth({ base_s: 5, large_s: 25 }, 50_000)).toBe(1);
+  expect(roundGrowth({ base_s: 4, large_s: 10 }, 20_000)).toBe(1.25);
+  expect(roundGrowth({ base_s: 5, large_s: null }, 50_000)).toBeNull();
+});
+
+test("rounds alternate small then large, and growth is the median of the rounds' ratios per size step", async () => {
   const order: string[] = [];
   const small = [5.0, 5.6, 5.2];
   const large = [26.0, 31.0, 25.0];
@@ -41,7 +47,8 @@ test("rounds alternate small then large, and growth is the ratio of the medians 
   ]);
   expect(result.base_median_s).toBe(5.2);
   expect(result.large_median_s).toBe(26);
-  expect(result.growth).toBe(1); // 26 / 5.2 / 5
+  // Rounds: 26 / 5.0 / 5 = 1.04, 31 / 5.6 / 5 = 1.107, 25 / 5.2 / 5 = 0.962; not 26 / 5.2 / 5 = 1.00 from the medians.
+  expect(result.growth).toBe(1.04);
   expect(result.all_correct).toBe(true);
 });
 
