@@ -50,14 +50,14 @@ export function maxDurationError(maxDurationMs: number): string {
 export async function executeCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: CrawlJobHooks): Promise<CrawlJobEnd> {
   const logger = hooks.logger ?? createLogger(settings.logLevel);
   const sqlite = openDatabase(settings.dbPath, { busyTimeoutMs: settings.busyTimeoutMs });
-  // A power cut may cost the last batches of this connection, never consistency: they are fetched again on resume.
-  sqlite.exec("PRAGMA synchronous = NORMAL");
-  // Every row this connection writes points at its own running crawl and at frontier rows written before it,
-  // and a running crawl is never deleted (domains refuse deletion under a crawl, retention takes ended crawls
-  // only). Skipping the two parent lookups per link is 13 % of a crawl's CPU (bench, 10k pages). Deletes
-  // elsewhere still cascade: that is enforced by the deleting connection.
-  sqlite.exec("PRAGMA foreign_keys = OFF");
   try {
+    // A power cut may cost the last batches of this connection, never consistency: they are fetched again on resume.
+    sqlite.exec("PRAGMA synchronous = NORMAL");
+    // Every row this connection writes points at its own running crawl and at frontier rows written before it,
+    // and a running crawl is never deleted (domains refuse deletion under a crawl, retention takes ended crawls
+    // only). Skipping the two parent lookups per link is 13 % of a crawl's CPU (bench, 10k pages). Deletes
+    // elsewhere still cascade: that is enforced by the deleting connection.
+    sqlite.exec("PRAGMA foreign_keys = OFF");
     const crawls = new CrawlsRepo(sqlite);
     const crawl = crawls.findById(crawlId);
     if (crawl === undefined || crawl.status !== "running") return "gone";

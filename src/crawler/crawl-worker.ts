@@ -1,8 +1,8 @@
 /**
  * Entry point of a crawl worker thread (crawler/pool.ts keeps them between crawls). It speaks a tiny protocol:
- * the pool sends `start` for one crawl at a time and may send `stop` for it; the worker sends `progress` after
- * each written batch and `ended` once per crawl, after the job has written its final state and closed its store
- * connection, and is then ready for the next `start`.
+ * the pool sends `start` for one crawl at a time and may send `stop` for it; the worker answers `started`, sends
+ * `progress` after each written batch and `ended` once per crawl, after the job has written its final state and
+ * closed its store connection, and is then ready for the next `start`.
  */
 import { setPriority, getPriority } from "node:os";
 import { executeCrawlJob, type CrawlJobEnd, type CrawlJobSettings } from "./crawl-job.ts";
@@ -14,6 +14,7 @@ export type ToWorker = { type: "start"; crawlId: string; settings: CrawlJobSetti
 
 /** Messages to the pool. */
 export type FromWorker =
+  | { type: "started" }
   | { type: "ended"; end: CrawlJobEnd }
   | { type: "crashed"; message: string }
   | { type: "progress"; progress: CrawlProgress };
@@ -44,6 +45,7 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
   lowerPriority(message.settings.crawler.nice);
   const job = new AbortController();
   current = job;
+  self.postMessage({ type: "started" } satisfies FromWorker);
   const onProgress = (progress: CrawlProgress) => self.postMessage({ type: "progress", progress } satisfies FromWorker);
   const ended = (reply: FromWorker) => {
     current = null;

@@ -15,7 +15,9 @@ import type { CrawlProgress } from "../metrics/service-metrics.ts";
  * Worker threads are kept between crawls, at most `size` of them: Bun does not give back all of a worker's
  * memory when it is terminated, and a service that started a worker per crawl grew by ~0.5 MiB per crawl of a
  * 1,000-page site and several MiB per 50,000-page one, with no end in sight (bench/README.md, "Memory"). A
- * worker is terminated only when it died, was killed, or the pool stops; idle, it keeps no process alive.
+ * worker is terminated only when it died, its job threw or was killed, or the pool stops; idle, it keeps no
+ * process alive. A kept worker that dies before it has taken up its next crawl (a fault left over from the
+ * crawl before) does not fail that crawl: it stays running and starts again on a new worker.
  */
 
 /** A crawl job in progress, however it runs. */
@@ -42,10 +44,10 @@ export interface CrawlPoolOptions {
   onProgress?: (progress: CrawlProgress) => void;
 }
 
-/** The error a crawl ends with when its job died. */
 /** Wait before trying again when the store refused to hand out a crawl. */
 const FILL_RETRY_MS = 1_000;
 
+/** The error a crawl ends with when its job died. */
 export const CRASHED_ERROR = "internal error: the crawl stopped unexpectedly; see the server log";
 
 /**
@@ -167,19 +169,28 @@ export class CrawlPool {
   }
 
   private workerJob(crawlId: string): RunningJob {
-    const pooled = this.takeWorker();
+    const { pooled, reused } = this.takeWorker();
+    let started = false;
     // This job's hold on the worker; once settled the worker may already run another crawl, which this job's
     // late calls (a cancel or a kill racing its end) must not touch.
     let settle!: (end: CrawlJobEnd | { crashed: string }, keepWorker: boolean) => void;
     const holds = () => pooled.job === handlers;
     const handlers: NonNullable<PooledWorker["job"]> = {
       onMessage: (message) => {
+        started = true;
+        if (message.type === "started") return;
         if (message.type === "progress") this.options.onProgress?.(message.progress);
         // A job that threw is reported, and the thread that ran it is not trusted with another.
         else if (message.type === "ended") settle(message.end, true);
         else settle({ crashed: message.message }, false);
       },
-      onExit: (why) => settle({ crashed: why }, false),
+      onExit: (why) => {
+        if (reused && !started) {
+          // Nothing of this crawl ran; "stopped" leaves it running, and fill() takes it up on a new worker.
+          this.options.logger.warn("a kept crawl worker died before taking up its crawl; starting the crawl again", { crawl_id: crawlId, error: why });
+          settle("stopped", false);
+        } else settle({ crashed: why }, false);
+      },
     };
     const done = new Promise<CrawlJobEnd | { crashed: string }>((resolve) => {
       settle = (end, keepWorker) => {
@@ -203,11 +214,11 @@ export class CrawlPool {
   }
 
   /** An idle worker of the pool, or a new one. */
-  private takeWorker(): PooledWorker {
+  private takeWorker(): { pooled: PooledWorker; reused: boolean } {
     const idle = this.idleWorkers.pop();
     if (idle !== undefined) {
       idle.worker.ref();
-      return idle;
+      return { pooled: idle, reused: true };
     }
     const pooled: PooledWorker = { worker: new Worker(workerEntry(), { smol: true }) as PooledWorker["worker"], job: null };
     pooled.worker.onmessage = (event: MessageEvent<FromWorker>) => pooled.job?.onMessage(event.data);
@@ -219,7 +230,7 @@ export class CrawlPool {
     pooled.worker.onerror = (event) => exited(event.message);
     // A worker that exits without a word (killed thread, fatal error) ends its crawl rather than leaving it held.
     pooled.worker.addEventListener("close", () => exited("the worker thread exited"));
-    return pooled;
+    return { pooled, reused: false };
   }
 
   private returnWorker(pooled: PooledWorker): void {
