@@ -74,13 +74,16 @@ export class RetentionRepo {
     })();
   }
 
-  /** Ended webhook deliveries (and their attempts) created before `before`; returns how many went. */
+  /**
+   * Ended webhook deliveries (and their attempts) created before `before`; returns how many deliveries went.
+   * Counted by RETURNING: `changes` would add the cascaded attempts, and the caller compares it to `max`.
+   */
   pruneDeliveries(before: string, max: number): number {
     return this.sqlite
-      .query(
+      .query<{ id: string }, [string, number]>(
         `DELETE FROM webhook_deliveries WHERE id IN (
-           SELECT id FROM webhook_deliveries WHERE state != 'pending' AND created_at < ? LIMIT ?)`,
+           SELECT id FROM webhook_deliveries WHERE state != 'pending' AND created_at < ? LIMIT ?) RETURNING id`,
       )
-      .run(before, max).changes;
+      .all(before, max).length;
   }
 }

@@ -95,9 +95,12 @@ export class WebhooksRepo {
     return this.sqlite.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM webhooks").get()?.n ?? 0;
   }
 
-  /** Deletes the webhook with its deliveries and their attempts (pending ones are dropped). */
+  /**
+   * Deletes the webhook with its deliveries and their attempts (pending ones are dropped); false when it did not
+   * exist. RETURNING decides, not `changes`: bun:sqlite counts the rows ON DELETE CASCADE removes in it too.
+   */
   delete(id: string): boolean {
-    return this.sqlite.query("DELETE FROM webhooks WHERE id = $id").run({ id }).changes === 1;
+    return this.sqlite.query<{ id: string }, { id: string }>("DELETE FROM webhooks WHERE id = $id RETURNING id").all({ id }).length > 0;
   }
 
   /** Changes a webhook's name and/or subscribed events. */
@@ -258,7 +261,7 @@ export class WebhooksRepo {
           `UPDATE webhook_deliveries SET state = 'pending', attempts = 0, next_attempt_at = $now
            WHERE id = $id AND state != 'pending'`,
         )
-        .run({ id: deliveryId, now }).changes === 1
+        .run({ id: deliveryId, now }).changes > 0
     );
   }
 }
