@@ -14,12 +14,17 @@ export interface CheckReport {
   summary: {
     status: string;
     error: string | null;
+    /** The kind of failure (start_page, max_duration, …); null unless the crawl failed. */
+    failure: string | null;
+    /** What the counts alone would hide (nothing in scope, pages cut short, pages left unparsed). */
+    warnings: string[];
     pages_crawled: number;
     /** Links the crawl recorded (before --include/--exclude). */
     total_links: number;
     broken_links: number;
     skipped_links: number;
     truncated: boolean;
+    pages_cut: number;
     duration_ms: number;
     /** Links in this report (after --include/--exclude) and how many of them are broken. */
     reported_links: number;
@@ -94,6 +99,7 @@ function summaryLine(report: CheckReport): string {
 function text(report: CheckReport): string {
   const lines = [`linkpatrol check ${report.url}`, summaryLine(report)];
   if (report.summary.error !== null) lines.push(`crawl ${report.summary.status}: ${report.summary.error}`);
+  for (const warning of report.summary.warnings) lines.push(`warning: ${warning}`);
   for (const [source, links] of brokenBySource(report)) {
     lines.push("", source);
     for (const link of links) lines.push(`  ✗ ${link.url}  ${why(link)}${link.link_text ? `  "${link.link_text}"` : ""}`);
@@ -125,14 +131,22 @@ function xml(text: string): string {
     .replaceAll("'", "&apos;");
 }
 
+/** A failed crawl is one failing test case of its own, so a CI dashboard never shows it as an empty green suite. */
 function* junit(report: CheckReport): Generator<string> {
   const { summary } = report;
   const seconds = (summary.duration_ms / 1000).toFixed(3);
+  const failed = summary.status === "failed" ? 1 : 0;
+  const tests = summary.reported_links + failed;
+  const failures = summary.reported_broken + failed;
   yield [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="linkpatrol" tests="${summary.reported_links}" failures="${summary.reported_broken}" time="${seconds}">`,
-    `  <testsuite name="${xml(report.url)}" tests="${summary.reported_links}" failures="${summary.reported_broken}" errors="0" time="${seconds}">\n`,
+    `<testsuites name="linkpatrol" tests="${tests}" failures="${failures}" time="${seconds}">`,
+    `  <testsuite name="${xml(report.url)}" tests="${tests}" failures="${failures}" errors="0" time="${seconds}">\n`,
   ].join("\n");
+  if (failed === 1) {
+    const error = xml(summary.error ?? "the crawl failed");
+    yield `    <testcase classname="linkpatrol" name="${xml(report.url)}">\n      <failure message="${error}" type="${xml(summary.failure ?? "crawl_failed")}">${error}</failure>\n    </testcase>\n`;
+  }
   for (const link of report.links()) {
     const open = `    <testcase classname="${xml(link.source_url)}" name="${xml(link.url)}"`;
     if (!link.is_broken) {
@@ -157,12 +171,14 @@ function markdown(report: CheckReport): string {
     "|---:|---:|---:|---:|---|",
     `| ${summary.pages_crawled} | ${summary.reported_links} | ${summary.reported_broken} | ${summary.skipped_links} | ${summary.status}${summary.truncated ? " (truncated)" : ""} |`,
   ];
+  if (summary.error !== null) lines.push("", `**Crawl ${summary.status}:** ${cell(summary.error)}`);
+  for (const warning of summary.warnings) lines.push("", `**Warning:** ${cell(warning)}`);
   if (summary.reported_broken > 0) {
     lines.push("", "| page | link | status | text |", "|---|---|---|---|");
     for (const link of report.links()) {
       if (link.is_broken) lines.push(`| ${cell(link.source_url)} | ${cell(link.url)} | ${cell(why(link))} | ${cell(link.link_text)} |`);
     }
-  } else {
+  } else if (summary.status !== "failed") {
     lines.push("", "No broken links.");
   }
   return `${lines.join("\n")}\n`;

@@ -14,7 +14,8 @@ import { err, EXIT_FAILED, EXIT_OK, EXIT_USAGE, out, parseCommandArgs, UsageErro
 export const CHECK_HELP = `Usage: linkpatrol check URL [options]
 
 Crawls the site at URL once, in this process (no server, no config file, a temporary store), and reports its
-links. Exit code: 0 nothing broken, 1 broken links found, 2 usage or runtime error.
+links. Exit code: 0 nothing broken, 1 broken links found or the start page itself cannot be crawled (broken,
+unreachable, redirected off-site, not HTML, disallowed by robots.txt), 2 usage or runtime error.
 
 What is checked (anchors always):
   --images --scripts --stylesheets   also check these          --external   also check other hosts
@@ -247,11 +248,14 @@ export async function checkCommand(args: string[]): Promise<number> {
       summary: {
         status: detail.status,
         error: detail.error,
+        failure: detail.failure,
+        warnings: detail.warnings,
         pages_crawled: detail.pages_crawled,
         total_links: detail.total_links,
         broken_links: detail.broken_links,
         skipped_links: detail.skipped_links,
         truncated: detail.truncated,
+        pages_cut: detail.pages_cut,
         duration_ms: Date.parse(detail.completed_at ?? new Date().toISOString()) - Date.parse(detail.started_at ?? detail.created_at),
         reported_links: reportedLinks,
         reported_broken: reportedBroken,
@@ -269,9 +273,11 @@ export async function checkCommand(args: string[]): Promise<number> {
       }
     }
 
+    for (const warning of detail.warnings) err(`linkpatrol: warning: ${warning}`);
     if (detail.status === "failed") {
       err(`linkpatrol: the crawl failed: ${detail.error ?? "unknown error"}`);
-      return EXIT_USAGE;
+      // A start page that cannot be crawled is a finding about the site, like a broken link; other failures are run errors.
+      return detail.failure === "start_page" ? EXIT_FAILED : EXIT_USAGE;
     }
     return report.summary.reported_broken > 0 ? EXIT_FAILED : EXIT_OK;
   } finally {

@@ -24,6 +24,8 @@ export interface CrawlFacts {
   domain_name: string;
   status: string;
   error: string | null;
+  failure: string | null;
+  warnings: string[];
   total_links: number;
   broken_links: number;
   /** Broken links the previous completed crawl did not have broken (an extra field in the end events). */
@@ -42,7 +44,7 @@ export function startedEvent(crawl: CrawlFacts): CrawlEvent {
 export function endedEvents(crawl: CrawlFacts, sample: { url: string; status_code: number }[]): CrawlEvent[] {
   const timestamp = crawl.completed_at ?? new Date().toISOString();
   const base = { crawl_id: crawl.id, domain_name: crawl.domain_name };
-  if (crawl.status === "failed") return [{ event: "crawl.failed", timestamp, data: { ...base, error: crawl.error ?? "failed" } }];
+  if (crawl.status === "failed") return [{ event: "crawl.failed", timestamp, data: { ...base, error: crawl.error ?? "failed", failure: crawl.failure, warnings: crawl.warnings } }];
   const started = Date.parse(crawl.started_at ?? timestamp);
   const events: CrawlEvent[] = [
     {
@@ -54,6 +56,7 @@ export function endedEvents(crawl: CrawlFacts, sample: { url: string; status_cod
         broken_links: crawl.broken_links,
         duration_seconds: Math.max(0, Math.round((Date.parse(timestamp) - started) / 1000)),
         new_broken_links: crawl.new_broken_links ?? 0,
+        warnings: crawl.warnings,
       },
     },
   ];

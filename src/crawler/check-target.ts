@@ -1,7 +1,7 @@
 import type { LinkOutcome, LinkVerdict, NoAnswerReason } from "../core/link-outcome.ts";
 import type { SafeFetchResult } from "../net/fetch-result.ts";
 import { safeFetch, type SafeFetchOptions } from "../net/safe-fetch.ts";
-import { classifyOutcome } from "./classify.ts";
+import { classifyOutcome, pageCutWarning } from "./classify.ts";
 import { decodeHtml, isHtmlContentType } from "./decode.ts";
 import { createExtractor, type ExtractedLink } from "./extract.ts";
 import { isInternal, type SiteOrigin } from "./normalize.ts";
@@ -27,6 +27,8 @@ export interface TargetToCheck {
 export interface ParsedPage {
   url: string;
   links: ExtractedLink[];
+  /** The body was cut at max_body_bytes: links after the cut are missing. */
+  cut: boolean;
 }
 
 /** Where a page's redirects ended, judged as a target of its own (so it need not be fetched again). */
@@ -148,7 +150,12 @@ export async function checkTarget(target: TargetToCheck, context: CheckContext):
   if (target.asPage && result.kind === "response" && isSitePage(result.status, result.headers, result.finalUrl, context.site)) {
     const extractor = createExtractor(result.finalUrl);
     extractor.write(decodeHtml(result.body, result.headers["content-type"]));
-    page = { url: result.finalUrl, links: extractor.end() };
+    page = { url: result.finalUrl, links: extractor.end(), cut: result.truncated };
+    if (result.truncated) {
+      const warning = pageCutWarning(context.fetch.maxBodyBytes);
+      verdict = { ...verdict, warning };
+      if (redirectEnd !== null) redirectEnd = { ...redirectEnd, verdict: { ...redirectEnd.verdict, warning } };
+    }
   }
   return { verdict, finalUrl, redirectEnd, page, aborted, failure: outcome.kind === "no_answer" ? outcome.reason : null };
 }

@@ -1,4 +1,6 @@
 import type { LinkOutcome, LinkVerdict } from "../core/link-outcome.ts";
+import type { UncheckableReason } from "./extract.ts";
+import { MAX_URL_LENGTH } from "./normalize.ts";
 
 /**
  * From an outcome to the stored verdict (CONTRACT "Crawls and links"): an answer ≥ 400 is broken, no answer
@@ -34,4 +36,19 @@ export function classifyOutcome(outcome: LinkOutcome, context: ClassifyContext):
     };
   }
   return { status_code: status, is_broken: true, error: null, warning: null };
+}
+
+const UNCHECKABLE_ERRORS: Record<UncheckableReason, string> = {
+  invalid_url: "invalid_url: the href is not a valid URL, so no request was made",
+  url_too_long: `url_too_long: the URL is longer than ${MAX_URL_LENGTH} characters, the crawler's limit, so no request was made`,
+};
+
+/** The verdict for an href that cannot be checked: broken, since a visitor cannot follow it either. */
+export function uncheckableVerdict(reason: UncheckableReason): LinkVerdict {
+  return { status_code: 0, is_broken: true, error: UNCHECKABLE_ERRORS[reason], warning: null };
+}
+
+/** The warning a page carries when its body was cut at max_body_bytes before it was parsed. */
+export function pageCutWarning(maxBodyBytes: number): string {
+  return `page cut at ${maxBodyBytes} bytes (crawler.max_body_bytes): links after the cut were not seen`;
 }

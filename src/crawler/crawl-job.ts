@@ -6,6 +6,7 @@ import { CrawlsRepo } from "../store/crawls.repo.ts";
 import { openDatabase } from "../store/sqlite.ts";
 import { FrontierRepo } from "../store/frontier.repo.ts";
 import { runCrawl, type CrawlRunEnd } from "./crawl.ts";
+import { crawlWarnings, judgeCrawlEnd, type CrawlEndFacts } from "./crawl-end.ts";
 import { BATCHES_PER_COLLECTION, youngThenFull } from "../core/heap-trim.ts";
 import type { CrawlProgress } from "../metrics/service-metrics.ts";
 import { DEFAULT_RETRY_POLICY } from "./retry.ts";
@@ -85,13 +86,34 @@ export async function executeCrawlJob(crawlId: string, settings: CrawlJobSetting
       },
     );
     const now = new Date().toISOString();
+    const facts = (): CrawlEndFacts => {
+      const counts = crawls.findById(crawlId)!;
+      const startUrl = new URL(crawl.root_url).href;
+      return {
+        startUrl,
+        startPage: crawls.target(crawlId, startUrl),
+        pagesCrawled: counts.pages_crawled,
+        totalLinks: counts.total_links,
+        skippedLinks: counts.skipped_links,
+        pagesCut: counts.pages_cut,
+        truncated: counts.truncated,
+        maxBodyBytes: crawler.max_body_bytes,
+      };
+    };
     if (end.kind === "finished") {
-      crawls.finish(crawlId, { status: "completed", error: null, now });
-      logger.info("crawl completed", { crawl_id: crawlId });
-      return "completed";
+      const judged = judgeCrawlEnd(facts());
+      if (judged.status === "completed") {
+        crawls.finish(crawlId, { status: "completed", error: null, failure: null, warnings: judged.warnings, now });
+        logger.info("crawl completed", { crawl_id: crawlId });
+        return "completed";
+      }
+      crawls.finish(crawlId, { ...judged, now });
+      logger.warn("crawl failed", { crawl_id: crawlId, reason: judged.failure, error: judged.error });
+      return "failed";
     }
     if (end.reason === "max_duration") {
-      crawls.finish(crawlId, { status: "failed", error: maxDurationError(crawler.max_duration), now });
+      const error = maxDurationError(crawler.max_duration);
+      crawls.finish(crawlId, { status: "failed", error, failure: "max_duration", warnings: crawlWarnings(facts()), now });
       logger.warn("crawl failed", { crawl_id: crawlId, reason: "max_duration" });
       return "failed";
     }

@@ -3,6 +3,7 @@ import type { Logger } from "../core/logger.ts";
 import type { CrawlProgress } from "../metrics/service-metrics.ts";
 import type { FoundLink, FrontierResult, FrontierTarget, PageLimits } from "../store/frontier.repo.ts";
 import { checkTarget, type CheckContext, type ParsedPage } from "./check-target.ts";
+import { uncheckableVerdict } from "./classify.ts";
 import { HostLimiter } from "./host-limiter.ts";
 import { isInternal, type SiteOrigin } from "./normalize.ts";
 import type { RobotsCache } from "./robots-cache.ts";
@@ -73,6 +74,12 @@ export function gateLinks(page: ParsedPage, options: CrawlOptions, site: SiteOri
     if (kept.has(link.url)) continue;
     const option = KIND_OPTION[link.kind];
     if (option !== null && !options[option]) continue;
+    if (link.uncheckable !== undefined) {
+      // Recorded whatever host it names: no request is made, and the page's author can fix it.
+      const verdict = uncheckableVerdict(link.uncheckable);
+      kept.set(link.url, { url: link.url, internal: link.url.startsWith(sitePrefix), kind: link.kind, text: link.text, verdict });
+      continue;
+    }
     const internal = link.url.startsWith(sitePrefix) || isInternal(new URL(link.url), site);
     if (!internal && !options.follow_external) continue;
     kept.set(link.url, { url: link.url, internal, kind: link.kind, text: link.text });
@@ -95,6 +102,11 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
     site,
     signal: stop.signal,
     mayFetch: robots === null ? undefined : (url) => robots.allows(url, stop.signal),
+  };
+  const robotsRefusal = async (url: string): Promise<string | null> => {
+    if (robots === null) return null;
+    const verdict = await robots.verdict(url, stop.signal);
+    return verdict.allowed ? null : verdict.reason;
   };
 
   const buffer: FrontierTarget[] = [];
@@ -146,13 +158,14 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
   };
   const checkOne = async (target: FrontierTarget): Promise<FrontierResult | null> => {
     if (stop.signal.aborted) return null;
-    if (context.mayFetch !== undefined && !(await context.mayFetch(target.url))) return { kind: "skipped", target };
+    const refusal = await robotsRefusal(target.url);
+    if (refusal !== null) return { kind: "skipped", target, reason: refusal };
     const checked = await checkTarget(target, context);
     if (checked.aborted || stop.signal.aborted) return null;
     progress.checked += 1;
     if (checked.page !== null) progress.pages += 1;
     if (checked.failure !== null) progress.failures[checked.failure] = (progress.failures[checked.failure] ?? 0) + 1;
-    const page = checked.page === null ? null : { url: checked.page.url, links: gateLinks(checked.page, input.options, site) };
+    const page = checked.page === null ? null : { url: checked.page.url, links: gateLinks(checked.page, input.options, site), cut: checked.page.cut };
     const { verdict, finalUrl, redirectEnd } = checked;
     return { kind: "checked", target, verdict, finalUrl, redirectEnd, page };
   };

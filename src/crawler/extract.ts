@@ -1,6 +1,6 @@
 import { Parser } from "htmlparser2";
 import { LINK_TAGS, type LinkKind, rawUrlsOf } from "./link-tags.ts";
-import { normalizeUrl } from "./normalize.ts";
+import { normalizeUrl, recordedForm } from "./normalize.ts";
 
 /**
  * Link extraction in one streaming pass over htmlparser2's events; which tags carry links is the table in
@@ -12,8 +12,9 @@ import { normalizeUrl } from "./normalize.ts";
  *   `<noscript>` content is kept: visitors without JavaScript follow those links.
  * - SVG links count: `<a href|xlink:href>` as anchors, `<image href|xlink:href>` as images.
  * - Nested anchors: an `<a>` inside an open `<a>` closes the first (htmlparser2 does this, as browsers do).
- * - Duplicates are kept, in document order; the crawler dedupes per (source page, target) pair. Hrefs that
- *   normalise to nothing (other schemes, unparseable, longer than MAX_URL_LENGTH) are dropped silently.
+ * - Duplicates are kept, in document order; the crawler dedupes per (source page, target) pair. Hrefs of other
+ *   schemes (mailto:, javascript:, …) are not links to check; hrefs that do not parse or are longer than
+ *   MAX_URL_LENGTH are kept as `uncheckable`, because a visitor cannot follow them either.
  */
 
 /** One link found on a page. */
@@ -25,7 +26,12 @@ export interface ExtractedLink {
   text: string;
   /** The tag that carried it, lowercased: a, area, img, source, image, script, link, meta. */
   tag: string;
+  /** Set when the href cannot be checked; `url` is then the href as written (normalize.ts recordedForm). */
+  uncheckable?: UncheckableReason;
 }
+
+/** Why an href found on a page cannot be checked. */
+export type UncheckableReason = "invalid_url" | "url_too_long";
 
 /** A streaming extractor: feed decoded chunks, then `end()` once for the page's links. */
 export interface Extractor {
@@ -98,6 +104,8 @@ export function createExtractor(pageUrl: string): Extractor {
       for (const { raw, kind, tag, text } of found) {
         const normalized = normalizeUrl(raw, base);
         if (normalized.kind === "url") links.push({ url: normalized.url, kind, text, tag });
+        else if (normalized.reason === "invalid") links.push({ url: recordedForm(raw.trim()), kind, text, tag, uncheckable: "invalid_url" });
+        else if (normalized.reason === "too_long") links.push({ url: recordedForm(normalized.url), kind, text, tag, uncheckable: "url_too_long" });
       }
       return links;
     },

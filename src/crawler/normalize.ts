@@ -15,8 +15,11 @@ export type SkipReason =
   | "invalid" // the URL parser refuses it (bad host, bad port, unparseable base)
   | "too_long"; // longer than MAX_URL_LENGTH once normalised
 
-/** What normalising one href came to. */
-export type NormalizeResult = { kind: "url"; url: string } | { kind: "skip"; reason: SkipReason };
+/** What normalising one href came to; a too-long URL keeps its normalised form, for the record. */
+export type NormalizeResult =
+  | { kind: "url"; url: string }
+  | { kind: "skip"; reason: Exclude<SkipReason, "too_long"> }
+  | { kind: "skip"; reason: "too_long"; url: string };
 
 /** The parts of a site's origin that decide whether a URL is internal; a `URL` fits. */
 export type SiteOrigin = Pick<URL, "protocol" | "hostname" | "port">;
@@ -40,7 +43,7 @@ export function normalizeUrl(raw: string, base: string | URL): NormalizeResult {
   if (!CHECKABLE_SCHEMES.has(url.protocol)) return { kind: "skip", reason: "unsupported_scheme" };
   url.hash = "";
   const href = url.href;
-  if (href.length > MAX_URL_LENGTH) return { kind: "skip", reason: "too_long" };
+  if (href.length > MAX_URL_LENGTH) return { kind: "skip", reason: "too_long", url: href };
   return { kind: "url", url: href };
 }
 
@@ -55,4 +58,16 @@ export function isInternal(url: URL, site: SiteOrigin): boolean {
 
 function effectivePort(origin: SiteOrigin): string {
   return origin.port !== "" ? origin.port : (DEFAULT_PORTS[origin.protocol] ?? "");
+}
+
+/**
+ * How a URL or href that cannot be checked is recorded: as written, cut at MAX_URL_LENGTH with its full length
+ * noted, so a hostile page cannot fill the store with one link, and two long URLs of different lengths stay apart.
+ */
+export function recordedForm(urlOrHref: string): string {
+  if (urlOrHref.length <= MAX_URL_LENGTH) return urlOrHref;
+  let end = MAX_URL_LENGTH;
+  const last = urlOrHref.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--; // never split a surrogate pair
+  return `${urlOrHref.slice(0, end)}…[${urlOrHref.length} characters]`;
 }

@@ -143,7 +143,7 @@ export class CrawlPool {
       if (typeof end === "object" && !this.stopping) {
         this.options.logger.error("crawl job crashed", { crawl_id: crawlId, error: end.crashed });
         try {
-          this.options.repo.finish(crawlId, { status: "failed", error: CRASHED_ERROR, now: new Date().toISOString() });
+          this.options.repo.finish(crawlId, { status: "failed", error: CRASHED_ERROR, failure: "internal", warnings: [], now: new Date().toISOString() });
         } catch (error) {
           // Left running, it resumes on the next start.
           this.options.logger.error("could not record a crashed crawl", { crawl_id: crawlId, error: String(error) });

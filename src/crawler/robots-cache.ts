@@ -8,7 +8,13 @@ import { parseRobots, robotsDecision, robotsPolicyForStatus, ROBOTS_MAX_BYTES, t
  * at all, the targets are checked (and fail on their own). A 5xx or 429 answer still means "stay away".
  */
 
-type OriginRules = RobotsRules | "allow_all" | "disallow_all";
+/** What robots.txt of one origin came to; a refusal of the whole origin keeps the answer that caused it. */
+type OriginRules = RobotsRules | { kind: "allow_all" } | { kind: "disallow_all"; status: number };
+
+/** Whether a URL may be fetched, and when not, why, in words for the crawl's report. */
+export type RobotsVerdict = { allowed: true } | { allowed: false; reason: string };
+
+const ALLOWED: RobotsVerdict = { allowed: true };
 
 /** Redirects followed for robots.txt (RFC 9309 §2.3.1.2: at least five). */
 const ROBOTS_MAX_REDIRECTS = 5;
@@ -23,6 +29,11 @@ export class RobotsCache {
 
   /** Whether robots.txt of `url`'s origin lets the crawler fetch it; `signal` cancels a fetch in progress. */
   async allows(url: string, signal?: AbortSignal): Promise<boolean> {
+    return (await this.verdict(url, signal)).allowed;
+  }
+
+  /** Like allows(), with the reason of a refusal. */
+  async verdict(url: string, signal?: AbortSignal): Promise<RobotsVerdict> {
     const parsed = new URL(url);
     let rules = this.origins.get(parsed.origin);
     if (rules === undefined) {
@@ -30,9 +41,12 @@ export class RobotsCache {
       this.origins.set(parsed.origin, rules);
     }
     const resolved = await rules;
-    if (resolved === "allow_all") return true;
-    if (resolved === "disallow_all") return false;
-    return robotsDecision(resolved, this.userAgent, parsed.pathname + parsed.search).kind === "allowed";
+    if ("kind" in resolved) {
+      if (resolved.kind === "allow_all") return ALLOWED;
+      return { allowed: false, reason: `${parsed.origin}/robots.txt answered HTTP ${resolved.status}, which disallows the whole site (RFC 9309)` };
+    }
+    if (robotsDecision(resolved, this.userAgent, parsed.pathname + parsed.search).kind === "allowed") return ALLOWED;
+    return { allowed: false, reason: `${parsed.origin}/robots.txt disallows it` };
   }
 
   private async load(origin: string, signal: AbortSignal | undefined): Promise<OriginRules> {
@@ -46,14 +60,15 @@ export class RobotsCache {
     if (result.kind === "error") {
       // A cancelled fetch says nothing about the site: forget it so a resumed crawl asks again.
       if (result.error === "aborted") this.origins.delete(origin);
-      return "allow_all";
+      return { kind: "allow_all" };
     }
     const policy = robotsPolicyForStatus(result.status);
-    if (policy !== "parse") return policy;
+    if (policy === "allow_all") return { kind: "allow_all" };
+    if (policy === "disallow_all") return { kind: "disallow_all", status: result.status };
     try {
       return parseRobots(new TextDecoder().decode(result.body));
     } catch {
-      return "allow_all"; // a file we cannot read states no rules
+      return { kind: "allow_all" }; // a file we cannot read states no rules
     }
   }
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CRAWL_FAILURES } from "../core/crawl-failure.ts";
 import { CrawlOptionsSchema } from "../core/crawl-options.ts";
 import { CRAWL_STATUSES, CRAWL_TRIGGERS, LINK_KINDS } from "../store/schema.ts";
 
@@ -56,8 +57,14 @@ export const CrawlDetailSchema = z
     trigger: CrawlTriggerSchema,
     /** True when max_pages or max_depth left pages unparsed. */
     truncated: z.boolean(),
-    /** Why a failed crawl failed ("cancelled", the duration limit, …); null otherwise. */
+    /** Pages whose body was cut at crawler.max_body_bytes: links after the cut were not seen. */
+    pages_cut: z.number().int(),
+    /** Why a failed crawl failed, in words naming the cause (the start page and its status or error, the duration limit, …); null otherwise. */
     error: z.string().nullable(),
+    /** The kind of failure: start_page, max_duration, cancelled or internal; null unless failed. */
+    failure: z.enum(CRAWL_FAILURES).nullable(),
+    /** What the counts alone would hide: no link in scope, pages cut short, pages left unparsed; empty when none. */
+    warnings: z.array(z.string()),
     created_at: z.string(),
     started_at: z.string().nullable(),
     completed_at: z.string().nullable(),

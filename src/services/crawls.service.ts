@@ -140,7 +140,7 @@ export class CrawlsService {
   /** Ends a pending or running crawl as failed with error "cancelled"; what it found stays readable. */
   cancel(id: string): CrawlDetailView {
     const crawl = this.require(id);
-    if (!this.deps.repo.finish(crawl.id, { status: "failed", error: CANCELLED, now: new Date().toISOString() })) {
+    if (!this.deps.repo.finish(crawl.id, { status: "failed", error: CANCELLED, failure: "cancelled", warnings: [], now: new Date().toISOString() })) {
       throw new ConflictError(`crawl ${crawl.id} has already ended (${this.require(id).status})`, [
         { field: "id", status: this.require(id).status },
       ]);
@@ -184,7 +184,10 @@ function toDetail(row: CrawlRecord): CrawlDetailView {
     new_broken_links: row.new_broken_links,
     trigger: row.trigger,
     truncated: row.truncated,
+    pages_cut: row.pages_cut,
     error: row.error,
+    failure: row.failure,
+    warnings: row.warnings,
     created_at: row.created_at,
     started_at: row.started_at,
     completed_at: row.completed_at,

@@ -1,9 +1,10 @@
 import type { Database } from "bun:sqlite";
+import type { CrawlFailure } from "../core/crawl-failure.ts";
 import type { CrawlOptions } from "../core/crawl-options.ts";
 import { endedEvents, startedEvent } from "../core/crawl-events.ts";
 import { LinksRepo } from "./links.repo.ts";
 import { OutboxRepo } from "./outbox.repo.ts";
-import type { CrawlStatus, CrawlTrigger } from "./schema.ts";
+import type { CrawlStatus, CrawlTrigger, TargetState } from "./schema.ts";
 
 /**
  * Queries on crawls for the API and the crawl pool; no rules here (services/crawls.service.ts holds them).
@@ -25,7 +26,10 @@ export interface CrawlRecord {
   trigger: CrawlTrigger;
   new_broken_links: number | null;
   error: string | null;
+  failure: CrawlFailure | null;
+  warnings: string[];
   truncated: boolean;
+  pages_cut: number;
   pages_crawled: number;
   total_links: number;
   broken_links: number;
@@ -40,14 +44,38 @@ export interface CrawlFilter {
   status?: CrawlStatus;
 }
 
-const CRAWL_COLUMNS = `c.id, c.domain_id, d.name AS domain_name, d.root_url, c.status, c.options, c.trigger, c.new_broken_links, c.error, c.truncated,
-  c.pages_crawled, c.total_links, c.broken_links, c.skipped_links, c.created_at, c.started_at, c.completed_at`;
+const CRAWL_COLUMNS = `c.id, c.domain_id, d.name AS domain_name, d.root_url, c.status, c.options, c.trigger, c.new_broken_links, c.error, c.failure, c.warnings, c.truncated,
+  c.pages_cut, c.pages_crawled, c.total_links, c.broken_links, c.skipped_links, c.created_at, c.started_at, c.completed_at`;
 
-type RawCrawl = Omit<CrawlRecord, "options" | "truncated"> & { options: string; truncated: number };
+type RawCrawl = Omit<CrawlRecord, "options" | "truncated" | "warnings"> & { options: string; truncated: number; warnings: string };
 
 function toCrawl(raw: RawCrawl | null): CrawlRecord | undefined {
   if (raw === null) return undefined;
-  return { ...raw, options: JSON.parse(raw.options) as CrawlOptions, truncated: raw.truncated === 1 };
+  return {
+    ...raw,
+    options: JSON.parse(raw.options) as CrawlOptions,
+    warnings: JSON.parse(raw.warnings) as string[],
+    truncated: raw.truncated === 1,
+  };
+}
+
+/** A crawl's end, as the crawler or a service decided it. */
+export interface CrawlEnd {
+  status: "completed" | "failed";
+  error: string | null;
+  failure: CrawlFailure | null;
+  warnings: string[];
+  now: string;
+}
+
+/** The frontier row of one target, as read to judge a crawl's start page. */
+export interface TargetRow {
+  state: TargetState;
+  status_code: number | null;
+  is_broken: boolean;
+  error: string | null;
+  warning: string | null;
+  final_url: string | null;
 }
 
 /** The WHERE clause and parameters of a crawl filter. */
@@ -89,7 +117,7 @@ export class CrawlsRepo {
          ON CONFLICT DO NOTHING`,
       )
       .run({ id: row.id, domainId: row.domainId, options: JSON.stringify(row.options), trigger: row.trigger, createdAt: row.createdAt });
-    if (result.changes === 1) return { inserted: true };
+    if (result.changes > 0) return { inserted: true };
     return { inserted: false, activeId: this.activeCrawlId(row.domainId) ?? "unknown" };
   }
 
@@ -194,15 +222,15 @@ export class CrawlsRepo {
    * Ends a crawl that is still pending or running and queues its end events (crawl.completed and
    * broken_links.found, or crawl.failed); false when it had already ended (or is gone).
    */
-  finish(id: string, outcome: { status: "completed" | "failed"; error: string | null; now: string }): boolean {
+  finish(id: string, outcome: CrawlEnd): boolean {
     return this.sqlite.transaction(() => {
       const result = this.sqlite
         .query(
-          `UPDATE crawls SET status = $status, error = $error, completed_at = $now
+          `UPDATE crawls SET status = $status, error = $error, failure = $failure, warnings = $warnings, completed_at = $now
            WHERE id = $id AND status IN ('pending', 'running')`,
         )
-        .run({ id, status: outcome.status, error: outcome.error, now: outcome.now });
-      if (result.changes !== 1) return false;
+        .run({ id, status: outcome.status, error: outcome.error, failure: outcome.failure, warnings: JSON.stringify(outcome.warnings), now: outcome.now });
+      if (result.changes === 0) return false;
       if (outcome.status === "completed") {
         const previous = this.previousCompleted(id);
         const fresh = this.links.countChanges(id, previous?.id ?? null, "new_broken");
@@ -212,6 +240,16 @@ export class CrawlsRepo {
       this.outbox.enqueue(endedEvents(crawl, crawl.broken_links > 0 ? this.links.brokenSample(id) : []), outcome.now);
       return true;
     })();
+  }
+
+  /** One target of a crawl by its normalised URL, if the frontier has it. */
+  target(crawlId: string, url: string): TargetRow | undefined {
+    const row = this.sqlite
+      .query<Omit<TargetRow, "is_broken"> & { is_broken: number | null }, { crawlId: string; url: string }>(
+        "SELECT state, status_code, is_broken, error, warning, final_url FROM crawl_targets WHERE crawl_id = $crawlId AND url = $url",
+      )
+      .get({ crawlId, url });
+    return row === null ? undefined : { ...row, is_broken: row.is_broken === 1 };
   }
 
   /** The last crawl of the same domain that completed before this one was created. */

@@ -36,6 +36,8 @@ export interface FoundLink {
   internal: boolean;
   kind: StoredLinkKind;
   text: string;
+  /** Set for a link judged without a request (an href that cannot be checked): its target is recorded done. */
+  verdict?: LinkVerdict;
 }
 
 /** One finished piece of work, in the order it should be recorded. */
@@ -47,10 +49,11 @@ export type FrontierResult =
       finalUrl: string | null;
       /** Where a page's redirects ended, with that URL's own verdict: recorded so it is not fetched again. */
       redirectEnd: { url: string; internal: boolean; verdict: LinkVerdict } | null;
-      /** The parsed page behind the target (its final URL and links), when it was one. */
-      page: { url: string; links: FoundLink[] } | null;
+      /** The parsed page behind the target (its final URL and links, and whether its body was cut), when it was one. */
+      page: { url: string; links: FoundLink[]; cut: boolean } | null;
     }
-  | { kind: "skipped"; target: FrontierTarget };
+  /** robots.txt refused the target; `reason` says how. */
+  | { kind: "skipped"; target: FrontierTarget; reason: string };
 
 /** The page limits the recording step applies. */
 export interface PageLimits {
@@ -119,6 +122,7 @@ class BatchChanges {
   broken = 0;
   skipped = 0;
   truncated = 0;
+  pagesCut = 0;
 
   /** Counts `links` links whose target has verdict `statusCode`/`isBroken`. */
   count(statusCode: number, isBroken: boolean, links: number): void {
@@ -135,10 +139,10 @@ export class FrontierRepo {
   private readonly pullStatement: Statement<RawTarget, [string, number, number]>;
   private readonly markDone: Statement<unknown, [number | null, number, string | null, string | null, string | null, number, number]>;
   private readonly stillQueued: Statement<{ id: number }, [number]>;
-  private readonly markSkipped: Statement<unknown, [number]>;
+  private readonly markSkipped: Statement<unknown, [string, number]>;
   private readonly settleTarget: Statement<
     { id: number },
-    [string, string, number, number, number | null, number, string | null, string | null, string]
+    [string, string, number, number, number | null, number, string | null, string | null, string | null]
   >;
   private readonly claimPage: Statement<unknown, [string, string]>;
   private readonly findTarget: Statement<StoredTarget, [string, string]>;
@@ -150,7 +154,7 @@ export class FrontierRepo {
   private readonly previousWaiting: Statement<{ waiting_prev_id: number | null }, [number]>;
   private readonly deleteWaiting: Statement<unknown, [number]>;
   private readonly counters: Statement<{ pages_crawled: number }, [string]>;
-  private readonly addCounts: Statement<unknown, [number, number, number, number, number, string]>;
+  private readonly addCounts: Statement<unknown, [number, number, number, number, number, number, string]>;
   private readonly insertLinks: MultiRowInsert;
   private readonly upsertWaiting: MultiRowInsert;
   private readonly insertBrokenLinks: MultiRowInsert;
@@ -173,7 +177,7 @@ export class FrontierRepo {
        WHERE id = ?6 AND state = 'queued' AND as_page = ?7`,
     );
     this.stillQueued = sqlite.prepare("SELECT id FROM crawl_targets WHERE id = ?1 AND state = 'queued'");
-    this.markSkipped = sqlite.prepare("UPDATE crawl_targets SET state = 'skipped' WHERE id = ?1 AND state = 'queued'");
+    this.markSkipped = sqlite.prepare("UPDATE crawl_targets SET state = 'skipped', warning = ?1 WHERE id = ?2 AND state = 'queued'");
     // Records a verdict for a URL that may not be in the frontier yet, or is still queued there.
     this.settleTarget = sqlite.prepare(
       `INSERT INTO crawl_targets (crawl_id, url, internal, depth, state, status_code, is_broken, error, warning, final_url)
@@ -206,7 +210,7 @@ export class FrontierRepo {
     this.counters = sqlite.prepare("SELECT pages_crawled FROM crawls WHERE id = ?1");
     this.addCounts = sqlite.prepare(
       `UPDATE crawls SET pages_crawled = pages_crawled + ?1, total_links = total_links + ?2, broken_links = broken_links + ?3,
-       skipped_links = skipped_links + ?4, truncated = MAX(truncated, ?5) WHERE id = ?6`,
+       skipped_links = skipped_links + ?4, truncated = MAX(truncated, ?5), pages_cut = pages_cut + ?6 WHERE id = ?7`,
     );
     // No conflict check: a page's links are recorded once (crawl_pages claim) and deduped per target before.
     this.insertLinks = new MultiRowInsert(
@@ -313,10 +317,13 @@ export class FrontierRepo {
    * The frontier row of a link's target, created when new. An anchor turns a still-queued image or script
    * target into a page; a target already checked stays as it was.
    */
-  private target(crawlId: string, link: Pick<FoundLink, "url" | "internal" | "kind">, depth: number, changes: BatchChanges): KnownTarget {
+  private target(crawlId: string, link: Pick<FoundLink, "url" | "internal" | "kind" | "verdict">, depth: number, changes: BatchChanges): KnownTarget {
     const wantsPage = link.internal && link.kind === "anchor";
     let known = this.lookup(crawlId, link.url, changes);
-    if (known === undefined) {
+    if (known === undefined && link.verdict !== undefined) {
+      known = this.recordJudged(crawlId, link.url, link.internal, depth, link.verdict);
+      changes.targets.set(link.url, known);
+    } else if (known === undefined) {
       const { id } = this.insertTarget.get(crawlId, link.url, link.internal ? 1 : 0, wantsPage ? 1 : 0, depth)!;
       known = { id, state: "queued", asPage: wantsPage, statusCode: 0, isBroken: false, waitingLinks: 0, lastWaitingLinkId: 0 };
       changes.targets.set(link.url, known);
@@ -326,6 +333,13 @@ export class FrontierRepo {
       changes.targets.set(link.url, known);
     }
     return known;
+  }
+
+  /** A new target judged without a request, recorded done with its verdict. */
+  private recordJudged(crawlId: string, url: string, internal: boolean, depth: number, verdict: LinkVerdict): KnownTarget {
+    const { status_code, is_broken, error, warning } = verdict;
+    const { id } = this.settleTarget.get(crawlId, url, internal ? 1 : 0, depth, status_code, is_broken ? 1 : 0, error, warning, null)!;
+    return { id, state: "done", asPage: false, statusCode: status_code, isBroken: is_broken, waitingLinks: 0, lastWaitingLinkId: 0 };
   }
 
   /** A queued target got its verdict: the links waiting for it count now, as broken links when it is broken. */
@@ -390,7 +404,7 @@ export class FrontierRepo {
     for (const result of results) {
       const { target } = result;
       if (result.kind === "skipped") {
-        if (this.markSkipped.run(target.id).changes === 0) continue;
+        if (this.markSkipped.run(result.reason, target.id).changes === 0) continue;
         changes.skipped++;
         const known = this.lookup(crawlId, target.url, changes);
         if (known !== undefined) {
@@ -439,6 +453,7 @@ export class FrontierRepo {
       if (this.claimPage.run(crawlId, result.page.url).changes === 0) continue; // parsed under another URL
       pages++;
       changes.pagesAdded++;
+      if (result.page.cut) changes.pagesCut++;
       this.recordLinks(crawlId, result.page, target.depth + 1, changes);
     }
     this.writeWaiting(changes);
@@ -447,7 +462,7 @@ export class FrontierRepo {
       [crawlId],
       [...changes.statusCounts].flatMap(([key, links]) => [Math.floor(key / 2), key % 2, links]),
     );
-    this.addCounts.run(changes.pagesAdded, changes.total, changes.broken, changes.skipped, changes.truncated, crawlId);
+    this.addCounts.run(changes.pagesAdded, changes.total, changes.broken, changes.skipped, changes.truncated, changes.pagesCut, crawlId);
     return { redo, changes };
   }
 

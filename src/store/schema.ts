@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { CrawlOptions } from "../core/crawl-options.ts";
+import type { CrawlFailure } from "../core/crawl-failure.ts";
 import type { VerifiedBy } from "../core/verified-by.ts";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
@@ -82,8 +83,14 @@ export const crawls = sqliteTable(
     newBrokenLinks: integer("new_broken_links"),
     /** Why a failed crawl failed ("cancelled", the duration limit, …); null otherwise. */
     error: text("error"),
+    /** What kind of failure `error` describes (core/crawl-failure.ts); null unless failed. */
+    failure: text("failure").$type<CrawlFailure>(),
+    /** Things a clean-looking result must not hide (nothing in scope, pages cut short), as a JSON array of text. */
+    warnings: text("warnings", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
     /** True when a page limit (max_pages, max_depth) left pages unparsed. */
     truncated: integer("truncated", { mode: "boolean" }).notNull().default(false),
+    /** Pages whose body was cut at max_body_bytes: links after the cut were never seen. */
+    pagesCut: integer("pages_cut").notNull().default(0),
     pagesCrawled: integer("pages_crawled").notNull().default(0),
     totalLinks: integer("total_links").notNull().default(0),
     brokenLinks: integer("broken_links").notNull().default(0),

@@ -31,7 +31,7 @@ function written(links: LinkView[], name: string): string {
     url: "http://site.test/",
     options: { scan_images: false, scan_scripts: false, scan_stylesheets: false, follow_external: false },
     summary: {
-      status: "completed", error: null, pages_crawled: 3, total_links: links.length, broken_links: links.filter((l) => l.is_broken).length,
+      status: "completed", error: null, failure: null, warnings: [], pages_cut: 0, pages_crawled: 3, total_links: links.length, broken_links: links.filter((l) => l.is_broken).length,
       skipped_links: 0, truncated: false, duration_ms: 5, reported_links: links.length, reported_broken: links.filter((l) => l.is_broken).length,
     },
     links: () => links,

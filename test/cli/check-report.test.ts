@@ -21,7 +21,7 @@ function report(links: LinkView[]): CheckReport {
     url: "http://site.test/",
     options: { scan_images: false, scan_scripts: false, scan_stylesheets: false, follow_external: false },
     summary: {
-      status: "completed", error: null, pages_crawled: 1, total_links: links.length, broken_links: 1, skipped_links: 0,
+      status: "completed", error: null, failure: null, warnings: [], pages_cut: 0, pages_crawled: 1, total_links: links.length, broken_links: 1, skipped_links: 0,
       truncated: false, duration_ms: 5, reported_links: links.length, reported_broken: links.filter((l) => l.is_broken).length,
     },
     links: () => links,

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { type ExtractedLink, extractLinks } from "../../src/crawler/extract.ts";
+import { MAX_URL_LENGTH } from "../../src/crawler/normalize.ts";
 
 const PAGE = "https://site.example/dir/page.html";
 
@@ -58,9 +59,27 @@ describe("extractLinks: what is not a link", () => {
     "JAVASCRIPT:x",
     "data:text/html,hi",
     "ftp://files.example/x",
-    "http://exa mple/",
-  ])("skipped silently: %p", (href) => {
+  ])("other schemes are no links to check: %p", (href) => {
     expect(extractLinks(`<a href="${href}">x</a><img src="${href}">`, PAGE)).toEqual([]);
+  });
+
+  test.each(["http://exa mple/", "http://[::1", "https://127.0.0.1:99999/", "http://"])(
+    "an href that does not parse is kept as written, uncheckable: %p",
+    (href) => {
+      expect(extractLinks(`<a href="${href}">x</a><img src=" ${href} " alt="i">`, PAGE)).toEqual([
+        { url: href, kind: "anchor", text: "x", tag: "a", uncheckable: "invalid_url" },
+        { url: href, kind: "image", text: "i", tag: "img", uncheckable: "invalid_url" },
+      ]);
+    },
+  );
+
+  test("a URL longer than MAX_URL_LENGTH is kept cut, with its length, uncheckable", () => {
+    for (const length of [2_100, 3_000, 100_000]) {
+      const href = `/${"x".repeat(length)}`;
+      const full = `https://site.example${href}`;
+      const [link] = extractLinks(`<a href="${href}">long</a>`, PAGE);
+      expect(link).toEqual({ url: `${full.slice(0, MAX_URL_LENGTH)}…[${full.length} characters]`, kind: "anchor", text: "long", tag: "a", uncheckable: "url_too_long" });
+    }
   });
 });
 

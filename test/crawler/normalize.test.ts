@@ -64,7 +64,7 @@ describe("normalizeUrl: what is skipped", () => {
     const prefix = "https://example.com/";
     const atLimit = prefix + "a".repeat(MAX_URL_LENGTH - prefix.length);
     expect(normalizeUrl(atLimit, BASE)).toEqual({ kind: "url", url: atLimit });
-    expect(normalizeUrl(`${atLimit}a`, BASE)).toEqual({ kind: "skip", reason: "too_long" });
+    expect(normalizeUrl(`${atLimit}a`, BASE)).toEqual({ kind: "skip", reason: "too_long", url: `${atLimit}a` });
     // The fragment is dropped before measuring.
     expect(normalizeUrl(`${atLimit}#${"f".repeat(100)}`, BASE)).toEqual({ kind: "url", url: atLimit });
   });

@@ -24,7 +24,7 @@ function freshStore(name: string, crawlId: string): Store {
 }
 
 function checked(target: FrontierTarget, links: string[]) {
-  const page = { url: target.url, links: links.map((url) => ({ url, internal: true, kind: "anchor" as const, text: url })) };
+  const page = { url: target.url, links: links.map((url) => ({ url, internal: true, kind: "anchor" as const, text: url })), cut: false };
   return { kind: "checked" as const, target, verdict: ok, finalUrl: null, redirectEnd: null, page };
 }
 

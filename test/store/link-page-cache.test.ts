@@ -45,7 +45,7 @@ function queued(): FrontierTarget[] {
 }
 
 function check(target: FrontierTarget, verdict: typeof ok, links: string[] = []) {
-  const page = links.length === 0 ? null : { url: target.url, links: links.map((url) => ({ url, internal: true, kind: "anchor" as const, text: url })) };
+  const page = links.length === 0 ? null : { url: target.url, links: links.map((url) => ({ url, internal: true, kind: "anchor" as const, text: url })), cut: false };
   return { kind: "checked" as const, target, verdict, finalUrl: null, redirectEnd: null, page };
 }
 
@@ -116,6 +116,6 @@ test("a page kept while the crawl ran is not kept once it ends, even when no lin
   expect(whileRunning.total).toBe(500);
   expect(urls(whileRunning)).not.toEqual(children.slice(200, 210)); // placed from the stale positions
 
-  repo.finish(ending, { status: "completed", error: null, now: "2026-01-02T01:00:00Z" });
+  repo.finish(ending, { status: "completed", error: null, failure: null, warnings: [], now: "2026-01-02T01:00:00Z" });
   expect(urls(await slow.links(ending, {}, 21, 10))).toEqual(children.slice(200, 210));
 });

@@ -40,6 +40,7 @@ function downgradeTo0003(path: string): void {
   try {
     db.exec("PRAGMA foreign_keys = OFF");
     db.transaction(() => {
+      db.exec("ALTER TABLE crawls DROP COLUMN failure; ALTER TABLE crawls DROP COLUMN warnings; ALTER TABLE crawls DROP COLUMN pages_cut;");
       db.exec("DROP TABLE broken_links; DROP TABLE crawl_status_counts; DROP TABLE crawl_waiting;");
       db.exec("DROP INDEX webhook_deliveries_crawl_idx; DROP INDEX webhook_deliveries_created_idx;");
       db.exec(`CREATE TABLE old_links (

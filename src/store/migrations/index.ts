@@ -4,6 +4,7 @@ import m1 from "./0001_crawls.sql" with { type: "text" };
 import m2 from "./0002_webhooks.sql" with { type: "text" };
 import m3 from "./0003_schedules.sql" with { type: "text" };
 import m4 from "./0004_waiting_and_broken_links.sql" with { type: "text" };
+import m5 from "./0005_crawl_findings.sql" with { type: "text" };
 
 /** Every migration in order, with its SQL embedded at build time. */
 export const MIGRATIONS: readonly { tag: string; sql: string }[] = [
@@ -12,4 +13,5 @@ export const MIGRATIONS: readonly { tag: string; sql: string }[] = [
   { tag: "0002_webhooks", sql: m2 },
   { tag: "0003_schedules", sql: m3 },
   { tag: "0004_waiting_and_broken_links", sql: m4 },
+  { tag: "0005_crawl_findings", sql: m5 },
 ];
