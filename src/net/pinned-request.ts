@@ -13,7 +13,9 @@
  * is read.
  *
  * Keep-alive. The engine pools connections per pinned address, port and TLS name, so sequential requests to
- * one origin share a connection; only a body cut at its cap or a failure closes one.
+ * one origin share a connection. A body nobody reads to its end closes its connection (an abort): cancelling the
+ * body stream alone leaves the engine downloading and buffering it (an endless stream grew a process by GBs in
+ * seconds), so only a small announced body is drained to keep the connection.
  * test/net/safe-fetch-keep-alive.test.ts counts server-side connections to hold this.
  */
 import { BodySink, type CollectedBody } from "./body-sink.ts";
@@ -43,9 +45,12 @@ export interface PinnedExchange {
   headers: Record<string, string>;
   /** Reads and decodes the body within the body deadline and the byte cap. */
   readBody(): Promise<CollectedBody | FetchError>;
-  /** Drops the body (used for redirects and answers whose bodies nobody reads). */
+  /** Drops the body (used for redirects and answers whose bodies nobody reads) without taking it in. */
   discard(): void;
 }
+
+/** Announced bodies up to this size are drained on discard, keeping the connection for the next request. */
+const DRAIN_MAX_BYTES = 64 * 1024;
 
 function flattenHeaders(raw: Headers): Record<string, string> {
   const headers: Record<string, string> = {};
@@ -140,14 +145,29 @@ export async function openPinned(request: PinnedRequest): Promise<PinnedExchange
     status: response.status,
     headers: flattenHeaders(response.headers),
     readBody: () => readBody(request, response, controller),
-    discard: () => void response.body?.cancel().catch(() => {}),
+    discard: () => discard(request, response, controller),
   };
+}
+
+/** Drains a small announced body within the body deadline; closes the connection for anything else. */
+function discard(request: PinnedRequest, response: Response, controller: AbortController): void {
+  if (request.method === "HEAD" || response.body === null) return;
+  const length = Number(response.headers.get("content-length") ?? Number.NaN);
+  if (!Number.isInteger(length) || length > DRAIN_MAX_BYTES) {
+    controller.abort();
+    return;
+  }
+  const timer = setTimeout(() => controller.abort(), request.bodyTimeoutMs);
+  void response
+    .arrayBuffer()
+    .catch(() => {})
+    .finally(() => clearTimeout(timer));
 }
 
 async function readBody(request: PinnedRequest, response: Response, controller: AbortController): Promise<CollectedBody | FetchError> {
   const { signal, url } = request;
   if (signal?.aborted) {
-    void response.body?.cancel().catch(() => {});
+    controller.abort();
     return abortedFailure(request);
   }
   const encoding = response.headers.get("content-encoding") ?? undefined;
@@ -158,9 +178,14 @@ async function readBody(request: PinnedRequest, response: Response, controller: 
   if (reader === undefined) return sink.end();
 
   let outcome: "timeout" | "aborted" | null = null;
+  // Hanging up, not only cancelling the stream: the engine would otherwise go on receiving the rest.
+  const hangUp = () => {
+    controller.abort();
+    void reader.cancel().catch(() => {});
+  };
   const stop = (why: "timeout" | "aborted") => {
     outcome ??= why;
-    void reader.cancel().catch(() => {});
+    hangUp();
   };
   const timer = setTimeout(() => stop("timeout"), request.bodyTimeoutMs);
   const onAbort = () => stop("aborted");
@@ -173,7 +198,7 @@ async function readBody(request: PinnedRequest, response: Response, controller: 
       sink.write(value);
       if (sink.full) {
         // Enough: the rest of the body is neither read nor waited for.
-        void reader.cancel().catch(() => {});
+        hangUp();
         break;
       }
     }
