@@ -60,7 +60,7 @@ const crawlerFields = z.strictObject({
     max_body_bytes: z.number().int().min(1024).max(1024 * 1024 * 1024).default(10 * 1024 * 1024),
     user_agent: z.string().min(1).max(512).default("linkpatrol/{version} (+https://github.com/linkpatrol/linkpatrol)"),
     respect_robots: z.boolean().default(true),
-    /** Extra request headers on every crawler request (e.g. a staging site's auth); Host and User-Agent are ours. */
+    /** Extra request headers for the crawled site's own origin (e.g. a staging site's auth), never other hosts; Host and User-Agent are ours. */
     headers: z.record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, "not an HTTP header name"), z.string().max(8192)).default({}),
     accept_status: z.array(z.number().int().min(100).max(999)).default([]),
     allow_private_networks: z.boolean().default(false),

@@ -64,7 +64,8 @@ export async function executeCrawlJob(crawlId: string, settings: CrawlJobSetting
     if (crawl === undefined || crawl.status !== "running") return "gone";
     const { crawler } = settings;
     const startedAt = Date.parse(crawl.started_at ?? new Date().toISOString());
-    const fetchOptions = crawlerFetchOptions(crawler, hooks.resolve);
+    // crawler.headers (a staging site's auth) go to the crawled site only, never to the hosts it links to.
+    const fetchOptions = { ...crawlerFetchOptions(crawler, hooks.resolve), headersOrigin: new URL(crawl.root_url).origin };
     const trimHeap = youngThenFull(BATCHES_PER_COLLECTION);
     logger.info("crawl running", { crawl_id: crawlId, domain: crawl.domain_name });
 

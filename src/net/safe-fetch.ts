@@ -22,6 +22,11 @@ export interface SafeFetchOptions {
   body?: string | Uint8Array;
   /** Extra request headers; Host, Content-Length, User-Agent and Accept-Encoding are always set by safeFetch. */
   headers?: Record<string, string>;
+  /**
+   * The origin `headers` are meant for (default: the first URL's). Requests and redirect hops to any other
+   * origin carry none of them: a staging site's Authorization must not reach the hosts it links to.
+   */
+  headersOrigin?: string;
   /** Budget for DNS and for the TCP/TLS connection (see pinned-request.ts for how it combines). */
   connectTimeoutMs: number;
   /** Budget for the response headers once connected. */
@@ -53,21 +58,28 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 /** Redirects after which a POST is re-sent as a GET without its body (RFC 9110 §15.4, as browsers do). */
 const METHOD_CHANGING_REDIRECTS = new Set([301, 302, 303]);
 const DEFAULT_POLICY_HINT = "allow it with crawler.allow_private_networks or crawler.allowed_cidrs";
-/** Headers that must not follow a redirect to another origin. */
-const CREDENTIAL_HEADERS = ["authorization", "cookie", "proxy-authorization"];
 /** A name with several addresses is tried on this many of them when connections are refused. */
 const MAX_ADDRESS_ATTEMPTS = 3;
 
-function requestHeaders(options: SafeFetchOptions): Record<string, string> {
+/** The caller's headers, lower-cased, without those safeFetch sets itself. */
+function callerHeaders(options: SafeFetchOptions): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(options.headers ?? {})) headers[name.toLowerCase()] = value;
   delete headers.host;
   // The body's length is measured when it is sent (pinned-request.ts); a caller's figure could only be wrong.
   delete headers["content-length"];
-  headers["user-agent"] = options.userAgent.replaceAll("{version}", VERSION);
-  // Only encodings body-sink.ts decodes (and caps after decoding) may be asked for.
-  headers["accept-encoding"] = "gzip, deflate, br";
+  delete headers["user-agent"];
+  delete headers["accept-encoding"];
   return headers;
+}
+
+/** The headers every request carries, to any origin. */
+function ownHeaders(options: SafeFetchOptions): Record<string, string> {
+  return {
+    "user-agent": options.userAgent.replaceAll("{version}", VERSION),
+    // Only encodings body-sink.ts decodes (and caps after decoding) may be asked for.
+    "accept-encoding": "gzip, deflate, br",
+  };
 }
 
 function withoutFragment(url: URL): URL {
@@ -158,7 +170,9 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
     // so neither theirs nor ours is silently disarmed.
     options = { ...options, signal: AbortSignal.any([options.signal]) };
   }
-  let headers = requestHeaders(options);
+  let extra = callerHeaders(options);
+  const own = ownHeaders(options);
+  const headersOrigin = options.headersOrigin ?? current.origin;
   const redirectChain: string[] = [];
   const visited = new Set<string>();
 
@@ -167,6 +181,7 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
     if (options.signal?.aborted) return fetchError("aborted", current.href, "the request was cancelled");
     const addresses = await checkedAddresses(current, options);
     if ("kind" in addresses) return addresses;
+    const headers = current.origin === headersOrigin ? { ...extra, ...own } : own;
     const exchange = await openAny(current, addresses, headers, options);
     if ("kind" in exchange) return exchange;
 
@@ -205,12 +220,8 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
     }
     if (options.method === "POST" && METHOD_CHANGING_REDIRECTS.has(exchange.status)) {
       options = { ...options, method: "GET", body: undefined };
-      headers = { ...headers };
-      delete headers["content-type"];
-    }
-    if (next.origin !== current.origin) {
-      headers = { ...headers };
-      for (const name of CREDENTIAL_HEADERS) delete headers[name];
+      extra = { ...extra };
+      delete extra["content-type"];
     }
     current = next;
   }
