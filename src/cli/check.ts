@@ -23,6 +23,7 @@ What is checked (anchors always):
 Crawling:
   --concurrency N      requests in flight (also per host; default 16)
   --max-pages N        pages parsed at most (default 10000)     --max-duration D   give up after D (default 1h)
+  --max-links-per-page N   links taken from one page at most (default 50000; more: the page is reported cut)
   --timeout D          connect, header and body timeout each (e.g. 10s, 500ms; default 10s/15s/30s)
   --accept-status L    statuses never broken, e.g. 403,999       --user-agent UA
   --header "N: V"      extra request header (repeatable)         --no-robots   ignore robots.txt
@@ -40,6 +41,7 @@ const OPTIONS = {
   all: { type: "boolean" },
   concurrency: { type: "string" },
   "max-pages": { type: "string" },
+  "max-links-per-page": { type: "string" },
   "max-duration": { type: "string" },
   timeout: { type: "string" },
   "accept-status": { type: "string" },
@@ -127,6 +129,7 @@ function crawlerSettings(values: Values) {
     workers: 1,
     ...(concurrency !== undefined && { concurrency: Math.min(concurrency, 512), per_host_concurrency: Math.min(concurrency, 64) }),
     ...(values["max-pages"] !== undefined && { max_pages: positiveInt("max-pages", values["max-pages"]) }),
+    ...(values["max-links-per-page"] !== undefined && { max_links_per_page: positiveInt("max-links-per-page", values["max-links-per-page"]) }),
     ...(values["max-duration"] !== undefined && { max_duration: durationFlag("max-duration", values["max-duration"]) }),
     ...(timeout !== undefined && { connect_timeout: timeout, header_timeout: timeout, body_timeout: timeout }),
     ...(acceptStatus !== undefined && { accept_status: acceptStatus }),

@@ -56,6 +56,8 @@ const crawlerFields = z.strictObject({
     body_timeout: duration(100, 600_000).default(30_000),
     max_pages: z.number().int().min(1).max(10_000_000).default(10_000),
     max_depth: z.number().int().min(0).max(10_000).default(50),
+    /** Links taken from one page at most (occurrences, in document order); the rest are counted as a cut page. */
+    max_links_per_page: z.number().int().min(1).max(1_000_000).default(50_000),
     max_duration: duration(1_000, 7 * 86_400_000).default(3_600_000),
     max_body_bytes: z.number().int().min(1024).max(1024 * 1024 * 1024).default(10 * 1024 * 1024),
     user_agent: z.string().min(1).max(512).default("linkpatrol/{version} (+https://github.com/linkpatrol/linkpatrol)"),

@@ -1,7 +1,7 @@
 import type { LinkOutcome, LinkVerdict, NoAnswerReason } from "../core/link-outcome.ts";
 import type { SafeFetchResult } from "../net/fetch-result.ts";
 import { safeFetch, type SafeFetchOptions } from "../net/safe-fetch.ts";
-import { classifyOutcome, pageCutWarning } from "./classify.ts";
+import { classifyOutcome, pageCutWarning, type PageCut } from "./classify.ts";
 import { decodeHtml, isHtmlContentType } from "./decode.ts";
 import { createExtractor, type ExtractedLink } from "./extract.ts";
 import { isInternal, type SiteOrigin } from "./normalize.ts";
@@ -27,8 +27,8 @@ export interface TargetToCheck {
 export interface ParsedPage {
   url: string;
   links: ExtractedLink[];
-  /** The body was cut at max_body_bytes: links after the cut are missing. */
-  cut: boolean;
+  /** Why links past some point of the page are missing, if they are. */
+  cut: PageCut | null;
 }
 
 /** Where a page's redirects ended, judged as a target of its own (so it need not be fetched again). */
@@ -53,6 +53,8 @@ export interface CheckedTarget {
 /** What checking needs besides the target. */
 export interface CheckContext {
   fetch: Omit<SafeFetchOptions, "method" | "wantBody" | "signal" | "maxRedirects" | "mayFollow">;
+  /** Links taken from one page at most. */
+  maxLinksPerPage: number;
   /** Whether robots.txt lets the crawler fetch a URL; asked for every redirect hop (the target itself is asked before). */
   mayFetch?: (url: string) => Promise<boolean>;
   site: SiteOrigin;
@@ -148,11 +150,17 @@ export async function checkTarget(target: TargetToCheck, context: CheckContext):
 
   let page: ParsedPage | null = null;
   if (target.asPage && result.kind === "response" && isSitePage(result.status, result.headers, result.finalUrl, context.site)) {
-    const extractor = createExtractor(result.finalUrl);
+    const extractor = createExtractor(result.finalUrl, context.maxLinksPerPage);
     extractor.write(decodeHtml(result.body, result.headers["content-type"]));
-    page = { url: result.finalUrl, links: extractor.end(), cut: result.truncated };
-    if (result.truncated) {
-      const warning = pageCutWarning(context.fetch.maxBodyBytes);
+    const links = extractor.end();
+    const cut: PageCut | null = result.truncated
+      ? { limit: "max_body_bytes", value: context.fetch.maxBodyBytes }
+      : extractor.dropped > 0
+        ? { limit: "max_links_per_page", value: context.maxLinksPerPage, dropped: extractor.dropped }
+        : null;
+    page = { url: result.finalUrl, links, cut };
+    if (cut !== null) {
+      const warning = pageCutWarning(cut);
       verdict = { ...verdict, warning };
       if (redirectEnd !== null) redirectEnd = { ...redirectEnd, verdict: { ...redirectEnd.verdict, warning } };
     }

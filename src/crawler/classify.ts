@@ -48,7 +48,13 @@ export function uncheckableVerdict(reason: UncheckableReason): LinkVerdict {
   return { status_code: 0, is_broken: true, error: UNCHECKABLE_ERRORS[reason], warning: null };
 }
 
-/** The warning a page carries when its body was cut at max_body_bytes before it was parsed. */
-export function pageCutWarning(maxBodyBytes: number): string {
-  return `page cut at ${maxBodyBytes} bytes (crawler.max_body_bytes): links after the cut were not seen`;
+/** Which limit cut a page short: its body at max_body_bytes, or its links at max_links_per_page. */
+export type PageCut =
+  | { limit: "max_body_bytes"; value: number }
+  | { limit: "max_links_per_page"; value: number; dropped: number };
+
+/** The warning a page carries when a limit cut it short. */
+export function pageCutWarning(cut: PageCut): string {
+  if (cut.limit === "max_body_bytes") return `page cut at ${cut.value} bytes (crawler.max_body_bytes): links after the cut were not seen`;
+  return `page has more than ${cut.value} links (crawler.max_links_per_page): the ${cut.dropped} after them were not checked`;
 }

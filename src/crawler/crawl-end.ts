@@ -52,8 +52,9 @@ export function crawlWarnings(facts: CrawlEndFacts): string[] {
   }
   if (facts.pagesCut > 0) {
     warnings.push(
-      `${facts.pagesCut === 1 ? "1 page was" : `${facts.pagesCut} pages were`} cut at ${facts.maxBodyBytes} bytes (crawler.max_body_bytes): ` +
-        "links after the cut were not seen; links to such a page carry a warning",
+      `${facts.pagesCut === 1 ? "1 page was" : `${facts.pagesCut} pages were`} cut short by crawler.max_body_bytes ` +
+        `(${facts.maxBodyBytes} bytes) or crawler.max_links_per_page: links past the cut were not checked; ` +
+        "links to such a page carry a warning saying which",
     );
   }
   if (facts.truncated) warnings.push("max_pages or max_depth left pages unparsed: their links were not checked");

@@ -73,7 +73,12 @@ export async function executeCrawlJob(crawlId: string, settings: CrawlJobSetting
       { crawlId, rootUrl: crawl.root_url, options: crawl.options, timeLeftMs: crawler.max_duration - (Date.now() - startedAt) },
       {
         frontier: new FrontierRepo(sqlite),
-        check: { fetch: fetchOptions, acceptStatus: new Set(crawler.accept_status), retry: DEFAULT_RETRY_POLICY },
+        check: {
+          fetch: fetchOptions,
+          maxLinksPerPage: crawler.max_links_per_page,
+          acceptStatus: new Set(crawler.accept_status),
+          retry: DEFAULT_RETRY_POLICY,
+        },
         robots: crawler.respect_robots ? new RobotsCache(fetchOptions, crawler.user_agent) : null,
         concurrency: crawler.concurrency,
         perHost: crawler.per_host_concurrency,

@@ -56,6 +56,8 @@ export interface CrawlRunEnv {
 const PULL_SIZE = 256;
 /** Results written per transaction at most, and the longest a finished result waits to be written. */
 const BATCH_SIZE = 64;
+/** Links held unwritten at most: a few pages with tens of thousands of links each are written at once. */
+const BATCH_LINKS = 20_000;
 const BATCH_DELAY_MS = 250;
 
 const KIND_OPTION = {
@@ -114,6 +116,7 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
   let cursor = 0;
   let inFlight = 0;
   let lastFlush = Date.now();
+  let unwrittenLinks = 0;
   let wakeUp: (() => void) | null = null;
   let progress: CrawlProgress = { pages: 0, checked: 0, failures: {} };
 
@@ -131,6 +134,7 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
   const flush = (): void => {
     if (finished.length === 0) return;
     const redo = env.frontier.commit(input.crawlId, finished.splice(0), env.limits);
+    unwrittenLinks = 0;
     if (!stop.signal.aborted) buffer.unshift(...redo);
     lastFlush = Date.now();
     env.onProgress?.(progress);
@@ -144,7 +148,10 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
   const work = async (target: FrontierTarget): Promise<void> => {
     try {
       const result = await limiter.run(new URL(target.url).host, () => checkOne(target));
-      if (result !== null) finished.push(result);
+      if (result !== null) {
+        finished.push(result);
+        if (result.kind === "checked") unwrittenLinks += result.page?.links.length ?? 0;
+      }
     } catch (error) {
       // A bug in one check must not take the crawl down, nor leave the target queued for ever: it is recorded
       // as a check that failed, and the details go to the log.
@@ -165,7 +172,7 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
     progress.checked += 1;
     if (checked.page !== null) progress.pages += 1;
     if (checked.failure !== null) progress.failures[checked.failure] = (progress.failures[checked.failure] ?? 0) + 1;
-    const page = checked.page === null ? null : { url: checked.page.url, links: gateLinks(checked.page, input.options, site), cut: checked.page.cut };
+    const page = checked.page === null ? null : { url: checked.page.url, links: gateLinks(checked.page, input.options, site), cut: checked.page.cut !== null };
     const { verdict, finalUrl, redirectEnd } = checked;
     return { kind: "checked", target, verdict, finalUrl, redirectEnd, page };
   };
@@ -189,7 +196,7 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
         continue;
       }
       await nextEvent();
-      if (finished.length >= BATCH_SIZE || Date.now() - lastFlush >= BATCH_DELAY_MS) flush();
+      if (finished.length >= BATCH_SIZE || unwrittenLinks >= BATCH_LINKS || Date.now() - lastFlush >= BATCH_DELAY_MS) flush();
     }
     // Stopped: let checks in flight notice the abort, then keep what was finished.
     while (inFlight > 0) await nextEvent();

@@ -37,6 +37,8 @@ export type UncheckableReason = "invalid_url" | "url_too_long";
 export interface Extractor {
   write(chunk: string): void;
   end(): ExtractedLink[];
+  /** Links found past the `maxLinks` cap: counted, not kept. */
+  readonly dropped: number;
 }
 
 /** The most link text kept, in code points (a surrogate pair is never split). */
@@ -52,9 +54,13 @@ interface RawLink {
 /** Elements whose text content is not shown, so never part of a link's text. */
 const HIDDEN_TEXT_TAGS: ReadonlySet<string> = new Set(["script", "style"]);
 
-/** A streaming extractor for the page at `pageUrl` (the base until a `<base href>` says otherwise). */
-export function createExtractor(pageUrl: string): Extractor {
+/**
+ * A streaming extractor for the page at `pageUrl` (the base until a `<base href>` says otherwise), keeping at
+ * most `maxLinks` links (in document order) so one page's work and memory are bounded.
+ */
+export function createExtractor(pageUrl: string, maxLinks = Number.POSITIVE_INFINITY): Extractor {
   const found: RawLink[] = [];
+  let dropped = 0;
   let baseHref: string | null = null;
   let templateDepth = 0;
   let hiddenText: string | null = null;
@@ -77,7 +83,12 @@ export function createExtractor(pageUrl: string): Extractor {
       const tag = LINK_TAGS.get(name);
       if (tag === undefined) return;
       const text = tag.text === "alt" ? linkText(attribs.alt ?? "") : "";
-      const links = rawUrlsOf(tag, attribs).map((raw) => ({ raw, kind: tag.kind, tag: name, text }));
+      let links = rawUrlsOf(tag, attribs).map((raw) => ({ raw, kind: tag.kind, tag: name, text }));
+      const room = maxLinks - found.length;
+      if (links.length > room) {
+        dropped += links.length - Math.max(0, room);
+        links = links.slice(0, Math.max(0, room));
+      }
       found.push(...links);
       if (tag.text === "content" && links.length > 0) anchor = { links, text: new TextCollector() };
     },
@@ -93,6 +104,9 @@ export function createExtractor(pageUrl: string): Extractor {
   });
 
   return {
+    get dropped() {
+      return dropped;
+    },
     write(chunk) {
       parser.write(chunk);
     },
