@@ -26,7 +26,8 @@ Crawling:
   --max-links-per-page N   links taken from one page at most (default 50000; more: the page is reported cut)
   --timeout D          connect, header and body timeout each (e.g. 10s, 500ms; default 10s/15s/30s)
   --accept-status L    statuses never broken, e.g. 403,999       --user-agent UA
-  --header "N: V"      extra request header (repeatable)         --no-robots   ignore robots.txt
+  --header "N: V"      extra request header for the site (repeatable; user:password@ in URL: Basic auth)
+  --no-robots          ignore robots.txt
   --allow-private      allow private/loopback addresses (needed for localhost sites)
 Reporting:
   --include RE / --exclude RE   report only links whose URL matches / does not match (repeatable)
@@ -117,6 +118,19 @@ function targetUrl(raw: string | undefined): URL {
   return url;
 }
 
+/**
+ * Credentials in the URL (`https://user:secret@staging/`) become the site's Basic Authorization, as curl does,
+ * and leave the URL, so the secret is never stored, reported or logged. An explicit --header wins.
+ */
+function takeCredentials(url: URL, headers: Record<string, string>): void {
+  if (url.username === "" && url.password === "") return;
+  const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+  url.username = "";
+  url.password = "";
+  if (Object.keys(headers).some((name) => name.toLowerCase() === "authorization")) return;
+  headers.Authorization = `Basic ${Buffer.from(credentials).toString("base64")}`;
+}
+
 /** The crawler section from the flags; everything else keeps its built-in default. */
 function crawlerSettings(values: Values) {
   const concurrency = positiveInt("concurrency", values.concurrency);
@@ -193,6 +207,7 @@ export async function checkCommand(args: string[]): Promise<number> {
   const exclude = patterns("exclude", values.exclude);
   const options = crawlOptions(values);
   const crawler = crawlerSettings(values);
+  takeCredentials(url, crawler.headers);
 
   const dir = mkdtempSync(join(tmpdir(), "linkpatrol-check-"));
   const cleanUp = () => rmSync(dir, { recursive: true, force: true });

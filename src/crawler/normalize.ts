@@ -1,8 +1,10 @@
+import { redactPassword } from "../net/redact.ts";
+
 /**
  * URL normalisation, the one place that decides what a link target *is* before the crawler dedupes on it.
  * The WHATWG URL parser already does what browsers do with odd hrefs (strips leading/trailing C0 and spaces
  * and every tab/newline inside, lowercases scheme and host, drops default ports, resolves `//host/x`), so we
- * lean on it and add only the crawler's rules: http(s) only, no fragment, a length cap against spider traps.
+ * lean on it and add only the crawler's rules: http(s) only, no fragment, no password, a length cap against spider traps.
  * The result is a tagged union so a skipped href carries its reason instead of being a null.
  */
 
@@ -42,6 +44,7 @@ export function normalizeUrl(raw: string, base: string | URL): NormalizeResult {
   }
   if (!CHECKABLE_SCHEMES.has(url.protocol)) return { kind: "skip", reason: "unsupported_scheme" };
   url.hash = "";
+  redactPassword(url);
   const href = url.href;
   if (href.length > MAX_URL_LENGTH) return { kind: "skip", reason: "too_long", url: href };
   return { kind: "url", url: href };

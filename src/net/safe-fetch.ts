@@ -5,6 +5,7 @@
  * followed here rather than by the HTTP client so that each Location is checked like a new URL.
  * Outcomes are values (fetch-result.ts); only programming errors throw.
  */
+import { redactPassword } from "./redact.ts";
 import { VERSION } from "../core/version.ts";
 import { isAddressAllowed, type AddressPolicy } from "./address-policy.ts";
 import { fetchError, type FetchError, type SafeFetchResult } from "./fetch-result.ts";
@@ -82,10 +83,11 @@ function ownHeaders(options: SafeFetchOptions): Record<string, string> {
   };
 }
 
+/** A hop's URL as it is reported: no fragment, and no password (redact.ts); requests never carry either. */
 function withoutFragment(url: URL): URL {
   const copy = new URL(url.href);
   copy.hash = "";
-  return copy;
+  return redactPassword(copy);
 }
 
 function withTimeout<T>(
