@@ -11,6 +11,7 @@ import { BATCHES_PER_COLLECTION, youngThenFull } from "../core/heap-trim.ts";
 import type { CrawlProgress } from "../metrics/service-metrics.ts";
 import { DEFAULT_RETRY_POLICY } from "./retry.ts";
 import { RobotsCache } from "./robots-cache.ts";
+import { describeStoreWriteFailure, storeWriteFailure } from "../store/write-failure.ts";
 
 /**
  * One crawl job as a worker thread (or, for tests and the CLI, the calling thread) runs it: its own connection
@@ -26,8 +27,11 @@ export interface CrawlJobSettings {
   logLevel: LogLevel;
 }
 
-/** How a job ended: the crawl's new state, or "stopped" (left running, to resume) or "gone" (nothing to do). */
-export type CrawlJobEnd = "completed" | "failed" | "stopped" | "gone";
+/**
+ * How a job ended: the crawl's new state, "stopped" (left running, to resume), "paused" (left running because
+ * the store refused writes; to try again later) or "gone" (nothing to do).
+ */
+export type CrawlJobEnd = "completed" | "failed" | "stopped" | "paused" | "gone";
 
 export interface CrawlJobHooks {
   signal: AbortSignal;
@@ -47,9 +51,23 @@ export function maxDurationError(maxDurationMs: number): string {
   return `crawl exceeded its maximum duration of ${describeDuration(maxDurationMs)} (crawler.max_duration)`;
 }
 
-/** Runs crawl `crawlId` (already marked running) until it ends or `hooks.signal` stops it. */
+/**
+ * Runs crawl `crawlId` (already marked running) until it ends or `hooks.signal` stops it. A store that refuses
+ * writes (a full disk) pauses the crawl: it stays running with everything committed so far, to resume later.
+ */
 export async function executeCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: CrawlJobHooks): Promise<CrawlJobEnd> {
   const logger = hooks.logger ?? createLogger(settings.logLevel);
+  try {
+    return await runCrawlJob(crawlId, settings, hooks, logger);
+  } catch (error) {
+    const failure = storeWriteFailure(error);
+    if (failure === null) throw error;
+    logger.warn("crawl paused: the store refused a write", { crawl_id: crawlId, reason: describeStoreWriteFailure(failure, settings.dbPath) });
+    return "paused";
+  }
+}
+
+async function runCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: CrawlJobHooks, logger: Logger): Promise<CrawlJobEnd> {
   const sqlite = openDatabase(settings.dbPath, { busyTimeoutMs: settings.busyTimeoutMs });
   try {
     // A power cut may cost the last batches of this connection, never consistency: they are fetched again on resume.

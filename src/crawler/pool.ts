@@ -18,6 +18,10 @@ import type { CrawlProgress } from "../metrics/service-metrics.ts";
  * worker is terminated only when it died, its job threw or was killed, or the pool stops; idle, it keeps no
  * process alive. A kept worker that dies before it has taken up its next crawl (a fault left over from the
  * crawl before) does not fail that crawl: it stays running and starts again on a new worker.
+ *
+ * A crawl whose job ends while the crawl is still `running` in the store (paused by a full disk, or crashed
+ * with its failure unrecordable) waits before it is taken up again, longer each time (RETRY_DELAYS_MS): retried
+ * at once, it would start, fail and start again several times a second, each time on a new thread.
  */
 
 /** A crawl job in progress, however it runs. */
@@ -46,6 +50,8 @@ export interface CrawlPoolOptions {
 
 /** Wait before trying again when the store refused to hand out a crawl. */
 const FILL_RETRY_MS = 1_000;
+/** Waits before a crawl left running by its job is taken up again, one step further each time. */
+export const RETRY_DELAYS_MS = [1_000, 5_000, 15_000, 60_000, 300_000];
 
 /** The error a crawl ends with when its job died. */
 export const CRASHED_ERROR = "internal error: the crawl stopped unexpectedly; see the server log";
@@ -71,6 +77,8 @@ export class CrawlPool {
   private started = false;
   private retryTimer: ReturnType<typeof setTimeout> | null = null;
   private stopping = false;
+  /** Crawls left running by their last job: when they may be taken up again, and how often they were. */
+  private readonly waiting = new Map<string, { until: number; attempts: number; timer: ReturnType<typeof setTimeout> }>();
 
   constructor(private readonly options: CrawlPoolOptions) {}
 
@@ -102,6 +110,7 @@ export class CrawlPool {
   async stop(deadline?: AbortSignal): Promise<void> {
     this.stopping = true;
     if (this.retryTimer !== null) clearTimeout(this.retryTimer);
+    for (const { timer } of this.waiting.values()) clearTimeout(timer);
     const jobs = [...this.jobs.values()];
     for (const job of jobs) job.stop("shutdown");
     const finished = await untilAborted(Promise.all(jobs.map((job) => job.done)), deadline);
@@ -129,7 +138,8 @@ export class CrawlPool {
   }
 
   private nextCrawl(): string | undefined {
-    const orphan = this.options.repo.runningIds().find((id) => !this.jobs.has(id));
+    const now = Date.now();
+    const orphan = this.options.repo.runningIds().find((id) => !this.jobs.has(id) && (this.waiting.get(id)?.until ?? 0) <= now);
     return orphan ?? this.options.repo.claimNextPending(new Date().toISOString())?.id;
   }
 
@@ -139,19 +149,41 @@ export class CrawlPool {
     this.options.onTransition?.();
     void job.done.then((end) => {
       this.jobs.delete(crawlId);
+      let leftRunning = end === "paused";
       // While stopping, a job that dies (or is killed at the deadline) leaves its crawl running to resume.
       if (typeof end === "object" && !this.stopping) {
         this.options.logger.error("crawl job crashed", { crawl_id: crawlId, error: end.crashed });
         try {
           this.options.repo.finish(crawlId, { status: "failed", error: CRASHED_ERROR, failure: "internal", warnings: [], now: new Date().toISOString() });
         } catch (error) {
-          // Left running, it resumes on the next start.
-          this.options.logger.error("could not record a crashed crawl", { crawl_id: crawlId, error: String(error) });
+          leftRunning = true;
+          this.options.logger.error("could not record a crashed crawl; it will be taken up again later", { crawl_id: crawlId, error: String(error) });
         }
       }
+      if (leftRunning && !this.stopping) this.waitBeforeRetry(crawlId);
+      else this.forgetWaiting(crawlId);
       this.options.onTransition?.();
       this.fill();
     });
+  }
+
+  /** Keeps `crawlId` from being taken up again until its next delay has passed. */
+  private waitBeforeRetry(crawlId: string): void {
+    const previous = this.waiting.get(crawlId);
+    if (previous !== undefined) clearTimeout(previous.timer);
+    const attempts = (previous?.attempts ?? 0) + 1;
+    const delay = RETRY_DELAYS_MS[Math.min(attempts, RETRY_DELAYS_MS.length) - 1]!;
+    const timer = setTimeout(() => this.fill(), delay);
+    timer.unref?.();
+    this.waiting.set(crawlId, { until: Date.now() + delay, attempts, timer });
+    this.options.logger.warn("crawl left running; taken up again later", { crawl_id: crawlId, retry_in_ms: delay });
+  }
+
+  private forgetWaiting(crawlId: string): void {
+    const entry = this.waiting.get(crawlId);
+    if (entry === undefined) return;
+    clearTimeout(entry.timer);
+    this.waiting.delete(crawlId);
   }
 
   private inlineJob(crawlId: string, resolve: Resolve | undefined): RunningJob {
