@@ -2,7 +2,7 @@
 BUN := node_modules/.bin/bun
 SETUP := node scripts/setup.mjs
 
-.PHONY: setup serve test build typecheck bench bench-crawl bench-50k bench-deps clean
+.PHONY: setup serve test build typecheck bench bench-crawl bench-50k bench-deps compare-real clean
 
 setup:
 	@$(SETUP)
@@ -43,6 +43,12 @@ bench-crawl: build bench-deps
 # crawl, and the time growth from a 10k site measured in the same run (--growth-rounds, 3 paired rounds).
 bench-50k: build bench-deps
 	$(BUN) bench/crawl.ts --binary --pages 50000 --no-linkinator --api-load --api-load-seconds 5 $(ARGS)
+
+# linkpatrol check, wget2 and LinkChecker on real Debian doc trees (Sphinx, DocBook, Doxygen) served by nginx on
+# 127.0.0.1; installs what is missing with apt (root or password-less sudo) and builds linkpatrol under /tmp.
+# Extra flags via ARGS, e.g. make compare-real ARGS="--sites postgresql-doc-15". See bench/real-sites/README.md.
+compare-real: setup
+	$(BUN) bench/real-sites/run.ts $(ARGS)
 
 clean:
 	rm -rf dist
