@@ -22,9 +22,11 @@ import { CrawlsRepo } from "./store/crawls.repo.ts";
 import { LinksRepo } from "./store/links.repo.ts";
 import { openStore, type Store } from "./store/db.ts";
 import { StoreVersion } from "./store/store-version.ts";
+import { StoreHealth } from "./store/store-health.ts";
+import { assertWritable } from "./store/sqlite.ts";
 import { DomainsRepo } from "./store/domains.repo.ts";
 import { KeysRepo } from "./store/keys.repo.ts";
-import { migrate } from "./store/migrate.ts";
+import { migrateLocked } from "./store/service-lock.ts";
 import { createDomainVerifier } from "./verification/verifier.ts";
 
 /**
@@ -60,6 +62,8 @@ export interface RuntimeOptions {
   resolve?: Resolve;
   /** Run crawls in this thread (with `resolve`) rather than in worker threads; for tests. */
   inlineCrawls?: boolean;
+  /** The caller holds the store's service lock (`serve`); otherwise pending migrations take it while they run. */
+  lockHeld?: boolean;
 }
 
 /** Opens the store, applies pending migrations and builds the services. */
@@ -67,7 +71,8 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
   const logger = options.logger ?? silentLogger;
   const store = openStore(config.storage.path, { busyTimeoutMs: config.storage.busy_timeout });
   try {
-    const report = migrate(store.sqlite);
+    assertWritable(store.sqlite, config.storage.path);
+    const report = migrateLocked(store.sqlite, config.storage.path, { lockHeld: options.lockHeld ?? false });
     if (report.applied.length > 0) logger.info("migrations applied", { applied: report.applied });
   } catch (error) {
     store.close();
@@ -157,9 +162,7 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     },
     logger,
   });
-  const probe = () => {
-    store.sqlite.query("SELECT 1").get();
-  };
+  const storeHealth = new StoreHealth(store.sqlite, config.storage.path);
   return {
     config,
     store,
@@ -182,7 +185,7 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
         domains,
         crawls,
         webhooks,
-        probe,
+        storeHealth,
         logger,
         metrics,
         metricsOnApi: config.metrics.enabled && config.metrics.port === null,

@@ -13,6 +13,7 @@ import { authenticate } from "./middleware/auth/auth.ts";
 import { answerKeptFirst } from "./kept-answers.ts";
 import { rateLimit, RateLimiter } from "./middleware/rate-limit/rate-limit.ts";
 import { requestId } from "./middleware/request-id/request-id.ts";
+import { requestHeadLimit } from "./middleware/request-head-limit/request-head-limit.ts";
 import { requestLog } from "./middleware/request-log/request-log.ts";
 import { requestMetrics } from "./middleware/request-metrics/request-metrics.ts";
 import { provideResponseCache, ResponseCache } from "./middleware/response-cache/response-cache.ts";
@@ -22,14 +23,14 @@ import { methodLookup } from "./route-methods.ts";
 import { crawlsRouter } from "./routes/crawls.ts";
 import { docsRouter } from "./routes/docs.ts";
 import { domainsRouter } from "./routes/domains.ts";
-import { healthRouter } from "./routes/health.ts";
+import { healthRouter, type StoreCheck } from "./routes/health.ts";
 import { webhooksRouter } from "./routes/webhooks.ts";
 
 /**
- * The HTTP application: middleware chain (request id → metrics → log → auth → rate limit → response cache →
- * body limit, the last only for methods with a body), one router per resource under the base path, the OpenAPI
- * document built from the routes' own zod schemas, and the single error mapping. Unknown paths answer 404 and
- * known paths with the wrong method 405, both JSON.
+ * The HTTP application: middleware chain (request id → metrics → log → head limit → auth → rate limit → response
+ * cache → body limit, the last only for methods with a body), one router per resource under the base path, the
+ * OpenAPI document built from the routes' own zod schemas, and the single error mapping. Unknown paths answer 404
+ * and known paths with the wrong method 405, both JSON.
  */
 
 export interface AppDeps {
@@ -40,8 +41,8 @@ export interface AppDeps {
   domains: DomainsService;
   crawls: CrawlsService;
   webhooks: WebhooksService;
-  /** Throws when the store is unusable; called by /healthz. */
-  probe: () => void;
+  /** What /healthz reports about the store; told of every error a request ends with (it keeps the store's own). */
+  storeHealth: StoreCheck & { noteFailure(error: unknown): void };
   logger: Logger;
   metrics: ServiceMetrics;
   /** Serve GET /metrics here (for keys with metrics:read); false when it has a listener of its own or is off. */
@@ -63,6 +64,7 @@ export function createApp(deps: AppDeps) {
   app.use("*", requestId());
   app.use("*", requestMetrics(deps.metrics));
   app.use("*", requestLog(logger));
+  app.use("*", requestHeadLimit());
   app.use("*", authenticate(deps.keys));
   const openapiPath = `${deps.basePath}/openapi.json`;
   const limiter = new RateLimiter({ requestsPerMinute: deps.rateLimitPerMinute, publicPaths: ["/healthz", "/docs", openapiPath] });
@@ -81,7 +83,7 @@ export function createApp(deps: AppDeps) {
     }),
   );
 
-  app.route("/", healthRouter(deps.probe));
+  app.route("/", healthRouter(deps.storeHealth));
   app.route("/", docsRouter(openapiPath));
   if (deps.metricsOnApi) app.route("/", metricsRouter(deps.metrics));
   app.route(deps.basePath, domainsRouter(deps.domains));
@@ -101,7 +103,10 @@ export function createApp(deps: AppDeps) {
     const allowed = allowedMethods(c.req.path);
     return errorResponse(c, allowed.length > 0 ? new MethodNotAllowedError(allowed) : new NotFoundError("route", c.req.path), logger);
   });
-  app.onError((error, c) => errorResponse(c, error, logger));
+  app.onError((error, c) => {
+    deps.storeHealth.noteFailure(error);
+    return errorResponse(c, error, logger);
+  });
   return { fetch: answerKeptFirst(app.fetch, { cache: responses, keys: deps.keys, limiter, metrics: deps.metrics, logger }) };
 }
 

@@ -20,6 +20,7 @@ const STATUS_OF: Record<ErrorCode, ContentfulStatusCode> = {
   conflict: 409,
   crawl_in_progress: 409,
   payload_too_large: 413,
+  headers_too_large: 431,
   unsupported_media_type: 415,
   domain_not_verified: 422,
   unsafe_url: 422,

@@ -6,6 +6,7 @@ import type { KeysService } from "../services/keys.service.ts";
 import { identifyCaller } from "./middleware/auth/auth.ts";
 import { rateLimitHeaders, type RateLimiter } from "./middleware/rate-limit/rate-limit.ts";
 import { chooseRequestId, REQUEST_ID_HEADER } from "./middleware/request-id/request-id.ts";
+import { MAX_REQUEST_HEAD_BYTES, requestHeadBytes } from "./middleware/request-head-limit/request-head-limit.ts";
 import { logRequest } from "./middleware/request-log/request-log.ts";
 import { cacheKeyOf, type ResponseCache } from "./middleware/response-cache/response-cache.ts";
 
@@ -34,7 +35,8 @@ export interface KeptAnswerSteps {
 export function answerKeptFirst(app: Fetch, steps: KeptAnswerSteps): Fetch {
   const { cache, keys, limiter, metrics, logger } = steps;
   return function fetchKeptFirst(request, server) {
-    if (request.method !== "GET") return app(request, server);
+    // An oversized head is the chain's to refuse (431), whatever the cache holds.
+    if (request.method !== "GET" || requestHeadBytes(request) > MAX_REQUEST_HEAD_BYTES) return app(request, server);
     const started = performance.now();
     const key = cacheKeyOf(request.url);
     let kept;

@@ -1,6 +1,6 @@
 import { loadConfig } from "../config/load.ts";
-import { backupStore } from "../store/backup.ts";
-import { EXIT_OK, out, parseCommandArgs, rejectExtraArgs, UsageError } from "./usage.ts";
+import { BackupInterruptedError, backupStore } from "../store/backup.ts";
+import { err, EXIT_OK, out, parseCommandArgs, rejectExtraArgs, UsageError } from "./usage.ts";
 
 export const BACKUP_HELP = `Usage: linkpatrol backup FILE [--force] [--config FILE]
 
@@ -10,7 +10,7 @@ unless --force. Restore: stop the service, put the copy at storage.path (remove 
 it), start the service. See docs/operations.md.`;
 
 /** `linkpatrol backup FILE` */
-export function backupCommand(args: string[]): number {
+export async function backupCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, { force: { type: "boolean" } });
   if (values.help) {
     out(BACKUP_HELP);
@@ -22,7 +22,17 @@ export function backupCommand(args: string[]): number {
   const { config } = loadConfig({ file: values.config });
   if (config.storage.path === ":memory:") throw new UsageError("storage.path is :memory:; there is nothing on disk to back up");
   // A BackupError reaches main as "linkpatrol: <reason>" with exit 2.
-  const report = backupStore(config.storage.path, target, { busyTimeoutMs: config.storage.busy_timeout, overwrite: values.force });
+  let report;
+  try {
+    report = await backupStore(config.storage.path, target, { busyTimeoutMs: config.storage.busy_timeout, overwrite: values.force });
+  } catch (error) {
+    if (!(error instanceof BackupInterruptedError)) throw error;
+    err(`linkpatrol: ${error.message}`);
+    // Dies of the signal itself (backupStore has let go of it), at once: process.exit would first wait for the
+    // copying thread, which may be inside SQLite for a long while yet, writing to the removed file.
+    process.kill(process.pid, error.signal);
+    process.exit(error.exitCode);
+  }
   out(`backup written: ${target} (${report.bytes} bytes, schema version ${report.schemaVersion ?? "(none)"})`);
   return EXIT_OK;
 }

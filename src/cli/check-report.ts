@@ -109,9 +109,17 @@ function text(report: CheckReport): string {
 
 const CSV_COLUMNS = ["source_url", "url", "status_code", "is_broken", "kind", "link_text", "final_url", "error", "warning"] as const;
 
-/** RFC 4180: quote a field when it holds a comma, a quote or a line break; double the quotes. */
+/** First characters that make a spreadsheet read a cell as a formula (OWASP, "CSV Injection"). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
+ * RFC 4180: quote a field when it holds a comma, a quote or a line break; double the quotes. A field that a
+ * spreadsheet would run as a formula (a crawled page writes its own link texts) gets a leading `'` first, which
+ * spreadsheets read as "this is text" and do not show.
+ */
 function csvField(value: unknown): string {
-  const text = value === null || value === undefined ? "" : String(value);
+  const raw = value === null || value === undefined ? "" : String(value);
+  const text = FORMULA_START.test(raw) ? `'${raw}` : raw;
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
@@ -158,8 +166,17 @@ function* junit(report: CheckReport): Generator<string> {
   yield "  </testsuite>\n</testsuites>\n";
 }
 
+const HTML_ENTITY: Record<string, string> = { "<": "&lt;", ">": "&gt;", "&": "&amp;" };
+
+/**
+ * Text from a crawled page (a link text, a URL, an error) as markdown that renders as exactly that text, on one
+ * table row: `<`, `>` and `&` as entities, so nothing opens an HTML tag, an autolink or an entity; every other
+ * ASCII punctuation character backslash-escaped (CommonMark lets each be escaped and shows it as itself), so
+ * nothing becomes a link, an image, emphasis, code, a table cell, nor a URL that GitHub would autolink (its
+ * `:` and `.` are escaped); whitespace runs, line breaks included, as one space.
+ */
 function cell(text: string): string {
-  return text.replaceAll("|", "\\|").replace(/\s+/g, " ");
+  return text.replace(/\s+/g, " ").replace(/[!-/:-@[-`{-~]/g, (c) => HTML_ENTITY[c] ?? `\\${c}`);
 }
 
 function markdown(report: CheckReport): string {

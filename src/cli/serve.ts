@@ -1,17 +1,21 @@
 import { configWarnings } from "../config/warnings.ts";
 import { ConfigError, loadConfig } from "../config/load.ts";
 import { applyConfiguredSchedules } from "../scheduler/configured-schedules.ts";
-import { createLogger } from "../core/logger.ts";
+import type { Config } from "../config/schema.ts";
+import { createLogger, type Logger } from "../core/logger.ts";
+import { acquireServiceLock } from "../store/service-lock.ts";
 import { VERSION } from "../core/version.ts";
 import { openRuntime, type Runtime } from "../runtime.ts";
 import { untilAborted } from "../core/until-aborted.ts";
 import { metricsListenerFetch } from "../api/routes/metrics.ts";
+import { serveApi } from "../api/serve-api.ts";
 import { err, EXIT_OK, out, parseCommandArgs, rejectExtraArgs } from "./usage.ts";
 
 export const SERVE_HELP = `Usage: linkpatrol serve [--config FILE]
 
 Runs the API. On first start with an empty store it creates an admin key and prints it once on stderr
-(unless auth.bootstrap_key is configured). Stops cleanly on SIGTERM or SIGINT, within server.shutdown_timeout.`;
+(unless auth.bootstrap_key is configured). Stops cleanly on SIGTERM or SIGINT, within server.shutdown_timeout.
+One serve per store: while one runs (lock: STORE.lock beside the store), another exits 2 naming its pid.`;
 
 /** `linkpatrol serve`: resolves when the server has stopped. */
 export async function serveCommand(args: string[]): Promise<number> {
@@ -23,7 +27,18 @@ export async function serveCommand(args: string[]): Promise<number> {
   rejectExtraArgs(positionals);
   const { config, file } = loadConfig({ file: values.config });
   const logger = createLogger(config.logging.level);
-  const runtime = openRuntime(config, { logger });
+  // Taken before the store is opened: a second serve must not migrate it, resume its crawls or send its webhooks.
+  const lock = config.storage.path === ":memory:" ? null : acquireServiceLock(config.storage.path, "serve");
+  try {
+    return await serveStore(config, file, logger);
+  } finally {
+    lock?.release();
+  }
+}
+
+/** Runs the service on a store whose lock this process holds; resolves when it has stopped. */
+async function serveStore(config: Config, file: string | null, logger: Logger): Promise<number> {
+  const runtime = openRuntime(config, { logger, lockHeld: true });
   const scheduleProblems = applyConfiguredSchedules(config.schedules, runtime.domains);
   if (scheduleProblems.length > 0) {
     runtime.close();
@@ -32,7 +47,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   const app = runtime.app();
   let server: ReturnType<typeof Bun.serve>;
   try {
-    server = Bun.serve({ hostname: config.server.host, port: config.server.port, fetch: app.fetch, idleTimeout: 60 });
+    server = serveApi(app, { hostname: config.server.host, port: config.server.port });
   } catch (error) {
     runtime.close();
     throw error;

@@ -19,6 +19,7 @@ export type ErrorCode =
   | "domain_not_verified"
   | "unsafe_url"
   | "payload_too_large"
+  | "headers_too_large"
   | "unsupported_media_type"
   | "rate_limited"
   | "internal";
@@ -92,6 +93,11 @@ export class UnsafeUrlError extends AppError {
 /** A request body larger than the server accepts. */
 export class PayloadTooLargeError extends AppError {
   readonly code = "payload_too_large";
+}
+
+/** A request line and headers larger than the server accepts. */
+export class HeadersTooLargeError extends AppError {
+  readonly code = "headers_too_large";
 }
 
 /** The caller's token bucket is empty; `retryAfterSeconds` says when one token is back. */

@@ -101,9 +101,8 @@ export class KeysService {
     }
     const unknown = scopes.filter((s) => !isScope(s));
     if (unknown.length > 0 || scopes.length === 0) {
-      throw new InvalidRequestError("invalid scopes", [
-        { field: "scopes", message: `unknown or missing scopes: ${unknown.join(", ") || "(none)"}; known: ${SCOPES.join(", ")}` },
-      ]);
+      const problem = scopes.length === 0 ? "no scope given" : `unknown scope${unknown.length > 1 ? "s" : ""}: ${unknown.join(", ")}`;
+      throw new InvalidRequestError("invalid scopes", [{ field: "scopes", message: `${problem}; valid scopes: ${SCOPES.join(", ")}` }]);
     }
     const row = this.repo.insert({
       id: newId(),

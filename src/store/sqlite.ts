@@ -1,5 +1,5 @@
 import { Database } from "bun:sqlite";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 
 /**
@@ -12,13 +12,71 @@ import { dirname } from "node:path";
  * schema: that module graph costs a thread ~2.5 MiB (bench/README.md, "Memory").
  */
 
+/** The store's file cannot be used as a store; the message names the file and says why. */
+export class StoreFileError extends Error {
+  constructor(
+    readonly path: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = "StoreFileError";
+  }
+}
+
 /** Opens (creating if needed) the database file at `path`, or an in-memory one for ":memory:". */
 export function openDatabase(path: string, options: { busyTimeoutMs?: number } = {}): Database {
-  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
-  const sqlite = new Database(path, { create: true, strict: true });
-  sqlite.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5_000))}`);
-  sqlite.exec("PRAGMA journal_mode = WAL");
-  sqlite.exec("PRAGMA synchronous = FULL");
-  sqlite.exec("PRAGMA foreign_keys = ON");
-  return sqlite;
+  if (path !== ":memory:") {
+    try {
+      mkdirSync(dirname(path), { recursive: true });
+    } catch (error) {
+      throw new StoreFileError(path, `cannot create the directory of the store ${path}: ${(error as Error).message}`);
+    }
+  }
+  let sqlite: Database | undefined;
+  try {
+    sqlite = new Database(path, { create: true, strict: true });
+    sqlite.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5_000))}`);
+    // The first statement that reads the file: a file that is not a database fails here.
+    sqlite.exec("PRAGMA journal_mode = WAL");
+    sqlite.exec("PRAGMA synchronous = FULL");
+    sqlite.exec("PRAGMA foreign_keys = ON");
+    return sqlite;
+  } catch (error) {
+    sqlite?.close();
+    throw new StoreFileError(path, `cannot open the store ${path}: ${describeFailure(path, error)}`);
+  }
+}
+
+/**
+ * Refuses a store this process cannot write: SQLite opens a file it may only read (a read-only file system, a
+ * file of another owner) without a word, and the first write would fail much later. Rewrites the header's
+ * user_version with its own value: one page through the WAL, no row and no change count touched.
+ */
+export function assertWritable(sqlite: Database, path: string): void {
+  try {
+    const version = sqlite.query<{ user_version: number }, []>("PRAGMA user_version").get()!.user_version;
+    sqlite.exec(`PRAGMA user_version = ${version}`);
+  } catch (error) {
+    throw new StoreFileError(
+      path,
+      `the store ${path} cannot be written: ${describeFailure(path, error)} (check the file's owner and mode, whether its file system is mounted read-only, and free space)`,
+    );
+  }
+}
+
+/** SQLite's message for `error`, with what it means for the file at `path` where SQLite says little. */
+export function describeFailure(path: string, error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === "SQLITE_NOTADB") return `${message} (the file is not a SQLite database, or is damaged)`;
+  if (code === "SQLITE_CANTOPEN" && path !== ":memory:" && isDirectory(path)) return `${message} (it is a directory)`;
+  return typeof code === "string" && !message.includes(code) ? `${message} (${code})` : message;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }

@@ -43,3 +43,10 @@ test("the JSON report holds one link per line, each line a JSON object of its ow
   const linkLines = lines.filter((line) => line.startsWith("    {"));
   expect(linkLines.map((line) => JSON.parse(line.trim().replace(/,$/, "")))).toEqual(links);
 });
+
+test("CSV: a cell starting with a formula character, tab or carriage return is prefixed with a single quote", () => {
+  const risky: LinkView = { ...link(9, true), link_text: "\tcmd", error: "\r=1+1", warning: "@x", final_url: "-1" };
+  const text = [...renderReport(report([risky]), "csv")].join("");
+  const row = text.split("\r\n")[1]!;
+  expect(row).toBe(`http://site.test/,http://site.test/9,404,true,anchor,'\tcmd,'-1,"'\r=1+1",'@x`);
+});

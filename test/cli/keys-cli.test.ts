@@ -36,6 +36,30 @@ describe("linkpatrol keys", () => {
     expect(res.stderr).toContain("domains:write");
   });
 
+  test("an empty or blank --scopes is a usage error naming the valid scopes, and creates no key", async () => {
+    for (const [i, scopes] of ["", ",", " , ", "crawls:read,"].entries()) {
+      const name = `empty-scopes-${i}`;
+      const res = await runCli(["keys", "create", "--name", name, "--scopes", scopes], { env });
+      if (scopes === "crawls:read,") {
+        // A trailing comma is only punctuation: the listed scope stands.
+        expect(res.exitCode).toBe(0);
+        continue;
+      }
+      expect(res.exitCode).toBe(2);
+      expect(res.stdout).toBe("");
+      expect(res.stderr).toContain("crawls:read");
+      expect(res.stderr).toContain("admin");
+      const listed = JSON.parse((await runCli(["keys", "list", "--json"], { env })).stdout) as { name: string }[];
+      expect(listed.map((k) => k.name)).not.toContain(name);
+    }
+  });
+
+  test("--scopes omitted still creates an admin key", async () => {
+    const res = await runCli(["keys", "create", "--name", "default-scopes", "--json"], { env });
+    expect(res.exitCode).toBe(0);
+    expect(JSON.parse(res.stdout).scopes).toEqual(["admin"]);
+  });
+
   test("create without --name and revoke of an unknown id exit 2", async () => {
     expect((await runCli(["keys", "create"], { env })).exitCode).toBe(2);
     const unknown = await runCli(["keys", "revoke", "0190b6f2-7a3e-7c4d-9e1f-2a3b4c5d6e7f"], { env });

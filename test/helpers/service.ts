@@ -5,6 +5,7 @@ import { configSchema, type Config } from "../../src/config/schema.ts";
 import type { Resolve } from "../../src/net/resolve.ts";
 import { createLogger, type Logger } from "../../src/core/logger.ts";
 import { openRuntime, type Runtime } from "../../src/runtime.ts";
+import { serveApi } from "../../src/api/serve-api.ts";
 import { tableResolver } from "./table-resolver.ts";
 
 /**
@@ -75,7 +76,8 @@ export async function startTestService(
   if (options.startCrawls !== false) runtime.crawlPool.start();
   runtime.dispatcher.start();
   const adminKey = runtime.keys.create("test-admin", ["admin"]).secret;
-  const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: runtime.app().fetch });
+  // The listener `linkpatrol serve` uses, with its limits.
+  const server = serveApi(runtime.app(), { hostname: "127.0.0.1", port: 0 });
   const origin = `http://127.0.0.1:${server.port}`;
   const base = `${origin}${config.server.base_path}`;
 

@@ -3,22 +3,38 @@ import { VERSION } from "../../core/version.ts";
 import type { AppEnv } from "../env.ts";
 import { jsonContent } from "../schemas/common.ts";
 
-/** GET /healthz: liveness for load balancers and systemd watchdogs; no auth. */
+/**
+ * GET /healthz: liveness for load balancers, monitoring and systemd watchdogs; no auth. It answers 200 only while
+ * the store can serve: a store that fails (overwritten, replaced, read-only, its last write failed) is a 503
+ * naming the file, since every API call would fail with 500 meanwhile.
+ */
 
 const HealthSchema = z.object({ status: z.literal("ok"), version: z.string() }).openapi("Health");
+const UnavailableSchema = z
+  .object({ status: z.literal("unavailable"), reason: z.string().openapi({ description: "what is wrong, naming the store file" }) })
+  .openapi("Unavailable");
+
+/** What /healthz asks about the store: the problem, or null when it can serve. */
+export interface StoreCheck {
+  problem(): string | null;
+}
 
 const health = createRoute({
   method: "get",
   path: "/healthz",
   tags: ["service"],
   summary: "Liveness and version (no authentication)",
-  responses: { 200: jsonContent(HealthSchema, "the service is up") },
+  responses: {
+    200: jsonContent(HealthSchema, "the service is up and its store can serve"),
+    503: jsonContent(UnavailableSchema, "the store cannot serve; the reason names the file and the cause"),
+  },
 });
 
-/** The health router; `probe` throws when the store is unusable, which makes the check fail with 500. */
-export function healthRouter(probe: () => void) {
+/** The health router over `store`'s check. */
+export function healthRouter(store: StoreCheck) {
   return new OpenAPIHono<AppEnv>().openapi(health, (c) => {
-    probe();
+    const reason = store.problem();
+    if (reason !== null) return c.json({ status: "unavailable" as const, reason }, 503);
     return c.json({ status: "ok" as const, version: VERSION }, 200);
   });
 }

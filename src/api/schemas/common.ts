@@ -16,13 +16,28 @@ export const ErrorSchema = z
   .openapi("Error");
 
 /**
+ * Words the issues of one query parameter, naming it: a parameter given more than once (it arrives as an
+ * array) says so; a value out of bounds says `range` (when given); anything else says it must be `expected`.
+ * Used as the `error` of every query value's schema, so each message comes from the schema that refused it.
+ */
+export function queryValueError(expected: string, range?: string) {
+  return (issue: z.core.$ZodRawIssue) => {
+    const name = String(issue.path?.at(-1) ?? "value");
+    if (Array.isArray(issue.input)) return `${name} is given more than once`;
+    if (range !== undefined && (issue.code === "too_small" || issue.code === "too_big")) return `${name} must be ${range}`;
+    return `${name} must be ${expected}`;
+  };
+}
+
+/**
  * A whole number given in a query string: digits only, so "1e2", "0x10", " 3" or an empty value are
  * refused rather than read as something the caller did not write. Documented as an integer.
  */
 export function queryInteger(min: number, max = Number.MAX_SAFE_INTEGER) {
+  const range = max === Number.MAX_SAFE_INTEGER ? `${min} or more` : `between ${min} and ${max}`;
   return z.preprocess(
     (value) => (typeof value === "string" && /^\d{1,15}$/.test(value) ? Number(value) : value),
-    z.number({ error: "must be a whole number" }).int().min(min).max(max),
+    z.number({ error: queryValueError("a whole number", range) }).int().min(min).max(max),
   );
 }
 
@@ -33,7 +48,7 @@ export function queryInteger(min: number, max = Number.MAX_SAFE_INTEGER) {
 export function queryBoolean() {
   return z.preprocess(
     (value) => (value === "true" ? true : value === "false" ? false : value),
-    z.boolean({ error: 'must be "true" or "false"' }),
+    z.boolean({ error: queryValueError('"true" or "false"') }),
   );
 }
 

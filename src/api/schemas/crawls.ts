@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { CrawlOptionsSchema } from "../../core/crawl-options.ts";
 import { BrokenLinkSchema, ChangeSchema, CrawlStatusSchema, CrawlSummarySchema, LinkSchema } from "../../services/crawl-view.ts";
-import { PageMeta, PaginationQuery, queryBoolean, queryInteger } from "./common.ts";
+import { PageMeta, PaginationQuery, queryBoolean, queryInteger, queryValueError } from "./common.ts";
 
 /**
  * Request bodies, query strings and list envelopes of /crawls; the crawl and link resources themselves are
@@ -21,14 +21,17 @@ export const StartCrawlBody = z
 
 /** A UUID given as a filter: not a path id, so a malformed one is a 400; stored ids are lowercase. */
 const uuidFilter = z
-  .uuid()
+  .uuid({ error: queryValueError("a UUID") })
   .transform((id) => id.toLowerCase())
   .openapi({ example: EXAMPLE_ID });
 
 /** GET /crawls: paging plus the two filters, which combine. */
 export const CrawlListQuery = PaginationQuery.extend({
   domain_id: uuidFilter.optional().openapi({ description: "only crawls of this domain" }),
-  status: CrawlStatusSchema.optional().openapi({ description: "only crawls in this state" }),
+  status: z
+    .enum(CrawlStatusSchema.options, { error: queryValueError(`one of ${CrawlStatusSchema.options.join(", ")}`) })
+    .optional()
+    .openapi({ description: "only crawls in this state" }),
 });
 
 /** GET /crawls/{id}/links: paging plus the two filters, which combine. */

@@ -1,0 +1,33 @@
+import type { MiddlewareHandler } from "hono";
+import { HeadersTooLargeError } from "../../../core/errors.ts";
+import type { AppEnv } from "../../env.ts";
+
+/**
+ * The limit on a request's head (request line and headers), answered with 431 `headers_too_large` in the error
+ * envelope. Bun's HTTP parser has a limit of its own, past which it answers a bare 431 before any JavaScript
+ * runs; api/serve-api.ts raises that one well above this, so every request between the two gets the envelope.
+ */
+
+/** Largest request head served, in bytes: what Bun's (and Node's) parser accepted by default before. */
+export const MAX_REQUEST_HEAD_BYTES = 16 * 1024;
+
+/** The size of `request`'s head as sent: request line and `name: value` lines (a close estimate, not a byte count). */
+export function requestHeadBytes(request: Request): number {
+  // The URL is absolute here (scheme and Host included), so this errs on the large side by a few bytes.
+  let bytes = request.method.length + request.url.length + 12;
+  request.headers.forEach((value, name) => {
+    bytes += name.length + value.length + 4;
+  });
+  return bytes;
+}
+
+/** Refuses a request whose head is over `maxBytes`, before credentials are even looked at. */
+export function requestHeadLimit(maxBytes = MAX_REQUEST_HEAD_BYTES): MiddlewareHandler<AppEnv> {
+  return function requestHeadLimitMiddleware(c, next) {
+    const bytes = requestHeadBytes(c.req.raw);
+    if (bytes > maxBytes) {
+      throw new HeadersTooLargeError(`request URL and headers are about ${bytes} bytes; the limit is ${maxBytes}`);
+    }
+    return next();
+  };
+}
