@@ -4,6 +4,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { AppError, MethodNotAllowedError, RateLimitedError, type ErrorCode, type ErrorDetail } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
 import type { AppEnv } from "./env.ts";
+import { storeWriteFailure } from "../store/write-failure.ts";
 
 /**
  * The one place where errors become HTTP responses with the contract's envelope
@@ -25,6 +26,7 @@ const STATUS_OF: Record<ErrorCode, ContentfulStatusCode> = {
   domain_not_verified: 422,
   unsafe_url: 422,
   rate_limited: 429,
+  store_unavailable: 503,
   internal: 500,
 };
 
@@ -56,6 +58,14 @@ export function errorResponse(c: Context<AppEnv>, error: unknown, logger: Logger
     // Hono raises these for bodies it cannot read (malformed JSON): the 400 row promises {field, message}.
     const details = code === "invalid_request" ? [{ field: "(body)", message }] : undefined;
     return c.json(body(code, message, details), STATUS_OF[code]);
+  }
+  const writeFailure = storeWriteFailure(error);
+  if (writeFailure !== null) {
+    // Not the request's fault and not a bug: the operator frees space (or fixes the disk), the client retries.
+    logger.error("store refused a write", { request_id: c.get("requestId"), reason: writeFailure, error: String(error) });
+    c.header("Retry-After", "60");
+    const why = writeFailure === "disk_full" ? "the disk holding the store is full" : "the store cannot be written";
+    return c.json(body("store_unavailable", `${why}; nothing was changed, reads still work: try again later`), 503);
   }
   logger.error("unhandled error", {
     request_id: c.get("requestId"),

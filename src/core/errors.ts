@@ -22,6 +22,7 @@ export type ErrorCode =
   | "headers_too_large"
   | "unsupported_media_type"
   | "rate_limited"
+  | "store_unavailable"
   | "internal";
 
 /** Base of every error a service may throw on purpose. */

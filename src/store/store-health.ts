@@ -1,5 +1,6 @@
 import type { Database, Statement } from "bun:sqlite";
-import { accessSync, closeSync, constants, openSync, readSync, statSync } from "node:fs";
+import { accessSync, closeSync, constants, openSync, readSync, statfsSync, statSync } from "node:fs";
+import { dirname } from "node:path";
 import { describeFailure } from "./sqlite.ts";
 
 /**
@@ -12,6 +13,8 @@ import { describeFailure } from "./sqlite.ts";
  */
 
 const SQLITE_HEADER = Buffer.from("SQLite format 3\0", "latin1");
+/** Less free space than this on the store's file system and writes (crawls, deliveries) are about to fail. */
+const MIN_FREE_BYTES = 1024 * 1024;
 
 /** Error codes (bun:sqlite's `code`, extended codes included) that say the store failed, not the request. */
 const STORE_FAILURE = /^SQLITE_(IOERR|READONLY|FULL|CORRUPT|NOTADB|CANTOPEN)/;
@@ -89,6 +92,11 @@ export class StoreHealth {
       accessSync(this.path, constants.W_OK);
     } catch (error) {
       return `the store ${this.path} cannot be written: ${(error as Error).message}`;
+    }
+    const disk = statfsSync(dirname(this.path));
+    const free = disk.bavail * disk.bsize;
+    if (free < MIN_FREE_BYTES) {
+      return `the disk holding the store ${this.path} is full (${Math.floor(free / 1024)} KiB free): crawls are paused and writes refused until space is freed`;
     }
     return null;
   }

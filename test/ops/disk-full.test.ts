@@ -11,8 +11,8 @@ import { apiClient, startServeProcess, writeServeConfig, type ServeProcess } fro
 /**
  * A full disk pauses a crawl instead of crashing the service: the store lives on a small tmpfs, a filler file
  * takes nearly all of it, and a crawl fills the rest. The crawl stays running with what it committed, the
- * process stays up without a storm of retries or threads, the API keeps answering reads, and once space is
- * freed the crawl resumes and ends with exact totals. Needs a tmpfs mount (root, as CI runs): skipped, saying
+ * process stays up without a storm of retries or threads, the API keeps answering reads, /healthz and refused
+ * writes (503 store_unavailable) say why, and once space is freed the crawl resumes and ends with exact totals. Needs a tmpfs mount (root, as CI runs): skipped, saying
  * so, where mounting is not permitted.
  */
 
@@ -47,17 +47,19 @@ afterAll(async () => {
   rmSync(mountDir, { recursive: true, force: true });
 });
 
-/** Fills the tmpfs until `leaveBytes` are free; returns the filler's path. */
-function fill(leaveBytes: number): string {
-  const path = join(mountDir, "filler");
+/** Fills the tmpfs until at most `leaveBytes` are free (0: until it refuses); returns the filler's path. */
+function fill(leaveBytes: number, name = "filler"): string {
+  const path = join(mountDir, name);
   const fd = openSync(path, "w");
-  const chunk = Buffer.alloc(64 * 1024);
+  const chunk = Buffer.alloc(4 * 1024);
   try {
-    // Bounded by the tmpfs size: each turn writes 64 KiB or stops.
-    for (let free = statfsSync(mountDir).bavail * statfsSync(mountDir).bsize; free > leaveBytes + chunk.length; free -= chunk.length) {
+    // Bounded by the tmpfs size: each turn writes 4 KiB or stops.
+    for (let free = statfsSync(mountDir).bavail * statfsSync(mountDir).bsize; free > leaveBytes; free -= chunk.length) {
       writeSync(fd, chunk);
     }
     fsyncSync(fd);
+  } catch (error) {
+    if ((error as { code?: string }).code !== "ENOSPC") throw error;
   } finally {
     closeSync(fd);
   }
@@ -84,13 +86,32 @@ test.skipIf(!mounted)("a full disk pauses the crawl, the service stays up and re
   expect(serve.proc.exitCode).toBeNull();
   const during = (await api(base, "GET", `/crawls/${crawl.id}`)).data;
   expect(during.status).toBe("running");
+  const health = await fetch(`${new URL(base).origin}/healthz`);
+  expect(health.status).toBe(503);
+  expect((await health.json()).reason).toContain("is full");
+  const rest = fill(0, "rest"); // whatever the crawl left, so that no write can fit
+  // Small writes may still fit in the WAL's free frames; one of a bounded run of them will not.
+  let write: Response | undefined;
+  for (let i = 0; i < 2_000; i++) {
+    write = await fetch(`${base}/domains`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: `docs${i}.example.org` }),
+    });
+    if (write.status !== 201) break;
+  }
+  expect(write!.status).toBe(503);
+  expect(write!.headers.get("retry-after")).toBe("60");
+  expect((await write!.json()).error.code).toBe("store_unavailable");
 
   rmSync(filler);
+  rmSync(rest);
   const deadline = Date.now() + 40_000;
   let detail = during;
   while (detail.status === "running" && Date.now() < deadline) {
     await Bun.sleep(250);
     detail = (await api(base, "GET", `/crawls/${crawl.id}`)).data;
   }
+  expect((await fetch(`${new URL(base).origin}/healthz`)).status).toBe(200);
   expect(detail).toMatchObject({ status: "completed", pages_crawled: MAX_PAGES, truncated: true, total_links: MAX_PAGES * LINKS_PER_PAGE, broken_links: 0 });
 }, 90_000);

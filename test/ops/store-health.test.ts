@@ -125,7 +125,8 @@ test("a store made read-only under a running serve: API writes fail and /healthz
       body: JSON.stringify({ name: "b.example" }),
       signal: AbortSignal.timeout(10_000),
     });
-    expect(res.status).toBe(500);
+    expect(res.status).toBe(503);
+    expect((await res.json()).error.code).toBe("store_unavailable");
     const failing = await health(origin);
     expect(failing.status).toBe(503);
     expect(failing.body.status).toBe("unavailable");
