@@ -234,6 +234,12 @@ export async function checkCommand(args: string[]): Promise<number> {
     let detail = runtime.crawls.get(crawl.id);
     // Bounded: the crawl ends by itself at max_duration at the latest.
     while (detail.status === "pending" || detail.status === "running") {
+      // The service would wait for space to be freed; a one-shot check says so and stops.
+      const stalled = runtime.crawlPool.stalled(crawl.id);
+      if (stalled !== null) {
+        stopProgress();
+        throw new UsageError(`the crawl's temporary store in ${dir} cannot be written (is the disk full?): ${stalled}; free space or point TMPDIR elsewhere`);
+      }
       await Bun.sleep(POLL_MS);
       detail = runtime.crawls.get(crawl.id);
     }

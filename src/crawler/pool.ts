@@ -77,6 +77,8 @@ export class CrawlPool {
   private started = false;
   private retryTimer: ReturnType<typeof setTimeout> | null = null;
   private stopping = false;
+  /** Why the last attempt to start crawls failed; null once one succeeds. */
+  private fillFailure: string | null = null;
   /** Crawls left running by their last job: when they may be taken up again, and how often they were. */
   private readonly waiting = new Map<string, { until: number; attempts: number; timer: ReturnType<typeof setTimeout> }>();
 
@@ -96,6 +98,15 @@ export class CrawlPool {
   /** Stops working on a crawl the service has already marked as cancelled. */
   cancel(crawlId: string): void {
     this.jobs.get(crawlId)?.stop("cancelled");
+  }
+
+  /**
+   * Why `crawlId` cannot make progress now, or null: it waits to be taken up again after its job left it
+   * running (a full disk, a crash), or the store refuses to hand out crawls at all.
+   */
+  stalled(crawlId: string): string | null {
+    if (this.waiting.has(crawlId)) return "its crawl job could not write to the store";
+    return this.fillFailure;
   }
 
   /** Crawls held by this pool right now. */
@@ -122,10 +133,12 @@ export class CrawlPool {
     try {
       while (!this.stopping && this.jobs.size < this.options.size) {
         const crawlId = this.nextCrawl();
+        this.fillFailure = null;
         if (crawlId === undefined) return;
         this.launch(crawlId);
       }
     } catch (error) {
+      this.fillFailure = `the store refused to start a crawl: ${String(error)}`;
       // The store is busy or failing: nothing is lost (pending crawls wait in it); try again shortly.
       this.options.logger.error("crawl pool could not start a crawl", { error: String(error) });
       if (this.retryTimer === null) {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { closeSync, fsyncSync, mkdtempSync, openSync, rmSync, statfsSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, statfsSync, writeSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -114,4 +114,26 @@ test.skipIf(!mounted)("a full disk pauses the crawl, the service stays up and re
   }
   expect((await fetch(`${new URL(base).origin}/healthz`)).status).toBe(200);
   expect(detail).toMatchObject({ status: "completed", pages_crawled: MAX_PAGES, truncated: true, total_links: MAX_PAGES * LINKS_PER_PAGE, broken_links: 0 });
+}, 90_000);
+
+test.skipIf(!mounted).each([
+  ["before the crawl can start", 384 * 1024],
+  ["mid-crawl", 3 * 1024 * 1024],
+])("check stops with exit 2 when its temporary store's disk is full %s, instead of waiting", async (_when, leave) => {
+  const tmp = join(mountDir, `check-tmp-${leave}`);
+  mkdirSync(tmp);
+  const filler = fill(leave, "check-filler");
+  try {
+    const started = Date.now();
+    const run = await runCli(["check", `${siteOrigin}/`, "--allow-private", "--max-pages", "2000", "--format", "json"], {
+      env: { TMPDIR: tmp },
+      timeoutMs: 60_000,
+    });
+    expect(run.stderr).toContain("cannot be written (is the disk full?)");
+    expect(run.exitCode).toBe(2);
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(readdirSync(tmp)).toEqual([]); // its temporary store is gone
+  } finally {
+    rmSync(filler);
+  }
 }, 90_000);
