@@ -11,7 +11,7 @@
  * finds its positions then), then the load. Reports req/s, p50, p99, non-2xx and errors per endpoint,
  * whether the crawl was still running before and after each one, and the target p99 < 20 ms.
  */
-import type { CrawlFlags } from "./site/generate.ts";
+import type { CrawlFlags } from "../test/fixtures/site-model.ts";
 import { type LoadGenerator, type LoadResult } from "./lib/load-generators.ts";
 import { api, KEY, type Service, startCrawl, waitForCrawl } from "./runs/service.ts";
 

@@ -1,5 +1,6 @@
 /**
- * The crawl benchmark: one synthetic site (bench/site), served in this process, crawled in turn by
+ * The crawl benchmark: one synthetic site (test/fixtures/site-synthetic.ts, the generator the crawler tests
+ * use), served in this process, crawled in turn by
  *   1. the service via the API (bench/runs/service.ts),
  *   2. `linkpatrol check URL --format json` (bench/runs/check.ts),
  *   3. linkinator 7.6.1 from bench/node_modules (bench/runs/linkinator.ts; --no-linkinator skips it),
@@ -9,7 +10,8 @@
  * crawl by the service runs under HTTP load on the API (bench/api-load.ts; wrk, else autocannon). Above 10,000
  * pages, the time growth of the service and of check is measured in this run (bench/growth.ts): --growth-rounds
  * rounds (3) of a 10,000-page site then the N-page one. Prints one table, the ratios and targets of issue 5
- * (bench/report.ts), and writes bench/results/crawl-<N>-<options>-<timestamp>.json.
+ * (bench/report.ts), and writes bench/out/crawl-<N>-<options>-<timestamp>.json (not in git: the numbers
+ * worth keeping go into bench/README.md's results table).
  *
  *   bun bench/crawl.ts [--pages N] [--options default|all] [--binary | --binary-path FILE] [--seed S]
  *                      [--slow-ms MS] [--timeout SECONDS] [--concurrency C] [--no-capacity] [--keep]
@@ -35,8 +37,9 @@ import { runCheck } from "./runs/check.ts";
 import { linkinatorVersion, runLinkinator } from "./runs/linkinator.ts";
 import { KEY, type Service, serviceCrawl, startService } from "./runs/service.ts";
 import { runWget2, wget2Version } from "./runs/wget2.ts";
-import { type CrawlFlags, type GroundTruth, OPTION_SETS, type OptionSetName } from "./site/generate.ts";
-import { type LoadResult, measureCapacity, type RunningSite, startSiteServer } from "./site/server.ts";
+import { type LoadResult, measureCapacity } from "./site-server.ts";
+import { type RunningSite, startSyntheticSite, type SyntheticSite } from "../test/fixtures/site-generator.ts";
+import type { CrawlFlags, Totals } from "../test/fixtures/site-model.ts";
 
 const ROOT = join(import.meta.dir, "..");
 const BINARY = join(ROOT, "dist", "linkpatrol");
@@ -44,6 +47,16 @@ const USAGE =
   "usage: bun bench/crawl.ts [--pages N] [--options default|all] [--binary | --binary-path FILE] [--seed S] [--slow-ms MS] [--timeout S] [--concurrency C]\n" +
   "                          [--no-capacity] [--keep] [--no-check] [--no-linkinator] [--linkinator-timeout S] [--linkinator-concurrency C] [--no-wget2]\n" +
   "                          [--api-load] [--api-load-seconds S] [--api-load-connections C] [--load-generator wrk|autocannon] [--growth-rounds R] [--strict]";
+
+/** The option sets the benchmark knows by name. */
+const OPTION_SETS = {
+  /** The spec's defaults: anchors only, internal only. */
+  default: { scan_images: false, scan_scripts: false, scan_stylesheets: false, follow_external: false },
+  /** Every scan option and follow_external. */
+  all: { scan_images: true, scan_scripts: true, scan_stylesheets: true, follow_external: true },
+} as const satisfies Record<string, CrawlFlags>;
+
+type OptionSetName = keyof typeof OPTION_SETS;
 
 class UsageError extends Error {}
 
@@ -159,21 +172,30 @@ function stamp(): string {
   return new Date().toISOString().replace(/[:.]/g, "-").replace(/-\d{3}Z$/, "Z");
 }
 
-/** Runs `body` with fresh site request counts and records them on the run. */
-async function counted(site: RunningSite, body: () => Promise<ToolRun>): Promise<ToolRun> {
-  site.resetStats();
+/** Runs `body` with fresh site request logs and records their counts on the run. */
+async function counted(site: RunningSite<SyntheticSite>, body: () => Promise<ToolRun>): Promise<ToolRun> {
+  site.internal.requests.length = 0;
+  site.external.requests.length = 0;
+  site.bodyBytes = 0;
   const run = await body();
   if (run.status !== "skipped") {
-    const counts = [...site.stats.byRequest.values()];
+    const byRequest = new Map<string, number>();
+    for (const line of [...site.internal.requests, ...site.external.requests.map((line) => `ext:${line}`)]) byRequest.set(line, (byRequest.get(line) ?? 0) + 1);
     run.site_requests = {
-      main: site.stats.requests.main,
-      external: site.stats.requests.external,
-      distinct: site.stats.byRequest.size,
-      repeated: counts.filter((n) => n > 1).length,
-      body_mib: round(site.stats.bodyBytes / 1024 / 1024, 1),
+      main: site.internal.requests.length,
+      external: site.external.requests.length,
+      distinct: byRequest.size,
+      repeated: [...byRequest.values()].filter((n) => n > 1).length,
+      body_mib: round(site.bodyBytes / 1024 / 1024, 1),
     };
   }
   return run;
+}
+
+/** The counts of a ground truth, for the result file (its URL lists would be megabytes). */
+function truthCounts(truth: Totals) {
+  const { pages, skipped_urls, broken_urls, ...counts } = truth;
+  return { ...counts, broken_urls_count: broken_urls.length };
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -193,21 +215,21 @@ async function main(argv: string[]): Promise<number> {
   const flags = OPTION_SETS[args.options];
   const log = (line: string) => console.error(`[crawl-bench] ${line}`);
 
-  const site = await startSiteServer({ pages: args.pages, seed: args.seed, slowDelayMs: args.slowMs });
+  const site = await startSyntheticSite({ pages: args.pages, seed: args.seed, slowDelayMs: args.slowMs });
   // The 10,000-page site that time growth is measured from, when it is.
-  const small = args.growthRounds > 0 ? await startSiteServer({ pages: GROWTH_BASE_PAGES, seed: args.seed, slowDelayMs: args.slowMs }) : null;
+  const small = args.growthRounds > 0 ? await startSyntheticSite({ pages: GROWTH_BASE_PAGES, seed: args.seed, slowDelayMs: args.slowMs }) : null;
   const dir = mkdtempSync(join(tmpdir(), "linkpatrol-crawl-bench-"));
   let service: Service | null = null;
   try {
-    log(`site: ${site.rootUrl} (external ${site.site.origins.external}), ${args.pages} pages, seed ${args.seed}`);
+    log(`site: ${site.rootUrl} (external ${site.external.origin}), ${args.pages} pages, seed ${args.seed}`);
     const began = performance.now();
-    const truth: GroundTruth = site.site.groundTruth(flags);
+    const truth = site.totals(flags);
     // linkinator and wget2 always check images, scripts and stylesheets: their own ground truth.
     const kindsFlags: CrawlFlags = { scan_images: true, scan_scripts: true, scan_stylesheets: true, follow_external: false };
-    const kindsTruth = args.options === "all" ? null : site.site.groundTruth(kindsFlags);
+    const kindsTruth = args.options === "all" ? null : site.totals(kindsFlags);
     const allTruth = args.options === "all" ? truth : null;
     log(`ground truth (${args.options}) in ${Math.round(performance.now() - began)} ms: ${truth.pages_crawled} pages, ${truth.total_links} links, ${truth.broken_links} broken (${truth.broken_urls.length} distinct URLs), ${truth.skipped_links} skipped`);
-    const smallTruth = small === null ? null : small.site.groundTruth(flags);
+    const smallTruth = small === null ? null : small.totals(flags);
     if (small !== null) log(`growth: ${args.growthRounds} paired rounds from ${small.rootUrl} (${GROWTH_BASE_PAGES} pages) for the service and for check`);
 
     let capacity: LoadResult | null = null;
@@ -280,7 +302,7 @@ async function main(argv: string[]): Promise<number> {
     }
     const growth: GrowthResult[] = [];
     if (small !== null && !serviceFailed) {
-      const crawlOf = (domainId: string, pages: number, siteTruth: GroundTruth) => async () =>
+      const crawlOf = (domainId: string, pages: number, siteTruth: Totals) => async () =>
         (await serviceCrawl(service!, { flags, truth: siteTruth, truthName: `${args.options}, ${pages} pages`, timeoutS: args.timeoutS, log, domainId })).run;
       growth.push(
         await measureGrowth({
@@ -307,7 +329,7 @@ async function main(argv: string[]): Promise<number> {
       checkFailed = run.status !== "ok";
       checkOk = isCorrect(run);
       if (small !== null && !checkFailed) {
-        const checkOf = (rootUrl: string, pages: number, siteTruth: GroundTruth) => () =>
+        const checkOf = (rootUrl: string, pages: number, siteTruth: Totals) => () =>
           runCheck({ command, version, rootUrl, flags, truth: siteTruth, truthName: `${args.options}, ${pages} pages`, pages, concurrency: args.concurrency, timeoutFlagS: headerTimeoutS, timeoutS: args.timeoutS, dir });
         growth.push(
           await measureGrowth({
@@ -327,7 +349,7 @@ async function main(argv: string[]): Promise<number> {
       runs.push(
         await counted(site, () =>
           runLinkinator({
-            site: site.site,
+            site: site.definition,
             flags,
             truth: allTruth ?? kindsTruth!,
             truthName: allTruth ? "all" : "all kinds, internal",
@@ -342,11 +364,11 @@ async function main(argv: string[]): Promise<number> {
 
     if (args.wget2) {
       log("run 4: wget2 --spider -r");
-      const wTruth = kindsTruth ?? site.site.groundTruth(kindsFlags);
-      runs.push(await counted(site, () => runWget2({ site: site.site, truth: wTruth, truthName: "all kinds, internal", threads: args.concurrency, timeoutS: args.timeoutS, dir })));
+      const wTruth = kindsTruth ?? site.totals(kindsFlags);
+      runs.push(await counted(site, () => runWget2({ site: site.definition, truth: wTruth, truthName: "all kinds, internal", threads: args.concurrency, timeoutS: args.timeoutS, dir })));
     } else runs.push({ tool: "wget2 --spider -r", version: wget2Version(), status: "skipped", reason: "--no-wget2" });
 
-    const resultsDir = join(import.meta.dir, "results");
+    const resultsDir = join(import.meta.dir, "out");
     const targetList = targets(runs, args.pages, apiLoad, growth);
     const result = {
       bench: "crawl",
@@ -363,11 +385,11 @@ async function main(argv: string[]): Promise<number> {
       },
       args: { ...args, binary: args.binary },
       service_config: config.crawler,
-      site: site.site.describe(),
+      site: { ...site.definition.describe(), slow_delay_ms: site.slowDelayMs },
       options: { name: args.options, ...flags },
       site_capacity: capacity,
-      ground_truth: { ...truth, broken_urls: undefined, broken_urls_count: truth.broken_urls.length },
-      ground_truth_all_kinds_internal: kindsTruth ? { ...kindsTruth, broken_urls: undefined, broken_urls_count: kindsTruth.broken_urls.length } : null,
+      ground_truth: { flags, ...truthCounts(truth) },
+      ground_truth_all_kinds_internal: kindsTruth ? { flags: kindsFlags, ...truthCounts(kindsTruth) } : null,
       runs,
       api_load: apiLoad,
       growth,

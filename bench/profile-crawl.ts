@@ -17,14 +17,14 @@ import { openRuntime } from "../src/runtime.ts";
 const { values } = parseArgs({ options: { pages: { type: "string" }, options: { type: "string" }, keep: { type: "boolean" } } });
 const pages = Number(values.pages ?? 3000);
 const site = Bun.spawn({
-  cmd: [process.execPath, join(import.meta.dir, "site", "server.ts"), "serve", "--pages", String(pages), "--slow-ms", "300"],
+  cmd: [process.execPath, join(import.meta.dir, "site-server.ts"), "serve", "--pages", String(pages), "--slow-ms", "300"],
   stdout: "pipe",
   stderr: "inherit",
 });
 const reader = site.stdout.getReader();
 let banner = "";
 while (!banner.includes("\n")) banner += new TextDecoder().decode((await reader.read()).value);
-const rootUrl = /main: (\S+)/.exec(banner)![1]!;
+const rootUrl = /internal: (\S+)/.exec(banner)![1]!;
 
 const dir = mkdtempSync(join(tmpdir(), "linkpatrol-profile-"));
 const config = configSchema.parse({

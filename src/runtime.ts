@@ -20,10 +20,9 @@ import { DomainsService } from "./services/domains.service.ts";
 import { KeysService } from "./services/keys.service.ts";
 import { CrawlsRepo } from "./store/crawls.repo.ts";
 import { LinksRepo } from "./store/links.repo.ts";
-import { openStore, type Store } from "./store/db.ts";
 import { StoreVersion } from "./store/store-version.ts";
 import { StoreHealth } from "./store/store-health.ts";
-import { assertWritable } from "./store/sqlite.ts";
+import { assertWritable, openStore, type Store } from "./store/sqlite.ts";
 import { DomainsRepo } from "./store/domains.repo.ts";
 import { KeysRepo } from "./store/keys.repo.ts";
 import { migrateLocked } from "./store/service-lock.ts";
@@ -80,12 +79,12 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
   }
   const storeVersion = new StoreVersion(store.sqlite);
   const version = () => storeVersion.current();
-  const keys = new KeysService(new KeysRepo(store.db), version);
+  const keys = new KeysService(new KeysRepo(store.sqlite), version);
   const resolve = options.resolve ?? systemResolve;
   const linksRepo = new LinksRepo(store.sqlite);
-  const crawlsRepo = new CrawlsRepo(store.sqlite, linksRepo);
+  const crawlsRepo = new CrawlsRepo(store.sqlite);
   const domains = new DomainsService({
-    repo: new DomainsRepo(store.db),
+    repo: new DomainsRepo(store.sqlite),
     verifier: createDomainVerifier(config, { resolve }),
     policy: policyFromCrawlerConfig(config.crawler),
     resolve,
@@ -144,9 +143,9 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
         id: row.id,
         name: row.name,
         schedule: row.schedule!,
-        timezone: row.scheduleTimezone,
-        options: row.defaultOptions,
-        scheduleSetAt: row.updatedAt ?? row.createdAt,
+        timezone: row.schedule_timezone,
+        options: row.default_options,
+        scheduleSetAt: row.updated_at ?? row.created_at,
       })),
     startCrawl: (domainId, options) => crawls.start(domainId, options ?? CrawlOptionsSchema.parse({}), "schedule"),
     lastScheduledAt: (domainId) => crawlsRepo.lastScheduledAt(domainId),

@@ -2,7 +2,7 @@
  * One crawler's run over the benchmark site, in a shape every runner fills (the service via the API,
  * `linkpatrol check`, linkinator, wget2), and the recall/false-positive comparison of broken URLs.
  */
-import type { GroundTruth } from "../site/generate.ts";
+import type { Totals } from "../../test/fixtures/site-model.ts";
 import type { Measured } from "./proc.ts";
 
 export interface BrokenComparison {
@@ -69,7 +69,7 @@ export function measuredRun(
 const round4 = (v: number) => Math.round(v * 10_000) / 10_000;
 
 /** Broken target URLs a tool reported, against the ground truth's. */
-export function compareBroken(found: Iterable<string>, truth: GroundTruth, truthName: string): BrokenComparison {
+export function compareBroken(found: Iterable<string>, truth: Totals, truthName: string): BrokenComparison {
   const got = new Set(found);
   const expected = new Set(truth.broken_urls);
   const hits = [...expected].filter((url) => got.has(url)).length;

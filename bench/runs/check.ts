@@ -7,7 +7,7 @@
  */
 import { rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import type { CrawlFlags, GroundTruth } from "../site/generate.ts";
+import type { CrawlFlags, Totals } from "../../test/fixtures/site-model.ts";
 import { type CheckReportScan, scanCheckReport } from "../lib/check-report-scan.ts";
 import { runMeasured, tail } from "../lib/proc.ts";
 import { compareBroken, measuredRun, type ToolRun, withRates } from "../lib/tool-run.ts";
@@ -18,7 +18,7 @@ export interface CheckRunOptions {
   version: string;
   rootUrl: string;
   flags: CrawlFlags;
-  truth: GroundTruth;
+  truth: Totals;
   truthName: string;
   pages: number;
   concurrency: number;

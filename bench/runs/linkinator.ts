@@ -13,7 +13,8 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { CrawlFlags, GroundTruth, SyntheticSite } from "../site/generate.ts";
+import type { CrawlFlags, Totals } from "../../test/fixtures/site-model.ts";
+import type { SyntheticSite } from "../../test/fixtures/site-synthetic.ts";
 import { firstLine, runMeasured, tail } from "../lib/proc.ts";
 import { compareBroken, measuredRun, type ToolRun, withRates } from "../lib/tool-run.ts";
 
@@ -22,7 +23,7 @@ export const LINKINATOR_CLI = join(import.meta.dir, "..", "node_modules", "linki
 export interface LinkinatorRunOptions {
   site: SyntheticSite;
   flags: CrawlFlags;
-  truth: GroundTruth;
+  truth: Totals;
   truthName: string;
   concurrency: number;
   requestTimeoutS: number;
@@ -71,8 +72,8 @@ export async function runLinkinator(o: LinkinatorRunOptions): Promise<ToolRun> {
   for (const link of out.links) if (!statusOf.has(link.url)) statusOf.set(link.url, link.status);
   const parents = new Set<string>();
   for (const link of out.links) if (link.parent !== undefined) parents.add(link.parent);
-  const main = o.site.origins.main;
-  const pages = [...statusOf].filter(([url, status]) => status === 200 && url.startsWith(`${main}/`) && o.site.pageNumber(url.slice(main.length)) !== null).length;
+  const internal = o.site.origins.internal;
+  const pages = [...statusOf].filter(([url, status]) => status === 200 && url.startsWith(`${internal}/`) && o.site.pageNumber(url.slice(internal.length)) !== null).length;
   const broken = out.links.filter((link) => link.state === "BROKEN").map((link) => link.url);
   return withRates({
     ...run,

@@ -6,8 +6,8 @@
  * VmHWM, and correctness (counts, and the broken URLs read back through GET /v1/crawls/{id}/broken).
  */
 import { join } from "node:path";
-import type { CrawlFlags, GroundTruth } from "../site/generate.ts";
-import type { RunningSite } from "../site/server.ts";
+import type { RunningSite } from "../../test/fixtures/site-generator.ts";
+import type { CrawlFlags, SiteTable, Totals } from "../../test/fixtures/site-model.ts";
 import { cpuSeconds, mib, procStatusKiB, round, tail } from "../lib/proc.ts";
 import { compareBroken, isCorrect, type ToolRun, withRates } from "../lib/tool-run.ts";
 
@@ -47,10 +47,10 @@ export async function api(origin: string, method: string, path: string, body?: u
 }
 
 /** Registers the sites (the first is the benchmark's) and starts `serve`; throws when it is not healthy in 30 s. */
-export async function startService(o: { command: string[]; dir: string; configPath: string; port: number; sites: RunningSite[] }): Promise<Service> {
+export async function startService(o: { command: string[]; dir: string; configPath: string; port: number; sites: RunningSite<SiteTable>[] }): Promise<Service> {
   const version = Bun.spawnSync([...o.command, "version"], { cwd: o.dir }).stdout.toString().trim();
   const domainIds = o.sites.map((site) => {
-    const added = Bun.spawnSync([...o.command, "domains", "add", site.host, "--root-url", site.rootUrl, "--verified", "--json", "--config", o.configPath], { cwd: o.dir });
+    const added = Bun.spawnSync([...o.command, "domains", "add", site.internal.host, "--root-url", site.rootUrl, "--verified", "--json", "--config", o.configPath], { cwd: o.dir });
     if (added.exitCode !== 0) throw new Error(`domains add failed (exit ${added.exitCode}): ${added.stderr.toString()}`);
     return (JSON.parse(added.stdout.toString()) as { id: string }).id;
   });
@@ -125,7 +125,7 @@ export interface ServiceCrawlResult {
 
 export async function serviceCrawl(
   service: Service,
-  o: { flags: CrawlFlags; truth: GroundTruth; truthName: string; timeoutS: number; log: (line: string) => void; domainId?: string },
+  o: { flags: CrawlFlags; truth: Totals; truthName: string; timeoutS: number; log: (line: string) => void; domainId?: string },
 ): Promise<ServiceCrawlResult> {
   const { pid } = service;
   await Bun.sleep(500);

@@ -5,7 +5,7 @@
  * Measured as a one-shot process. wget2 reports no "broken links" list, but --stats-site writes one row per
  * request (URL, status, whether it came from a link or a redirect), so broken URLs are reconstructed: a URL
  * found as a link is broken when its answer, following the redirects wget2 itself followed (the Location is
- * taken from the site's routing table, since the CSV lacks it), ends in a status >= 400. wget2 does not flag a
+ * taken from the site's table, since the CSV lacks it), ends in a status >= 400. wget2 does not flag a
  * redirect loop (it stops when it meets a URL it has seen): that shows up as a miss.
  *
  * Semantics: wget2 -r follows anchors and page requisites (images, scripts, stylesheets) on the same host, so
@@ -15,14 +15,14 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { GroundTruth, SyntheticSite } from "../site/generate.ts";
-import { resolveHref } from "../site/generate.ts";
+import { resolveHref, type Totals } from "../../test/fixtures/site-model.ts";
+import type { SyntheticSite } from "../../test/fixtures/site-synthetic.ts";
 import { firstLine, runMeasured, tail } from "../lib/proc.ts";
 import { compareBroken, measuredRun, type ToolRun, withRates } from "../lib/tool-run.ts";
 
 export interface Wget2RunOptions {
   site: SyntheticSite;
-  truth: GroundTruth;
+  truth: Totals;
   truthName: string;
   threads: number;
   timeoutS: number;
@@ -63,13 +63,8 @@ function readStats(path: string): Row[] {
 
 /** The Location of a redirect on the site, resolved; null when `url` is not a redirect. */
 function nextHop(site: SyntheticSite, url: string): string | null {
-  for (const origin of ["main", "external"] as const) {
-    const prefix = site.origins[origin];
-    if (!url.startsWith(`${prefix}/`)) continue;
-    const location = site.route(origin, url.slice(prefix.length).replace(/#.*$/, "")).headers.location;
-    return location === undefined ? null : resolveHref(location, url);
-  }
-  return null;
+  const location = site.resource(url)?.headers.location;
+  return location === undefined ? null : resolveHref(location, url);
 }
 
 export async function runWget2(o: Wget2RunOptions): Promise<ToolRun> {
@@ -107,7 +102,9 @@ export async function runWget2(o: Wget2RunOptions): Promise<ToolRun> {
   const rows = readStats(statsPath);
   const statusOf = new Map<string, number>();
   for (const row of rows) statusOf.set(row.url, row.status);
-  const linked = new Set(rows.filter((row) => row.fromLink && o.site.isInternal(row.url)).map((row) => row.url));
+  const internal = o.site.origins.internal;
+  const isInternal = (url: string) => url.startsWith(`${internal}/`);
+  const linked = new Set(rows.filter((row) => row.fromLink && isInternal(row.url)).map((row) => row.url));
   const broken: string[] = [];
   let loops = 0;
   for (const url of linked) {
@@ -128,7 +125,7 @@ export async function runWget2(o: Wget2RunOptions): Promise<ToolRun> {
     }
   }
   const pageUrls = new Set(
-    rows.filter((row) => row.status === 200 && o.site.isInternal(row.url) && o.site.pageNumber(row.url.slice(o.site.origins.main.length)) !== null).map((row) => row.url),
+    rows.filter((row) => row.status === 200 && isInternal(row.url) && o.site.pageNumber(row.url.slice(internal.length)) !== null).map((row) => row.url),
   );
   return withRates({
     ...run,

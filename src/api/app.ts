@@ -10,13 +10,12 @@ import type { WebhooksService } from "../services/webhooks.service.ts";
 import type { AppEnv } from "./env.ts";
 import { errorResponse } from "./error-envelope.ts";
 import { authenticate } from "./middleware/auth/auth.ts";
-import { answerKeptFirst } from "./kept-answers.ts";
 import { rateLimit, RateLimiter } from "./middleware/rate-limit/rate-limit.ts";
 import { requestId } from "./middleware/request-id/request-id.ts";
 import { requestHeadLimit } from "./middleware/request-head-limit/request-head-limit.ts";
 import { requestLog } from "./middleware/request-log/request-log.ts";
 import { requestMetrics } from "./middleware/request-metrics/request-metrics.ts";
-import { provideResponseCache, ResponseCache } from "./middleware/response-cache/response-cache.ts";
+import { ResponseCache, responseCache } from "./middleware/response-cache/response-cache.ts";
 import type { ServiceMetrics } from "../metrics/service-metrics.ts";
 import { metricsRouter } from "./routes/metrics.ts";
 import { methodLookup } from "./route-methods.ts";
@@ -51,7 +50,7 @@ export interface AppDeps {
   storeVersion: () => string;
 }
 
-/** Builds the app; its `fetch` serves it (kept answers first, api/kept-answers.ts, then the Hono app). */
+/** Builds the app; its `fetch` serves it. */
 export function createApp(deps: AppDeps) {
   const { logger } = deps;
   const app = new OpenAPIHono<AppEnv>();
@@ -69,8 +68,7 @@ export function createApp(deps: AppDeps) {
   const openapiPath = `${deps.basePath}/openapi.json`;
   const limiter = new RateLimiter({ requestsPerMinute: deps.rateLimitPerMinute, publicPaths: ["/healthz", "/docs", openapiPath] });
   app.use("*", rateLimit(limiter));
-  const responses = new ResponseCache({ version: deps.storeVersion });
-  app.use("*", provideResponseCache(responses));
+  app.use("*", responseCache(new ResponseCache({ version: deps.storeVersion })));
   // Only requests that may carry a body pass through the limit: one middleware less on every GET.
   app.on(
     ["POST", "PUT", "PATCH", "DELETE"],
@@ -107,7 +105,7 @@ export function createApp(deps: AppDeps) {
     deps.storeHealth.noteFailure(error);
     return errorResponse(c, error, logger);
   });
-  return { fetch: answerKeptFirst(app.fetch, { cache: responses, keys: deps.keys, limiter, metrics: deps.metrics, logger }) };
+  return { fetch: app.fetch };
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -1,6 +1,6 @@
 import type { UnauthorizedError } from "../core/errors.ts";
+import type { Scope } from "../core/scopes.ts";
 import type { Principal } from "../services/keys.service.ts";
-import type { ResponseCache } from "./middleware/response-cache/response-cache.ts";
 
 /** Hono context variables set by the middleware chain and read by routes. */
 export interface AppEnv {
@@ -10,7 +10,7 @@ export interface AppEnv {
     principal: Principal | null;
     /** Why credentials were refused, kept until a route that needs them reports it. */
     authError: UnauthorizedError | null;
-    /** Answers kept for GET routes (absent in apps built without one). */
-    responses: ResponseCache | undefined;
+    /** Set by a route whose 200 answers the response cache may keep: the scope a key needs to be given one. */
+    keepAnswerFor: Scope | undefined;
   };
 }

@@ -1,12 +1,12 @@
 import { createRoute, type RouteConfig, type z } from "@hono/zod-openapi";
 import type { Scope } from "../core/scopes.ts";
 import { requireScope } from "./middleware/auth/auth.ts";
-import { cachedResponse } from "./middleware/response-cache/response-cache.ts";
+import { keepAnswer } from "./middleware/response-cache/response-cache.ts";
 
 /**
  * Route definitions for authenticated operations: one call sets the OpenAPI tag, the bearer security
- * requirement and the scope check together, so documentation and enforcement cannot disagree. A GET is
- * answered from the response cache when the store has not changed since (after the scope check), unless
+ * requirement and the scope check together, so documentation and enforcement cannot disagree. A GET's answers
+ * may be kept by the response cache while the store is unchanged (middleware/response-cache/), unless
  * `fromStore` is false: an answer made from anything else (the process's own counters) would go stale.
  */
 export function securedRoute<const R extends Omit<RouteConfig, "tags" | "security" | "middleware">>(
@@ -16,7 +16,7 @@ export function securedRoute<const R extends Omit<RouteConfig, "tags" | "securit
   options: { fromStore?: boolean } = {},
 ) {
   const cached = route.method === "get" && options.fromStore !== false;
-  const middleware = cached ? [requireScope(scope), cachedResponse(scope)] : [requireScope(scope)];
+  const middleware = cached ? [requireScope(scope), keepAnswer(scope)] : [requireScope(scope)];
   return createRoute({ ...route, tags: [tag], security: [{ bearerAuth: [] }], middleware });
 }
 

@@ -5,7 +5,7 @@ import { parseDurationMs } from "../config/duration.ts";
 import { configSchema } from "../config/schema.ts";
 import type { CrawlOptions } from "../core/crawl-options.ts";
 import { UnsafeUrlError } from "../core/errors.ts";
-import { collectEvery, youngThenFull } from "../core/heap-trim.ts";
+import { collectEvery, youngThenFull } from "../core/gc-rhythm.ts";
 import { openRuntime, type Runtime } from "../runtime.ts";
 import type { LinkView } from "../services/crawl-view.ts";
 import { FORMATS, renderReport, type CheckReport, type ReportFormat } from "./check-report.ts";

@@ -1,6 +1,5 @@
 import { loadConfig } from "../config/load.ts";
-import { openStore } from "../store/db.ts";
-import { assertWritable } from "../store/sqlite.ts";
+import { assertWritable, openStore } from "../store/sqlite.ts";
 import { migrateLocked } from "../store/service-lock.ts";
 import { EXIT_OK, out, parseCommandArgs, rejectExtraArgs } from "./usage.ts";
 

@@ -1,7 +1,7 @@
 /**
  * The webhook events a crawl's life produces, with the spec's payloads (part 6, CONTRACT "Webhooks"), built
- * from the crawl as it is at the state change. Pure: the store calls these inside the transaction that makes
- * the change, so an event exists exactly when its cause does.
+ * from the crawl as it is at the state change. Pure: crawler/crawl-transitions.ts calls these inside the
+ * transaction that makes the change, so an event exists exactly when its cause does.
  */
 
 /** The event kinds a webhook may subscribe to, in the spec's order. */

@@ -1,6 +1,7 @@
 import type { LinkOutcome, LinkVerdict, NoAnswerReason } from "../core/link-outcome.ts";
 import type { SafeFetchResult } from "../net/fetch-result.ts";
 import { safeFetch, type SafeFetchOptions } from "../net/safe-fetch.ts";
+import type { FrontierTarget } from "../store/frontier.repo.ts";
 import { classifyOutcome, pageCutWarning, type PageCut } from "./classify.ts";
 import { decodeHtml, isHtmlContentType } from "./decode.ts";
 import { createExtractor, type ExtractedLink } from "./extract.ts";
@@ -13,15 +14,6 @@ import { retryDecision, type RetryPolicy } from "./retry.ts";
  * with HEAD and, when HEAD is refused (an error status or a malformed answer), with GET, never reading a body
  * it does not need. "Slow down" answers are retried per retry.ts before the verdict (classify.ts).
  */
-
-/** One row of the frontier, as the crawl works on it. */
-export interface TargetToCheck {
-  id: number;
-  url: string;
-  internal: boolean;
-  asPage: boolean;
-  depth: number;
-}
 
 /** A page that was parsed: its final URL (after redirects) and its links in document order. */
 export interface ParsedPage {
@@ -125,7 +117,7 @@ function isSitePage(status: number, headers: Record<string, string>, finalUrl: s
 }
 
 /** Checks `target` and, for a page, extracts its links. Never throws for network outcomes. */
-export async function checkTarget(target: TargetToCheck, context: CheckContext): Promise<CheckedTarget> {
+export async function checkTarget(target: FrontierTarget, context: CheckContext): Promise<CheckedTarget> {
   let result: SafeFetchResult;
   if (target.asPage) {
     // The decision needs the final URL, which safeFetch only knows at the end; it is checked again below.

@@ -3,12 +3,13 @@ import { createLogger, type Logger, type LogLevel } from "../core/logger.ts";
 import { crawlerFetchOptions } from "../net/crawler-fetch-options.ts";
 import type { Resolve } from "../net/resolve.ts";
 import { CrawlsRepo } from "../store/crawls.repo.ts";
+import { LinksRepo } from "../store/links.repo.ts";
 import { openDatabase } from "../store/sqlite.ts";
-import { FrontierRepo } from "../store/frontier.repo.ts";
-import { runCrawl, type CrawlRunEnd } from "./crawl.ts";
+import { runCrawl, type CrawlProgress, type CrawlRunEnd } from "./crawl.ts";
 import { crawlWarnings, judgeCrawlEnd, type CrawlEndFacts } from "./crawl-end.ts";
-import { BATCHES_PER_COLLECTION, youngThenFull } from "../core/heap-trim.ts";
-import type { CrawlProgress } from "../metrics/service-metrics.ts";
+import { completeCrawl, failCrawl } from "./crawl-transitions.ts";
+import { Frontier } from "./frontier.ts";
+import { BATCHES_PER_COLLECTION, youngThenFull } from "../core/gc-rhythm.ts";
 import { DEFAULT_RETRY_POLICY } from "./retry.ts";
 import { RobotsCache } from "./robots-cache.ts";
 import { describeStoreWriteFailure, storeWriteFailure } from "../store/write-failure.ts";
@@ -90,7 +91,7 @@ async function runCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: C
     const end: CrawlRunEnd = await runCrawl(
       { crawlId, rootUrl: crawl.root_url, options: crawl.options, timeLeftMs: crawler.max_duration - (Date.now() - startedAt) },
       {
-        frontier: new FrontierRepo(sqlite),
+        frontier: new Frontier(sqlite),
         check: {
           fetch: fetchOptions,
           maxLinksPerPage: crawler.max_links_per_page,
@@ -127,17 +128,17 @@ async function runCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: C
     if (end.kind === "finished") {
       const judged = judgeCrawlEnd(facts());
       if (judged.status === "completed") {
-        crawls.finish(crawlId, { status: "completed", error: null, failure: null, warnings: judged.warnings, now });
+        completeCrawl({ crawls, links: new LinksRepo(sqlite) }, crawlId, { warnings: judged.warnings, now });
         logger.info("crawl completed", { crawl_id: crawlId });
         return "completed";
       }
-      crawls.finish(crawlId, { ...judged, now });
+      failCrawl(crawls, crawlId, { error: judged.error, failure: judged.failure, warnings: judged.warnings, now });
       logger.warn("crawl failed", { crawl_id: crawlId, reason: judged.failure, error: judged.error });
       return "failed";
     }
     if (end.reason === "max_duration") {
       const error = maxDurationError(crawler.max_duration);
-      crawls.finish(crawlId, { status: "failed", error, failure: "max_duration", warnings: crawlWarnings(facts()), now });
+      failCrawl(crawls, crawlId, { error, failure: "max_duration", warnings: crawlWarnings(facts()), now });
       logger.warn("crawl failed", { crawl_id: crawlId, reason: "max_duration" });
       return "failed";
     }

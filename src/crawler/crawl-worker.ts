@@ -6,8 +6,7 @@
  */
 import { setPriority, getPriority } from "node:os";
 import { executeCrawlJob, type CrawlJobEnd, type CrawlJobSettings } from "./crawl-job.ts";
-import type { StopReason } from "./crawl.ts";
-import type { CrawlProgress } from "../metrics/service-metrics.ts";
+import type { CrawlProgress, StopReason } from "./crawl.ts";
 
 /** Messages from the pool. */
 export type ToWorker = { type: "start"; crawlId: string; settings: CrawlJobSettings } | { type: "stop"; reason: StopReason };

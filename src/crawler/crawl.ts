@@ -1,9 +1,10 @@
 import type { CrawlOptions } from "../core/crawl-options.ts";
 import type { Logger } from "../core/logger.ts";
-import type { CrawlProgress } from "../metrics/service-metrics.ts";
-import type { FoundLink, FrontierResult, FrontierTarget, PageLimits } from "../store/frontier.repo.ts";
+import type { NoAnswerReason } from "../core/link-outcome.ts";
+import type { FrontierTarget } from "../store/frontier.repo.ts";
 import { checkTarget, type CheckContext, type ParsedPage } from "./check-target.ts";
 import { uncheckableVerdict } from "./classify.ts";
+import type { FoundLink, Frontier, FrontierResult, PageLimits } from "./frontier.ts";
 import { HostLimiter } from "./host-limiter.ts";
 import { isInternal, type SiteOrigin } from "./normalize.ts";
 import type { RobotsCache } from "./robots-cache.ts";
@@ -16,12 +17,11 @@ import type { RobotsCache } from "./robots-cache.ts";
  * resumed crawl simply does again.
  */
 
-/** Where the frontier lives; store/frontier.repo.ts in production. */
-export interface FrontierStore {
-  seed(crawlId: string, rootUrl: string): void;
-  pull(crawlId: string, afterId: number, limit: number): FrontierTarget[];
-  /** Returns targets to check again, as pages (they became pages while being checked). */
-  commit(crawlId: string, results: FrontierResult[], limits: PageLimits): FrontierTarget[];
+/** What a crawl did since its last report (sent after each written batch; the service's metrics count it). */
+export interface CrawlProgress {
+  pages: number;
+  checked: number;
+  failures: Partial<Record<NoAnswerReason, number>>;
 }
 
 /** Why a crawl stopped before its frontier ran out. */
@@ -39,7 +39,7 @@ export interface CrawlRunInput {
 }
 
 export interface CrawlRunEnv {
-  frontier: FrontierStore;
+  frontier: Frontier;
   check: Omit<CheckContext, "signal" | "site">;
   robots: RobotsCache | null;
   concurrency: number;

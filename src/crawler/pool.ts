@@ -1,11 +1,11 @@
 import type { Logger } from "../core/logger.ts";
 import type { Resolve } from "../net/resolve.ts";
 import type { CrawlsRepo } from "../store/crawls.repo.ts";
-import { executeCrawlJob, type CrawlJobEnd, type CrawlJobSettings } from "./crawl-job.ts";
-import type { FromWorker, ToWorker } from "./crawl-worker.ts";
-import type { StopReason } from "./crawl.ts";
+import { executeCrawlJob, type CrawlJobSettings } from "./crawl-job.ts";
+import { claimNextCrawl, failCrawl } from "./crawl-transitions.ts";
+import { PooledWorker, type Assignment, type WorkerJobEnd } from "./pooled-worker.ts";
+import type { CrawlProgress, StopReason } from "./crawl.ts";
 import { untilAborted } from "../core/until-aborted.ts";
-import type { CrawlProgress } from "../metrics/service-metrics.ts";
 
 /**
  * The crawl pool: up to `size` crawls at once, each in a worker thread of its own, so the API thread never
@@ -29,7 +29,7 @@ interface RunningJob {
   stop(reason: StopReason): void;
   /** Ends the job at once, mid-batch if need be (its open transaction rolls back). */
   kill(): void;
-  done: Promise<CrawlJobEnd | { crashed: string }>;
+  done: Promise<WorkerJobEnd>;
 }
 
 export interface CrawlPoolOptions {
@@ -56,24 +56,10 @@ export const RETRY_DELAYS_MS = [1_000, 5_000, 15_000, 60_000, 300_000];
 /** The error a crawl ends with when its job died. */
 export const CRASHED_ERROR = "internal error: the crawl stopped unexpectedly; see the server log";
 
-/**
- * Where the worker's code is. In a compiled binary modules live under /$bunfs/root, and a relative path names an
- * entrypoint bundled next to main.ts (scripts/build.ts adds it); from source, it is the file beside this one.
- */
-function workerEntry(): string {
-  return import.meta.url.includes("/$bunfs/") ? "./crawler/crawl-worker.ts" : new URL("./crawl-worker.ts", import.meta.url).href;
-}
-
-/** A worker thread of the pool, and what to tell the job it runs (null while idle). */
-interface PooledWorker {
-  /** Bun's Worker, which has Node's ref/unref (the DOM typing of `Worker` does not). */
-  worker: Worker & Pick<Bun.Worker, "ref" | "unref">;
-  job: { onMessage(message: FromWorker): void; onExit(why: string): void } | null;
-}
-
 export class CrawlPool {
   private readonly jobs = new Map<string, RunningJob>();
-  private readonly idleWorkers: PooledWorker[] = [];
+  /** The live worker threads, idle or holding a crawl (crawler/pooled-worker.ts); at most `size`. */
+  private readonly workers = new Set<PooledWorker>();
   private started = false;
   private retryTimer: ReturnType<typeof setTimeout> | null = null;
   private stopping = false;
@@ -126,7 +112,8 @@ export class CrawlPool {
     for (const job of jobs) job.stop("shutdown");
     const finished = await untilAborted(Promise.all(jobs.map((job) => job.done)), deadline);
     if (!finished) for (const job of this.jobs.values()) job.kill();
-    for (const pooled of this.idleWorkers.splice(0)) pooled.worker.terminate();
+    // Every job has ended or was killed: the workers left are idle, and none outlives the pool.
+    for (const worker of [...this.workers]) worker.retire();
   }
 
   private fill(): void {
@@ -153,7 +140,7 @@ export class CrawlPool {
   private nextCrawl(): string | undefined {
     const now = Date.now();
     const orphan = this.options.repo.runningIds().find((id) => !this.jobs.has(id) && (this.waiting.get(id)?.until ?? 0) <= now);
-    return orphan ?? this.options.repo.claimNextPending(new Date().toISOString())?.id;
+    return orphan ?? claimNextCrawl(this.options.repo, new Date().toISOString())?.id;
   }
 
   private launch(crawlId: string): void {
@@ -167,7 +154,7 @@ export class CrawlPool {
       if (typeof end === "object" && !this.stopping) {
         this.options.logger.error("crawl job crashed", { crawl_id: crawlId, error: end.crashed });
         try {
-          this.options.repo.finish(crawlId, { status: "failed", error: CRASHED_ERROR, failure: "internal", warnings: [], now: new Date().toISOString() });
+          failCrawl(this.options.repo, crawlId, { error: CRASHED_ERROR, failure: "internal", warnings: [], now: new Date().toISOString() });
         } catch (error) {
           leftRunning = true;
           this.options.logger.error("could not record a crashed crawl; it will be taken up again later", { crawl_id: crawlId, error: String(error) });
@@ -214,72 +201,23 @@ export class CrawlPool {
   }
 
   private workerJob(crawlId: string): RunningJob {
-    const { pooled, reused } = this.takeWorker();
-    let started = false;
-    // This job's hold on the worker; once settled the worker may already run another crawl, which this job's
-    // late calls (a cancel or a kill racing its end) must not touch.
-    let settle!: (end: CrawlJobEnd | { crashed: string }, keepWorker: boolean) => void;
-    const holds = () => pooled.job === handlers;
-    const handlers: NonNullable<PooledWorker["job"]> = {
-      onMessage: (message) => {
-        started = true;
-        if (message.type === "started") return;
-        if (message.type === "progress") this.options.onProgress?.(message.progress);
-        // A job that threw is reported, and the thread that ran it is not trusted with another.
-        else if (message.type === "ended") settle(message.end, true);
-        else settle({ crashed: message.message }, false);
-      },
-      onExit: (why) => {
-        if (reused && !started) {
-          // Nothing of this crawl ran; "stopped" leaves it running, and fill() takes it up on a new worker.
-          this.options.logger.warn("a kept crawl worker died before taking up its crawl; starting the crawl again", { crawl_id: crawlId, error: why });
-          settle("stopped", false);
-        } else settle({ crashed: why }, false);
-      },
-    };
-    const done = new Promise<CrawlJobEnd | { crashed: string }>((resolve) => {
-      settle = (end, keepWorker) => {
-        if (!holds()) return;
-        pooled.job = null;
-        if (keepWorker && !this.stopping) this.returnWorker(pooled);
-        else pooled.worker.terminate();
-        resolve(end);
-      };
+    let end!: (end: WorkerJobEnd) => void;
+    const done = new Promise<WorkerJobEnd>((resolve) => (end = resolve));
+    const assignment: Assignment = { crawlId, end };
+    const idle = [...this.workers].find((worker) => worker.idle);
+    const worker = idle ?? this.newWorker();
+    worker.start(assignment, this.options.settings, idle !== undefined);
+    // The worker may run another crawl by the time these are called; it then ignores them.
+    return { stop: (reason) => worker.stop(assignment, reason), kill: () => worker.kill(assignment), done };
+  }
+
+  private newWorker(): PooledWorker {
+    const worker = new PooledWorker({
+      logger: this.options.logger,
+      onProgress: this.options.onProgress,
+      onDead: (dead) => this.workers.delete(dead),
     });
-    pooled.job = handlers;
-    const send = (message: ToWorker) => pooled.worker.postMessage(message);
-    send({ type: "start", crawlId, settings: this.options.settings });
-    return {
-      stop: (reason) => {
-        if (holds()) send({ type: "stop", reason });
-      },
-      kill: () => settle({ crashed: "killed at shutdown" }, false),
-      done,
-    };
-  }
-
-  /** An idle worker of the pool, or a new one. */
-  private takeWorker(): { pooled: PooledWorker; reused: boolean } {
-    const idle = this.idleWorkers.pop();
-    if (idle !== undefined) {
-      idle.worker.ref();
-      return { pooled: idle, reused: true };
-    }
-    const pooled: PooledWorker = { worker: new Worker(workerEntry(), { smol: true }) as PooledWorker["worker"], job: null };
-    pooled.worker.onmessage = (event: MessageEvent<FromWorker>) => pooled.job?.onMessage(event.data);
-    const exited = (why: string) => {
-      pooled.job?.onExit(why);
-      const at = this.idleWorkers.indexOf(pooled);
-      if (at !== -1) this.idleWorkers.splice(at, 1);
-    };
-    pooled.worker.onerror = (event) => exited(event.message);
-    // A worker that exits without a word (killed thread, fatal error) ends its crawl rather than leaving it held.
-    pooled.worker.addEventListener("close", () => exited("the worker thread exited"));
-    return { pooled, reused: false };
-  }
-
-  private returnWorker(pooled: PooledWorker): void {
-    pooled.worker.unref();
-    this.idleWorkers.push(pooled);
+    this.workers.add(worker);
+    return worker;
   }
 }

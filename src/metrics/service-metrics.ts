@@ -1,5 +1,5 @@
-import type { NoAnswerReason } from "../core/link-outcome.ts";
 import { VERSION } from "../core/version.ts";
+import type { CrawlProgress } from "../crawler/crawl.ts";
 import { CallbackGauge, Counter, Histogram, Registry } from "./registry.ts";
 
 /**
@@ -7,13 +7,6 @@ import { CallbackGauge, Counter, Histogram, Registry } from "./registry.ts";
  * scrape time; pages, link checks and fetch errors as crawl workers report them; webhook attempts by outcome;
  * and API request durations by route. Counters start at zero with the process, as Prometheus expects.
  */
-
-/** What a crawl did since its last report (sent after each written batch). */
-export interface CrawlProgress {
-  pages: number;
-  checked: number;
-  failures: Partial<Record<NoAnswerReason, number>>;
-}
 
 export type AttemptOutcomeLabel = "delivered" | "retrying" | "dead";
 

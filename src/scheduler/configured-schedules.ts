@@ -23,8 +23,8 @@ export function applyConfiguredSchedules(entries: Config["schedules"], domains: 
     const current = domains.require(domain.id);
     const unchanged =
       current.schedule === entry.cron &&
-      current.scheduleTimezone === entry.timezone &&
-      JSON.stringify(current.defaultOptions) === JSON.stringify(entry.options ?? current.defaultOptions);
+      current.schedule_timezone === entry.timezone &&
+      JSON.stringify(current.default_options) === JSON.stringify(entry.options ?? current.default_options);
     if (!unchanged) {
       domains.update(domain.id, {
         schedule: entry.cron,

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { CRAWL_FAILURES } from "../core/crawl-failure.ts";
 import { CrawlOptionsSchema } from "../core/crawl-options.ts";
-import { CRAWL_STATUSES, CRAWL_TRIGGERS, LINK_KINDS } from "../store/schema.ts";
+import { CRAWL_STATUSES, CRAWL_TRIGGERS } from "../core/crawl-status.ts";
+import { LINK_KINDS } from "../core/link-kind.ts";
 
 /**
  * The crawl and link resources as clients see them (spec part 2). Each schema carries the spec's fields with

@@ -1,8 +1,10 @@
 import type { CrawlOptions } from "../core/crawl-options.ts";
 import { ConflictError, CrawlInProgressError, DomainNotVerifiedError, NotFoundError } from "../core/errors.ts";
 import { canonicalId, newId } from "../core/ids.ts";
+import { failCrawl } from "../crawler/crawl-transitions.ts";
 import type { CrawlFilter, CrawlRecord, CrawlsRepo } from "../store/crawls.repo.ts";
-import type { ChangeKind, LinkFilter, LinkRecord, LinksRepo } from "../store/links.repo.ts";
+import type { LinkRecord } from "../store/link-record.ts";
+import type { ChangeKind, LinkFilter, LinksRepo } from "../store/links.repo.ts";
 import type { CrawlTrigger } from "../store/schema.ts";
 import type {
   BrokenLinkView,
@@ -13,7 +15,6 @@ import type {
   LinkView,
 } from "./crawl-view.ts";
 import type { DomainsService, Page } from "./domains.service.ts";
-import { filterVariant, LinkPageCache } from "./link-page-cache.ts";
 
 /**
  * Crawls as use-cases: start one for a verified domain, read crawls and their links, cancel one. Running them is
@@ -42,16 +43,12 @@ export interface CrawlsServiceDeps {
 export type ChangesPage = Page<ChangeView> & { againstCrawlId: string | null; newBroken: number; fixed: number };
 
 export class CrawlsService {
-  private readonly linkPages = new LinkPageCache<Page<LinkView>>();
-  private readonly brokenPages = new LinkPageCache<Page<BrokenLinkView>>();
-  private readonly changePages = new LinkPageCache<ChangesPage>();
-
   constructor(private readonly deps: CrawlsServiceDeps) {}
 
   /** Queues a crawl of a verified domain with no crawl in progress. */
   start(domainId: string, options: CrawlOptions, trigger: CrawlTrigger = "api"): CrawlView {
     const domain = this.deps.domains.require(domainId);
-    if (domain.verifiedAt === null) {
+    if (domain.verified_at === null) {
       throw new DomainNotVerifiedError(`domain ${domain.name} is not verified; verify it before crawling`, [
         { field: "domain_id", message: "verify the domain with POST /domains/{id}/verify" },
       ]);
@@ -88,16 +85,9 @@ export class CrawlsService {
   /** One page of a crawl's links; a deep page's positions are found first without holding the thread long. */
   async links(id: string, filter: LinkFilter, page: number, limit: number): Promise<Page<LinkView>> {
     const offset = (page - 1) * limit;
-    const variant = filterVariant(filter);
-    let crawl = this.require(id);
-    if (!this.linkPages.has(crawl, variant, offset, limit)) {
-      await this.deps.links.preparePage(crawl, filter, offset);
-      crawl = this.require(id); // as it is now: the crawl may have moved on while positions were found
-    }
-    return this.linkPages.get(crawl, variant, offset, limit, () => ({
-      items: this.deps.links.page(crawl, filter, offset, limit).map(toLinkView),
-      total: this.deps.links.count(crawl, filter),
-    }));
+    await this.deps.links.preparePage(this.require(id), filter, offset);
+    const crawl = this.require(id); // as it is now: the crawl may have moved on while positions were found
+    return { items: this.deps.links.page(crawl, filter, offset, limit).map(toLinkView), total: this.deps.links.count(crawl, filter) };
   }
 
   /** Every checked link of the crawl in discovery order, streamed from the store (each record is a fresh object). */
@@ -109,10 +99,7 @@ export class CrawlsService {
     const crawl = this.require(id);
     const filter = { isBroken: true };
     const offset = (page - 1) * limit;
-    return this.brokenPages.get(crawl, filterVariant(filter), offset, limit, () => ({
-      items: this.deps.links.page(crawl, filter, offset, limit).map(toBrokenLinkView),
-      total: this.deps.links.count(crawl, filter),
-    }));
+    return { items: this.deps.links.page(crawl, filter, offset, limit).map(toBrokenLinkView), total: this.deps.links.count(crawl, filter) };
   }
 
   /**
@@ -124,23 +111,20 @@ export class CrawlsService {
     const crawl = this.require(id);
     const against = this.deps.repo.previousCompleted(crawl.id)?.id ?? null;
     const offset = (page - 1) * limit;
-    // Both sides are fixed by the two crawls' states: this one's (in the key) and an ended one's (never changes).
-    return this.changePages.get(crawl, against ?? "", offset, limit, () => {
-      const newBroken = this.deps.links.countChanges(crawl.id, against, "new_broken");
-      const fixed = this.deps.links.countChanges(crawl.id, against, "fixed");
-      const items: ChangeView[] = [];
-      const take = (kind: ChangeKind, skip: number, count: number) =>
-        this.deps.links.changes(crawl.id, against, kind, skip, count).map((link) => ({ change: kind, ...toLinkView(link) }));
-      if (offset < newBroken) items.push(...take("new_broken", offset, Math.min(limit, newBroken - offset)));
-      if (items.length < limit) items.push(...take("fixed", Math.max(0, offset - newBroken), limit - items.length));
-      return { items, total: newBroken + fixed, againstCrawlId: against, newBroken, fixed };
-    });
+    const newBroken = this.deps.links.countChanges(crawl.id, against, "new_broken");
+    const fixed = this.deps.links.countChanges(crawl.id, against, "fixed");
+    const items: ChangeView[] = [];
+    const take = (kind: ChangeKind, skip: number, count: number) =>
+      this.deps.links.changes(crawl.id, against, kind, skip, count).map((link) => ({ change: kind, ...toLinkView(link) }));
+    if (offset < newBroken) items.push(...take("new_broken", offset, Math.min(limit, newBroken - offset)));
+    if (items.length < limit) items.push(...take("fixed", Math.max(0, offset - newBroken), limit - items.length));
+    return { items, total: newBroken + fixed, againstCrawlId: against, newBroken, fixed };
   }
 
   /** Ends a pending or running crawl as failed with error "cancelled"; what it found stays readable. */
   cancel(id: string): CrawlDetailView {
     const crawl = this.require(id);
-    if (!this.deps.repo.finish(crawl.id, { status: "failed", error: CANCELLED, failure: "cancelled", warnings: [], now: new Date().toISOString() })) {
+    if (!failCrawl(this.deps.repo, crawl.id, { error: CANCELLED, failure: "cancelled", warnings: [], now: new Date().toISOString() })) {
       throw new ConflictError(`crawl ${crawl.id} has already ended (${this.require(id).status})`, [
         { field: "id", status: this.require(id).status },
       ]);

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { CrawlOptionsSchema, orNull } from "../core/crawl-options.ts";
 import { VERIFIED_BY } from "../core/verified-by.ts";
-import type { DomainRow } from "../store/schema.ts";
+import type { DomainRecord } from "../store/domains.repo.ts";
 import { verificationInstructions } from "../verification/verifier.ts";
 import { nextRunOf } from "./schedule.ts";
 
@@ -38,25 +38,25 @@ export const DomainSchema = z
 
 export type DomainView = z.output<typeof DomainSchema>;
 
-/** A stored row as the resource; `derived` holds what is not in the row. */
-export function toDomainView(row: DomainRow, derived: { lastCrawlId: string | null } = { lastCrawlId: null }): DomainView {
+/** A stored domain as the resource; `derived` holds what is not in the record. */
+export function toDomainView(row: DomainRecord, derived: { lastCrawlId: string | null } = { lastCrawlId: null }): DomainView {
   return {
     id: row.id,
     name: row.name,
-    root_url: row.rootUrl,
-    verified: row.verifiedAt !== null,
-    verified_at: row.verifiedAt,
-    verified_by: row.verifiedBy,
+    root_url: row.root_url,
+    verified: row.verified_at !== null,
+    verified_at: row.verified_at,
+    verified_by: row.verified_by,
     verification: {
-      token: row.verificationToken,
-      methods: verificationInstructions({ name: row.name, rootUrl: row.rootUrl, token: row.verificationToken }),
+      token: row.verification_token,
+      methods: verificationInstructions({ name: row.name, rootUrl: row.root_url, token: row.verification_token }),
     },
     schedule: row.schedule,
-    schedule_timezone: row.scheduleTimezone,
-    next_run_at: row.schedule === null ? null : (nextRunOf(row.schedule, row.scheduleTimezone)?.toISOString() ?? null),
+    schedule_timezone: row.schedule_timezone,
+    next_run_at: row.schedule === null ? null : (nextRunOf(row.schedule, row.schedule_timezone)?.toISOString() ?? null),
     last_crawl_id: derived.lastCrawlId,
-    default_options: row.defaultOptions ?? null,
-    created_at: row.createdAt,
-    updated_at: row.updatedAt,
+    default_options: row.default_options,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
   };
 }

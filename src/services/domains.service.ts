@@ -5,8 +5,7 @@ import type { CrawlOptions } from "../core/crawl-options.ts";
 import type { AddressPolicy } from "../net/address-policy.ts";
 import type { Resolve } from "../net/resolve.ts";
 import { assertUrlAllowed } from "../net/url-policy.ts";
-import type { DomainsRepo } from "../store/domains.repo.ts";
-import type { DomainRow } from "../store/schema.ts";
+import type { DomainRecord, DomainsRepo } from "../store/domains.repo.ts";
 import type { DomainVerifier } from "../verification/verifier.ts";
 import { resolveDomain } from "./domain-name.ts";
 import { toDomainView, type DomainView } from "./domain-view.ts";
@@ -45,11 +44,11 @@ export class DomainsService {
     const row = this.deps.repo.insertUnlessNameTaken({
       id: newId(),
       name: domain.name,
-      rootUrl: domain.rootUrl,
-      verificationToken: randomBytes(24).toString("base64url"),
-      verifiedAt: vouched ? now : null,
-      verifiedBy: vouched ? "operator" : null,
-      createdAt: now,
+      root_url: domain.rootUrl,
+      verification_token: randomBytes(24).toString("base64url"),
+      verified_at: vouched ? now : null,
+      verified_by: vouched ? "operator" : null,
+      created_at: now,
     });
     // The unique index decides, so two concurrent registrations (API and CLI) cannot both win.
     if (!row) {
@@ -68,12 +67,12 @@ export class DomainsService {
   }
 
   /** The resource: the stored row plus what is derived (next scheduled run, newest crawl). */
-  private view(row: DomainRow): DomainView {
+  private view(row: DomainRecord): DomainView {
     return toDomainView(row, { lastCrawlId: this.deps.lastCrawlOf?.(row.id) ?? null });
   }
 
   /** The stored row, for services that act on a domain (crawls). */
-  require(id: string): DomainRow {
+  require(id: string): DomainRecord {
     const key = canonicalId(id);
     const row = key === null ? undefined : this.deps.repo.findById(key);
     if (!row) throw new NotFoundError("domain", id);
@@ -107,7 +106,7 @@ export class DomainsService {
   ): DomainView {
     const current = this.require(id);
     const schedule = changes.schedule !== undefined ? changes.schedule : current.schedule;
-    const timezone = changes.schedule_timezone !== undefined ? changes.schedule_timezone : current.scheduleTimezone;
+    const timezone = changes.schedule_timezone !== undefined ? changes.schedule_timezone : current.schedule_timezone;
     if (schedule !== null) {
       const problem = scheduleProblem(schedule, timezone);
       if (problem !== null) {
@@ -117,9 +116,9 @@ export class DomainsService {
     }
     const row = this.deps.repo.update(current.id, {
       ...(changes.schedule !== undefined && { schedule: changes.schedule }),
-      ...(changes.schedule_timezone !== undefined && { scheduleTimezone: changes.schedule_timezone }),
-      ...(changes.default_options !== undefined && { defaultOptions: changes.default_options }),
-      updatedAt: new Date().toISOString(),
+      ...(changes.schedule_timezone !== undefined && { schedule_timezone: changes.schedule_timezone }),
+      ...(changes.default_options !== undefined && { default_options: changes.default_options }),
+      updated_at: new Date().toISOString(),
     });
     // Deleted since require() (another request or the CLI).
     if (!row) throw new NotFoundError("domain", id);
@@ -128,7 +127,7 @@ export class DomainsService {
   }
 
   /** The domain registered under `name`, canonicalised as on registration (case, punycode, default port). */
-  findByName(name: string): DomainRow | undefined {
+  findByName(name: string): DomainRecord | undefined {
     let canonical: string;
     try {
       canonical = resolveDomain({ name }).name;
@@ -139,7 +138,7 @@ export class DomainsService {
   }
 
   /** Domains with a schedule, for the scheduler. */
-  scheduled(): DomainRow[] {
+  scheduled(): DomainRecord[] {
     return this.deps.repo.scheduled();
   }
 
@@ -149,8 +148,8 @@ export class DomainsService {
    */
   async verify(id: string): Promise<DomainView> {
     const row = this.require(id);
-    if (row.verifiedAt) return this.view(row);
-    const results = await this.deps.verifier.verify({ name: row.name, rootUrl: row.rootUrl, token: row.verificationToken });
+    if (row.verified_at) return this.view(row);
+    const results = await this.deps.verifier.verify({ name: row.name, rootUrl: row.root_url, token: row.verification_token });
     const passed = results.find((r) => r.passed);
     if (!passed) {
       throw new DomainNotVerifiedError(
@@ -160,7 +159,7 @@ export class DomainsService {
     }
     const now = new Date().toISOString();
     // The checks take seconds: the domain may have been deleted meanwhile.
-    const verified = this.deps.repo.update(row.id, { verifiedAt: now, verifiedBy: passed.method, updatedAt: now });
+    const verified = this.deps.repo.update(row.id, { verified_at: now, verified_by: passed.method, updated_at: now });
     if (!verified) throw new NotFoundError("domain", id);
     return this.view(verified);
   }

@@ -1,8 +1,7 @@
 import { NotFoundError, UnauthorizedError, InvalidRequestError } from "../core/errors.ts";
 import { canonicalId, newId } from "../core/ids.ts";
 import { isScope, SCOPES, type Scope } from "../core/scopes.ts";
-import type { KeysRepo } from "../store/keys.repo.ts";
-import type { ApiKeyRow } from "../store/schema.ts";
+import type { ApiKeyRecord, KeysRepo } from "../store/keys.repo.ts";
 import { digestsEqual, displayPrefix, generateKeySecret, hashKeySecret, KEY_PATTERN } from "./api-key-secret.ts";
 
 /** What a caller is allowed to see of a key (never the secret nor its hash). */
@@ -33,7 +32,8 @@ const MAX_REMEMBERED_PRINCIPALS = 1_000;
  * API keys: issue, list, revoke, authenticate, and the first-start bootstrap key. With the store's version
  * token (store/store-version.ts), a key's principal is remembered (by the key's hash) until anything is
  * committed to the store, so a revocation (by the API or by `linkpatrol keys revoke` beside the service)
- * takes effect with the very next request, and the requests in between skip the lookup.
+ * takes effect with the very next request, and the requests in between skip the lookup: a store read on every
+ * request cost the API a fifth of its throughput under load (bench/README.md, "One cache for a GET").
  */
 export class KeysService {
   private readonly lastTouched = new Map<string, number>();
@@ -68,7 +68,7 @@ export class KeysService {
     const key = canonicalId(id);
     const row = key === null ? undefined : this.repo.findById(key);
     if (!row) throw new NotFoundError("api key", id);
-    if (!row.revokedAt) this.repo.markRevoked(row.id, new Date().toISOString());
+    if (!row.revoked_at) this.repo.markRevoked(row.id, new Date().toISOString());
     return toView(this.repo.findById(row.id)!);
   }
 
@@ -84,7 +84,7 @@ export class KeysService {
     }
     const row = this.repo.findByHash(hash);
     if (!row || !digestsEqual(row.hash, hash)) throw new UnauthorizedError("invalid API key");
-    if (row.revokedAt) throw new UnauthorizedError("API key revoked");
+    if (row.revoked_at) throw new UnauthorizedError("API key revoked");
     const principal = { keyId: row.id, name: row.name, scopes: row.scopes.filter(isScope) };
     if (version !== undefined) {
       if (this.principals.size >= MAX_REMEMBERED_PRINCIPALS) this.principals.clear();
@@ -110,7 +110,7 @@ export class KeysService {
       prefix: displayPrefix(secret),
       hash: hashKeySecret(secret),
       scopes: [...new Set(scopes)],
-      createdAt: new Date().toISOString(),
+      created_at: new Date().toISOString(),
     });
     return { key: toView(row), secret };
   }
@@ -123,14 +123,14 @@ export class KeysService {
   }
 }
 
-function toView(row: ApiKeyRow): ApiKeyView {
+function toView(row: ApiKeyRecord): ApiKeyView {
   return {
     id: row.id,
     name: row.name,
     prefix: row.prefix,
     scopes: row.scopes.filter(isScope),
-    created_at: row.createdAt,
-    last_used_at: row.lastUsedAt,
-    revoked_at: row.revokedAt,
+    created_at: row.created_at,
+    last_used_at: row.last_used_at,
+    revoked_at: row.revoked_at,
   };
 }

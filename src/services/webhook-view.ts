@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { WEBHOOK_EVENT_KINDS } from "../core/crawl-events.ts";
-import { DELIVERY_STATES } from "../store/schema.ts";
+import { DELIVERY_STATES } from "../core/delivery-state.ts";
 import type { AttemptRecord, DeliveryRecord, WebhookRecord } from "../store/webhooks.repo.ts";
 
 /**

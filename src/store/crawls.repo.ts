@@ -1,18 +1,17 @@
 import type { Database } from "bun:sqlite";
 import type { CrawlFailure } from "../core/crawl-failure.ts";
 import type { CrawlOptions } from "../core/crawl-options.ts";
-import { endedEvents, startedEvent } from "../core/crawl-events.ts";
-import { LinksRepo } from "./links.repo.ts";
+import type { CrawlEvent } from "../core/crawl-events.ts";
 import { OutboxRepo } from "./outbox.repo.ts";
 import type { CrawlStatus, CrawlTrigger, TargetState } from "./schema.ts";
 
 /**
- * Queries on crawls for the API and the crawl pool; no rules here (services/crawls.service.ts holds them).
- * Written in SQL over bun:sqlite because the list queries combine optional filters and joins; `query()` caches
- * each distinct statement, so a request pays for execution, not compilation. Reading a crawl's links is
- * links.repo.ts; the crawler's own writes (frontier, verdicts) are frontier.repo.ts. State changes that
- * clients hear about (a crawl starts running, a crawl ends) queue their webhook deliveries in the same
- * transaction.
+ * Queries on crawls for the API and the crawl pool; no rules here (services/crawls.service.ts holds them, and
+ * crawler/crawl-transitions.ts those of a crawl's start and end). Written in SQL over bun:sqlite because the list
+ * queries combine optional filters and joins; `query()` caches each distinct statement, so a request pays for
+ * execution, not compilation. Reading a crawl's links is links.repo.ts; the crawler's own writes (frontier,
+ * verdicts) are frontier.repo.ts. State changes that clients hear about (a crawl starts running, a crawl ends)
+ * queue their webhook deliveries in the same `transaction`.
  */
 
 /** A crawl row joined with its domain's name. */
@@ -59,7 +58,7 @@ function toCrawl(raw: RawCrawl | null): CrawlRecord | undefined {
   };
 }
 
-/** A crawl's end, as the crawler or a service decided it. */
+/** A crawl's end state, as the crawler or a service decided it. */
 export interface CrawlEnd {
   status: "completed" | "failed";
   error: string | null;
@@ -95,14 +94,14 @@ function crawlWhere(filter: CrawlFilter): { sql: string; params: Record<string, 
 
 export class CrawlsRepo {
   private readonly outbox: OutboxRepo;
-  private readonly links: LinksRepo;
 
-  constructor(
-    private readonly sqlite: Database,
-    links?: LinksRepo,
-  ) {
+  constructor(private readonly sqlite: Database) {
     this.outbox = new OutboxRepo(sqlite);
-    this.links = links ?? new LinksRepo(sqlite);
+  }
+
+  /** Runs `work` in one transaction. */
+  transaction<T>(work: () => T): T {
+    return this.sqlite.transaction(work)();
   }
 
   /** Inserts a pending crawl, or returns the id of the domain's active crawl when it already has one. */
@@ -187,30 +186,31 @@ export class CrawlsRepo {
     );
   }
 
-  /** Moves the oldest pending crawl to running (queuing `crawl.started`) and returns it; undefined when none waits. */
-  claimNextPending(now: string): CrawlRecord | undefined {
-    return this.sqlite.transaction(() => {
-      const claimed = this.sqlite
+  /** Moves the oldest pending crawl to running; its id, or undefined when none waits. */
+  claimOldestPending(now: string): string | undefined {
+    return (
+      this.sqlite
         .query<{ id: string }, { now: string }>(
           `UPDATE crawls SET status = 'running', started_at = COALESCE(started_at, $now)
            WHERE id = (SELECT id FROM crawls WHERE status = 'pending' ORDER BY created_at, id LIMIT 1)
            RETURNING id`,
         )
-        .get({ now });
-      if (claimed === null) return undefined;
-      const crawl = this.findById(claimed.id)!;
-      this.outbox.enqueue([startedEvent(crawl)], now);
-      return crawl;
-    })();
+        .get({ now })?.id ?? undefined
+    );
   }
 
-  /** Ids of crawls left `running` (by a process that stopped), oldest first: they resume. */
+  /** Queues `events` for the webhooks subscribed to them (the outbox); run inside the change's `transaction`. */
+  queueDeliveries(events: CrawlEvent[], now: string): void {
+    this.outbox.enqueue(events, now);
+  }
+
   /** How many crawls are in each status (metrics). */
   countByStatus(): Record<string, number> {
     const rows = this.sqlite.query<{ status: string; n: number }, []>("SELECT status, COUNT(*) AS n FROM crawls GROUP BY status").all();
     return Object.fromEntries(rows.map((row) => [row.status, row.n]));
   }
 
+  /** Ids of crawls left `running` (by a process that stopped), oldest first: they resume. */
   runningIds(): string[] {
     return this.sqlite
       .query<{ id: string }, []>("SELECT id FROM crawls WHERE status = 'running' ORDER BY started_at, id")
@@ -218,28 +218,20 @@ export class CrawlsRepo {
       .map((row) => row.id);
   }
 
-  /**
-   * Ends a crawl that is still pending or running and queues its end events (crawl.completed and
-   * broken_links.found, or crawl.failed); false when it had already ended (or is gone).
-   */
-  finish(id: string, outcome: CrawlEnd): boolean {
-    return this.sqlite.transaction(() => {
-      const result = this.sqlite
-        .query(
-          `UPDATE crawls SET status = $status, error = $error, failure = $failure, warnings = $warnings, completed_at = $now
-           WHERE id = $id AND status IN ('pending', 'running')`,
-        )
-        .run({ id, status: outcome.status, error: outcome.error, failure: outcome.failure, warnings: JSON.stringify(outcome.warnings), now: outcome.now });
-      if (result.changes === 0) return false;
-      if (outcome.status === "completed") {
-        const previous = this.previousCompleted(id);
-        const fresh = this.links.countChanges(id, previous?.id ?? null, "new_broken");
-        this.sqlite.query("UPDATE crawls SET new_broken_links = $n WHERE id = $id").run({ id, n: fresh });
-      }
-      const crawl = this.findById(id)!;
-      this.outbox.enqueue(endedEvents(crawl, crawl.broken_links > 0 ? this.links.brokenSample(id) : []), outcome.now);
-      return true;
-    })();
+  /** Writes the end state of a crawl that is still pending or running; false when it had already ended (or is gone). */
+  markEnded(id: string, end: CrawlEnd): boolean {
+    const result = this.sqlite
+      .query(
+        `UPDATE crawls SET status = $status, error = $error, failure = $failure, warnings = $warnings, completed_at = $now
+         WHERE id = $id AND status IN ('pending', 'running')`,
+      )
+      .run({ id, status: end.status, error: end.error, failure: end.failure, warnings: JSON.stringify(end.warnings), now: end.now });
+    return result.changes > 0;
+  }
+
+  /** Sets how many of the crawl's broken links the previous completed crawl did not have. */
+  setNewBrokenLinks(id: string, count: number): void {
+    this.sqlite.query("UPDATE crawls SET new_broken_links = $n WHERE id = $id").run({ id, n: count });
   }
 
   /** One target of a crawl by its normalised URL, if the frontier has it. */
@@ -264,5 +256,4 @@ export class CrawlsRepo {
         .get({ id: crawlId }) ?? undefined
     );
   }
-
 }

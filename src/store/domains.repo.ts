@@ -1,63 +1,116 @@
-import { count, desc, eq, isNotNull, sql } from "drizzle-orm";
-import type { Db } from "./db.ts";
-import { domains, type DomainRow } from "./schema.ts";
+import type { Database } from "bun:sqlite";
+import type { CrawlOptions } from "../core/crawl-options.ts";
+import type { VerifiedBy } from "../core/verified-by.ts";
 
 /**
- * Queries on domains; no rules here (services/domains.service.ts holds them). Reads served by the API
- * are prepared once, so a request pays for executing SQL, not for building and compiling it.
+ * Queries on domains; no rules here (services/domains.service.ts holds them). SQL over bun:sqlite like every
+ * repo; `query()` caches each statement, so a request pays for executing SQL, not for compiling it.
  */
-export class DomainsRepo {
-  private readonly byId;
-  private readonly byName;
-  private readonly newestFirst;
-  private readonly total;
 
-  constructor(private readonly db: Db) {
-    this.byId = db.select().from(domains).where(eq(domains.id, sql.placeholder("id"))).prepare();
-    this.byName = db.select().from(domains).where(eq(domains.name, sql.placeholder("name"))).prepare();
-    // UUIDv7 ids break created_at ties in creation order.
-    this.newestFirst = db
-      .select()
-      .from(domains)
-      .orderBy(desc(domains.createdAt), desc(domains.id))
-      .limit(sql.placeholder("limit"))
-      .offset(sql.placeholder("offset"))
-      .prepare();
-    this.total = db.select({ n: count() }).from(domains).prepare();
-  }
+/** A stored domain; services/domain-view.ts turns it into the resource. */
+export interface DomainRecord {
+  id: string;
+  /** Host with optional port, lowercase (IDN as punycode). */
+  name: string;
+  root_url: string;
+  verification_token: string;
+  verified_at: string | null;
+  verified_by: VerifiedBy | null;
+  /** Cron expression for recurring crawls, or null. */
+  schedule: string | null;
+  /** IANA time zone the schedule is read in; null: the server's local time. */
+  schedule_timezone: string | null;
+  default_options: CrawlOptions | null;
+  created_at: string;
+  updated_at: string | null;
+}
+
+/** What an update may change; a field left out keeps its value, `null` clears it. */
+export type DomainChanges = Partial<
+  Pick<DomainRecord, "verified_at" | "verified_by" | "schedule" | "schedule_timezone" | "default_options" | "updated_at">
+>;
+
+const UPDATABLE = ["verified_at", "verified_by", "schedule", "schedule_timezone", "default_options", "updated_at"] as const;
+
+const DOMAIN_COLUMNS =
+  "id, name, root_url, verification_token, verified_at, verified_by, schedule, schedule_timezone, default_options, created_at, updated_at";
+
+type RawDomain = Omit<DomainRecord, "default_options"> & { default_options: string | null };
+
+function toDomain(raw: RawDomain | null): DomainRecord | undefined {
+  if (raw === null) return undefined;
+  return { ...raw, default_options: raw.default_options === null ? null : (JSON.parse(raw.default_options) as CrawlOptions) };
+}
+
+export class DomainsRepo {
+  constructor(private readonly sqlite: Database) {}
 
   /** Inserts the domain, or returns undefined when its name is already registered. */
-  insertUnlessNameTaken(row: typeof domains.$inferInsert): DomainRow | undefined {
-    return this.db.insert(domains).values(row).onConflictDoNothing({ target: domains.name }).returning().get();
+  insertUnlessNameTaken(
+    row: Pick<DomainRecord, "id" | "name" | "root_url" | "verification_token" | "verified_at" | "verified_by" | "created_at">,
+  ): DomainRecord | undefined {
+    return toDomain(
+      this.sqlite
+        .query<RawDomain, Record<string, string | null>>(
+          `INSERT INTO domains (id, name, root_url, verification_token, verified_at, verified_by, created_at)
+           VALUES ($id, $name, $root_url, $verification_token, $verified_at, $verified_by, $created_at)
+           ON CONFLICT (name) DO NOTHING RETURNING ${DOMAIN_COLUMNS}`,
+        )
+        .get(row),
+    );
   }
 
-  findById(id: string): DomainRow | undefined {
-    return this.byId.get({ id });
+  findById(id: string): DomainRecord | undefined {
+    return toDomain(this.sqlite.query<RawDomain, { id: string }>(`SELECT ${DOMAIN_COLUMNS} FROM domains WHERE id = $id`).get({ id }));
   }
 
-  findByName(name: string): DomainRow | undefined {
-    return this.byName.get({ name });
+  findByName(name: string): DomainRecord | undefined {
+    return toDomain(
+      this.sqlite.query<RawDomain, { name: string }>(`SELECT ${DOMAIN_COLUMNS} FROM domains WHERE name = $name`).get({ name }),
+    );
   }
 
-  /** One page, newest first. */
-  page(offset: number, limit: number): DomainRow[] {
-    return this.newestFirst.all({ offset, limit });
+  /** One page, newest first; UUIDv7 ids break created_at ties in creation order. */
+  page(offset: number, limit: number): DomainRecord[] {
+    return this.sqlite
+      .query<RawDomain, { offset: number; limit: number }>(
+        `SELECT ${DOMAIN_COLUMNS} FROM domains ORDER BY created_at DESC, id DESC LIMIT $limit OFFSET $offset`,
+      )
+      .all({ offset, limit })
+      .map((raw) => toDomain(raw)!);
   }
 
   /** Domains with a recurring-crawl schedule. */
-  scheduled(): DomainRow[] {
-    return this.db.select().from(domains).where(isNotNull(domains.schedule)).all();
+  scheduled(): DomainRecord[] {
+    return this.sqlite
+      .query<RawDomain, []>(`SELECT ${DOMAIN_COLUMNS} FROM domains WHERE schedule IS NOT NULL`)
+      .all()
+      .map((raw) => toDomain(raw)!);
   }
 
   count(): number {
-    return this.total.get()?.n ?? 0;
+    return this.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM domains").get()!.n;
   }
 
-  update(id: string, changes: Partial<typeof domains.$inferInsert>): DomainRow | undefined {
-    return this.db.update(domains).set(changes).where(eq(domains.id, id)).returning().get();
+  /** Applies `changes`; undefined when the domain does not exist. */
+  update(id: string, changes: DomainChanges): DomainRecord | undefined {
+    const columns = UPDATABLE.filter((column) => changes[column] !== undefined);
+    if (columns.length === 0) return this.findById(id);
+    const params: Record<string, string | null> = { id };
+    for (const column of columns) {
+      const value = changes[column]!;
+      params[column] = typeof value === "object" && value !== null ? JSON.stringify(value) : value;
+    }
+    // One statement per distinct set of columns, each cached by query().
+    const set = columns.map((column) => `${column} = $${column}`).join(", ");
+    return toDomain(
+      this.sqlite
+        .query<RawDomain, Record<string, string | null>>(`UPDATE domains SET ${set} WHERE id = $id RETURNING ${DOMAIN_COLUMNS}`)
+        .get(params),
+    );
   }
 
   delete(id: string): boolean {
-    return this.db.delete(domains).where(eq(domains.id, id)).returning({ id: domains.id }).all().length > 0;
+    return this.sqlite.query("DELETE FROM domains WHERE id = $id").run({ id }).changes > 0;
   }
 }

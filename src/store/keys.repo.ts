@@ -1,45 +1,72 @@
-import { count, desc, eq, sql } from "drizzle-orm";
-import type { Db } from "./db.ts";
-import { apiKeys, type ApiKeyRow } from "./schema.ts";
+import type { Database } from "bun:sqlite";
 
 /**
- * Queries on API keys; no rules here (services/keys.service.ts holds them). The lookup run on every
- * authenticated request is prepared once: building and compiling it per call cost more than the request.
+ * Queries on API keys; no rules here (services/keys.service.ts holds them). SQL over bun:sqlite like every repo;
+ * `query()` caches each statement, so the lookup run on every authenticated request pays for execution only.
  */
+
+/** A stored key: never the secret, only its hash. */
+export interface ApiKeyRecord {
+  id: string;
+  name: string;
+  /** First characters of the key after `lp_`, shown in listings. */
+  prefix: string;
+  /** Lowercase hex SHA-256 of the whole key. */
+  hash: string;
+  scopes: string[];
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+const KEY_COLUMNS = "id, name, prefix, hash, scopes, created_at, last_used_at, revoked_at";
+
+type RawKey = Omit<ApiKeyRecord, "scopes"> & { scopes: string };
+
+function toKey(raw: RawKey | null): ApiKeyRecord | undefined {
+  if (raw === null) return undefined;
+  return { ...raw, scopes: JSON.parse(raw.scopes) as string[] };
+}
+
 export class KeysRepo {
-  private readonly byHash;
-  private readonly byId;
+  constructor(private readonly sqlite: Database) {}
 
-  constructor(private readonly db: Db) {
-    this.byHash = db.select().from(apiKeys).where(eq(apiKeys.hash, sql.placeholder("hash"))).prepare();
-    this.byId = db.select().from(apiKeys).where(eq(apiKeys.id, sql.placeholder("id"))).prepare();
+  insert(row: Omit<ApiKeyRecord, "last_used_at" | "revoked_at">): ApiKeyRecord {
+    return toKey(
+      this.sqlite
+        .query<RawKey, Record<string, string>>(
+          `INSERT INTO api_keys (id, name, prefix, hash, scopes, created_at) VALUES ($id, $name, $prefix, $hash, $scopes, $created_at)
+           RETURNING ${KEY_COLUMNS}`,
+        )
+        .get({ ...row, scopes: JSON.stringify(row.scopes) }),
+    )!;
   }
 
-  insert(row: typeof apiKeys.$inferInsert): ApiKeyRow {
-    return this.db.insert(apiKeys).values(row).returning().get();
+  findByHash(hash: string): ApiKeyRecord | undefined {
+    return toKey(this.sqlite.query<RawKey, { hash: string }>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE hash = $hash`).get({ hash }));
   }
 
-  findByHash(hash: string): ApiKeyRow | undefined {
-    return this.byHash.get({ hash });
+  findById(id: string): ApiKeyRecord | undefined {
+    return toKey(this.sqlite.query<RawKey, { id: string }>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = $id`).get({ id }));
   }
 
-  findById(id: string): ApiKeyRow | undefined {
-    return this.byId.get({ id });
-  }
-
-  list(): ApiKeyRow[] {
-    return this.db.select().from(apiKeys).orderBy(desc(apiKeys.createdAt), desc(apiKeys.id)).all();
+  /** Newest first; UUIDv7 ids break created_at ties in creation order. */
+  list(): ApiKeyRecord[] {
+    return this.sqlite
+      .query<RawKey, []>(`SELECT ${KEY_COLUMNS} FROM api_keys ORDER BY created_at DESC, id DESC`)
+      .all()
+      .map((raw) => toKey(raw)!);
   }
 
   count(): number {
-    return this.db.select({ n: count() }).from(apiKeys).get()?.n ?? 0;
+    return this.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM api_keys").get()!.n;
   }
 
   markRevoked(id: string, at: string): void {
-    this.db.update(apiKeys).set({ revokedAt: at }).where(eq(apiKeys.id, id)).run();
+    this.sqlite.query("UPDATE api_keys SET revoked_at = $at WHERE id = $id").run({ id, at });
   }
 
   touchLastUsed(id: string, at: string): void {
-    this.db.update(apiKeys).set({ lastUsedAt: at }).where(eq(apiKeys.id, id)).run();
+    this.sqlite.query("UPDATE api_keys SET last_used_at = $at WHERE id = $id").run({ id, at });
   }
 }

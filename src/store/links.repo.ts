@@ -3,6 +3,7 @@ import { SAMPLE_LINKS } from "../core/crawl-events.ts";
 import type { CrawlRecord } from "./crawls.repo.ts";
 import { keysetBatches } from "./keyset-batches.ts";
 import { LinkMarks, type LinkMarksOptions } from "./link-marks.ts";
+import type { LinkRecord } from "./link-record.ts";
 import { MAX_VERDICT_SPAN, TargetVerdicts } from "./target-verdicts.ts";
 import type { StoredLinkKind } from "./schema.ts";
 
@@ -12,19 +13,6 @@ import type { StoredLinkKind } from "./schema.ts";
  * verdict are results. Written in SQL over bun:sqlite; `query()` caches each distinct statement. The crawler
  * writes links (frontier.repo.ts); crawls.repo.ts holds the crawl rows themselves.
  */
-
-/** A recorded link with its target's verdict. */
-export interface LinkRecord {
-  url: string;
-  source_url: string;
-  status_code: number;
-  is_broken: boolean;
-  link_text: string;
-  kind: StoredLinkKind;
-  final_url: string | null;
-  error: string | null;
-  warning: string | null;
-}
 
 /** `new_broken`: broken now, not broken (or absent) before; `fixed`: broken before, not broken (or absent) now. */
 export type ChangeKind = "new_broken" | "fixed";

@@ -2,13 +2,22 @@ import { sql } from "drizzle-orm";
 import type { CrawlOptions } from "../core/crawl-options.ts";
 import type { CrawlFailure } from "../core/crawl-failure.ts";
 import type { VerifiedBy } from "../core/verified-by.ts";
+import type { CrawlStatus, CrawlTrigger } from "../core/crawl-status.ts";
+import type { DeliveryState } from "../core/delivery-state.ts";
+import type { StoredLinkKind } from "../core/link-kind.ts";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /**
  * The drizzle schema: the one source of the tables. `npm run db:generate` turns a change here into a new
  * numbered migration under store/migrations; shipped migrations are never edited.
  * Times are ISO 8601 UTC text; JSON columns hold small documents (scopes, options).
+ *
+ * Only drizzle-kit reads this file (docs/decisions.md, "Repos write SQL"): the repos are plain SQL with their own
+ * record types, and nothing the service runs imports it except for types, so drizzle is not in the binary.
+ * The closed sets stored in columns live in core/; the types are re-exported for the repos.
  */
+
+export type { CrawlStatus, CrawlTrigger, DeliveryState, StoredLinkKind };
 
 const createdAt = () =>
   text("created_at")
@@ -52,17 +61,6 @@ export const domains = sqliteTable(
   },
   (t) => [uniqueIndex("domains_name_unique").on(t.name), index("domains_created_at_idx").on(t.createdAt)],
 );
-
-export type ApiKeyRow = typeof apiKeys.$inferSelect;
-export type DomainRow = typeof domains.$inferSelect;
-
-/** Who started a crawl. */
-export const CRAWL_TRIGGERS = ["api", "schedule"] as const;
-export type CrawlTrigger = (typeof CRAWL_TRIGGERS)[number];
-
-/** A crawl's lifecycle (spec part 3): pending → running → completed | failed. */
-export const CRAWL_STATUSES = ["pending", "running", "completed", "failed"] as const;
-export type CrawlStatus = (typeof CRAWL_STATUSES)[number];
 
 /**
  * One crawl and its running totals. The totals are kept up to date in the same transaction that records the
@@ -158,10 +156,6 @@ export const crawlPages = sqliteTable(
   (t) => [primaryKey({ columns: [t.crawlId, t.url] })],
 );
 
-/** What kind of element carried a link (CONTRACT: `kind`). */
-export const LINK_KINDS = ["anchor", "image", "script", "stylesheet"] as const;
-export type StoredLinkKind = (typeof LINK_KINDS)[number];
-
 /**
  * One Link per distinct (source page, target) pair; its status is its target's. The pair is unique by
  * construction (a page's links are recorded once, deduped per target), so no unique index pays for it.
@@ -198,7 +192,7 @@ export const links = sqliteTable(
  * The links recorded for a target that is still queued: how many, and the newest, which starts the chain
  * through `links.waiting_prev_id`. The crawler keeps these counts in memory and rebuilds them from the links
  * when a crawl resumes; rows are written only for targets beyond what it holds in memory
- * (frontier.repo.ts, MAX_KNOWN_TARGETS), and go when the target gets its verdict. In the batch that fills the
+ * (crawler/frontier.ts, MAX_KNOWN_TARGETS), and go when the target gets its verdict. In the batch that fills the
  * memory table, a row may be written for a target the table still takes in after the commit: memory is read
  * first, so that row is never used, and a resume rewrites them all.
  */
@@ -237,9 +231,6 @@ export const crawlStatusCounts = sqliteTable(
   (t) => [primaryKey({ columns: [t.crawlId, t.statusCode, t.isBroken] })],
 );
 
-export type CrawlRow = typeof crawls.$inferSelect;
-export type CrawlTargetRow = typeof crawlTargets.$inferSelect;
-
 /**
  * A webhook endpoint. The secret is kept as given (it must sign every delivery); it is returned only when
  * the webhook is created. `failing_since` is the first failed attempt since the last success: a webhook
@@ -261,9 +252,6 @@ export const webhooks = sqliteTable(
   },
   (t) => [index("webhooks_created_at_idx").on(t.createdAt, t.id)],
 );
-
-export const DELIVERY_STATES = ["pending", "delivered", "dead"] as const;
-export type DeliveryState = (typeof DELIVERY_STATES)[number];
 
 /**
  * The outbox: one row per (event, webhook), written in the same transaction as the crawl state change that
@@ -314,7 +302,3 @@ export const webhookAttempts = sqliteTable(
   },
   (t) => [index("webhook_attempts_delivery_idx").on(t.deliveryId, t.attempt)],
 );
-
-export type WebhookRow = typeof webhooks.$inferSelect;
-export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
-export type WebhookAttemptRow = typeof webhookAttempts.$inferSelect;

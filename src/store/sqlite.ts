@@ -8,9 +8,16 @@ import { dirname } from "node:path";
  * foreign keys enforced, and FULL sync: every commit is on disk before it returns, so not even a power
  * cut loses an acknowledged write (writers batch rows per transaction to keep that cheap).
  *
- * Apart from db.ts so that crawl worker threads, which use plain SQL only, do not load drizzle and the
- * schema: that module graph costs a thread ~2.5 MiB (bench/README.md, "Memory").
+ * The service and CLI commands open the store with openStore, crawl workers their own connection with
+ * openDatabase; the repos are SQL over it, and drizzle is only the schema and migrations tool (docs/decisions.md,
+ * "Repos write SQL").
  */
+
+/** The store as the service uses it: its SQLite connection, closed with it. */
+export interface Store {
+  sqlite: Database;
+  close(): void;
+}
 
 /** The store's file cannot be used as a store; the message names the file and says why. */
 export class StoreFileError extends Error {
@@ -21,6 +28,12 @@ export class StoreFileError extends Error {
     super(message);
     this.name = "StoreFileError";
   }
+}
+
+/** Opens (creating if needed) the store at `path`, or an in-memory one for ":memory:". */
+export function openStore(path: string, options: { busyTimeoutMs?: number } = {}): Store {
+  const sqlite = openDatabase(path, options);
+  return { sqlite, close: () => sqlite.close() };
 }
 
 /** Opens (creating if needed) the database file at `path`, or an in-memory one for ":memory:". */

@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { keysetBatches } from "./keyset-batches.ts";
-import type { LinkRecord } from "./links.repo.ts";
+import type { LinkRecord } from "./link-record.ts";
 import type { StoredLinkKind } from "./schema.ts";
 
 /**

@@ -69,7 +69,7 @@ describe("DELETE /webhooks/{id}", () => {
     expectErrorEnvelope(await svc.call("GET", `/webhooks/${hook.id}/deliveries`), 404, "not_found");
     expect(rowCount("SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = ?", hook.id)).toBe(0);
     expect(attemptsOf()).toBe(0);
-  }, 30_000);
+  });
 });
 
 describe("DELETE /domains/{id}", () => {
@@ -82,5 +82,5 @@ describe("DELETE /domains/{id}", () => {
     expectErrorEnvelope(await svc.call("GET", `/domains/${domainId}`), 404, "not_found");
     expectErrorEnvelope(await svc.call("GET", `/crawls/${crawlId}`), 404, "not_found");
     expect(rowCount("SELECT count(*) AS n FROM links WHERE crawl_id = ?", crawlId)).toBe(0);
-  }, 30_000);
+  });
 });

@@ -83,7 +83,7 @@ describe("a request head over the limit: 431 headers_too_large with the envelope
     expectEnvelope(res, 431, "headers_too_large");
   });
 
-  test("a large header beside a valid key, also when the answer is kept (the fast path)", async () => {
+  test("a large header beside a valid key, also when the answer is kept (the response cache)", async () => {
     const head = (padding: number) =>
       `GET /v1/domains HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${svc.adminKey}\r\nX-Padding: ${"p".repeat(padding)}\r\n\r\n`;
     expect((await rawRequest(head(10))).status).toBe(200);

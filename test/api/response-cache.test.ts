@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { ResponseCache } from "../../src/api/middleware/response-cache/response-cache.ts";
+import { Hono } from "hono";
+import type { AppEnv } from "../../src/api/env.ts";
+import { ResponseCache, responseCache } from "../../src/api/middleware/response-cache/response-cache.ts";
+import { createLogger } from "../../src/core/logger.ts";
 import { runCli } from "../helpers/cli.ts";
 import { expectErrorEnvelope, startTestService, type TestService } from "../helpers/service.ts";
 
@@ -8,12 +11,14 @@ import { expectErrorEnvelope, startTestService, type TestService } from "../help
  * GET answers and authenticated keys are kept while the store is unchanged (store/store-version.ts). These
  * tests change the store every way it can change, through the API, through a second connection (what the
  * crawl workers and `linkpatrol keys revoke` are), and by the clock, and check that the very next answer
- * shows it; and that a kept answer never reaches a key without the route's scope.
+ * shows it; that a kept answer never reaches a key without the route's scope; and that it passes the rest of
+ * the chain like any answer (request id, RateLimit headers, metrics, request log).
  */
 
 let svc: TestService;
+const lines: any[] = [];
 beforeAll(async () => {
-  svc = await startTestService();
+  svc = await startTestService({ auth: { rate_limit: 1_000 } }, { logger: createLogger("info", (line) => lines.push(JSON.parse(line))) });
 });
 afterAll(() => svc.stop());
 
@@ -69,6 +74,52 @@ describe("answers kept while the store is unchanged", () => {
   });
 });
 
+describe("a kept answer passes the chain like any other", () => {
+  test("it equals the route's own answer and carries the request id and the RateLimit headers", async () => {
+    const key = svc.keyWith("domains:read");
+    const domains = svc.runtime.domains;
+    const list = domains.list;
+    let reads = 0;
+    domains.list = (...args) => {
+      reads += 1;
+      return list.apply(domains, args);
+    };
+    const fromRoute = await svc.call("GET", "/domains?limit=7", { key });
+    const kept = await svc.call("GET", "/domains?limit=7", { key, headers: { "X-Request-Id": "trace-kept" } });
+    const again = await svc.call("GET", "/domains?limit=7", { key });
+    domains.list = list;
+    expect(reads).toBe(1); // the route ran once
+    expect(kept.status).toBe(200);
+    expect(kept.text).toBe(fromRoute.text);
+    expect(kept.headers.get("content-type")).toBe(fromRoute.headers.get("content-type")!);
+    expect(kept.headers.get("x-request-id")).toBe("trace-kept");
+    expect(again.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    expect(kept.headers.get("ratelimit-limit")).toBe("1000");
+    const remaining = [fromRoute, kept, again].map((res) => Number(res.headers.get("ratelimit-remaining")));
+    expect(remaining).toEqual([999, 998, 997]);
+  });
+
+  test("it is logged at info and timed under the route's pattern", async () => {
+    const count = () =>
+      Number(svc.runtime.metrics.render().match(/linkpatrol_http_request_duration_seconds_count\{route="\/v1\/domains",method="GET",status="200"\} (\d+)/)?.[1] ?? 0);
+    expect((await svc.call("GET", "/domains?limit=9")).status).toBe(200); // kept now
+    const before = count();
+    const kept = await svc.call("GET", "/domains?limit=9", { headers: { "X-Request-Id": "trace-log" } });
+    expect(kept.status).toBe(200);
+    expect(count()).toBe(before + 1);
+    const line = lines.find((l) => l.request_id === "trace-log");
+    expect(line).toMatchObject({ level: "info", msg: "request", method: "GET", path: "/v1/domains", status: 200 });
+    expect(line.key_id).toBeString();
+  });
+
+  test("HEAD is answered by the route, without a body", async () => {
+    expect((await svc.call("GET", "/domains?limit=11")).status).toBe(200); // kept now
+    const head = await svc.call("HEAD", "/domains?limit=11");
+    expect(head.status).toBe(200);
+    expect(head.text).toBe("");
+  });
+});
+
 describe("authenticated keys kept while the store is unchanged", () => {
   test("a key revoked by the CLI beside the service is refused at the very next request", async () => {
     const secret = svc.keyWith("domains:read");
@@ -81,7 +132,7 @@ describe("authenticated keys kept while the store is unchanged", () => {
 });
 
 describe("ResponseCache", () => {
-  const body = (text: string) => ({ body: new Blob([text]), contentType: "application/json", scope: "domains:read" as const, route: "/v1/domains" });
+  const body = (text: string) => ({ body: new Blob([text]), contentType: "application/json", scope: "domains:read" as const });
 
   test("an answer is kept under its version, and not past its age", async () => {
     let now = 0;
@@ -106,5 +157,17 @@ describe("ResponseCache", () => {
     expect(await cache.get("/c", "1")?.body.text()).toBe("cccc");
     cache.set("/d", "1", body("ddddddd"));
     expect(cache.get("/d", "1")).toBeUndefined();
+  });
+
+  test("a store that fails while its version is read: the route answers (and reports it)", async () => {
+    const failing = new ResponseCache({
+      version: () => {
+        throw new Error("SQLITE_IOERR");
+      },
+    });
+    const app = new Hono<AppEnv>().use(responseCache(failing)).get("/x", (c) => c.text("from the route", 503));
+    const res = await app.request("/x");
+    expect(res.status).toBe(503);
+    expect(await res.text()).toBe("from the route");
   });
 });

@@ -70,5 +70,5 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
     expect(exitCode).toBe(signal === "SIGTERM" ? 143 : 130);
     expect(stderr).toContain(`backup interrupted by ${signal}`);
     expect(readdirSync(out)).toEqual([]);
-  }, 30_000);
+  });
 }

@@ -99,7 +99,7 @@ describe("a start page that cannot be crawled fails the check (exit 1) and names
     const junit = await check(s.url("/"), "--format", "junit");
     expect(junit.stdout).toContain('<testsuites name="linkpatrol" tests="1" failures="1"');
     expect(junit.stdout).toContain('type="start_page"');
-  });
+  }, 15_000); // three `check` child processes
 });
 
 describe("a crawl that ran but had nothing to check says so", () => {

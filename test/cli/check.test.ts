@@ -80,7 +80,7 @@ describe("formats against the ground truth", () => {
         });
       }
     }
-  }, 60_000);
+  }, 15_000); // two `check` child processes over the ground-truth site, ~1 s each
 
   test("csv: a header and one row per link, parsed back", async () => {
     const want = sites.expected(ALL);
@@ -92,7 +92,7 @@ describe("formats against the ground truth", () => {
     expect(rows.filter((r) => r[3] === "true")).toHaveLength(want.broken_links);
     const texts = new Set(rows.map((r) => r[5]));
     for (const link of want.links) expect(texts.has(link.link_text)).toBe(true);
-  }, 60_000);
+  });
 
   test("junit: parsed back as XML, one testcase per link and one failure per broken link", async () => {
     const want = sites.expected({});
@@ -117,7 +117,7 @@ describe("formats against the ground truth", () => {
     expect(cases).toHaveLength(want.total_links);
     expect(cases.filter((c) => c.failed)).toHaveLength(want.broken_links);
     expect(new Set(cases.filter((c) => c.failed).map((c) => c.name))).toEqual(new Set(want.links.filter((l) => l.is_broken).map((l) => l.url)));
-  }, 60_000);
+  });
 
   test("markdown and text name every broken link", async () => {
     const want = sites.expected({});
@@ -133,7 +133,7 @@ describe("formats against the ground truth", () => {
       expect(markdown).toContain(escaped(link.url));
       expect(text).toContain(link.url);
     }
-  }, 60_000);
+  }, 15_000); // two `check` child processes over the ground-truth site, ~1 s each
 });
 
 describe("exit codes, filters and the terminal", () => {
@@ -154,7 +154,7 @@ describe("exit codes, filters and the terminal", () => {
     const only = await check(sites.rootUrl, ...BASE, "--format", "json", "--include", "/robots-free-nothing-matches$");
     expect(JSON.parse(only.stdout).summary.reported_links).toBe(0);
     expect(only.exitCode).toBe(0);
-  }, 60_000);
+  }, 15_000); // two `check` child processes over the ground-truth site, ~1 s each
 
   test("--header and --user-agent reach the site on every request", async () => {
     good.requests.length = 0;

@@ -30,7 +30,7 @@ describe("linkpatrol domains", () => {
       ["own.example", true],
       ["cli.example", false],
     ]);
-  });
+  }, 15_000); // three CLI child processes, the first one migrating a new store
 
   test("verify passes with the HTTP file, exit 0", async () => {
     let token = "";

@@ -27,7 +27,7 @@ describe("linkpatrol keys", () => {
     expect(revoked.exitCode).toBe(0);
     const after = JSON.parse((await runCli(["keys", "list", "--json"], { env })).stdout) as { id: string; revoked_at: string | null }[];
     expect(after.find((k) => k.id === key.id)!.revoked_at).not.toBeNull();
-  });
+  }, 15_000); // four CLI child processes
 
   test("an unknown scope is refused with exit 2 and the known list", async () => {
     const res = await runCli(["keys", "create", "--name", "x", "--scopes", "crawls:delete"], { env });
@@ -52,7 +52,7 @@ describe("linkpatrol keys", () => {
       const listed = JSON.parse((await runCli(["keys", "list", "--json"], { env })).stdout) as { name: string }[];
       expect(listed.map((k) => k.name)).not.toContain(name);
     }
-  });
+  }, 15_000); // seven CLI child processes
 
   test("--scopes omitted still creates an admin key", async () => {
     const res = await runCli(["keys", "create", "--name", "default-scopes", "--json"], { env });

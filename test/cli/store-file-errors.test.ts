@@ -30,7 +30,7 @@ test("a directory where the store file should be", async () => {
   mkdirSync(path);
   await expectRefused(["serve"], path, /unable to open database file|is a directory/);
   await expectRefused(["keys", "list"], path, /unable to open database file|is a directory/);
-}, 40_000);
+});
 
 test("a file that is not a database", async () => {
   const path = join(dir, "garbage.db");
@@ -39,13 +39,13 @@ test("a file that is not a database", async () => {
   await expectRefused(["keys", "list"], path, /not a database/);
   await expectRefused(["domains", "list"], path, /not a database/);
   await expectRefused(["migrate"], path, /not a database/);
-}, 40_000);
+});
 
 test("a store path under a regular file", async () => {
   writeFileSync(join(dir, "plain-file"), "x");
   const path = join(dir, "plain-file", "store.db");
   await expectRefused(["serve"], path, /cannot create the directory/);
-}, 20_000);
+});
 
 const asRoot = process.getuid?.() === 0 && Bun.which("setpriv") !== null;
 
@@ -72,7 +72,7 @@ test.skipIf(!asRoot)("a store the service user cannot write (owned by root, mode
   expect(stderr).toContain(path);
   expect(stderr).toMatch(/cannot be written/);
   expect(stderr).not.toContain('"msg":"listening"');
-}, 30_000);
+});
 
 test("a file system that refuses writes (file size limit 0) stops serve at start, naming the store", async () => {
   const path = join(dir, "nospace", "store.db");
@@ -91,4 +91,4 @@ test("a file system that refuses writes (file size limit 0) stops serve at start
   expect(stderr).toContain(path);
   expect(stderr).toMatch(/disk I\/O error|cannot be written/);
   expect(stderr).not.toContain('"msg":"listening"');
-}, 30_000);
+});

@@ -93,4 +93,4 @@ test("a crawl killed mid-way resumes after restart and ends with the totals of a
     second.proc.kill("SIGTERM");
     await Promise.race([second.proc.exited, Bun.sleep(10_000)]);
   }
-}, 120_000);
+}, 30_000); // two `serve` processes: one killed mid-crawl, one that finishes the crawl

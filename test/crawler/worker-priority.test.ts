@@ -48,4 +48,4 @@ test.skipIf(!HAS_THREAD_STATS)("a crawl's worker thread runs at crawler.nice, th
   expect(threadNices().get(String(process.pid))).toBe(before.get(String(process.pid))!);
   releaseHang();
   expect((await waitForCrawl(svc, id)).status).toBe("completed");
-}, 20_000);
+});

@@ -91,7 +91,7 @@ test.skipIf(!HAS_THREAD_STATS)("consecutive crawls run on one worker thread, whi
     left = workerThreads(before);
   }
   expect(left).not.toContain(first.threads[0]!);
-}, 30_000);
+});
 
 test("an idle worker keeps no process alive: a script whose crawl has ended exits without stopping the pool", async () => {
   const script = `
@@ -122,4 +122,4 @@ test("an idle worker keeps no process alive: a script whose crawl has ended exit
     stdout: "completed",
     stderr: "",
   });
-}, 30_000);
+});

@@ -21,7 +21,7 @@ beforeAll(() => {
   binary = join(runDir, "linkpatrol");
   copyFileSync(built, binary);
   rmSync(buildDir, { recursive: true, force: true });
-}, 300_000);
+}, 60_000); // bun build --compile of the whole service
 afterAll(() => rmSync(runDir, { recursive: true, force: true }));
 
 /** Starts `linkpatrol serve` from the binary in runDir on 127.0.0.1 and an ephemeral port; its stderr is watched. */

@@ -196,7 +196,7 @@ describe("check --format json, the API and the webhooks tell the same story", ()
     secondId = await startCrawl(svc, domainId, ALL_ON);
     await waitForCrawl(svc, secondId, 15_000);
     second = await collect(secondId);
-  }, 60_000);
+  }, 15_000); // a `check` child process and two API crawls with their webhook deliveries
 
   test.each(["first", "second"] as const)("the %s API crawl: /crawls/{id}, the crawl list, /links, /broken and their meta agree", (which) => {
     expectApiViewsAgree(which === "first" ? first : second);

@@ -113,7 +113,7 @@ test("a backup taken mid-crawl is consistent and restores into a store that fini
   } finally {
     rmSync(restoredDir, { recursive: true, force: true });
   }
-}, 60_000);
+}, 20_000); // two `serve` processes and two CLI runs around a crawl
 
 test("backup refuses to overwrite, to run without a store, and without a FILE; --force overwrites", async () => {
   const target = join(dir, "exists.db");
@@ -141,4 +141,4 @@ test("backup refuses to overwrite, to run without a store, and without a FILE; -
   const noFile = await runCli(["backup", "--config", configFile]);
   expect(noFile.exitCode).toBe(2);
   expect(noFile.stderr).toContain("backup needs the FILE to write");
-}, 30_000);
+}, 15_000); // four `backup` child processes

@@ -88,7 +88,7 @@ test("SIGTERM closes the listener, lets a request in flight finish, and exits 0"
   expect((await answer.json()).data.status_code).toBe(200);
   expect(await exitWithin(server, 10_000)).toBe(0);
   await server.stderr.waitFor(/"msg":"stopped"/, 2_000);
-}, 30_000);
+}, 10_000); // a `serve` process, stopped
 
 test("a second SIGTERM (or SIGINT) during the shutdown does not cut it short: the request in flight still finishes, exit 0", async () => {
   const { hooks, server, inFlight } = await serveWithSlowTestDelivery(setUp([WEBHOOKS]), 1_500);
@@ -103,7 +103,7 @@ test("a second SIGTERM (or SIGINT) during the shutdown does not cut it short: th
   expect(answer.status).toBe(200);
   expect(await exitWithin(server, 10_000)).toBe(0);
   await server.stderr.waitFor(/"msg":"stopped"/, 2_000);
-}, 30_000);
+}, 10_000); // a `serve` process, stopped
 
 test("a webhook attempt in flight at SIGTERM is finished and recorded, so the restart does not send it again", async () => {
   const configFile = setUp([WEBHOOKS]);
@@ -132,7 +132,7 @@ test("a webhook attempt in flight at SIGTERM is finished and recorded, so the re
   await Bun.sleep(2_500);
   expect(hooks.requests).toHaveLength(1);
   expect(hooks.requests[0]!.headers["x-service-delivery"]).toBe(deliveries[0].id);
-}, 40_000);
+}, 20_000); // a `serve` process stopped mid-delivery and restarted
 
 test("a crawl running at SIGTERM is checkpointed, stays running, and completes after the restart", async () => {
   const configFile = setUp([]);
@@ -167,7 +167,7 @@ test("a crawl running at SIGTERM is checkpointed, stays running, and completes a
     await Bun.sleep(50);
   }
   expect(detail).toMatchObject({ status: "completed", pages_crawled: 3, total_links: 5, broken_links: 1 });
-}, 40_000);
+}, 20_000); // a `serve` process stopped mid-crawl and restarted
 
 test("work still running when server.shutdown_timeout runs out is cut off, and the process still exits 0", async () => {
   const configFile = setUp([WEBHOOKS, "server: {host: 127.0.0.1, port: 0, shutdown_timeout: 1s}"]);
@@ -183,4 +183,4 @@ test("work still running when server.shutdown_timeout runs out is cut off, and t
   expect(await exitWithin(server, 5_000)).toBe(0);
   await server.stderr.waitFor(/shutdown timeout reached/, 2_000);
   expect(await inFlight).not.toBe(200);
-}, 30_000);
+}, 10_000); // a `serve` process, stopped

@@ -115,4 +115,4 @@ test("with metrics.port set, /metrics is served there without a key and no longe
     await server.proc.exited;
     rmSync(dir, { recursive: true, force: true });
   }
-}, 30_000);
+});

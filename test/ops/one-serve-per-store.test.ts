@@ -101,7 +101,7 @@ test("a second serve on the same store is refused while the first keeps crawling
   expect(await Promise.race([third.proc.exited, Bun.sleep(15_000).then(() => "timeout")])).toBe(0);
   const fourth = serve();
   await fourth.ready;
-}, 90_000);
+}, 30_000); // two `serve` processes and six CLI runs beside them
 
 test("migrate refuses to change a store that a service holds; with nothing to apply it only reports", async () => {
   // A store of an older schema, "served" by this test process.
@@ -126,4 +126,4 @@ test("migrate refuses to change a store that a service holds; with nothing to ap
   const migrated = await runCli(["migrate"], { env, timeoutMs: 15_000 });
   expect(migrated.exitCode).toBe(0);
   expect(migrated.stdout).toContain("applied:");
-}, 30_000);
+});

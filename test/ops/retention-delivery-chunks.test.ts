@@ -56,4 +56,4 @@ test("every old delivery goes in one run, counted once however many attempts it 
   expect(count("SELECT count(*) AS n FROM webhook_deliveries")).toBe(0);
   expect(count("SELECT count(*) AS n FROM webhook_attempts")).toBe(0);
   expect((await svc.call("GET", `/crawls/${crawlId}`)).status).toBe(200);
-}, 30_000);
+});

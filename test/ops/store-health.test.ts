@@ -43,7 +43,7 @@ test("a store file overwritten with garbage while running makes /healthz 503, na
   expect(after.body.status).toBe("unavailable");
   expect(after.body.reason).toContain(path);
   expect(after.body.reason).toMatch(/not a SQLite database/);
-}, 20_000);
+});
 
 test("a closed store connection makes /healthz 503", async () => {
   svc = await startTestService({}, { startCrawls: false });
@@ -51,7 +51,7 @@ test("a closed store connection makes /healthz 503", async () => {
   const after = await health(svc.origin);
   expect(after.status).toBe(503);
   expect(after.body.reason).toContain(svc.config.storage.path);
-}, 20_000);
+});
 
 test("a store file replaced while running makes /healthz 503", async () => {
   svc = await startTestService({}, { startCrawls: false });
@@ -61,7 +61,7 @@ test("a store file replaced while running makes /healthz 503", async () => {
   const after = await health(svc.origin);
   expect(after.status).toBe(503);
   expect(after.body.reason).toContain(path);
-}, 20_000);
+});
 
 test("a failed write makes /healthz 503 until a write succeeds again", async () => {
   svc = await startTestService({}, { startCrawls: false });
@@ -81,7 +81,7 @@ test("a failed write makes /healthz 503 until a write succeeds again", async () 
   const healed = await health(svc.origin);
   expect(healed.status).toBe(200);
   expect(healed.body).toEqual({ status: "ok", version: expect.any(String) });
-}, 20_000);
+});
 
 /** chattr +i works as root on ext4/xfs/btrfs, not on tmpfs or overlayfs. */
 function immutableSupported(dir: string): boolean {
@@ -138,4 +138,4 @@ test("a store made read-only under a running serve: API writes fail and /healthz
   }
   // Writable again, the store still serves a fresh process.
   expect((await runCli(["keys", "list", "--config", config])).exitCode).toBe(0);
-}, 40_000);
+});

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { CrawlsRepo } from "../../src/store/crawls.repo.ts";
 import { type LinkFilter, LinksRepo } from "../../src/store/links.repo.ts";
-import { openStore, type Store } from "../../src/store/db.ts";
+import { openStore, type Store } from "../../src/store/sqlite.ts";
 import { LinkMarks, MARK_STRIDE } from "../../src/store/link-marks.ts";
 import { migrate } from "../../src/store/migrate.ts";
 

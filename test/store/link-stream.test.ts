@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { LinksRepo, type LinkRecord } from "../../src/store/links.repo.ts";
-import { openStore, type Store } from "../../src/store/db.ts";
+import type { LinkRecord } from "../../src/store/link-record.ts";
+import { LinksRepo } from "../../src/store/links.repo.ts";
+import { openStore, type Store } from "../../src/store/sqlite.ts";
 import { migrate } from "../../src/store/migrate.ts";
 import { TargetVerdicts } from "../../src/store/target-verdicts.ts";
 

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { renderMigrationIndex } from "../../scripts/embed-migrations.ts";
-import { openStore } from "../../src/store/db.ts";
+import { openStore } from "../../src/store/sqlite.ts";
 import { migrate, SchemaTooNewError } from "../../src/store/migrate.ts";
 import { MIGRATIONS } from "../../src/store/migrations/index.ts";
 

@@ -2,7 +2,7 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openStore } from "../../src/store/db.ts";
+import { openStore } from "../../src/store/sqlite.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "linkpatrol-db-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -125,4 +125,4 @@ test("a crawl left half-done under schema 0003 resumes under 0004 and ends like 
   } finally {
     await second.stop();
   }
-}, 120_000);
+}, 15_000); // a reference crawl, then one stopped halfway and resumed under the new schema

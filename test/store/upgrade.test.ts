@@ -65,4 +65,4 @@ test.each(versions)("a store of schema %s migrates and reads back every record",
   } finally {
     check.close();
   }
-}, 30_000);
+});

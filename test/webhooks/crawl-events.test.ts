@@ -167,5 +167,5 @@ describe("a cancelled crawl, and a webhook subscribed to crawl.failed only", () 
     expect(receiver.requests.find((r) => r.headers["x-service-event"] === "crawl.failed")!.headers["x-service-delivery"]).not.toBe(
       narrow.requests[0]!.headers["x-service-delivery"],
     );
-  }, 30_000);
+  });
 });

@@ -76,4 +76,4 @@ test("deliveries pending when the process is killed are delivered after the rest
     second.proc.kill("SIGTERM");
     await Promise.race([second.proc.exited, Bun.sleep(10_000)]);
   }
-}, 60_000);
+}, 10_000); // a `serve` process killed and restarted

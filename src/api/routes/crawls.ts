@@ -5,7 +5,6 @@ import type { CrawlsService } from "../../services/crawls.service.ts";
 import type { AppEnv } from "../env.ts";
 import { dataOf, ErrorSchema, errorResponses, IdParam, jsonContent, PaginationQuery } from "../schemas/common.ts";
 import { BrokenLinkListSchema, ChangeListSchema, CrawlListQuery, CrawlListSchema, LinkListQuery, LinkListSchema, StartCrawlBody } from "../schemas/crawls.ts";
-import { jsonRenderedOnce } from "../render-once.ts";
 import { jsonBody, securedRoute } from "../secured-route.ts";
 import { validationHook } from "../validation-hook.ts";
 
@@ -101,18 +100,18 @@ export function crawlsRouter(service: CrawlsService, basePath: string) {
     .openapi(listLinks, async (c) => {
       const { page, limit, status_code, is_broken } = c.req.valid("query");
       const result = await service.links(c.req.valid("param").id, { statusCode: status_code, isBroken: is_broken }, page, limit);
-      return jsonRenderedOnce(c, result, () => ({ data: result.items, meta: { page, limit, total: result.total } }));
+      return c.json({ data: result.items, meta: { page, limit, total: result.total } }, 200);
     })
     .openapi(listBroken, (c) => {
       const { page, limit } = c.req.valid("query");
       const result = service.broken(c.req.valid("param").id, page, limit);
-      return jsonRenderedOnce(c, result, () => ({ data: result.items, meta: { page, limit, total_broken: result.total } }));
+      return c.json({ data: result.items, meta: { page, limit, total_broken: result.total } }, 200);
     })
     .openapi(listChanges, (c) => {
       const { page, limit } = c.req.valid("query");
       const result = service.changes(c.req.valid("param").id, page, limit);
       const meta = { page, limit, total: result.total, against_crawl_id: result.againstCrawlId, new_broken: result.newBroken, fixed: result.fixed };
-      return jsonRenderedOnce(c, result, () => ({ data: result.items, meta }));
+      return c.json({ data: result.items, meta }, 200);
     })
     .openapi(cancelCrawl, (c) => c.json({ data: service.cancel(c.req.valid("param").id) }, 200));
 }

@@ -1,20 +1,21 @@
 import type { Context, MiddlewareHandler } from "hono";
-import { routePath } from "hono/route";
-import type { Scope } from "../../../core/scopes.ts";
+import { hasScope, type Scope } from "../../../core/scopes.ts";
 import type { AppEnv } from "../../env.ts";
 
 /**
- * Answers to GET requests kept while the store stays unchanged. Every GET answer is computed from the store
- * (and, for a domain's `next_run_at`, the clock), so an answer kept under the store's version token
- * (store/store-version.ts) is exactly what computing it again would give, until the next commit anywhere
- * or `maxAgeMs`. Dashboards and scripts polling the same URLs then cost a lookup instead of queries and
- * JSON: during a crawl the store changes a few times a second, and the API answers thousands of requests
- * in between (bench/README.md, "API under load").
+ * Answers to GET requests kept while the store stays unchanged: the one cache of the API. Every GET answer made
+ * from the store is computed from the store (and, for a domain's `next_run_at`, the clock), so an answer kept
+ * under the store's version token (store/store-version.ts) is exactly what computing it again would give, until
+ * the next commit anywhere or `maxAgeMs`. Dashboards and scripts polling the same URLs then cost a lookup
+ * instead of queries and JSON: during a crawl the store changes a few times a second, and the API answers
+ * thousands of requests in between (bench/README.md, "API under load").
  *
- * The middleware runs per route after its scope check (api/secured-route.ts), so a kept answer only ever
- * reaches a key that may read it; each answer also keeps the route's scope and pattern, which is all the fast
- * path (api/kept-answers.ts) needs to serve it again before the router. Only 200 answers are kept, each up to
- * `maxBodyBytes`, `maxBytes` in all.
+ * `responseCache` sits in the app's chain after authentication and the rate limit, so a kept answer gets the
+ * request id, the RateLimit headers, its metric and its log line like any other, and skips only the router's
+ * route middleware and the handler. A route opts in with `keepAnswer(scope)` after its scope check
+ * (api/secured-route.ts); the answer keeps that scope, and is only given to a key holding it: any other caller
+ * goes on to the route, which refuses it as usual. Only 200 answers are kept, each up to `maxBodyBytes`,
+ * `maxBytes` in all.
  */
 
 export interface ResponseCacheOptions {
@@ -26,7 +27,7 @@ export interface ResponseCacheOptions {
   maxBytes?: number;
 }
 
-/** A kept answer and what serving it needs. */
+/** A kept answer and the scope a key needs to be given it. */
 export interface KeptAnswer {
   /**
    * The bytes, encoded once. A Blob because a Response made from one shares its bytes where one made from a
@@ -34,10 +35,7 @@ export interface KeptAnswer {
    */
   body: Blob;
   contentType: string;
-  /** The scope the route requires. */
   scope: Scope;
-  /** The route's pattern (the request-metrics label), e.g. /v1/crawls/:id. */
-  route: string;
 }
 
 interface Entry {
@@ -48,6 +46,7 @@ interface Entry {
 
 const DEFAULTS = { maxAgeMs: 1_000, maxBodyBytes: 128 * 1024, maxBytes: 4 * 1024 * 1024 };
 
+/** The kept answers, by path and query; see the module comment. */
 export class ResponseCache {
   readonly version: () => string;
   private readonly now: () => number;
@@ -93,38 +92,46 @@ export class ResponseCache {
   }
 }
 
-/** Gives every request the app's response cache (routes read it through `cachedResponse`). */
-export function provideResponseCache(cache: ResponseCache): MiddlewareHandler<AppEnv> {
-  return function provideResponseCacheMiddleware(c, next) {
-    c.set("responses", cache);
-    return next();
-  };
-}
-
 /** A 200 with a kept body (Hono's `Data` type leaves Blob out; its Response takes one). */
 function answer(c: Context<AppEnv>, body: Blob, contentType: string): Response {
   return c.body(body as unknown as ArrayBuffer, 200, { "Content-Type": contentType });
 }
 
 /** The cache key of a request URL: its path and query, whatever the Host. */
-export function cacheKeyOf(url: string): string {
+function cacheKeyOf(url: string): string {
   return url.slice(url.indexOf("/", url.indexOf("//") + 2));
 }
 
-/** Answers a GET of a route requiring `scope` from the cache, or lets the route answer and keeps a 200. */
-export function cachedResponse(scope: Scope): MiddlewareHandler<AppEnv> {
-  return async function cachedResponseMiddleware(c, next) {
-    const cache = c.get("responses");
-    if (cache === undefined || c.req.method !== "GET") return next();
+/** Answers a GET from `cache` when the caller may read the kept answer; else lets it through and keeps a 200. */
+export function responseCache(cache: ResponseCache): MiddlewareHandler<AppEnv> {
+  return async function responseCacheMiddleware(c, next) {
+    if (c.req.method !== "GET") return next();
     const key = cacheKeyOf(c.req.url);
-    const version = cache.version();
-    const hit = cache.get(key, version);
-    if (hit !== undefined) return answer(c, hit.body, hit.contentType);
+    let version: string;
+    try {
+      // Read before the route runs: a commit meanwhile then files its answer under a version already gone.
+      version = cache.version();
+    } catch {
+      // A store that fails (closed at a shutdown timeout, an I/O error) is the route's to report (/healthz's 503).
+      return next();
+    }
+    const kept = cache.get(key, version);
+    const principal = c.get("principal");
+    if (kept !== undefined && principal !== null && hasScope(principal.scopes, kept.scope)) return answer(c, kept.body, kept.contentType);
     await next();
+    const scope = c.get("keepAnswerFor");
     const contentType = c.res.headers.get("content-type");
-    if (c.res.status !== 200 || contentType === null) return;
+    if (scope === undefined || c.res.status !== 200 || contentType === null) return;
     const body = await c.res.blob();
-    cache.set(key, version, { body, contentType, scope, route: routePath(c, -1) });
+    cache.set(key, version, { body, contentType, scope });
     c.res = answer(c, body, contentType);
+  };
+}
+
+/** Lets `responseCache` keep the route's 200 answers, for keys holding `scope` (the route's own scope check). */
+export function keepAnswer(scope: Scope): MiddlewareHandler<AppEnv> {
+  return function keepAnswerMiddleware(c, next) {
+    c.set("keepAnswerFor", scope);
+    return next();
   };
 }

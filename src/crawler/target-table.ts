@@ -1,4 +1,4 @@
-import type { TargetState } from "./schema.ts";
+import type { TargetState } from "../store/schema.ts";
 
 /**
  * What the crawler knows about the targets of the crawl it is writing, by URL: every link of every page is
@@ -42,7 +42,7 @@ function nextPowerOfTwo(n: number): number {
   return power;
 }
 
-export class KnownTargets {
+export class TargetTable {
   private capacity = INITIAL_CAPACITY;
   private entries = 0;
   private overflowed = false;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { collectEvery, youngThenFull } from "../../src/core/heap-trim";
+import { collectEvery, youngThenFull } from "../../src/core/gc-rhythm.ts";
 
 describe("collectEvery", () => {
   test("collects on every n-th written batch and never in between", () => {

@@ -2,8 +2,9 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openStore, type Store } from "../../src/store/db.ts";
-import { FrontierRepo, type FrontierTarget } from "../../src/store/frontier.repo.ts";
+import { openStore, type Store } from "../../src/store/sqlite.ts";
+import { Frontier } from "../../src/crawler/frontier.ts";
+import type { FrontierTarget } from "../../src/store/frontier.repo.ts";
 import { migrate } from "../../src/store/migrate.ts";
 
 /** How the crawler's batches land in a file store shared with other connections. */
@@ -53,7 +54,7 @@ async function holdWriteLock(path: string, crawlId: string, holdMs: number) {
 test("a batch committed while another connection holds the write lock waits for it instead of failing", async () => {
   const crawlId = "01a20460-0000-7000-8000-0000000000c1";
   const store = freshStore("lock.db", crawlId);
-  const frontier = new FrontierRepo(store.sqlite);
+  const frontier = new Frontier(store.sqlite);
   frontier.seed(crawlId, ROOT);
   const [root] = frontier.pull(crawlId, 0, 10);
 
@@ -73,7 +74,7 @@ test("a resume whose rebuild of the waiting counts fails (store locked) rebuilds
   const crawlId = "01a20460-0000-7000-8000-0000000000c3";
   const path = join(dir, "rebuild.db");
   const store = freshStore("rebuild.db", crawlId);
-  const before = new FrontierRepo(store.sqlite);
+  const before = new Frontier(store.sqlite);
   before.seed(crawlId, ROOT);
   const [root] = before.pull(crawlId, 0, 10);
   before.commit(crawlId, [checked(root!, [`${ROOT}a`, `${ROOT}b`])], LIMITS);
@@ -85,7 +86,7 @@ test("a resume whose rebuild of the waiting counts fails (store locked) rebuilds
 
   // The crawl resumes on a connection that does not wait for the write lock, while another holds it.
   const resumed = openStore(path, { busyTimeoutMs: 0 });
-  const frontier = new FrontierRepo(resumed.sqlite);
+  const frontier = new Frontier(resumed.sqlite);
   const holder = await holdWriteLock(path, crawlId, 300);
   expect(() => frontier.commit(crawlId, [checked(b, [])], LIMITS)).toThrow();
   expect(await holder.exited).toBe(0);
@@ -99,7 +100,7 @@ test("a resume whose rebuild of the waiting counts fails (store locked) rebuilds
 test("targets beyond what the in-memory table holds are found in the store, never duplicated, their links counted", () => {
   const crawlId = "01a20460-0000-7000-8000-0000000000c2";
   const store = freshStore("turnover.db", crawlId);
-  const frontier = new FrontierRepo(store.sqlite, { maxKnownTargets: 2 });
+  const frontier = new Frontier(store.sqlite, { maxKnownTargets: 2 });
   frontier.seed(crawlId, ROOT);
   const [root] = frontier.pull(crawlId, 0, 10);
   const shared = Array.from({ length: 10 }, (_, i) => `${ROOT}s${i}`);
@@ -132,7 +133,7 @@ test.each([
 ])("links waiting for targets %s are counted once their verdicts come, across a restart", (_name, maxKnownTargets) => {
   const crawlId = `01a20460-0000-7000-8000-00000000c3${String(maxKnownTargets).padStart(2, "0").slice(-2)}`;
   const store = freshStore(`restart-${maxKnownTargets}.db`, crawlId);
-  const first = new FrontierRepo(store.sqlite, { maxKnownTargets });
+  const first = new Frontier(store.sqlite, { maxKnownTargets });
   first.seed(crawlId, ROOT);
   const [root] = first.pull(crawlId, 0, 10);
   const shared = Array.from({ length: 6 }, (_, i) => `${ROOT}s${i}`);
@@ -141,8 +142,8 @@ test.each([
   const queued = first.pull(crawlId, 0, 100);
   first.commit(crawlId, queued.slice(0, 3).map((page) => checked(page, shared)), LIMITS);
 
-  // A restart: a new repo rebuilds what waits for what from the store alone.
-  const second = new FrontierRepo(store.sqlite, { maxKnownTargets });
+  // A restart: a new frontier rebuilds what waits for what from the store alone.
+  const second = new Frontier(store.sqlite, { maxKnownTargets });
   const left = second.pull(crawlId, 0, 100).filter((target) => !queued.slice(0, 3).some((done) => done.id === target.id));
   expect(left.map((target) => target.url)).toEqual(shared.slice(3));
   // The rest get verdicts, one of them broken; one more page links them all again.

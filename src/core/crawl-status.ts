@@ -1,0 +1,7 @@
+/** A crawl's lifecycle (spec part 3): pending → running → completed | failed. */
+export const CRAWL_STATUSES = ["pending", "running", "completed", "failed"] as const;
+export type CrawlStatus = (typeof CRAWL_STATUSES)[number];
+
+/** Who started a crawl: an API call or the domain's schedule. */
+export const CRAWL_TRIGGERS = ["api", "schedule"] as const;
+export type CrawlTrigger = (typeof CRAWL_TRIGGERS)[number];

@@ -1,0 +1,337 @@
+import type { Database } from "bun:sqlite";
+import type { LinkVerdict } from "../core/link-outcome.ts";
+import { FrontierRepo, type FrontierTarget, type StoredTarget } from "../store/frontier.repo.ts";
+import type { StoredLinkKind } from "../store/schema.ts";
+import type { RedirectEnd } from "./check-target.ts";
+import { TargetTable, type KnownTarget } from "./target-table.ts";
+
+/**
+ * A crawl's frontier as the crawler works it: seeded with the start page, pulled in discovery order, and told
+ * each batch of results, whose meaning it decides. Every batch is one transaction that marks targets done,
+ * records new targets and links, and moves the crawl's counters by exactly what it wrote, so a crash between
+ * batches loses only work that was never committed and a replayed result changes nothing (its target is no
+ * longer `queued`). The rules (CONTRACT "Crawls and links"): an internal anchor makes a still-queued target a
+ * page, and a target checked meanwhile as something else is handed back to be checked again, as a page;
+ * max_pages and max_depth stop parsing, not checking; a Link counts once its target has a verdict; a
+ * robots-skipped target is never fetched nor linked, only counted. The statements are store/frontier.repo.ts.
+ *
+ * Nothing reads links by target (links have no such index; see schema.ts): a link to a checked target is
+ * counted as it is written; links to a queued target are counted in memory and chained through
+ * links.waiting_prev_id until the target's verdict counts them all (and, when it is broken, follows the chain
+ * to list them). The in-memory table of the crawl's targets (target-table.ts) holds those counts: writing
+ * them to the store with every batch cost a 50k-page crawl 10 % of its time. They are rebuilt from the links
+ * when a crawl resumes, and only targets beyond what the table holds keep theirs in `crawl_waiting`.
+ * What a batch learns about targets stays in the batch until it commits, then joins the table, so a
+ * rolled-back batch leaves it as the store is.
+ */
+
+/** A link found on a parsed page, already gated by the crawl's options. */
+export interface FoundLink {
+  url: string;
+  internal: boolean;
+  kind: StoredLinkKind;
+  text: string;
+  /** Set for a link judged without a request (an href that cannot be checked): its target is recorded done. */
+  verdict?: LinkVerdict;
+}
+
+/** One finished piece of work, in the order it should be recorded. */
+export type FrontierResult =
+  | {
+      kind: "checked";
+      target: FrontierTarget;
+      verdict: LinkVerdict;
+      finalUrl: string | null;
+      /** Recorded so the URL a page's redirects ended at is not fetched again. */
+      redirectEnd: RedirectEnd | null;
+      /** The parsed page behind the target (its final URL and links, and whether its body was cut), when it was one. */
+      page: { url: string; links: FoundLink[]; cut: boolean } | null;
+    }
+  /** robots.txt refused the target; `reason` says how. */
+  | { kind: "skipped"; target: FrontierTarget; reason: string };
+
+/** The page limits recording applies. */
+export interface PageLimits {
+  maxPages: number;
+  maxDepth: number;
+}
+
+/**
+ * Targets of one crawl held in memory (47–93 bytes each, ~18 MiB at the limit; target-table.ts). A crawl
+ * with more distinct targets asks the store about the rest, one lookup per link.
+ */
+export const MAX_KNOWN_TARGETS = 1 << 18;
+
+function toKnown(row: StoredTarget): KnownTarget {
+  return {
+    id: row.id,
+    state: row.state,
+    asPage: row.as_page === 1,
+    statusCode: row.status_code ?? 0,
+    isBroken: row.is_broken === 1,
+    waitingLinks: row.waiting_links ?? 0,
+    lastWaitingLinkId: row.last_waiting_link_id ?? 0,
+  };
+}
+
+/** What one batch changes, kept apart until its transaction commits. */
+class BatchChanges {
+  /** Targets whose state the batch changed (or created), by URL: they join the known table after the commit. */
+  readonly targets = new Map<string, KnownTarget>();
+  /** URLs whose crawl_waiting row must be written (upserted while queued with links, deleted otherwise). */
+  readonly waiting = new Set<string>();
+  /** Pairs of (link id, target id) of links that became broken links. */
+  readonly brokenLinks: number[] = [];
+  /** Links counted, by status code * 2 + broken. */
+  readonly statusCounts = new Map<number, number>();
+  pagesAdded = 0;
+  total = 0;
+  broken = 0;
+  skipped = 0;
+  truncated = 0;
+  pagesCut = 0;
+
+  /** Counts `links` links whose target has verdict `statusCode`/`isBroken`. */
+  count(statusCode: number, isBroken: boolean, links: number): void {
+    this.total += links;
+    if (isBroken) this.broken += links;
+    const key = statusCode * 2 + (isBroken ? 1 : 0);
+    this.statusCounts.set(key, (this.statusCounts.get(key) ?? 0) + links);
+  }
+}
+
+export class Frontier {
+  private readonly repo: FrontierRepo;
+  private readonly known: TargetTable;
+  private knownFor: string | null = null;
+
+  constructor(sqlite: Database, options: { maxKnownTargets?: number } = {}) {
+    this.repo = new FrontierRepo(sqlite);
+    this.known = new TargetTable(options.maxKnownTargets ?? MAX_KNOWN_TARGETS);
+  }
+
+  /** Queues the crawl's root page unless it is already in the frontier (a resumed crawl). */
+  seed(crawlId: string, rootUrl: string): void {
+    this.use(crawlId);
+    const changes = new BatchChanges();
+    this.repo.immediate(() => this.target(crawlId, { url: rootUrl, internal: true, kind: "anchor" }, 0, changes));
+    this.keepCommitted(changes);
+  }
+
+  /** Up to `limit` queued targets after `afterId`, in discovery order. */
+  pull(crawlId: string, afterId: number, limit: number): FrontierTarget[] {
+    return this.repo.pull(crawlId, afterId, limit);
+  }
+
+  /**
+   * Records a batch of results in one transaction. Returns the targets whose result could not be recorded
+   * because they became pages meanwhile: they must be checked again, as pages.
+   */
+  commit(crawlId: string, results: FrontierResult[], limits: PageLimits): FrontierTarget[] {
+    if (results.length === 0) return [];
+    this.use(crawlId);
+    const changes = new BatchChanges();
+    const redo = this.repo.immediate(() => this.recordBatch(crawlId, results, limits, changes));
+    this.keepCommitted(changes);
+    return redo;
+  }
+
+  /** After a commit: what the batch learnt about targets joins the in-memory table. */
+  private keepCommitted(changes: BatchChanges): void {
+    for (const [url, target] of changes.targets) this.known.set(url, target);
+  }
+
+  /** What is known about `url` in this crawl: the batch's own changes first, then memory, then the store. */
+  private lookup(crawlId: string, url: string, changes: BatchChanges): KnownTarget | undefined {
+    const known = changes.targets.get(url) ?? this.known.get(url);
+    if (known !== undefined || this.known.complete) return known;
+    const stored = this.repo.findTarget(crawlId, url);
+    return stored === null ? undefined : toKnown(stored);
+  }
+
+  /**
+   * Makes the in-memory table hold `crawlId`'s targets (all of them, for a resumed crawl, up to the table's
+   * limit), with the links waiting for each one counted from the links themselves; targets beyond the limit
+   * get theirs in crawl_waiting. Outside any batch, so it reads what is committed.
+   */
+  private use(crawlId: string): void {
+    if (this.knownFor === crawlId) return;
+    this.known.clear();
+    this.knownFor = null;
+    try {
+      for (const row of this.repo.targets(crawlId)) {
+        if (!this.known.set(row.url, toKnown(row))) break;
+      }
+      this.repo.immediate(() => {
+        this.repo.forgetWaiting(crawlId);
+        const overflow: number[] = [];
+        for (const row of this.repo.waitingCounts(crawlId)) {
+          const known = this.known.get(row.url);
+          if (known !== undefined) this.known.set(row.url, { ...known, waitingLinks: row.links, lastWaitingLinkId: row.last_link_id });
+          else overflow.push(row.id, row.links, row.last_link_id);
+        }
+        this.repo.upsertWaiting(overflow);
+      });
+    } catch (error) {
+      // Half-rebuilt counts (every target at zero waiting links) must not pass for the crawl's: next time, again.
+      this.known.clear();
+      throw error;
+    }
+    this.knownFor = crawlId;
+  }
+
+  /**
+   * The frontier row of a link's target, created when new. An anchor turns a still-queued image or script
+   * target into a page; a target already checked stays as it was.
+   */
+  private target(crawlId: string, link: Pick<FoundLink, "url" | "internal" | "kind" | "verdict">, depth: number, changes: BatchChanges): KnownTarget {
+    const wantsPage = link.internal && link.kind === "anchor";
+    let known = this.lookup(crawlId, link.url, changes);
+    if (known === undefined && link.verdict !== undefined) {
+      // Judged without a request: recorded done with its verdict.
+      const { status_code, is_broken } = link.verdict;
+      const id = this.repo.upsertDone(crawlId, link.url, link.internal, depth, link.verdict, null)!;
+      known = { id, state: "done", asPage: false, statusCode: status_code, isBroken: is_broken, waitingLinks: 0, lastWaitingLinkId: 0 };
+      changes.targets.set(link.url, known);
+    } else if (known === undefined) {
+      const id = this.repo.insertTarget(crawlId, link.url, link.internal, wantsPage, depth);
+      known = { id, state: "queued", asPage: wantsPage, statusCode: 0, isBroken: false, waitingLinks: 0, lastWaitingLinkId: 0 };
+      changes.targets.set(link.url, known);
+    } else if (wantsPage && !known.asPage && known.state === "queued") {
+      this.repo.promoteToPage(known.id);
+      known = { ...known, asPage: true };
+      changes.targets.set(link.url, known);
+    }
+    return known;
+  }
+
+  /** A queued target got its verdict: the links waiting for it count now, as broken links when it is broken. */
+  private countWaiting(url: string, queued: KnownTarget, verdict: LinkVerdict, changes: BatchChanges): void {
+    if (queued.waitingLinks > 0) {
+      changes.count(verdict.status_code, verdict.is_broken, queued.waitingLinks);
+      if (verdict.is_broken) {
+        for (const linkId of this.waitingChain(queued)) changes.brokenLinks.push(linkId, queued.id);
+      }
+      changes.waiting.add(url);
+    }
+    changes.targets.set(url, {
+      ...queued,
+      state: "done",
+      statusCode: verdict.status_code,
+      isBroken: verdict.is_broken,
+      waitingLinks: 0,
+      lastWaitingLinkId: 0,
+    });
+  }
+
+  /** The ids of the links waiting for `target`, newest first (links.waiting_prev_id). */
+  private waitingChain(target: KnownTarget): number[] {
+    const ids: number[] = [];
+    // Bounded by the count kept with the chain's head.
+    for (let id = target.lastWaitingLinkId; id > 0 && ids.length < target.waitingLinks; ) {
+      ids.push(id);
+      id = this.repo.previousWaiting(id);
+    }
+    if (ids.length !== target.waitingLinks) throw new Error(`waiting links of target ${target.id}: chain holds ${ids.length}, count says ${target.waitingLinks}`);
+    return ids;
+  }
+
+  /** Records one parsed page's links (one statement per 100) and counts those whose target is already checked. */
+  private recordLinks(crawlId: string, page: { url: string; links: FoundLink[] }, depth: number, changes: BatchChanges): void {
+    const targets = page.links.map((link) => this.target(crawlId, link, depth, changes));
+    const values = page.links.flatMap((link, i) => {
+      const target = targets[i]!;
+      const waitsOn = target.state === "queued" && target.lastWaitingLinkId > 0 ? target.lastWaitingLinkId : null;
+      return [target.id, link.text, link.kind, waitsOn];
+    });
+    this.repo.insertLinks(crawlId, page.url, values, (firstId, offset, rows) => {
+      for (let i = offset; i < offset + rows; i++) {
+        const target = targets[i]!;
+        const linkId = firstId + (i - offset);
+        if (target.state === "done") {
+          changes.count(target.statusCode, target.isBroken, 1);
+          if (target.isBroken) changes.brokenLinks.push(linkId, target.id);
+        } else if (target.state === "queued") {
+          const url = page.links[i]!.url;
+          changes.targets.set(url, { ...target, waitingLinks: target.waitingLinks + 1, lastWaitingLinkId: linkId });
+          changes.waiting.add(url);
+        }
+      }
+    });
+  }
+
+  /** What a batch of results means, written inside its transaction; returns the targets to check again. */
+  private recordBatch(crawlId: string, results: FrontierResult[], limits: PageLimits, changes: BatchChanges): FrontierTarget[] {
+    const redo: FrontierTarget[] = [];
+    let pages = this.repo.pagesCrawled(crawlId);
+    for (const result of results) {
+      const { target } = result;
+      if (result.kind === "skipped") {
+        if (!this.repo.markSkipped(target.id, result.reason)) continue;
+        changes.skipped++;
+        const known = this.lookup(crawlId, target.url, changes);
+        if (known !== undefined) {
+          changes.targets.set(target.url, { ...known, state: "skipped", waitingLinks: 0, lastWaitingLinkId: 0 });
+          changes.waiting.add(target.url);
+        }
+        continue;
+      }
+      const { verdict } = result;
+      if (!this.repo.markDone(target, verdict, result.finalUrl)) {
+        // Still queued: an anchor found since it was pulled made it a page, so checking it as a target was not
+        // enough. Otherwise it was recorded already (a replay after a restart).
+        if (this.repo.isQueued(target.id)) redo.push({ ...target, asPage: true });
+        continue;
+      }
+      const queued = this.lookup(crawlId, target.url, changes);
+      if (queued === undefined) throw new Error(`target ${target.id} (${target.url}) is not in the frontier of crawl ${crawlId}`);
+      this.countWaiting(target.url, queued, verdict, changes);
+      if (result.redirectEnd !== null) {
+        const end = result.redirectEnd;
+        const before = this.lookup(crawlId, end.url, changes);
+        const id = this.repo.upsertDone(crawlId, end.url, end.internal, target.depth, end.verdict, end.url);
+        if (id !== null) {
+          const waiting = before?.state === "queued" ? before : { id, state: "queued" as const, asPage: false, statusCode: 0, isBroken: false, waitingLinks: 0, lastWaitingLinkId: 0 };
+          this.countWaiting(end.url, { ...waiting, id }, end.verdict, changes);
+        }
+      }
+
+      if (result.page === null) continue;
+      if (pages >= limits.maxPages || target.depth > limits.maxDepth) {
+        changes.truncated = 1;
+        continue;
+      }
+      if (!this.repo.claimPage(crawlId, result.page.url)) continue; // parsed under another URL
+      pages++;
+      changes.pagesAdded++;
+      if (result.page.cut) changes.pagesCut++;
+      this.recordLinks(crawlId, result.page, target.depth + 1, changes);
+    }
+    this.writeWaiting(changes);
+    this.repo.insertBrokenLinks(crawlId, changes.brokenLinks);
+    this.repo.addStatusCounts(
+      crawlId,
+      [...changes.statusCounts].flatMap(([key, links]) => [Math.floor(key / 2), key % 2, links]),
+    );
+    this.repo.addCounts(crawlId, changes);
+    return redo;
+  }
+
+  /**
+   * Keeps crawl_waiting for the targets the in-memory table does not hold (only ever on a crawl with more
+   * targets than it holds): a row per such queued target with links, none for the others.
+   */
+  private writeWaiting(changes: BatchChanges): void {
+    let added = 0;
+    for (const url of changes.targets.keys()) if (this.known.get(url) === undefined) added++;
+    if (this.known.complete && added <= this.known.room) return; // every one of them will be held
+    const upserts: number[] = [];
+    for (const url of changes.waiting) {
+      if (this.known.get(url) !== undefined) continue;
+      const target = changes.targets.get(url)!;
+      if (target.state === "queued" && target.waitingLinks > 0) upserts.push(target.id, target.waitingLinks, target.lastWaitingLinkId);
+      else this.repo.deleteWaiting(target.id);
+    }
+    this.repo.upsertWaiting(upserts);
+  }
+}
