@@ -58,7 +58,7 @@ const OPTIONS = {
 
 type Values = ReturnType<typeof parseCommandArgs<typeof OPTIONS>>["values"];
 
-/** How long to wait for one crawl at most, beyond its own max_duration. */
+/** How often the finished-or-not state of the crawl is read while waiting for it. */
 const POLL_MS = 100;
 const PROGRESS_MS = 250;
 /** Report text written per system call. */
