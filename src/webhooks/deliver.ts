@@ -111,7 +111,9 @@ export async function deliverOnce(request: DeliveryRequest, options: DeliverOpti
     });
 
     if (result.kind === "error") {
-      if (result.error === "aborted" && deadline.signal.aborted && options.signal?.aborted !== true) {
+      // Our deadline and safeFetch's own phase budgets are the same length: whichever fires first, it is the attempt's timeout.
+      const ourDeadline = result.error === "aborted" && deadline.signal.aborted && options.signal?.aborted !== true;
+      if (ourDeadline || result.error === "timeout") {
         return failedWithoutAnswer(elapsed(), `timed out: no complete answer within ${options.timeoutMs} ms`);
       }
       return failedWithoutAnswer(elapsed(), result.message);
