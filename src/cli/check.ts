@@ -66,8 +66,7 @@ const WRITE_BLOCK = 64 * 1024;
 /**
  * A young collection per 5,000 links read for the report and a full one per 50,000: every format walks all of
  * a crawl's links (2.2M rows at 50k pages), and their short-lived objects and strings otherwise raise check's
- * peak RSS (without collections from ~146 to 181–195 MiB; with only the full ones the young generation still
- * adds ~35 MiB; bench/README.md, "Memory").
+ * peak RSS (bench/README.md, "Memory").
  */
 const LINKS_PER_YOUNG_COLLECTION = 5_000;
 const YOUNG_COLLECTIONS_PER_FULL = 10;

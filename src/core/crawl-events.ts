@@ -1,10 +1,10 @@
 /**
- * The webhook events a crawl's life produces, with the spec's payloads (part 6, CONTRACT "Webhooks"), built
+ * The webhook events a crawl's life produces, with the payloads docs/webhooks.md documents, built
  * from the crawl as it is at the state change. Pure: crawler/crawl-transitions.ts calls these inside the
  * transaction that makes the change, so an event exists exactly when its cause does.
  */
 
-/** The event kinds a webhook may subscribe to, in the spec's order. */
+/** The event kinds a webhook may subscribe to, in the order docs/webhooks.md lists them. */
 export const WEBHOOK_EVENT_KINDS = ["crawl.started", "crawl.completed", "crawl.failed", "broken_links.found"] as const;
 export type WebhookEventKind = (typeof WEBHOOK_EVENT_KINDS)[number];
 

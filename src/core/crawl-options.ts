@@ -1,8 +1,8 @@
 import { z } from "zod";
 
 /**
- * Crawl options (spec "POST /crawls"): the one schema behind the stored JSON column, the service types, request
- * validation and the OpenAPI component. Omitted flags are false.
+ * Crawl options (docs/api.md "Starting a crawl"): the one schema behind the stored JSON column, the service
+ * types, request validation and the OpenAPI component. Omitted flags are false.
  */
 export const CrawlOptionsSchema = z
   .strictObject({

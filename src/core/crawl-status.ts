@@ -1,4 +1,4 @@
-/** A crawl's lifecycle (spec part 3): pending → running → completed | failed. */
+/** A crawl's lifecycle: pending → running → completed | failed. */
 export const CRAWL_STATUSES = ["pending", "running", "completed", "failed"] as const;
 export type CrawlStatus = (typeof CRAWL_STATUSES)[number];
 

@@ -6,10 +6,8 @@ import { edenGC } from "bun:jsc";
  * JSC sizes its heap from the host's RAM: on a machine with 16 GiB it lets a crawl's heap grow three to four
  * times its live size before collecting, and the slack fills with page bodies and link strings already written
  * to the store. A crawl's live heap is small and bounded (the frontier is on disk), so a full collection every
- * fourth batch keeps a 10k-page check's peak RSS ~30 MiB lower at no measurable CPU cost (every second batch:
- * a few MiB more saved, ~10 % more CPU on `check`, whose single thread both fetches and collects), and a young
- * collection after each of the other batches took the 50k check's peak from 145 to 136 MiB at the same time
- * (bench/README.md, "Memory").
+ * fourth batch, and a young one after each of the others, lower peak RSS at no measurable cost; collecting
+ * more often costs CPU on `check`, whose single thread both fetches and collects (bench/README.md, "Memory").
  */
 export const BATCHES_PER_COLLECTION = 4;
 
@@ -29,9 +27,8 @@ export function collectEvery(units: number, collect: () => void = fullGc): () =>
 /**
  * A `collect` for `collectEvery` that runs a young (eden) collection, and a full one every `youngPerFull`-th
  * call. A walk that makes garbage fast and keeps almost nothing (a report's links) otherwise fills the young
- * generation JSC sizes from the host's RAM (~35 MiB) before it collects; a young collection costs ~1.3 ms where
- * a full one costs 10–13 ms, and the full ones clear what the young ones promoted (the rows in flight). Measured
- * on the 50k report read alone: peak RSS 138–157 -> 115 MiB, time unchanged (bench/README.md, "Memory").
+ * generation JSC sizes from the host's RAM before it collects; a young collection costs a fraction of a full
+ * one, and the full ones clear what the young ones promoted (the rows in flight) (bench/README.md, "Memory").
  */
 export function youngThenFull(youngPerFull: number, young: () => void = edenGC, full: () => void = fullGc): () => void {
   if (!Number.isInteger(youngPerFull) || youngPerFull < 1) throw new RangeError(`youngPerFull must be a positive integer, got ${youngPerFull}`);

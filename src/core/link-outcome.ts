@@ -23,7 +23,7 @@ export type LinkOutcome =
   /** No HTTP answer; `message` says what happened, for people. */
   | { kind: "no_answer"; reason: NoAnswerReason; message: string };
 
-/** The stored judgement of a link: the spec's status_code and is_broken, plus why. */
+/** The stored judgement of a link: the API's status_code and is_broken, plus why. */
 export interface LinkVerdict {
   /** The final HTTP status, or 0 when there was no answer. */
   status_code: number;

@@ -1,4 +1,4 @@
-/** API key scopes (CONTRACT "Auth"); `admin` implies every other scope. */
+/** API key scopes (docs/api.md "Authentication and scopes"); `admin` implies every other scope. */
 export const SCOPES = [
   "crawls:read",
   "crawls:write",
@@ -6,7 +6,7 @@ export const SCOPES = [
   "domains:write",
   "webhooks:read",
   "webhooks:write",
-  /** GET /metrics on the API listener (ours: not in CONTRACT's list, which it extends). */
+  /** GET /metrics on the API listener (its own scope, so a monitoring key can read nothing else). */
   "metrics:read",
   "admin",
 ] as const;

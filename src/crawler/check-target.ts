@@ -55,7 +55,7 @@ export interface CheckContext {
   signal: AbortSignal;
 }
 
-/** Redirects followed before "too many redirects" (CONTRACT: up to 10, with loop detection). */
+/** Redirects followed before "too many redirects" (a loop is caught before that, as `redirect_loop`). */
 export const MAX_REDIRECTS = 10;
 
 const NO_BODY = () => false;

@@ -3,7 +3,7 @@ import type { UncheckableReason } from "./extract.ts";
 import { MAX_URL_LENGTH } from "./normalize.ts";
 
 /**
- * From an outcome to the stored verdict (CONTRACT "Crawls and links"): an answer ≥ 400 is broken, no answer
+ * From an outcome to the stored verdict (docs/api.md "Links and broken links"): an answer ≥ 400 is broken, no answer
  * is broken with status 0 and the reason, and `accept_status` codes are never broken. Bot walls (401, 403,
  * 429 and LinkedIn's 999) on *external* targets are not broken links but warnings: the page exists, the
  * site just refuses crawlers. On the domain's own pages they are broken: the owner can fix those.

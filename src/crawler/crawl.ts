@@ -67,7 +67,7 @@ const KIND_OPTION = {
   stylesheet: "scan_stylesheets",
 } as const;
 
-/** The links of a page the options let through, first occurrence per target (CONTRACT "Crawls and links"). */
+/** The links of a page the options let through, first occurrence per target (docs/api.md "Starting a crawl"). */
 export function gateLinks(page: ParsedPage, options: CrawlOptions, site: SiteOrigin & Pick<URL, "origin">): FoundLink[] {
   const kept = new Map<string, FoundLink>();
   // Normalised URLs of the site itself start with its origin; only the rest need parsing to decide.

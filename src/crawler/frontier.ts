@@ -10,7 +10,7 @@ import { TargetTable, type KnownTarget } from "./target-table.ts";
  * each batch of results, whose meaning it decides. Every batch is one transaction that marks targets done,
  * records new targets and links, and moves the crawl's counters by exactly what it wrote, so a crash between
  * batches loses only work that was never committed and a replayed result changes nothing (its target is no
- * longer `queued`). The rules (CONTRACT "Crawls and links"): an internal anchor makes a still-queued target a
+ * longer `queued`). The rules (docs/api.md "Crawls"): an internal anchor makes a still-queued target a
  * page, and a target checked meanwhile as something else is handed back to be checked again, as a page;
  * max_pages and max_depth stop parsing, not checking; a Link counts once its target has a verdict; a
  * robots-skipped target is never fetched nor linked, only counted. The statements are store/frontier.repo.ts.
@@ -19,8 +19,9 @@ import { TargetTable, type KnownTarget } from "./target-table.ts";
  * counted as it is written; links to a queued target are counted in memory and chained through
  * links.waiting_prev_id until the target's verdict counts them all (and, when it is broken, follows the chain
  * to list them). The in-memory table of the crawl's targets (target-table.ts) holds those counts: writing
- * them to the store with every batch cost a 50k-page crawl 10 % of its time. They are rebuilt from the links
- * when a crawl resumes, and only targets beyond what the table holds keep theirs in `crawl_waiting`.
+ * them to the store with every batch slowed crawls (bench/README.md, "What made the crawl linear"). They are
+ * rebuilt from the links when a crawl resumes, and only targets beyond what the table holds keep theirs in
+ * `crawl_waiting`.
  * What a batch learns about targets stays in the batch until it commits, then joins the table, so a
  * rolled-back batch leaves it as the store is.
  */
@@ -57,8 +58,8 @@ export interface PageLimits {
 }
 
 /**
- * Targets of one crawl held in memory (47–93 bytes each, ~18 MiB at the limit; target-table.ts). A crawl
- * with more distinct targets asks the store about the rest, one lookup per link.
+ * Targets of one crawl held in memory (target-table.ts; its memory at the limit: bench/README.md, "Memory").
+ * A crawl with more distinct targets asks the store about the rest, one lookup per link.
  */
 export const MAX_KNOWN_TARGETS = 1 << 18;
 

@@ -6,7 +6,7 @@
  * refresh). The two value syntaxes that are more than a URL are parsed here by the HTML spec's rules.
  */
 
-/** What a link points at; decides which crawl option checks it (CONTRACT "Crawls and links"). */
+/** What a link points at: anchors are always checked, the other kinds only with their `scan_*` crawl option. */
 export type LinkKind = "anchor" | "image" | "script" | "stylesheet";
 
 /** How an attribute value holds its URLs. */

@@ -51,8 +51,8 @@ export function normalizeUrl(raw: string, base: string | URL): NormalizeResult {
 }
 
 /**
- * True when `url` is on the site's host and effective port (CONTRACT: internal pages are "same host and
- * port"). The scheme only matters through its default port: http://host/ (80) and https://host/ (443) are
+ * True when `url` is on the site's host and effective port (internal pages are those on the same host
+ * and port). The scheme only matters through its default port: http://host/ (80) and https://host/ (443) are
  * different sites, while http://host:443/ and https://host/ would be the same one.
  */
 export function isInternal(url: URL, site: SiteOrigin): boolean {

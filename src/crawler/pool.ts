@@ -13,10 +13,9 @@ import { untilAborted } from "../core/until-aborted.ts";
  * pending ones start oldest first as slots free up. A crawl is held by at most one job of this process.
  *
  * Worker threads are kept between crawls, at most `size` of them: Bun does not give back all of a worker's
- * memory when it is terminated, and a service that started a worker per crawl grew by ~0.5 MiB per crawl of a
- * 1,000-page site and several MiB per 50,000-page one, with no end in sight (bench/README.md, "Memory"). A
- * worker is terminated only when it died, its job threw or was killed, or the pool stops; idle, it keeps no
- * process alive. A kept worker that dies before it has taken up its next crawl (a fault left over from the
+ * memory when it is terminated, so a worker per crawl grows a long-running service without end
+ * (bench/README.md, "Memory"). A worker is terminated only when it died, its job threw or was killed, or the
+ * pool stops; idle, it keeps no process alive. A kept worker that dies before it has taken up its next crawl (a fault left over from the
  * crawl before) does not fail that crawl: it stays running and starts again on a new worker.
  *
  * A crawl whose job ends while the crawl is still `running` in the store (paused by a full disk, or crashed

@@ -5,7 +5,7 @@
  * server name, which is also the name the certificate is verified against.
  *
  * Bun's fetch, not node:http: Bun's node:http client is a JavaScript layer over the same fetch engine, and its
- * streams and events cost a crawl ~15 % more CPU and ~12 MiB more peak memory than fetch itself (bench/README.md).
+ * streams and events cost a crawl CPU and peak memory that fetch itself does not (bench/README.md, "Memory").
  * Bodies arrive raw (`decompress: false`) so body-sink.ts decodes them and caps the decoded size.
  *
  * Deadlines. Until the response headers arrive, one deadline of connect + header timeout applies (the engine
@@ -223,8 +223,9 @@ async function readBody(request: PinnedRequest, response: Response, controller: 
 }
 
 /**
- * A body whose announced length is within the cap, read by the engine in one go: reading it chunk by chunk
- * through a JavaScript stream cost ~65 µs a page. The deadline and the caller's signal abort the exchange.
+ * A body whose announced length is within the cap, read by the engine in one go: chunk by chunk through a
+ * JavaScript stream costs more per page (bench/README.md, "What made the crawl linear"). The deadline and the
+ * caller's signal abort the exchange.
  */
 async function readWhole(request: PinnedRequest, response: Response, controller: AbortController, sink: BodySink): Promise<CollectedBody | FetchError> {
   const { signal, url } = request;

@@ -5,8 +5,8 @@ import { CRAWL_STATUSES, CRAWL_TRIGGERS } from "../core/crawl-status.ts";
 import { LINK_KINDS } from "../core/link-kind.ts";
 
 /**
- * The crawl and link resources as clients see them (spec part 2). Each schema carries the spec's fields with
- * the spec's types, plus the extras CONTRACT allows; the same schemas type the service and document the API.
+ * The crawl and link resources as clients see them (docs/api.md "Crawls"). The same schemas type the service
+ * and document the API, so the two cannot drift apart.
  * Times are ISO 8601 UTC, null while the moment has not come.
  */
 

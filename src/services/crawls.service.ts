@@ -62,7 +62,7 @@ export class CrawlsService {
       createdAt: new Date().toISOString(),
     });
     if (!outcome.inserted) throw new CrawlInProgressError(domain.id, outcome.activeId);
-    // Read before waking the runner: the spec answers a new crawl as `pending`, even if a slot claims it at once.
+    // Read before waking the runner: a new crawl is answered as `pending` (docs/api.md), even if a slot takes it at once.
     const row = this.require(id);
     this.deps.runner.wake();
     return { id: row.id, domain_id: row.domain_id, status: row.status, options: row.options, trigger: row.trigger, created_at: row.created_at };

@@ -1,7 +1,7 @@
 import { InvalidRequestError, UnsafeUrlError } from "../core/errors.ts";
 
 /**
- * Rules for a domain's `name` (a host, optionally with a port) and its `root_url` (CONTRACT "Domains"):
+ * Rules for a domain's `name` (a host, optionally with a port) and its `root_url` (docs/api.md "Domains"):
  * names are stored in one canonical form (lowercase, IDNs as punycode, no trailing dot, no port when it is
  * the root URL's default) so one site cannot be registered twice, and the root URL must share the name's
  * host and port.

@@ -33,7 +33,7 @@ const MAX_REMEMBERED_PRINCIPALS = 1_000;
  * token (store/store-version.ts), a key's principal is remembered (by the key's hash) until anything is
  * committed to the store, so a revocation (by the API or by `linkpatrol keys revoke` beside the service)
  * takes effect with the very next request, and the requests in between skip the lookup: a store read on every
- * request cost the API a fifth of its throughput under load (bench/README.md, "One cache for a GET").
+ * request costs the API throughput under load (bench/README.md, "One cache for a GET").
  */
 export class KeysService {
   private readonly lastTouched = new Map<string, number>();

@@ -4,7 +4,7 @@ import { DELIVERY_STATES } from "../core/delivery-state.ts";
 import type { AttemptRecord, DeliveryRecord, WebhookRecord } from "../store/webhooks.repo.ts";
 
 /**
- * Webhooks, deliveries and attempts as clients see them (spec part 2 "Webhook", CONTRACT "Webhooks"). The
+ * Webhooks, deliveries and attempts as clients see them (docs/api.md "Webhooks"). The
  * secret appears only in the creation answer (WebhookCreatedSchema); every other view leaves it out.
  */
 

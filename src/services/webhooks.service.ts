@@ -37,7 +37,7 @@ export interface WebhooksServiceDeps {
   wake: () => void;
 }
 
-/** The notice that comes with a new webhook's secret (spec: `meta.warning`). */
+/** The notice that comes with a new webhook's secret (sent as `meta.warning`). */
 export const SECRET_WARNING = "Save the secret now: it is shown only in this response and cannot be read back.";
 
 /** A new signing secret: 32 random bytes, base64url, with a prefix that makes it recognisable in a config file. */
@@ -65,7 +65,7 @@ export class WebhooksService {
     return { ...toWebhookView(row), secret: row.secret };
   }
 
-  /** Every webhook, newest first (the spec's list takes no parameters). */
+  /** Every webhook, newest first (GET /webhooks takes no paging parameters). */
   list(): Page<WebhookView> {
     const total = this.deps.repo.count();
     return { items: this.deps.repo.page(0, Math.max(total, 1)).map(toWebhookView), total };

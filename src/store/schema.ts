@@ -161,7 +161,8 @@ export const crawlPages = sqliteTable(
  * construction (a page's links are recorded once, deduped per target), so no unique index pays for it.
  *
  * Links are never looked up by target while a crawl writes them: an index on `target_id` takes its entries in
- * random order, and at 2 million links its maintenance was a third of a crawl's time (bench/README.md). The
+ * random order, and its upkeep made crawls grow faster than linear (bench/README.md, "What made the crawl
+ * linear"). The
  * links waiting for a target's verdict are counted by the crawler and chained through `waiting_prev_id`;
  * broken links, the only ones read by target, are listed in `broken_links` as they become known.
  */

@@ -7,10 +7,9 @@ import type { StoredLinkKind } from "./schema.ts";
  * The verdicts of one crawl's checked targets, held in arrays indexed by target id, for streaming all of the
  * crawl's links (links.repo.ts `each`). Every link needs its target's URL and verdict, and a site's links
  * point anywhere in it: joining each link with its target row in SQL is a b-tree lookup per link, and once a
- * crawl's targets outgrow the CPU's cache (50,000 pages: 51,000 targets, 8.7 MB of rows; the L2 holds 2 MiB)
- * each lookup costs several cache misses and, beyond SQLite's 2 MiB page cache, a read from the OS. An array
- * slot and the URL it points at cost one or two. Measured on the 50k report read alone: 1.3 M reads and
- * 6.1–6.3 s with the join, 3.9–4.1 s with these arrays (bench/README.md, "Why check grows faster than the crawl").
+ * crawl's targets outgrow the CPU's cache each lookup costs several cache misses and, beyond SQLite's page
+ * cache, a read from the OS. An array slot and the URL it points at cost one or two (bench/README.md, "Why
+ * check grows faster than the crawl").
  *
  * The arrays span the crawl's target ids, ~90 bytes per target (the URL string, its slot, the verdict), so
  * `load` declines a crawl whose span exceeds `maxSpan` and the caller joins in SQL instead.

@@ -1,5 +1,5 @@
 /**
- * The instructions returned with a new domain (CONTRACT "Domains": `verification.methods`): the same three
+ * The instructions returned with a new domain (`verification.methods`, docs/api.md "Verification"): the same three
  * places the checks look at, built from target.ts so they cannot drift apart.
  */
 import { txtRecordName, txtRecordValue, verificationFileUrl, verificationMetaTag } from "./target.ts";

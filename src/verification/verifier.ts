@@ -1,5 +1,5 @@
 /**
- * Domain verification (CONTRACT "Domains"): the three methods run concurrently and all three results are
+ * Domain verification (docs/api.md "Verification"): the three methods run concurrently and all three results are
  * returned, in a fixed order, each with its reason, so a failed verification tells the user what each method saw.
  * Deciding what "verified" means (any method passing) belongs to the domains service.
  */

@@ -11,7 +11,7 @@
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
 
-/** Largest clock difference accepted between the signature's `t` and now (spec part 8). */
+/** Largest clock difference accepted between the signature's `t` and now; older deliveries are refused as replays. */
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
 /** A longer header is not one linkpatrol sends; refusing it bounds the work an attacker can cause. */
 const MAX_HEADER_LENGTH = 4_096;

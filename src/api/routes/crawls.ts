@@ -10,7 +10,7 @@ import { validationHook } from "../validation-hook.ts";
 
 /** /crawls: handlers only validate, call CrawlsService and return JSON. */
 
-/** The spec's defaults, for a body without `options`: every option off. */
+/** The defaults for a body without `options`: every option off. */
 const DEFAULT_OPTIONS = CrawlOptionsSchema.parse({});
 
 const startCrawl = securedRoute("crawls", "crawls:write", {

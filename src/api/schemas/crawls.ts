@@ -11,7 +11,7 @@ import { PageMeta, PaginationQuery, queryBoolean, queryInteger, queryValueError 
 
 const EXAMPLE_ID = "0190b6f2-7a3e-7c4d-9e1f-2a3b4c5d6e7f";
 
-/** Options omitted, or flags omitted inside them, are false (spec defaults); a domain's default_options are for its schedule. */
+/** Options omitted, or flags omitted inside them, are false; a domain's default_options are for its schedule. */
 export const StartCrawlBody = z
   .strictObject({
     domain_id: z.uuid().openapi({ example: EXAMPLE_ID, description: "a verified domain" }),
@@ -40,7 +40,7 @@ export const LinkListQuery = PaginationQuery.extend({
   is_broken: queryBoolean().optional().openapi({ description: "only broken (true) or only working (false) links" }),
 });
 
-/** `{page, limit, total_broken}`: the spec names the broken-link count `total_broken`. */
+/** `{page, limit, total_broken}`: the broken-link list names its count `total_broken` (docs/api.md). */
 export const BrokenPageMeta = z.object({ page: z.number().int(), limit: z.number().int(), total_broken: z.number().int() });
 
 export const CrawlListSchema = z.object({ data: z.array(CrawlSummarySchema), meta: PageMeta }).openapi("CrawlList");

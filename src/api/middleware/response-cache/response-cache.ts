@@ -8,7 +8,7 @@ import type { AppEnv } from "../../env.ts";
  * under the store's version token (store/store-version.ts) is exactly what computing it again would give, until
  * the next commit anywhere or `maxAgeMs`. Dashboards and scripts polling the same URLs then cost a lookup
  * instead of queries and JSON: during a crawl the store changes a few times a second, and the API answers
- * thousands of requests in between (bench/README.md, "API under load").
+ * thousands of requests in between (bench/README.md, "One cache for a GET").
  *
  * `responseCache` sits in the app's chain after authentication and the rate limit, so a kept answer gets the
  * request id, the RateLimit headers, its metric and its log line like any other, and skips only the router's
@@ -31,7 +31,7 @@ export interface ResponseCacheOptions {
 export interface KeptAnswer {
   /**
    * The bytes, encoded once. A Blob because a Response made from one shares its bytes where one made from a
-   * Uint8Array copies them: ~1.7 µs and 28 KiB of garbage less per hit on a 100-link page.
+   * Uint8Array copies them: less garbage and CPU per hit (bench/README.md, "Hot-path changes").
    */
   body: Blob;
   contentType: string;
