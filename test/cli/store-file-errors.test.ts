@@ -2,7 +2,7 @@ import { afterAll, expect, test } from "bun:test";
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { cleanEnv, MAIN, runCli } from "../helpers/cli.ts";
+import { MAIN, runCli } from "../helpers/cli.ts";
 
 /**
  * A store that cannot be used stops `serve` at start (exit 2) and every command that opens it, with a message
@@ -59,15 +59,11 @@ test.skipIf(!asRoot)("a store the service user cannot write (owned by root, mode
   // The service user owns the directory (as under systemd's StateDirectory=), not the file.
   chownSync(own, 65534, 65534);
   chmodSync(dir, 0o755);
-  const proc = Bun.spawn({
-    cmd: ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, MAIN, "serve"],
-    env: { ...cleanEnv(), ...envFor(path), HOME: own },
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-    timeout: 15_000,
+  const { stderr, exitCode } = await runCli(["serve"], {
+    command: ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, MAIN],
+    env: { ...envFor(path), HOME: own },
+    timeoutMs: 15_000,
   });
-  const [stderr, exitCode] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
   expect(exitCode).toBe(2);
   expect(stderr).toContain(path);
   expect(stderr).toMatch(/cannot be written/);
@@ -78,15 +74,11 @@ test("a file system that refuses writes (file size limit 0) stops serve at start
   const path = join(dir, "nospace", "store.db");
   expect((await runCli(["migrate"], { env: envFor(path) })).exitCode).toBe(0);
   // Every write then fails with EFBIG, as on a full or failing disk; SIGXFSZ ignored so the write reports it.
-  const proc = Bun.spawn({
-    cmd: ["sh", "-c", `trap '' XFSZ; ulimit -f 0; exec "$0" "$@"`, process.execPath, MAIN, "serve"],
-    env: { ...cleanEnv(), ...envFor(path) },
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-    timeout: 15_000,
+  const { stderr, exitCode } = await runCli(["serve"], {
+    command: ["sh", "-c", `trap '' XFSZ; ulimit -f 0; exec "$0" "$@"`, process.execPath, MAIN],
+    env: envFor(path),
+    timeoutMs: 15_000,
   });
-  const [stderr, exitCode] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
   expect(exitCode).toBe(2);
   expect(stderr).toContain(path);
   expect(stderr).toMatch(/disk I\/O error|cannot be written/);
