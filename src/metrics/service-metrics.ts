@@ -1,5 +1,6 @@
 import { VERSION } from "../core/version.ts";
 import type { CrawlProgress } from "../crawler/crawl.ts";
+import type { AttemptOutcomeLabel } from "../webhooks/dispatcher.ts";
 import { CallbackGauge, Counter, Histogram, Registry } from "./registry.ts";
 
 /**
@@ -7,8 +8,6 @@ import { CallbackGauge, Counter, Histogram, Registry } from "./registry.ts";
  * scrape time; pages, link checks and fetch errors as crawl workers report them; webhook attempts by outcome;
  * and API request durations by route. Counters start at zero with the process, as Prometheus expects.
  */
-
-export type AttemptOutcomeLabel = "delivered" | "retrying" | "dead";
 
 export interface MetricsSources {
   crawlsByStatus(): Record<string, number>;

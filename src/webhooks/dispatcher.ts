@@ -1,6 +1,5 @@
 import { untilAborted } from "../core/until-aborted.ts";
 import type { Logger } from "../core/logger.ts";
-import type { AttemptOutcomeLabel } from "../metrics/service-metrics.ts";
 import type { AddressPolicy } from "../net/address-policy.ts";
 import type { Resolve } from "../net/resolve.ts";
 import type { AttemptResult, DueDelivery, WebhooksRepo } from "../store/webhooks.repo.ts";
@@ -15,6 +14,9 @@ import { nextAttemptDelayMs } from "./retry-schedule.ts";
  * receiver holds only its own deliveries back, and at most `maxConcurrent` in all. Deliveries written by crawl
  * workers (other connections) are found by polling; `wake()` shortens the wait when this thread queued one.
  */
+
+/** What one attempt came to, as the dispatcher recorded it. */
+export type AttemptOutcomeLabel = "delivered" | "retrying" | "dead";
 
 export interface DispatcherOptions {
   repo: WebhooksRepo;
