@@ -29,13 +29,14 @@ $(BENCH_DEPS): bench/package.json bench/package-lock.json
 
 bench-deps: $(BENCH_DEPS)
 
-# Start-up/memory/API numbers, then the 10k-page comparison: the service via the API, linkpatrol check,
-# linkinator and (when installed) wget2 on the same site.
+# Start-up/memory/API numbers, then the 10k-page comparison on the realistic synthetic site with every internal
+# link kind: the service via the API, linkpatrol check, linkinator and (when installed) wget2 on the same site,
+# and the API's latency under a rotating mix of requests (wrk, else autocannon) while a second crawl runs.
 bench: build bench-deps
 	$(BUN) bench/run.ts
-	$(BUN) bench/crawl.ts --binary --pages 10000 $(ARGS)
+	$(BUN) bench/crawl.ts --binary --pages 10000 --api-load --no-api-endpoints $(ARGS)
 
-# The crawl comparison alone; extra flags via ARGS, e.g. make bench-crawl ARGS="--options all --no-linkinator".
+# The crawl comparison alone; extra flags via ARGS, e.g. make bench-crawl ARGS="--site classic --options all".
 bench-crawl: build bench-deps
 	$(BUN) bench/crawl.ts --binary --pages 10000 $(ARGS)
 

@@ -10,6 +10,12 @@
  * Each endpoint first gets one request alone (its latency is reported as first_request_ms: a first deep page
  * finds its positions then), then the load. Reports req/s, p50, p99, non-2xx and errors per endpoint,
  * whether the crawl was still running before and after each one, and the target p99 < 20 ms.
+ *
+ * Before those, while the crawl surely runs, the mix (`mixSeconds`, 15 s; 0 skips it): `threads` (2) threads
+ * and the same connections, every connection rotating over MIX_PATHS (a wrk Lua script written at run time;
+ * autocannon's request sequence), the issue's measure of the API under a crawl: the crawl list, the running
+ * crawl's detail, /broken?limit=100 of both crawls, and 100-row link pages (the first and a deep one) of the
+ * running crawl, whose answers change as it goes, and of the ended one. `endpoints: false` runs the mix alone.
  */
 import type { CrawlFlags } from "../test/fixtures/site-model.ts";
 import { type LoadGenerator, type LoadResult } from "./lib/load-generators.ts";
@@ -29,6 +35,33 @@ export interface EndpointLoad extends LoadResult {
   p99_ok: boolean;
 }
 
+/** The rotating mix: one load over several paths. */
+export interface MixLoad extends LoadResult {
+  threads: number;
+  seconds: number;
+  /** The rotation, crawl ids as {running} and {report}. */
+  paths: string[];
+  crawl_running_before: boolean;
+  crawl_running_after: boolean;
+  pages_before: number;
+  pages_after: number;
+  p99_ok: boolean;
+}
+
+/** The mix's rotation for a running crawl and an ended one; `linksPage` is the deep link page. */
+export function mixPaths(running: string, report: string, linksPage: number): string[] {
+  return [
+    "/v1/crawls?limit=20",
+    `/v1/crawls/${running}`,
+    `/v1/crawls/${running}/broken?limit=100`,
+    `/v1/crawls/${running}/links?page=1&limit=100`,
+    `/v1/crawls/${running}/links?page=${linksPage}&limit=100`,
+    `/v1/crawls/${report}/broken?limit=100`,
+    `/v1/crawls/${report}/links?page=1&limit=100`,
+    `/v1/crawls/${report}/links?page=${linksPage}&limit=100`,
+  ];
+}
+
 export interface ApiLoadResult {
   /** The load generator and its version, e.g. "wrk 4.1.0". */
   generator: string;
@@ -37,6 +70,8 @@ export interface ApiLoadResult {
   crawl_id: string;
   links_page: number;
   links_when_started: number;
+  /** The rotating mix; null when skipped or when it failed. */
+  mix: MixLoad | null;
   endpoints: EndpointLoad[];
   crawl_end: { status: string | null; wall_s: number; pages_crawled: number | null; total_links: number | null };
   all_p99_ok: boolean;
@@ -57,7 +92,21 @@ const running = (status: string) => status === "running" || status === "pending"
 
 export async function runApiLoad(
   service: Service,
-  o: { generator: LoadGenerator; flags: CrawlFlags; reportCrawlId: string; connections: number; seconds: number; timeoutS: number; dir: string; log: (line: string) => void },
+  o: {
+    generator: LoadGenerator;
+    flags: CrawlFlags;
+    reportCrawlId: string;
+    connections: number;
+    seconds: number;
+    /** The mix's duration (0: no mix) and threads. */
+    mixSeconds: number;
+    mixThreads: number;
+    /** Whether each endpoint is then loaded alone. */
+    endpoints: boolean;
+    timeoutS: number;
+    dir: string;
+    log: (line: string) => void;
+  },
 ): Promise<ApiLoadResult> {
   const t0 = performance.now();
   const crawlId = await startCrawl(service, o.flags);
@@ -71,7 +120,32 @@ export async function runApiLoad(
   const linksPage = state.links >= LINKS_NEEDED ? 500 : 1;
   if (!running(state.status)) o.log(`api-load: the crawl ended (${state.status}) before the load began: a site this small cannot show latency under a crawl`);
   const report = o.reportCrawlId;
-  const paths = [
+  const placeholders = (path: string) => path.replaceAll(crawlId, "{running}").replaceAll(report, "{report}");
+  let mix: MixLoad | null = null;
+  if (o.mixSeconds > 0) {
+    const rotation = mixPaths(crawlId, report, linksPage);
+    const before = await crawlState(service, crawlId);
+    try {
+      const r = await o.generator.runMix(service.origin, rotation, { connections: o.connections, threads: o.mixThreads, seconds: o.mixSeconds, key: KEY, dir: o.dir, label: "mix" });
+      const after = await crawlState(service, crawlId);
+      mix = {
+        ...r,
+        // autocannon runs in one Node.js thread whatever is asked.
+        threads: o.generator.name === "wrk" ? o.mixThreads : 1,
+        seconds: o.mixSeconds,
+        paths: rotation.map(placeholders),
+        crawl_running_before: running(before.status),
+        crawl_running_after: running(after.status),
+        pages_before: before.pages,
+        pages_after: after.pages,
+        p99_ok: r.p99_ms < P99_TARGET_MS && r.non_2xx === 0 && r.errors === 0,
+      };
+      o.log(`api-load: mix of ${rotation.length} paths, ${mix.threads} thread(s): ${r.req_per_s} req/s, p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, max ${r.max_ms} ms, non-2xx ${r.non_2xx}, errors ${r.errors}; crawl ${before.pages}->${after.pages} pages${mix.crawl_running_after ? "" : " (ended)"}`);
+    } catch (error) {
+      o.log(`api-load: ${o.generator.name} on the mix failed: ${(error as Error).message}`);
+    }
+  }
+  const paths = !o.endpoints ? [] : [
     `/v1/crawls/${crawlId}/links?page=${linksPage}&limit=100`,
     `/v1/crawls/${report}/links?page=${linksPage}&limit=100`,
     `/v1/crawls/${report}/links?page=1&limit=100`,
@@ -95,7 +169,7 @@ export async function runApiLoad(
     }
     const after = await crawlState(service, crawlId);
     const row: EndpointLoad = {
-      path: path.replace(crawlId, "{running}").replace(report, "{report}"),
+      path: placeholders(path),
       first_request_ms: firstRequestMs,
       ...r,
       crawl_running_before: running(before.status),
@@ -115,8 +189,12 @@ export async function runApiLoad(
     crawl_id: crawlId,
     links_page: linksPage,
     links_when_started: state.links,
+    mix,
     endpoints,
     crawl_end: { status: end.detail?.status ?? null, wall_s: Math.round(performance.now() - t0) / 1000, pages_crawled: end.detail?.pages_crawled ?? null, total_links: end.detail?.total_links ?? null },
-    all_p99_ok: endpoints.length === paths.length && endpoints.every((e) => e.p99_ok && e.crawl_running_before && e.crawl_running_after),
+    all_p99_ok:
+      (o.mixSeconds === 0 || (mix !== null && mix.p99_ok && mix.crawl_running_before && mix.crawl_running_after)) &&
+      endpoints.length === paths.length &&
+      endpoints.every((e) => e.p99_ok && e.crawl_running_before && e.crawl_running_after),
   };
 }

@@ -1,6 +1,7 @@
 /**
  * The crawl benchmark: one synthetic site (test/fixtures/site-synthetic.ts, the generator the crawler tests
- * use), served in this process, crawled in turn by
+ * use; `--site realistic`, the default, is its profile written like real documentation sites,
+ * test/fixtures/site-realistic.ts), served in this process, crawled in turn by
  *   1. the service via the API (bench/runs/service.ts),
  *   2. `linkpatrol check URL --format json` (bench/runs/check.ts),
  *   3. linkinator 7.6.1 from bench/node_modules (bench/runs/linkinator.ts; --no-linkinator skips it),
@@ -10,13 +11,14 @@
  * crawl by the service runs under HTTP load on the API (bench/api-load.ts; wrk, else autocannon). Above 10,000
  * pages, the time growth of the service and of check is measured in this run (bench/growth.ts): --growth-rounds
  * rounds (3) of a 10,000-page site then the N-page one. Prints one table, the ratios and targets of issue 5
- * (bench/report.ts), and writes bench/out/crawl-<N>-<options>-<timestamp>.json (not in git: the numbers
+ * (bench/report.ts), and writes bench/out/crawl-<site>-<N>-<options>-<timestamp>.json (not in git: the numbers
  * worth keeping go into bench/README.md's results table).
  *
- *   bun bench/crawl.ts [--pages N] [--options default|all] [--binary | --binary-path FILE] [--seed S]
+ *   bun bench/crawl.ts [--pages N] [--site realistic|classic] [--options kinds|default|all] [--binary | --binary-path FILE] [--seed S]
  *                      [--slow-ms MS] [--timeout SECONDS] [--concurrency C] [--no-capacity] [--keep]
  *                      [--no-check] [--no-linkinator] [--linkinator-timeout S] [--linkinator-concurrency C]
- *                      [--no-wget2] [--api-load] [--api-load-seconds S] [--api-load-connections C]
+ *                      [--no-wget2] [--api-load] [--api-load-seconds S] [--api-load-connections C] [--api-mix-seconds S]
+ *                      [--api-mix-threads T] [--no-api-endpoints]
  *                      [--load-generator wrk|autocannon] [--growth-rounds R] [--strict]
  *
  * Exit: 0 the linkpatrol runs completed and match the ground truth; 3 completed but something differs;
@@ -38,20 +40,24 @@ import { linkinatorVersion, runLinkinator } from "./runs/linkinator.ts";
 import { KEY, type Service, serviceCrawl, startService } from "./runs/service.ts";
 import { runWget2, wget2Version } from "./runs/wget2.ts";
 import { type LoadResult, measureCapacity } from "./site-server.ts";
-import { type RunningSite, startSyntheticSite, type SyntheticSite } from "../test/fixtures/site-generator.ts";
+import { type RunningSite, startSyntheticSite, SYNTHETIC_PROFILES, type SyntheticProfile, type SyntheticSite } from "../test/fixtures/site-generator.ts";
 import type { CrawlFlags, Totals } from "../test/fixtures/site-model.ts";
 
 const ROOT = join(import.meta.dir, "..");
 const BINARY = join(ROOT, "dist", "linkpatrol");
 const USAGE =
-  "usage: bun bench/crawl.ts [--pages N] [--options default|all] [--binary | --binary-path FILE] [--seed S] [--slow-ms MS] [--timeout S] [--concurrency C]\n" +
+  "usage: bun bench/crawl.ts [--pages N] [--site realistic|classic] [--options kinds|default|all] [--binary | --binary-path FILE] [--seed S] [--slow-ms MS]\n" +
+  "                          [--timeout S] [--concurrency C]\n" +
   "                          [--no-capacity] [--keep] [--no-check] [--no-linkinator] [--linkinator-timeout S] [--linkinator-concurrency C] [--no-wget2]\n" +
-  "                          [--api-load] [--api-load-seconds S] [--api-load-connections C] [--load-generator wrk|autocannon] [--growth-rounds R] [--strict]";
+  "                          [--api-load] [--api-load-seconds S] [--api-load-connections C] [--api-mix-seconds S] [--api-mix-threads T] [--no-api-endpoints]\n" +
+  "                          [--load-generator wrk|autocannon] [--growth-rounds R] [--strict]";
 
 /** The option sets the benchmark knows by name. */
 const OPTION_SETS = {
   /** The spec's defaults: anchors only, internal only. */
   default: { scan_images: false, scan_scripts: false, scan_stylesheets: false, follow_external: false },
+  /** Every internal link kind: what wget2 --spider -r fetches too (the realistic site's default). */
+  kinds: { scan_images: true, scan_scripts: true, scan_stylesheets: true, follow_external: false },
   /** Every scan option and follow_external. */
   all: { scan_images: true, scan_scripts: true, scan_stylesheets: true, follow_external: true },
 } as const satisfies Record<string, CrawlFlags>;
@@ -62,6 +68,8 @@ class UsageError extends Error {}
 
 interface Args {
   pages: number;
+  /** Which profile of the synthetic site is served. */
+  site: SyntheticProfile;
   options: OptionSetName;
   /** The executable to run, or null for the source (this Bun on src/main.ts). */
   binary: string | null;
@@ -79,6 +87,11 @@ interface Args {
   apiLoad: boolean;
   apiLoadSeconds: number;
   apiLoadConnections: number;
+  /** The rotating mix under the crawl (0: none), and its load generator's threads. */
+  apiMixSeconds: number;
+  apiMixThreads: number;
+  /** Whether each endpoint is also loaded alone after the mix. */
+  apiEndpoints: boolean;
   /** Which load generator the API-load run uses; undefined: wrk when installed, else autocannon. */
   loadGenerator: "wrk" | "autocannon" | undefined;
   /** Paired rounds measuring time growth from 10,000 pages (0: none; only above 10,000 pages). */
@@ -103,7 +116,8 @@ function parse(argv: string[]): Args {
     args: argv,
     options: {
       pages: { type: "string", default: "10000" },
-      options: { type: "string", default: "default" },
+      site: { type: "string", default: "realistic" },
+      options: { type: "string" },
       binary: { type: "boolean", default: false },
       "binary-path": { type: "string" },
       seed: { type: "string", default: "1" },
@@ -120,6 +134,9 @@ function parse(argv: string[]): Args {
       "api-load": { type: "boolean", default: false },
       "api-load-seconds": { type: "string", default: "10" },
       "api-load-connections": { type: "string", default: "200" },
+      "api-mix-seconds": { type: "string", default: "15" },
+      "api-mix-threads": { type: "string", default: "2" },
+      "no-api-endpoints": { type: "boolean", default: false },
       "load-generator": { type: "string" },
       "growth-rounds": { type: "string", default: "3" },
       strict: { type: "boolean", default: false },
@@ -129,7 +146,10 @@ function parse(argv: string[]): Args {
   if (values.help) throw new UsageError("");
   const pages = Number(values.pages);
   if (!Number.isInteger(pages) || pages < 100) throw new UsageError("--pages must be an integer >= 100");
-  if (!(values.options in OPTION_SETS)) throw new UsageError("--options must be default or all");
+  const site = oneOf("site", values.site, SYNTHETIC_PROFILES)!;
+  // The realistic site checks every internal kind by default, as the sites nobody here wrote are measured.
+  const options = values.options ?? (site === "realistic" ? "kinds" : "default");
+  if (!(options in OPTION_SETS)) throw new UsageError("--options must be kinds, default or all");
   const seed = Number(values.seed);
   const slowMs = Number(values["slow-ms"]);
   if (!Number.isInteger(seed) || !Number.isFinite(slowMs) || slowMs < 0) throw new UsageError("bad --seed or --slow-ms");
@@ -139,7 +159,8 @@ function parse(argv: string[]): Args {
   if (!Number.isInteger(growthRounds) || growthRounds < 0 || growthRounds > 20) throw new UsageError("--growth-rounds must be an integer from 0 to 20");
   return {
     pages,
-    options: values.options as OptionSetName,
+    site,
+    options: options as OptionSetName,
     binary,
     seed,
     slowMs,
@@ -155,6 +176,9 @@ function parse(argv: string[]): Args {
     apiLoad: values["api-load"],
     apiLoadSeconds: positive("api-load-seconds", values["api-load-seconds"]),
     apiLoadConnections: Math.round(positive("api-load-connections", values["api-load-connections"])),
+    apiMixSeconds: values["api-mix-seconds"] === "0" ? 0 : positive("api-mix-seconds", values["api-mix-seconds"]),
+    apiMixThreads: Math.round(positive("api-mix-threads", values["api-mix-threads"])),
+    apiEndpoints: !values["no-api-endpoints"],
     loadGenerator: oneOf("load-generator", values["load-generator"], ["wrk", "autocannon"] as const),
     growthRounds: pages > GROWTH_BASE_PAGES ? growthRounds : 0,
     strict: values.strict,
@@ -215,18 +239,18 @@ async function main(argv: string[]): Promise<number> {
   const flags = OPTION_SETS[args.options];
   const log = (line: string) => console.error(`[crawl-bench] ${line}`);
 
-  const site = await startSyntheticSite({ pages: args.pages, seed: args.seed, slowDelayMs: args.slowMs });
+  const site = await startSyntheticSite({ pages: args.pages, seed: args.seed, slowDelayMs: args.slowMs, profile: args.site });
   // The 10,000-page site that time growth is measured from, when it is.
-  const small = args.growthRounds > 0 ? await startSyntheticSite({ pages: GROWTH_BASE_PAGES, seed: args.seed, slowDelayMs: args.slowMs }) : null;
+  const small = args.growthRounds > 0 ? await startSyntheticSite({ pages: GROWTH_BASE_PAGES, seed: args.seed, slowDelayMs: args.slowMs, profile: args.site }) : null;
   const dir = mkdtempSync(join(tmpdir(), "linkpatrol-crawl-bench-"));
   let service: Service | null = null;
   try {
-    log(`site: ${site.rootUrl} (external ${site.external.origin}), ${args.pages} pages, seed ${args.seed}`);
+    log(`site: ${site.rootUrl} (external ${site.external.origin}), ${args.site}, ${args.pages} pages, seed ${args.seed}`);
     const began = performance.now();
     const truth = site.totals(flags);
     // linkinator and wget2 always check images, scripts and stylesheets: their own ground truth.
     const kindsFlags: CrawlFlags = { scan_images: true, scan_scripts: true, scan_stylesheets: true, follow_external: false };
-    const kindsTruth = args.options === "all" ? null : site.totals(kindsFlags);
+    const kindsTruth = args.options === "all" ? null : args.options === "kinds" ? truth : site.totals(kindsFlags);
     const allTruth = args.options === "all" ? truth : null;
     log(`ground truth (${args.options}) in ${Math.round(performance.now() - began)} ms: ${truth.pages_crawled} pages, ${truth.total_links} links, ${truth.broken_links} broken (${truth.broken_urls.length} distinct URLs), ${truth.skipped_links} skipped`);
     const smallTruth = small === null ? null : small.totals(flags);
@@ -293,9 +317,12 @@ async function main(argv: string[]): Promise<number> {
     if (args.apiLoad && !serviceFailed && generator === null) {
       console.error(`api-load skipped: ${args.loadGenerator ?? "neither wrk (apt-get install wrk) nor autocannon (npm ci --prefix bench)"} is installed`);
     } else if (args.apiLoad && !serviceFailed && generator !== null) {
-      log(`api-load: a second crawl under ${args.apiLoadConnections} connections (${generator.name}), ${args.apiLoadSeconds} s per endpoint`);
+      log(
+        `api-load: a second crawl under ${args.apiLoadConnections} connections (${generator.name}): the mix for ${args.apiMixSeconds} s` +
+          (args.apiEndpoints ? `, then ${args.apiLoadSeconds} s per endpoint` : ""),
+      );
       try {
-        apiLoad = await runApiLoad(service, { generator, flags, reportCrawlId: serviceResult.detail.id, connections: args.apiLoadConnections, seconds: args.apiLoadSeconds, timeoutS: args.timeoutS + 120, dir, log });
+        apiLoad = await runApiLoad(service, { generator, flags, reportCrawlId: serviceResult.detail.id, connections: args.apiLoadConnections, seconds: args.apiLoadSeconds, mixSeconds: args.apiMixSeconds, mixThreads: args.apiMixThreads, endpoints: args.apiEndpoints, timeoutS: args.timeoutS + 120, dir, log });
       } catch (error) {
         console.error(`api-load failed: ${(error as Error).message}`);
       }
@@ -369,7 +396,7 @@ async function main(argv: string[]): Promise<number> {
     } else runs.push({ tool: "wget2 --spider -r", version: wget2Version(), status: "skipped", reason: "--no-wget2" });
 
     const resultsDir = join(import.meta.dir, "out");
-    const targetList = targets(runs, args.pages, apiLoad, growth);
+    const targetList = targets(runs, args.pages, apiLoad, growth, args.site);
     const result = {
       bench: "crawl",
       timestamp: new Date().toISOString(),
@@ -385,7 +412,7 @@ async function main(argv: string[]): Promise<number> {
       },
       args: { ...args, binary: args.binary },
       service_config: config.crawler,
-      site: { ...site.definition.describe(), slow_delay_ms: site.slowDelayMs },
+      site: { profile: args.site, ...site.definition.describe(), slow_delay_ms: site.slowDelayMs },
       options: { name: args.options, ...flags },
       site_capacity: capacity,
       ground_truth: { flags, ...truthCounts(truth) },
@@ -396,10 +423,10 @@ async function main(argv: string[]): Promise<number> {
       targets: targetList,
     };
     mkdirSync(resultsDir, { recursive: true });
-    const resultPath = join(resultsDir, `crawl-${args.pages}-${args.options}-${stamp()}.json`);
+    const resultPath = join(resultsDir, `crawl-${args.site}-${args.pages}-${args.options}-${stamp()}.json`);
     writeFileSync(resultPath, `${JSON.stringify(result, null, 2)}\n`);
 
-    console.log(`crawl benchmark: ${args.pages} pages, ${args.options} options, ${result.versions.mode} ${version}, ${result.machine.cpus} cores, concurrency ${args.concurrency}`);
+    console.log(`crawl benchmark: ${args.site} site, ${args.pages} pages, ${args.options} options, ${result.versions.mode} ${version}, ${result.machine.cpus} cores, concurrency ${args.concurrency}`);
     console.log(`ground truth: ${truth.pages_crawled} pages, ${truth.total_links} links, ${truth.broken_links} broken (${truth.broken_urls.length} URLs), ${truth.skipped_links} skipped` + (kindsTruth ? `; all kinds, internal: ${kindsTruth.total_links} links, ${kindsTruth.broken_urls.length} broken URLs` : ""));
     if (capacity) console.log(`site capacity: ${capacity.req_per_s} req/s (64 concurrent, random pages, client in a child process)`);
     console.log("");

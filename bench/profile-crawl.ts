@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { configSchema } from "../src/config/schema.ts";
 import { openRuntime } from "../src/runtime.ts";
+import { withDefaultOptions } from "../src/core/stored-options.ts";
 
 const { values } = parseArgs({ options: { pages: { type: "string" }, options: { type: "string" }, keep: { type: "boolean" } } });
 const pages = Number(values.pages ?? 3000);
@@ -37,7 +38,7 @@ try {
   const domain = await runtime.domains.add({ name: new URL(rootUrl).host, root_url: rootUrl }, true);
   const all = values.options === "all";
   const started = performance.now();
-  const crawl = runtime.crawls.start(domain.id, { scan_images: all, scan_scripts: all, scan_stylesheets: all, follow_external: all });
+  const crawl = runtime.crawls.start(domain.id, withDefaultOptions({ scan_images: all, scan_scripts: all, scan_stylesheets: all, follow_external: all }));
   runtime.crawlPool.start();
   let detail = runtime.crawls.get(crawl.id);
   for (let i = 0; i < 36_000 && (detail.status === "pending" || detail.status === "running"); i++) {

@@ -8,11 +8,11 @@
  * bottleneck). It runs in a child process — `bun bench/site-server.ts load …` — so client and server do not
  * share one event loop, as in a real crawl.
  *
- *   bun bench/site-server.ts serve [--pages N] [--seed S] [--slow-ms MS]      # serve until Ctrl-C
- *   bun bench/site-server.ts capacity [--pages N] [--concurrency 64] [--seconds 3]
+ *   bun bench/site-server.ts serve [--pages N] [--seed S] [--slow-ms MS] [--site realistic|classic]   # serve until Ctrl-C
+ *   bun bench/site-server.ts capacity [--pages N] [--concurrency 64] [--seconds 3] [--site realistic|classic]
  */
 import { parseArgs } from "node:util";
-import { type RunningSite, startSyntheticSite, SyntheticSite } from "../test/fixtures/site-generator.ts";
+import { type RunningSite, startSyntheticSite, SYNTHETIC_PROFILES, type SyntheticProfile, SyntheticSite } from "../test/fixtures/site-generator.ts";
 import { Prng } from "../test/fixtures/site-prng.ts";
 import { DEFAULT_PAGES } from "../test/fixtures/site-synthetic.ts";
 
@@ -134,8 +134,11 @@ async function cli(argv: string[]): Promise<number> {
       concurrency: { type: "string" },
       seconds: { type: "string" },
       ms: { type: "string" },
+      site: { type: "string", default: "realistic" },
     },
   });
+  if (!(SYNTHETIC_PROFILES as readonly string[]).includes(values.site)) throw new Error(`--site must be one of ${SYNTHETIC_PROFILES.join(", ")}`);
+  const profile = values.site as SyntheticProfile;
   const pages = Number(values.pages ?? DEFAULT_PAGES);
   const seed = values.seed === undefined ? undefined : Number(values.seed);
   const concurrency = Number(values.concurrency ?? 64);
@@ -147,10 +150,10 @@ async function cli(argv: string[]): Promise<number> {
       return 0;
     }
     case "capacity": {
-      const site = await startSyntheticSite({ pages, seed });
+      const site = await startSyntheticSite({ pages, seed, profile });
       try {
         const result = await measureCapacity(site, { concurrency, durationMs });
-        console.log(`site server capacity (${pages} pages, ${concurrency} concurrent, random pages, client in a child process):`);
+        console.log(`site server capacity (${profile} site, ${pages} pages, ${concurrency} concurrent, random pages, client in a child process):`);
         console.log(`  ${result.req_per_s} req/s, ${result.mib_per_s} MiB/s, p50 ${result.p50_ms} ms, p99 ${result.p99_ms} ms, ${result.errors} errors`);
       } finally {
         await site.stop();
@@ -158,14 +161,14 @@ async function cli(argv: string[]): Promise<number> {
       return 0;
     }
     case "serve": {
-      const site = await startSyntheticSite({ pages, seed, slowDelayMs: values["slow-ms"] === undefined ? undefined : Number(values["slow-ms"]) });
+      const site = await startSyntheticSite({ pages, seed, profile, slowDelayMs: values["slow-ms"] === undefined ? undefined : Number(values["slow-ms"]) });
       console.log(`internal: ${site.internal.origin}/  external: ${site.external.origin}/  (Ctrl-C stops)`);
       await new Promise<void>((resolve) => process.once("SIGINT", () => resolve()));
       await site.stop();
       return 0;
     }
     default:
-      console.error("usage: bun bench/site-server.ts serve|capacity|load [--pages N] [--seed S] [--slow-ms MS] [--concurrency C] [--seconds S]");
+      console.error("usage: bun bench/site-server.ts serve|capacity|load [--pages N] [--seed S] [--slow-ms MS] [--concurrency C] [--seconds S] [--site realistic|classic]");
       return 2;
   }
 }

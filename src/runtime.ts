@@ -27,6 +27,7 @@ import { DomainsRepo } from "./store/domains.repo.ts";
 import { KeysRepo } from "./store/keys.repo.ts";
 import { migrateLocked } from "./store/service-lock.ts";
 import { createDomainVerifier } from "./verification/verifier.ts";
+import { loadSessionSecret } from "./ui/session-secret.ts";
 
 /**
  * The composition root: config → store → migrations → repos → services → HTTP app. The only module that
@@ -189,6 +190,7 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
         metrics,
         metricsOnApi: config.metrics.enabled && config.metrics.port === null,
         storeVersion: version,
+        ui: config.ui.enabled ? { sessionSecret: loadSessionSecret(config.storage.path) } : null,
       }),
     close: () => store.close(),
   };

@@ -3,3 +3,16 @@ declare module "*.sql" {
   const text: string;
   export default text;
 }
+// The dashboard's stylesheet and script are imported as text too, so the executable carries them.
+declare module "*.css" {
+  const text: string;
+  export default text;
+}
+declare module "*.client.js" {
+  const text: string;
+  export default text;
+}
+declare module "*.svg" {
+  const text: string;
+  export default text;
+}

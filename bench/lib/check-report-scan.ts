@@ -18,7 +18,7 @@ export interface CheckReportScan {
 const READ_BYTES = 1 << 20;
 
 /** The lines of a UTF-8 file, without their line ends, read a block at a time. */
-function* lines(path: string): Generator<string> {
+export function* lines(path: string): Generator<string> {
   const fd = openSync(path, "r");
   try {
     const buffer = Buffer.alloc(READ_BYTES);

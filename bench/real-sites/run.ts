@@ -5,7 +5,9 @@
  * so they never share the CPU (tools/*.ts). Prints the table and the disagreements (report.ts) and writes
  * them, with a JSON of every target's outcome, to bench/real-sites/out/ (gitignored).
  *
- *   bun bench/real-sites/run.ts [--sites a,b] [--timeout S] [--concurrency C] [--binary FILE] [--no-install] [--keep]
+ *   bun bench/real-sites/run.ts [--sites a,b | --all-sites] [--timeout S] [--concurrency C] [--binary FILE] [--no-install] [--keep]
+ *
+ * Without --sites, every site but the large ones (rust-doc: 32k files); --all-sites takes them too.
  *
  * Exit 0 when every run ended (whatever it found), 1 when a run failed or timed out, 2 on a set-up error.
  * Every run is bounded (--timeout, default 600 s); only 127.0.0.1 is contacted.
@@ -48,6 +50,7 @@ function parseFlags(): Flags {
   const { values } = parseArgs({
     options: {
       sites: { type: "string" },
+      "all-sites": { type: "boolean", default: false },
       timeout: { type: "string", default: "600" },
       concurrency: { type: "string", default: "16" },
       binary: { type: "string" },
@@ -55,7 +58,7 @@ function parseFlags(): Flags {
       keep: { type: "boolean", default: false },
     },
   });
-  let sites = [...SITES];
+  let sites = values["all-sites"] ? [...SITES] : SITES.filter((site) => site.large !== true);
   if (values.sites !== undefined) {
     const names = values.sites.split(",");
     const unknown = names.filter((name) => !SITES.some((site) => site.name === name));

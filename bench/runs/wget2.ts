@@ -124,9 +124,10 @@ export async function runWget2(o: Wget2RunOptions): Promise<ToolRun> {
       break;
     }
   }
-  const pageUrls = new Set(
-    rows.filter((row) => row.status === 200 && isInternal(row.url) && o.site.pageNumber(row.url.slice(internal.length)) !== null).map((row) => row.url),
-  );
+  // Pages: the URLs the ground truth parses (the site's pages, and on the realistic site its section indexes
+  // and search pages) that wget2 fetched with success.
+  const truthPages = new Set(o.truth.pages);
+  const pageUrls = new Set(rows.filter((row) => row.status === 200 && truthPages.has(row.url)).map((row) => row.url));
   return withRates({
     ...run,
     status: exitOk ? "ok" : "failed",

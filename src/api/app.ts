@@ -24,6 +24,7 @@ import { docsRouter } from "./routes/docs.ts";
 import { domainsRouter } from "./routes/domains.ts";
 import { healthRouter, type StoreCheck } from "./routes/health.ts";
 import { webhooksRouter } from "./routes/webhooks.ts";
+import { dashboardRouter } from "../ui/dashboard.tsx";
 
 /**
  * The HTTP application: middleware chain (request id → metrics → log → head limit → auth → rate limit → response
@@ -48,6 +49,8 @@ export interface AppDeps {
   metricsOnApi: boolean;
   /** The store's version token (store/store-version.ts): GET answers are kept while it stays the same. */
   storeVersion: () => string;
+  /** The web dashboard at / (ui.enabled), with the key that signs its sessions; null: / answers 404. */
+  ui: { sessionSecret: Uint8Array } | null;
 }
 
 /** Builds the app; its `fetch` serves it. */
@@ -87,6 +90,9 @@ export function createApp(deps: AppDeps) {
   app.route(deps.basePath, domainsRouter(deps.domains));
   app.route(deps.basePath, crawlsRouter(deps.crawls, deps.basePath));
   app.route(deps.basePath, webhooksRouter(deps.webhooks));
+  if (deps.ui !== null) {
+    app.route("/", dashboardRouter({ ...deps, sessionSecret: deps.ui.sessionSecret }));
+  }
   app.doc31(openapiPath, {
     openapi: "3.1.0",
     info: {

@@ -12,7 +12,8 @@ import { storeWriteFailure } from "../store/write-failure.ts";
  * with a generic 500 whose body carries no stack, SQL or secret.
  */
 
-const STATUS_OF: Record<ErrorCode, ContentfulStatusCode> = {
+/** The HTTP status of each error code (the dashboard answers its HTML error pages with the same). */
+export const STATUS_OF: Record<ErrorCode, ContentfulStatusCode> = {
   invalid_request: 400,
   unauthorized: 401,
   forbidden: 403,

@@ -1,5 +1,5 @@
 import type { CrawlOptions } from "../core/crawl-options.ts";
-import type { LinkView } from "../services/crawl-view.ts";
+import type { LinkView, OrphanPageView } from "../services/crawl-view.ts";
 
 /**
  * The report of `linkpatrol check`, and its five renderings. Pure: the command gathers the data, these
@@ -29,12 +29,21 @@ export interface CheckReport {
     /** Links in this report (after --include/--exclude) and how many of them are broken. */
     reported_links: number;
     reported_broken: number;
+    /** Pages the site's sitemaps list, and those no crawled page links to (`--sitemap`); null without it. */
+    sitemap_urls?: number | null;
+    orphan_pages?: number | null;
   };
   /** The reported links in report order; each call streams them again from the start. */
   links: () => Iterable<LinkView>;
+  /** The reported orphan pages (`--sitemap`): listed in a sitemap, linked from no crawled page; streamed like links. */
+  orphans?: () => Iterable<OrphanPageView>;
 }
 
-export const FORMATS = ["text", "json", "csv", "junit", "markdown"] as const;
+function orphansOf(report: CheckReport): Iterable<OrphanPageView> {
+  return report.orphans?.() ?? [];
+}
+
+export const FORMATS = ["text", "json", "jsonl", "csv", "junit", "markdown"] as const;
 export type ReportFormat = (typeof FORMATS)[number];
 
 /** The report in `format` as chunks of text, ending with a newline. */
@@ -44,6 +53,8 @@ export function renderReport(report: CheckReport, format: ReportFormat): Iterabl
       return [text(report)];
     case "json":
       return json(report);
+    case "jsonl":
+      return jsonLines(report);
     case "csv":
       return csv(report);
     case "junit":
@@ -66,10 +77,35 @@ function* json(report: CheckReport): Generator<string> {
     yield `${first ? "" : ","}\n    ${JSON.stringify(link)}`;
     first = false;
   }
-  yield first ? "]\n}\n" : "\n  ]\n}\n";
+  yield first ? "]" : "\n  ]";
+  if (report.orphans !== undefined) {
+    yield `,\n  "orphans": [`;
+    first = true;
+    for (const orphan of orphansOf(report)) {
+      yield `${first ? "" : ","}\n    ${JSON.stringify(orphan)}`;
+      first = false;
+    }
+    yield first ? "]" : "\n  ]";
+  }
+  yield "\n}\n";
 }
 
-function why(link: LinkView): string {
+/**
+ * JSON Lines: one object per line, each with a `type`. `{"type":"link", …the JSON report's link fields}` per
+ * link in report order, then `{"type":"warning","message"}` per summary warning, then last
+ * `{"type":"summary","url","options","summary"}` (the JSON report's head). A reader can take each line as it
+ * comes, and a missing summary line tells a cut-off file from a complete one.
+ */
+function* jsonLines(report: CheckReport): Generator<string> {
+  const { url, options, summary } = report;
+  // The link's own JSON with the type spliced in: one stringify of one object shape per link.
+  for (const link of report.links()) yield `{"type":"link",${JSON.stringify(link).slice(1)}\n`;
+  for (const orphan of orphansOf(report)) yield `{"type":"orphan",${JSON.stringify(orphan).slice(1)}\n`;
+  for (const message of summary.warnings) yield `${JSON.stringify({ type: "warning", message })}\n`;
+  yield `${JSON.stringify({ type: "summary", url, options, summary })}\n`;
+}
+
+function why(link: Pick<LinkView, "error" | "status_code">): string {
   return link.error ?? (link.status_code === 0 ? "no answer" : `HTTP ${link.status_code}`);
 }
 
@@ -91,6 +127,7 @@ function summaryLine(report: CheckReport): string {
   return (
     `${summary.pages_crawled} pages, ${summary.reported_links} links, ${summary.reported_broken} broken` +
     (summary.skipped_links > 0 ? `, ${summary.skipped_links} skipped (robots.txt)` : "") +
+    (summary.sitemap_urls != null ? `, ${summary.sitemap_urls} in sitemaps (${summary.orphan_pages ?? 0} orphan)` : "") +
     (summary.truncated ? ", truncated (page limit)" : "") +
     ` in ${seconds} s`
   );
@@ -103,6 +140,12 @@ function text(report: CheckReport): string {
   for (const [source, links] of brokenBySource(report)) {
     lines.push("", source);
     for (const link of links) lines.push(`  ✗ ${link.url}  ${why(link)}${link.link_text ? `  "${link.link_text}"` : ""}`);
+  }
+  let heading = false;
+  for (const orphan of orphansOf(report)) {
+    if (!heading) lines.push("", "orphan pages (listed in a sitemap, linked from no crawled page):");
+    heading = true;
+    lines.push(`  ○ ${orphan.url}  ${orphan.is_broken ? `✗ ${why(orphan)}` : why(orphan)}`);
   }
   return `${lines.join("\n")}\n`;
 }
@@ -151,6 +194,14 @@ function* junit(report: CheckReport): Generator<string> {
     `<testsuites name="linkpatrol" tests="${tests}" failures="${failures}" time="${seconds}">`,
     `  <testsuite name="${xml(report.url)}" tests="${tests}" failures="${failures}" errors="0" time="${seconds}">\n`,
   ].join("\n");
+  // Orphan pages are findings, not failures: properties of the suite, which come before its test cases.
+  let properties = false;
+  for (const orphan of orphansOf(report)) {
+    if (!properties) yield "    <properties>\n";
+    properties = true;
+    yield `      <property name="orphan_page" value="${xml(`${orphan.url} (${why(orphan)})`)}"/>\n`;
+  }
+  if (properties) yield "    </properties>\n";
   if (failed === 1) {
     const error = xml(summary.error ?? "the crawl failed");
     yield `    <testcase classname="linkpatrol" name="${xml(report.url)}">\n      <failure message="${error}" type="${xml(summary.failure ?? "crawl_failed")}">${error}</failure>\n    </testcase>\n`;
@@ -197,6 +248,12 @@ function markdown(report: CheckReport): string {
     }
   } else if (summary.status !== "failed") {
     lines.push("", "No broken links.");
+  }
+  let heading = false;
+  for (const orphan of orphansOf(report)) {
+    if (!heading) lines.push("", "**Orphan pages** (listed in a sitemap, linked from no crawled page):", "", "| page | status |", "|---|---|");
+    heading = true;
+    lines.push(`| ${cell(orphan.url)} | ${cell(why(orphan))}${orphan.is_broken ? " (broken)" : ""} |`);
   }
   return `${lines.join("\n")}\n`;
 }

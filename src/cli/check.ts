@@ -7,7 +7,7 @@ import type { CrawlOptions } from "../core/crawl-options.ts";
 import { UnsafeUrlError } from "../core/errors.ts";
 import { collectEvery, youngThenFull } from "../core/gc-rhythm.ts";
 import { openRuntime, type Runtime } from "../runtime.ts";
-import type { LinkView } from "../services/crawl-view.ts";
+import type { LinkView, OrphanPageView } from "../services/crawl-view.ts";
 import { FORMATS, renderReport, type CheckReport, type ReportFormat } from "./check-report.ts";
 import { err, EXIT_FAILED, EXIT_OK, EXIT_USAGE, out, parseCommandArgs, UsageError } from "./usage.ts";
 
@@ -18,8 +18,11 @@ links. Exit code: 0 nothing broken, 1 broken links found or the start page itsel
 unreachable, redirected off-site, not HTML, disallowed by robots.txt), 2 usage or runtime error.
 
 What is checked (anchors always):
-  --images --scripts --stylesheets   also check these          --external   also check other hosts
-  --all                              all four
+  --images --scripts --stylesheets --media   also check these     --external   also check other hosts
+  --all                the five above (not the options below)
+  --fragments          check #fragments of internal pages against the ids of the page
+  --sitemap            also check the pages robots.txt's sitemaps and /sitemap.xml list; report orphan pages
+  --soft-404-broken    count soft 404s (pages that are the site's "not found" page, answered 200) as broken
 Crawling:
   --concurrency N      requests in flight (also per host; default 16)
   --max-pages N        pages parsed at most (default 10000)     --max-duration D   give up after D (default 1h)
@@ -31,13 +34,18 @@ Crawling:
   --allow-private      allow private/loopback addresses (needed for localhost sites)
 Reporting:
   --include RE / --exclude RE   report only links whose URL matches / does not match (repeatable)
-  --format text|json|csv|junit|markdown (default text)   --output FILE (default stdout)
+  --format text|json|jsonl|csv|junit|markdown (default text)   --output FILE (default stdout)
+                       (jsonl: one JSON object per line, the summary last; the one to use for big sites)
 A progress line is shown on stderr when it is a terminal.`;
 
 const OPTIONS = {
   images: { type: "boolean" },
   scripts: { type: "boolean" },
   stylesheets: { type: "boolean" },
+  media: { type: "boolean" },
+  fragments: { type: "boolean" },
+  sitemap: { type: "boolean" },
+  "soft-404-broken": { type: "boolean" },
   external: { type: "boolean" },
   all: { type: "boolean" },
   concurrency: { type: "string" },
@@ -160,6 +168,10 @@ function crawlOptions(values: Values): CrawlOptions {
     scan_scripts: all || values.scripts === true,
     scan_stylesheets: all || values.stylesheets === true,
     follow_external: all || values.external === true,
+    scan_media: all || values.media === true,
+    check_fragments: values.fragments === true,
+    use_sitemap: values.sitemap === true,
+    soft_404_broken: values["soft-404-broken"] === true,
   };
 }
 
@@ -244,7 +256,7 @@ export async function checkCommand(args: string[]): Promise<number> {
     }
     stopProgress();
 
-    const reported = (link: LinkView) =>
+    const reported = (link: Pick<LinkView, "url">) =>
       (include.length === 0 || include.some((re) => re.test(link.url))) && !exclude.some((re) => re.test(link.url));
     const crawls = runtime.crawls;
     function* links(): Generator<LinkView> {
@@ -253,6 +265,9 @@ export async function checkCommand(args: string[]): Promise<number> {
         trimHeap();
         if (reported(link)) yield link;
       }
+    }
+    function* orphans(): Generator<OrphanPageView> {
+      for (const orphan of crawls.allOrphans(crawl.id)) if (reported(orphan)) yield orphan;
     }
     // Without --include/--exclude every link is reported, and the crawl's own totals count them.
     let reportedLinks = detail.total_links;
@@ -282,8 +297,11 @@ export async function checkCommand(args: string[]): Promise<number> {
         duration_ms: Date.parse(detail.completed_at ?? new Date().toISOString()) - Date.parse(detail.started_at ?? detail.created_at),
         reported_links: reportedLinks,
         reported_broken: reportedBroken,
+        sitemap_urls: detail.sitemap_urls,
+        orphan_pages: detail.orphan_pages,
       },
       links,
+      ...(options.use_sitemap && { orphans }),
     };
     const rendered = renderReport(report, format);
     if (values.output === undefined) writeChunks(1, rendered);

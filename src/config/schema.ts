@@ -102,6 +102,11 @@ const metricsFields = z.strictObject({
   host: z.string().min(1).default("127.0.0.1"),
 });
 
+/** The web dashboard served at / by the same listener (docs/dashboard.md). */
+const uiFields = z.strictObject({
+  enabled: z.boolean().default(true),
+});
+
 const schedulerFields = z.strictObject({
     catch_up: z.boolean().default(true),
   });
@@ -124,6 +129,7 @@ export const SECTION_SCHEMAS = {
   verification: verificationFields,
   webhooks: webhooksFields,
   metrics: metricsFields,
+  ui: uiFields,
   logging: loggingFields,
 } as const;
 
@@ -141,6 +147,7 @@ export const configSchema = z.strictObject({
     verification: verificationFields.prefault({}),
     webhooks: webhooksFields.prefault({}),
     metrics: metricsFields.prefault({}),
+    ui: uiFields.prefault({}),
     logging: loggingFields.prefault({}),
   })
   .prefault({});

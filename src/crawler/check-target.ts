@@ -1,12 +1,16 @@
 import type { LinkOutcome, LinkVerdict, NoAnswerReason } from "../core/link-outcome.ts";
-import type { SafeFetchResult } from "../net/fetch-result.ts";
+import type { FetchResponse, SafeFetchResult } from "../net/fetch-result.ts";
 import { safeFetch, type SafeFetchOptions } from "../net/safe-fetch.ts";
 import type { FrontierTarget } from "../store/frontier.repo.ts";
 import { classifyOutcome, pageCutWarning, type PageCut } from "./classify.ts";
+import { decodeCss, isCssContentType } from "./css-decode.ts";
+import { extractStylesheetLinks } from "./css-extract.ts";
 import { decodeHtml, isHtmlContentType } from "./decode.ts";
 import { createExtractor, type ExtractedLink } from "./extract.ts";
 import { isInternal, type SiteOrigin } from "./normalize.ts";
+import type { PageIds } from "./page-ids.ts";
 import { retryDecision, type RetryPolicy } from "./retry.ts";
+import type { SoftNotFoundDetector } from "./soft-404.ts";
 
 /**
  * Checking one frontier target, start to verdict. Pages (internal targets an anchor points at) are fetched with
@@ -21,6 +25,10 @@ export interface ParsedPage {
   links: ExtractedLink[];
   /** Why links past some point of the page are missing, if they are. */
   cut: PageCut | null;
+  /** The ids fragments can point at, when the context asked for them (`collectIds`). */
+  ids: PageIds | null;
+  /** True for a stylesheet of the site, read for the URLs in its CSS; false for an HTML page. */
+  stylesheet: boolean;
 }
 
 /** Where a page's redirects ended, judged as a target of its own (so it need not be fetched again). */
@@ -47,8 +55,14 @@ export interface CheckContext {
   fetch: Omit<SafeFetchOptions, "method" | "wantBody" | "signal" | "maxRedirects" | "mayFollow">;
   /** Links taken from one page at most. */
   maxLinksPerPage: number;
+  /** Gather each parsed page's ids, for checking fragments. */
+  collectIds?: boolean;
+  /** Read the site's stylesheets and the CSS inside pages for the URLs they hold (`scan_stylesheets`). */
+  readCss?: boolean;
   /** Whether robots.txt lets the crawler fetch a URL; asked for every redirect hop (the target itself is asked before). */
   mayFetch?: (url: string) => Promise<boolean>;
+  /** Set only when the site answers a missing URL with a 2xx page (soft-404.ts): parsed pages are compared with it. */
+  softNotFound?: SoftNotFoundDetector | null;
   site: SiteOrigin;
   acceptStatus: ReadonlySet<number>;
   retry: RetryPolicy;
@@ -116,15 +130,28 @@ function isSitePage(status: number, headers: Record<string, string>, finalUrl: s
   return isSuccess(status) && isHtmlContentType(headers["content-type"]) && isInternal(new URL(finalUrl), site);
 }
 
-/** Checks `target` and, for a page, extracts its links. Never throws for network outcomes. */
+/** True when the answer is a stylesheet of the crawled site, whose CSS holds links. */
+function isSiteStylesheet(status: number, headers: Record<string, string>, finalUrl: string, site: SiteOrigin): boolean {
+  return isSuccess(status) && isCssContentType(headers["content-type"]) && isInternal(new URL(finalUrl), site);
+}
+
+/** Checks `target` and, for a page or a stylesheet of the site, extracts its links. Never throws for network outcomes. */
 export async function checkTarget(target: FrontierTarget, context: CheckContext): Promise<CheckedTarget> {
+  // A stylesheet of the site is read whatever linked it; what the answer is decides, not the link's kind.
+  const readsCss = context.readCss === true && target.internal;
+  const wantsCss = (status: number, headers: Record<string, string>): boolean => readsCss && isSuccess(status) && isCssContentType(headers["content-type"]);
   let result: SafeFetchResult;
   if (target.asPage) {
     // The decision needs the final URL, which safeFetch only knows at the end; it is checked again below.
-    result = await fetchWithRetry(target.url, "GET", (status, headers) => isSuccess(status) && isHtmlContentType(headers["content-type"]), context);
+    const wanted = (status: number, headers: Record<string, string>) => (isSuccess(status) && isHtmlContentType(headers["content-type"])) || wantsCss(status, headers);
+    result = await fetchWithRetry(target.url, "GET", wanted, context);
   } else {
     result = await fetchWithRetry(target.url, "HEAD", undefined, context);
-    if (headRefused(result) && !context.signal.aborted) result = await fetchWithRetry(target.url, "GET", NO_BODY, context);
+    if (headRefused(result) && !context.signal.aborted) result = await fetchWithRetry(target.url, "GET", readsCss ? wantsCss : NO_BODY, context);
+    else if (readsCss && result.kind === "response" && isSiteStylesheet(result.status, result.headers, result.finalUrl, context.site) && !context.signal.aborted) {
+      // A HEAD has no body: a stylesheet of the site is asked again, with GET, for its text.
+      result = await fetchWithRetry(target.url, "GET", wantsCss, context);
+    }
   }
   const aborted = result.kind === "error" && result.error === "aborted";
   const outcome = toOutcome(result);
@@ -141,21 +168,62 @@ export async function checkTarget(target: FrontierTarget, context: CheckContext)
   }
 
   let page: ParsedPage | null = null;
+  let softNotFound = false;
   if (target.asPage && result.kind === "response" && isSitePage(result.status, result.headers, result.finalUrl, context.site)) {
-    const extractor = createExtractor(result.finalUrl, context.maxLinksPerPage);
-    extractor.write(decodeHtml(result.body, result.headers["content-type"]));
+    const extractor = createExtractor(result.finalUrl, {
+      maxLinks: context.maxLinksPerPage,
+      collectIds: context.collectIds === true,
+      scanCss: context.readCss === true,
+    });
+    const html = decodeHtml(result.body, result.headers["content-type"]);
+    extractor.write(html);
     const links = extractor.end();
+    softNotFound = context.softNotFound?.isNotFoundPage(html, target.url, result.finalUrl) === true;
     const cut: PageCut | null = result.truncated
       ? { limit: "max_body_bytes", value: context.fetch.maxBodyBytes }
       : extractor.dropped > 0
         ? { limit: "max_links_per_page", value: context.maxLinksPerPage, dropped: extractor.dropped }
         : null;
-    page = { url: result.finalUrl, links, cut };
-    if (cut !== null) {
-      const warning = pageCutWarning(cut);
-      verdict = { ...verdict, warning };
-      if (redirectEnd !== null) redirectEnd = { ...redirectEnd, verdict: { ...redirectEnd.verdict, warning } };
-    }
+    page = { url: result.finalUrl, links, cut, ids: extractor.ids(result.truncated), stylesheet: false };
+  } else if (readsCss && result.kind === "response" && isSiteStylesheet(result.status, result.headers, result.finalUrl, context.site)) {
+    page = readStylesheet(result, context);
+  }
+  if (page?.cut != null) {
+    const warning = pageCutWarning(page.cut, page.stylesheet ? "stylesheet" : "page");
+    verdict = { ...verdict, warning };
+    if (redirectEnd !== null) redirectEnd = { ...redirectEnd, verdict: { ...redirectEnd.verdict, warning } };
+  }
+  if (softNotFound && context.softNotFound != null) {
+    verdict = context.softNotFound.mark(verdict);
+    if (redirectEnd !== null) redirectEnd = { ...redirectEnd, verdict: context.softNotFound.mark(redirectEnd.verdict) };
+    // Its links are the not-found page's, resolved under a URL that does not exist: a spider trap, not the site.
+    if (page !== null) page = { ...page, links: [] };
   }
   return { verdict, finalUrl, redirectEnd, page, aborted, failure: outcome.kind === "no_answer" ? outcome.reason : null };
+}
+
+/**
+ * The ids of the internal HTML page at `url` (after its redirects), fetched with GET only for them: for a page
+ * linked with a fragment that the crawl did not parse (checked as another kind first). Null when the answer is
+ * not a 2xx HTML page of the site, so its fragments cannot be judged.
+ */
+export async function fetchPageIds(url: string, context: CheckContext): Promise<{ finalUrl: string; ids: PageIds } | null> {
+  const result = await fetchWithRetry(url, "GET", (status, headers) => isSuccess(status) && isHtmlContentType(headers["content-type"]), context);
+  if (result.kind !== "response" || !isSitePage(result.status, result.headers, result.finalUrl, context.site)) return null;
+  const extractor = createExtractor(result.finalUrl, { maxLinks: 0, collectIds: true });
+  extractor.write(decodeHtml(result.body, result.headers["content-type"]));
+  extractor.end();
+  return { finalUrl: result.finalUrl, ids: extractor.ids(result.truncated)! };
+}
+
+/** The links of a stylesheet of the site, its body read in full up to max_body_bytes. */
+function readStylesheet(result: FetchResponse, context: CheckContext): ParsedPage {
+  const css = decodeCss(result.body, result.headers["content-type"]);
+  const { links, dropped } = extractStylesheetLinks(css, result.finalUrl, { maxLinks: context.maxLinksPerPage, cut: result.truncated });
+  const cut: PageCut | null = result.truncated
+    ? { limit: "max_body_bytes", value: context.fetch.maxBodyBytes }
+    : dropped > 0
+      ? { limit: "max_links_per_page", value: context.maxLinksPerPage, dropped }
+      : null;
+  return { url: result.finalUrl, links, cut, ids: null, stylesheet: true };
 }

@@ -53,8 +53,8 @@ export type PageCut =
   | { limit: "max_body_bytes"; value: number }
   | { limit: "max_links_per_page"; value: number; dropped: number };
 
-/** The warning a page carries when a limit cut it short. */
-export function pageCutWarning(cut: PageCut): string {
-  if (cut.limit === "max_body_bytes") return `page cut at ${cut.value} bytes (crawler.max_body_bytes): links after the cut were not seen`;
-  return `page has more than ${cut.value} links (crawler.max_links_per_page): the ${cut.dropped} after them were not checked`;
+/** The warning a page (or a stylesheet) carries when a limit cut it short. */
+export function pageCutWarning(cut: PageCut, what: "page" | "stylesheet" = "page"): string {
+  if (cut.limit === "max_body_bytes") return `${what} cut at ${cut.value} bytes (crawler.max_body_bytes): links after the cut were not seen`;
+  return `${what} has more than ${cut.value} links (crawler.max_links_per_page): the ${cut.dropped} after them were not checked`;
 }

@@ -20,6 +20,8 @@ export interface CrawlEndFacts {
   pagesCut: number;
   truncated: boolean;
   maxBodyBytes: number;
+  /** Warnings recorded while the crawl ran (its sitemaps, a site that answers 200 for missing pages); kept first. */
+  recordedWarnings?: readonly string[];
 }
 
 export type CrawlEndJudgement =
@@ -43,7 +45,7 @@ export function startPageError(url: string, row: TargetRow | undefined): string 
 
 /** Warnings for a crawl that ran: what its counts alone would hide. */
 export function crawlWarnings(facts: CrawlEndFacts): string[] {
-  const warnings: string[] = [];
+  const warnings: string[] = [...(facts.recordedWarnings ?? [])];
   if (facts.pagesCrawled > 0 && facts.totalLinks === 0 && facts.skippedLinks === 0) {
     warnings.push(
       `no links to check: the ${facts.pagesCrawled === 1 ? "page crawled has" : `${facts.pagesCrawled} pages crawled have`} no link in scope ` +

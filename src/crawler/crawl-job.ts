@@ -123,6 +123,7 @@ async function runCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: C
         pagesCut: counts.pages_cut,
         truncated: counts.truncated,
         maxBodyBytes: crawler.max_body_bytes,
+        recordedWarnings: counts.warnings,
       };
     };
     if (end.kind === "finished") {

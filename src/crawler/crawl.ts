@@ -5,9 +5,13 @@ import type { FrontierTarget } from "../store/frontier.repo.ts";
 import { checkTarget, type CheckContext, type ParsedPage } from "./check-target.ts";
 import { uncheckableVerdict } from "./classify.ts";
 import type { FoundLink, Frontier, FrontierResult, PageLimits } from "./frontier.ts";
+import { checkFragments } from "./fragment-check.ts";
+import { fragmentRecorder } from "./fragments.ts";
 import { HostLimiter } from "./host-limiter.ts";
 import { isInternal, type SiteOrigin } from "./normalize.ts";
 import type { RobotsCache } from "./robots-cache.ts";
+import { recordSitemapEntries } from "./sitemap-phase.ts";
+import { learnNotFoundPage } from "./soft-404.ts";
 
 /**
  * One crawl, start to end: the short orchestrator. Targets come from the stored frontier in discovery order
@@ -65,6 +69,7 @@ const KIND_OPTION = {
   image: "scan_images",
   script: "scan_scripts",
   stylesheet: "scan_stylesheets",
+  media: "scan_media",
 } as const;
 
 /** The links of a page the options let through, first occurrence per target (docs/api.md "Starting a crawl"). */
@@ -72,8 +77,13 @@ export function gateLinks(page: ParsedPage, options: CrawlOptions, site: SiteOri
   const kept = new Map<string, FoundLink>();
   // Normalised URLs of the site itself start with its origin; only the rest need parsing to decide.
   const sitePrefix = `${site.origin}/`;
+  const recordFragment = options.check_fragments ? fragmentRecorder(page) : null;
   for (const link of page.links) {
-    if (kept.has(link.url)) continue;
+    const seen = kept.get(link.url);
+    if (seen !== undefined) {
+      recordFragment?.(seen, link);
+      continue;
+    }
     const option = KIND_OPTION[link.kind];
     if (option !== null && !options[option]) continue;
     if (link.uncheckable !== undefined) {
@@ -84,7 +94,9 @@ export function gateLinks(page: ParsedPage, options: CrawlOptions, site: SiteOri
     }
     const internal = link.url.startsWith(sitePrefix) || isInternal(new URL(link.url), site);
     if (!internal && !options.follow_external) continue;
-    kept.set(link.url, { url: link.url, internal, kind: link.kind, text: link.text });
+    const found: FoundLink = { url: link.url, internal, kind: link.kind, text: link.text };
+    recordFragment?.(found, link);
+    kept.set(link.url, found);
   }
   return [...kept.values()];
 }
@@ -104,6 +116,8 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
     site,
     signal: stop.signal,
     mayFetch: robots === null ? undefined : (url) => robots.allows(url, stop.signal),
+    readCss: input.options.scan_stylesheets,
+    collectIds: input.options.check_fragments,
   };
   const robotsRefusal = async (url: string): Promise<string | null> => {
     if (robots === null) return null;
@@ -119,6 +133,7 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
   let unwrittenLinks = 0;
   let wakeUp: (() => void) | null = null;
   let progress: CrawlProgress = { pages: 0, checked: 0, failures: {} };
+  let sitemapsRead = false;
 
   // Resolves when a check finishes, or after BATCH_DELAY_MS so finished results never wait long to be written.
   const nextEvent = (): Promise<void> =>
@@ -170,15 +185,22 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
     const checked = await checkTarget(target, context);
     if (checked.aborted || stop.signal.aborted) return null;
     progress.checked += 1;
-    if (checked.page !== null) progress.pages += 1;
+    if (checked.page !== null && !checked.page.stylesheet) progress.pages += 1;
     if (checked.failure !== null) progress.failures[checked.failure] = (progress.failures[checked.failure] ?? 0) + 1;
-    const page = checked.page === null ? null : { url: checked.page.url, links: gateLinks(checked.page, input.options, site), cut: checked.page.cut !== null };
+    const parsed = checked.page;
+    const page =
+      parsed === null
+        ? null
+        : { url: parsed.url, links: gateLinks(parsed, input.options, site), cut: parsed.cut !== null, stylesheet: parsed.stylesheet, ids: parsed.ids };
     const { verdict, finalUrl, redirectEnd } = checked;
     return { kind: "checked", target, verdict, finalUrl, redirectEnd, page };
   };
 
   try {
     env.frontier.seed(input.crawlId, site.href);
+    const notFound = await learnNotFoundPage(site, context, input.options.soft_404_broken);
+    context.softNotFound = notFound.detector;
+    if (notFound.warning !== null) env.frontier.addWarnings(input.crawlId, [notFound.warning]);
     // Each turn starts work, or waits for a check to finish; it ends when nothing is queued, in flight or unwritten.
     while (!stop.signal.aborted) {
       if (buffer.length === 0) {
@@ -192,6 +214,12 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
       if (inFlight === 0 && buffer.length === 0) {
         flush();
         refill();
+        if (buffer.length === 0 && input.options.use_sitemap && !sitemapsRead) {
+          // Only now is every page reachable by links known, so sitemap entries none of them link to are orphans.
+          sitemapsRead = true;
+          await recordSitemapEntries(input.crawlId, site, { frontier: env.frontier, context, robots });
+          refill();
+        }
         if (buffer.length === 0) break;
         continue;
       }
@@ -201,6 +229,10 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
     // Stopped: let checks in flight notice the abort, then keep what was finished.
     while (inFlight > 0) await nextEvent();
     flush();
+    // Fragments are judged once every target is checked: only then is each target's final page known.
+    if (!stop.signal.aborted && input.options.check_fragments) {
+      await checkFragments(input.crawlId, { repo: env.frontier.fragments, context, concurrency: Math.min(env.concurrency, env.perHost), logger: env.logger });
+    }
     if (stop.signal.aborted) return { kind: "stopped", reason: stop.signal.reason as StopReason };
     return { kind: "finished" };
   } finally {

@@ -16,12 +16,14 @@ export function isHtmlContentType(contentType: string | undefined): boolean {
   return HTML_TYPES.has(type);
 }
 
-function charsetOf(contentType: string | undefined): string | null {
+/** The `charset` parameter of a Content-Type, if any. */
+export function charsetOf(contentType: string | undefined): string | null {
   const match = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType ?? "");
   return match?.[1] ?? null;
 }
 
-function bomEncoding(body: Uint8Array): string | null {
+/** The encoding a byte-order mark at the start of `body` names, if any. */
+export function bomEncoding(body: Uint8Array): string | null {
   if (body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf) return "utf-8";
   if (body[0] === 0xfe && body[1] === 0xff) return "utf-16be";
   if (body[0] === 0xff && body[1] === 0xfe) return "utf-16le";
@@ -36,7 +38,8 @@ function metaCharset(body: Uint8Array): string | null {
   return label;
 }
 
-function decoderFor(label: string | null): TextDecoder | null {
+/** A decoder for an encoding label; null when the label is absent or unknown. */
+export function decoderFor(label: string | null): TextDecoder | null {
   if (label === null) return null;
   try {
     return new TextDecoder(label.toLowerCase());

@@ -1,6 +1,8 @@
 import { Parser } from "htmlparser2";
-import { LINK_TAGS, type LinkKind, rawUrlsOf } from "./link-tags.ts";
+import { CONTEXT_TAGS, LINK_TAGS, type LinkKind, rawUrlsOf, rowFor } from "./link-tags.ts";
 import { normalizeUrl, recordedForm } from "./normalize.ts";
+import { PageIdCollector, type PageIds } from "./page-ids.ts";
+import { InlineCss } from "./css-inline.ts";
 
 /**
  * Link extraction in one streaming pass over htmlparser2's events; which tags carry links is the table in
@@ -11,6 +13,7 @@ import { normalizeUrl, recordedForm } from "./normalize.ts";
  * - `<template>` content is skipped (inert until a script clones it, and often holds `{{placeholders}}`);
  *   `<noscript>` content is kept: visitors without JavaScript follow those links.
  * - SVG links count: `<a href|xlink:href>` as anchors, `<image href|xlink:href>` as images.
+ * - A `<source>` takes its kind from the nearest open `<picture>`, `<video>` or `<audio>` (link-tags.ts).
  * - Nested anchors: an `<a>` inside an open `<a>` closes the first (htmlparser2 does this, as browsers do).
  * - Duplicates are kept, in document order; the crawler dedupes per (source page, target) pair. Hrefs of other
  *   schemes (mailto:, javascript:, …) are not links to check; hrefs that do not parse or are longer than
@@ -21,10 +24,12 @@ import { normalizeUrl, recordedForm } from "./normalize.ts";
 export interface ExtractedLink {
   /** The target, resolved and normalised (normalize.ts), without fragment. */
   url: string;
+  /** The href's fragment as the URL parser wrote it (percent-encoded), when it had a non-empty one. */
+  fragment?: string;
   kind: LinkKind;
   /** Collapsed anchor text (with alt of wrapped images) or an image's alt; "" for other kinds. */
   text: string;
-  /** The tag that carried it, lowercased: a, area, img, source, image, script, link, meta. */
+  /** The tag that carried it, lowercased: a, area, img, source, link, iframe, form, … (link-tags.ts). */
   tag: string;
   /** Set when the href cannot be checked; `url` is then the href as written (normalize.ts recordedForm). */
   uncheckable?: UncheckableReason;
@@ -39,6 +44,18 @@ export interface Extractor {
   end(): ExtractedLink[];
   /** Links found past the `maxLinks` cap: counted, not kept. */
   readonly dropped: number;
+  /** The page's ids (page-ids.ts) after `end()`, when asked for with `collectIds`; `cut`: the page was read in part. */
+  ids(cut: boolean): PageIds | null;
+}
+
+/** What an extractor gathers besides links; everything here is off unless asked for. */
+export interface ExtractorOptions {
+  /** Links kept at most (in document order), so one page's work and memory are bounded. */
+  maxLinks?: number;
+  /** Gather the ids fragments can point at (for `check_fragments`). */
+  collectIds?: boolean;
+  /** Take the URLs of `<style>` blocks and `style` attributes, as `stylesheet` links (for `scan_stylesheets`). */
+  scanCss?: boolean;
 }
 
 /** The most link text kept, in code points (a surrogate pair is never split). */
@@ -54,17 +71,44 @@ interface RawLink {
 /** Elements whose text content is not shown, so never part of a link's text. */
 const HIDDEN_TEXT_TAGS: ReadonlySet<string> = new Set(["script", "style"]);
 
-/**
- * A streaming extractor for the page at `pageUrl` (the base until a `<base href>` says otherwise), keeping at
- * most `maxLinks` links (in document order) so one page's work and memory are bounded.
- */
-export function createExtractor(pageUrl: string, maxLinks = Number.POSITIVE_INFINITY): Extractor {
+/** A streaming extractor for the page at `pageUrl` (the base until a `<base href>` says otherwise). */
+export function createExtractor(pageUrl: string, options: ExtractorOptions = {}): Extractor {
+  const { maxLinks = Number.POSITIVE_INFINITY, collectIds = false, scanCss = false } = options;
   const found: RawLink[] = [];
   let dropped = 0;
   let baseHref: string | null = null;
   let templateDepth = 0;
   let hiddenText: string | null = null;
   let anchor: { links: RawLink[]; text: TextCollector } | null = null;
+  // Open elements of CONTEXT_TAGS, innermost last; a subset of the parser's own stack of open elements.
+  const contexts: string[] = [];
+  const ids = collectIds ? new PageIdCollector() : null;
+  const css = scanCss ? new InlineCss() : null;
+
+  /** Keeps `links` up to `maxLinks` in all, counting the rest. */
+  const keep = (links: RawLink[]): RawLink[] => {
+    const room = maxLinks - found.length;
+    if (links.length > room) {
+      dropped += links.length - Math.max(0, room);
+      links = links.slice(0, Math.max(0, room));
+    }
+    found.push(...links);
+    return links;
+  };
+  const keepCss = (raws: string[], tag: string): void => {
+    if (raws.length > 0) keep(raws.map((raw) => ({ raw, kind: "stylesheet", tag, text: "" })));
+  };
+
+  /** The links of one tag, kept up to `maxLinks`. */
+  const takeLinks = (name: string, attribs: Record<string, string>): RawLink[] => {
+    const rows = LINK_TAGS.get(name);
+    const tag = rows === undefined ? undefined : rowFor(rows, attribs, contexts.at(-1) ?? null);
+    if (tag === undefined) return [];
+    const text = tag.text === "alt" ? linkText(attribs.alt ?? "") : "";
+    const links = keep(rawUrlsOf(tag, attribs).map(({ raw, kind }) => ({ raw, kind, tag: name, text })));
+    if (tag.text === "content" && links.length > 0) anchor = { links, text: new TextCollector() };
+    return links;
+  };
 
   const closeAnchor = (): void => {
     if (anchor === null) return;
@@ -80,32 +124,35 @@ export function createExtractor(pageUrl: string, maxLinks = Number.POSITIVE_INFI
       if (HIDDEN_TEXT_TAGS.has(name)) hiddenText = name;
       if (name === "base" && baseHref === null && "href" in attribs) baseHref = attribs.href ?? "";
       if (name === "img" && anchor !== null && attribs.alt) anchor.text.add(` ${attribs.alt} `);
-      const tag = LINK_TAGS.get(name);
-      if (tag === undefined) return;
-      const text = tag.text === "alt" ? linkText(attribs.alt ?? "") : "";
-      let links = rawUrlsOf(tag, attribs).map((raw) => ({ raw, kind: tag.kind, tag: name, text }));
-      const room = maxLinks - found.length;
-      if (links.length > room) {
-        dropped += links.length - Math.max(0, room);
-        links = links.slice(0, Math.max(0, room));
-      }
-      found.push(...links);
-      if (tag.text === "content" && links.length > 0) anchor = { links, text: new TextCollector() };
+      ids?.element(name, attribs);
+      takeLinks(name, attribs);
+      if (css !== null && attribs.style !== undefined) keepCss(css.attribute(attribs.style), name);
+      if (css !== null && name === "style") css.openStyle(attribs);
+      if (CONTEXT_TAGS.has(name)) contexts.push(name);
     },
     ontext(data) {
       if (anchor !== null && templateDepth === 0 && hiddenText === null) anchor.text.add(data);
+      if (css !== null && hiddenText === "style" && templateDepth === 0) css.text(data);
     },
     onclosetag(name) {
       if (name === "template" && templateDepth > 0) templateDepth--;
       else if (templateDepth > 0) return;
       if (name === hiddenText) hiddenText = null;
       if (name === "a") closeAnchor();
+      if (css !== null && name === "style") keepCss(css.closeStyle(), name);
+      if (CONTEXT_TAGS.has(name)) {
+        const open = contexts.lastIndexOf(name);
+        if (open !== -1) contexts.length = open;
+      }
     },
   });
 
   return {
     get dropped() {
       return dropped;
+    },
+    ids(cut) {
+      return ids === null ? null : ids.result(cut);
     },
     write(chunk) {
       parser.write(chunk);
@@ -117,8 +164,11 @@ export function createExtractor(pageUrl: string, maxLinks = Number.POSITIVE_INFI
       const links: ExtractedLink[] = [];
       for (const { raw, kind, tag, text } of found) {
         const normalized = normalizeUrl(raw, base);
-        if (normalized.kind === "url") links.push({ url: normalized.url, kind, text, tag });
-        else if (normalized.reason === "invalid") links.push({ url: recordedForm(raw.trim()), kind, text, tag, uncheckable: "invalid_url" });
+        if (normalized.kind === "url") {
+          const link: ExtractedLink = { url: normalized.url, kind, text, tag };
+          if (normalized.fragment !== undefined) link.fragment = normalized.fragment;
+          links.push(link);
+        } else if (normalized.reason === "invalid") links.push({ url: recordedForm(raw.trim()), kind, text, tag, uncheckable: "invalid_url" });
         else if (normalized.reason === "too_long") links.push({ url: recordedForm(normalized.url), kind, text, tag, uncheckable: "url_too_long" });
       }
       return links;

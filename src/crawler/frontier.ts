@@ -1,9 +1,13 @@
 import type { Database } from "bun:sqlite";
 import type { LinkVerdict } from "../core/link-outcome.ts";
+import { FragmentsRepo } from "../store/fragments.repo.ts";
 import { FrontierRepo, type FrontierTarget, type StoredTarget } from "../store/frontier.repo.ts";
 import type { StoredLinkKind } from "../store/schema.ts";
 import type { RedirectEnd } from "./check-target.ts";
+import type { PageIds } from "./page-ids.ts";
 import { TargetTable, type KnownTarget } from "./target-table.ts";
+import type { SitemapList } from "./sitemap-discovery.ts";
+import { UNLINKED_DEPTH } from "../core/sitemap-entry.ts";
 
 /**
  * A crawl's frontier as the crawler works it: seeded with the start page, pulled in discovery order, and told
@@ -13,7 +17,8 @@ import { TargetTable, type KnownTarget } from "./target-table.ts";
  * longer `queued`). The rules (docs/api.md "Crawls"): an internal anchor makes a still-queued target a
  * page, and a target checked meanwhile as something else is handed back to be checked again, as a page;
  * max_pages and max_depth stop parsing, not checking; a Link counts once its target has a verdict; a
- * robots-skipped target is never fetched nor linked, only counted. The statements are store/frontier.repo.ts.
+ * robots-skipped target is never fetched nor linked, only counted; a site's sitemap entries are recorded once the
+ * pages reachable by links are crawled (recordSitemaps). The statements are store/frontier.repo.ts.
  *
  * Nothing reads links by target (links have no such index; see schema.ts): a link to a checked target is
  * counted as it is written; links to a queued target are counted in memory and chained through
@@ -34,6 +39,8 @@ export interface FoundLink {
   text: string;
   /** Set for a link judged without a request (an href that cannot be checked): its target is recorded done. */
   verdict?: LinkVerdict;
+  /** Fragments asked of the target page (`check_fragments`), judged at the crawl's end (fragment-check.ts). */
+  fragments?: string[];
 }
 
 /** One finished piece of work, in the order it should be recorded. */
@@ -45,8 +52,11 @@ export type FrontierResult =
       finalUrl: string | null;
       /** Recorded so the URL a page's redirects ended at is not fetched again. */
       redirectEnd: RedirectEnd | null;
-      /** The parsed page behind the target (its final URL and links, and whether its body was cut), when it was one. */
-      page: { url: string; links: FoundLink[]; cut: boolean } | null;
+      /**
+       * The parsed page behind the target (its final URL and links, and whether its body was cut), when it was
+       * one; `stylesheet`: it is a stylesheet of the site, whose links are recorded but which is not a page.
+       */
+      page: { url: string; links: FoundLink[]; cut: boolean; stylesheet?: boolean; ids?: PageIds | null } | null;
     }
   /** robots.txt refused the target; `reason` says how. */
   | { kind: "skipped"; target: FrontierTarget; reason: string };
@@ -86,6 +96,7 @@ class BatchChanges {
   /** Links counted, by status code * 2 + broken. */
   readonly statusCounts = new Map<number, number>();
   pagesAdded = 0;
+  stylesheetsAdded = 0;
   total = 0;
   broken = 0;
   skipped = 0;
@@ -105,9 +116,15 @@ export class Frontier {
   private readonly repo: FrontierRepo;
   private readonly known: TargetTable;
   private knownFor: string | null = null;
+  /** Stylesheets of the crawl read for their links so far (committed); they have a max_pages budget of their own. */
+  private stylesheetsParsed = 0;
+
+  /** The statements of fragment checks: asked fragments and pages' ids are written with the batch that finds them. */
+  readonly fragments: FragmentsRepo;
 
   constructor(sqlite: Database, options: { maxKnownTargets?: number } = {}) {
     this.repo = new FrontierRepo(sqlite);
+    this.fragments = new FragmentsRepo(sqlite);
     this.known = new TargetTable(options.maxKnownTargets ?? MAX_KNOWN_TARGETS);
   }
 
@@ -140,6 +157,7 @@ export class Frontier {
   /** After a commit: what the batch learnt about targets joins the in-memory table. */
   private keepCommitted(changes: BatchChanges): void {
     for (const [url, target] of changes.targets) this.known.set(url, target);
+    this.stylesheetsParsed += changes.stylesheetsAdded;
   }
 
   /** What is known about `url` in this crawl: the batch's own changes first, then memory, then the store. */
@@ -179,6 +197,7 @@ export class Frontier {
       throw error;
     }
     this.knownFor = crawlId;
+    this.stylesheetsParsed = this.repo.stylesheetsParsed(crawlId);
   }
 
   /**
@@ -245,10 +264,13 @@ export class Frontier {
       const waitsOn = target.state === "queued" && target.lastWaitingLinkId > 0 ? target.lastWaitingLinkId : null;
       return [target.id, link.text, link.kind, waitsOn];
     });
+    const asked: (number | string)[] = [];
     this.repo.insertLinks(crawlId, page.url, values, (firstId, offset, rows) => {
       for (let i = offset; i < offset + rows; i++) {
         const target = targets[i]!;
         const linkId = firstId + (i - offset);
+        const fragments = page.links[i]!.fragments;
+        if (fragments !== undefined && !target.isBroken && target.state !== "skipped") asked.push(linkId, target.id, JSON.stringify(fragments));
         if (target.state === "done") {
           changes.count(target.statusCode, target.isBroken, 1);
           if (target.isBroken) changes.brokenLinks.push(linkId, target.id);
@@ -259,6 +281,7 @@ export class Frontier {
         }
       }
     });
+    this.fragments.insertLinkFragments(crawlId, asked);
   }
 
   /** What a batch of results means, written inside its transaction; returns the targets to check again. */
@@ -298,16 +321,32 @@ export class Frontier {
       }
 
       if (result.page === null) continue;
-      if (pages >= limits.maxPages || target.depth > limits.maxDepth) {
+      // Kept even for a page past the limits: its ids still judge the fragments asked of it.
+      const ids = result.page.ids;
+      if (ids != null) this.fragments.savePageIds(crawlId, result.page.url, JSON.stringify(ids.ids), ids.complete);
+      const stylesheet = result.page.stylesheet === true;
+      // A stylesheet is not a page (pages_crawled), but CSS importing CSS is a trap like any other: its own budget.
+      const full = stylesheet ? this.stylesheetsParsed + changes.stylesheetsAdded >= limits.maxPages : pages >= limits.maxPages;
+      if (full || target.depth > limits.maxDepth) {
         changes.truncated = 1;
         continue;
       }
       if (!this.repo.claimPage(crawlId, result.page.url)) continue; // parsed under another URL
-      pages++;
-      changes.pagesAdded++;
+      if (stylesheet) {
+        changes.stylesheetsAdded++;
+      } else {
+        pages++;
+        changes.pagesAdded++;
+      }
       if (result.page.cut) changes.pagesCut++;
       this.recordLinks(crawlId, result.page, target.depth + 1, changes);
     }
+    this.writeChanges(crawlId, changes);
+    return redo;
+  }
+
+  /** Writes what a batch counted: waiting links, broken links, status counts and the crawl's counters. */
+  private writeChanges(crawlId: string, changes: BatchChanges): void {
     this.writeWaiting(changes);
     this.repo.insertBrokenLinks(crawlId, changes.brokenLinks);
     this.repo.addStatusCounts(
@@ -315,7 +354,52 @@ export class Frontier {
       [...changes.statusCounts].flatMap(([key, links]) => [Math.floor(key / 2), key % 2, links]),
     );
     this.repo.addCounts(crawlId, changes);
-    return redo;
+  }
+
+  /**
+   * Records the entries of a site's sitemaps, once the pages reachable by links have all been crawled: one
+   * Link of kind `sitemap` per (sitemap, entry), counted like any link. An entry no page led to becomes a new
+   * target at UNLINKED_DEPTH, checked like an image (not parsed): the crawl's orphan pages. `warnings` join the
+   * crawl's in the same transaction, with the counts `sitemap_urls` and `orphan_pages`. Once per crawl
+   * (sitemapsRecorded tells a resumed crawl).
+   */
+  recordSitemaps(crawlId: string, lists: readonly SitemapList[], warnings: readonly string[]): void {
+    this.use(crawlId);
+    const changes = new BatchChanges();
+    this.repo.immediate(() => {
+      const listed = new Set<string>();
+      let orphans = 0;
+      for (const list of lists) {
+        for (const url of list.urls) {
+          if (listed.has(url)) continue;
+          listed.add(url);
+          if (this.lookup(crawlId, url, changes) === undefined) orphans++;
+        }
+      }
+      for (const list of lists) {
+        const links: FoundLink[] = list.urls.map((url) => ({ url, internal: true, kind: "sitemap", text: "" }));
+        this.recordLinks(crawlId, { url: list.sitemapUrl, links }, UNLINKED_DEPTH, changes);
+      }
+      this.writeChanges(crawlId, changes);
+      this.repo.setSitemapCounts(crawlId, listed.size, orphans);
+      this.repo.addWarnings(crawlId, warnings);
+    });
+    this.keepCommitted(changes);
+  }
+
+  /** Pages the crawl has parsed so far (committed). */
+  pagesCrawled(crawlId: string): number {
+    return this.repo.pagesCrawled(crawlId);
+  }
+
+  /** Whether the crawl's sitemap entries were recorded already (by an earlier run of a resumed crawl). */
+  sitemapsRecorded(crawlId: string): boolean {
+    return this.repo.sitemapUrls(crawlId) !== null;
+  }
+
+  /** Adds `warnings` (each once) to the crawl's, for what its end judgement cannot see. */
+  addWarnings(crawlId: string, warnings: readonly string[]): void {
+    if (warnings.length > 0) this.repo.immediate(() => this.repo.addWarnings(crawlId, warnings));
   }
 
   /**

@@ -1,13 +1,17 @@
 /**
  * Which tags carry links, as data (after linkinator's table): adding a tag is a row here, not another branch
- * in the extractor. Each row names the link kind, the attributes holding URLs and how their values are
- * written (a plain URL, a srcset candidate list, a meta refresh `content`), where the link text comes from,
- * and an optional condition on another attribute (`link` only with rel~=stylesheet, `meta` only as a
- * refresh). The two value syntaxes that are more than a URL are parsed here by the HTML spec's rules.
+ * in the extractor. A tag has one or more rows, tried in order; the first whose conditions hold carries the
+ * links (`<link rel="alternate stylesheet">` is a stylesheet before it is an alternate page). Each row names
+ * the link kind, the attributes holding URLs and how their values are written (a plain URL, a srcset candidate
+ * list, a meta refresh `content`), where the link text comes from, conditions on other attributes (`link` by
+ * its rel tokens and preload `as`, `form` only when it submits with GET) and on the nearest enclosing
+ * media element (`source` in `video`/`audio` is media, in `picture` an image). The two value syntaxes that
+ * are more than a URL are parsed here by the HTML spec's rules. docs/api.md "Which tags are checked" is
+ * this table in words.
  */
 
 /** What a link points at: anchors are always checked, the other kinds only with their `scan_*` crawl option. */
-export type LinkKind = "anchor" | "image" | "script" | "stylesheet";
+export type LinkKind = "anchor" | "image" | "script" | "stylesheet" | "media";
 
 /** How an attribute value holds its URLs. */
 export type AttributeSyntax = "url" | "srcset" | "refresh";
@@ -17,13 +21,20 @@ export interface LinkAttribute {
   /** Candidate names; the first one present wins (SVG 2 prefers `href` to `xlink:href`). */
   names: readonly string[];
   syntax: AttributeSyntax;
+  /** The kind of this attribute's links when it differs from the row's (a video's `poster` is an image). */
+  kind?: LinkKind;
 }
 
-/** A condition on another attribute: an ASCII case-insensitive token in a list, or the whole value. */
+/**
+ * A condition on another attribute: the value (ASCII case-insensitive) is one of `values` (`match: "value"`),
+ * or one of its whitespace-separated tokens is (`match: "token"`). `negate` turns it around, and then an
+ * absent attribute satisfies it (a form without `method` submits with GET).
+ */
 export interface AttributeCondition {
   attribute: string;
   match: "token" | "value";
-  value: string;
+  values: readonly string[];
+  negate?: boolean;
 }
 
 /** One row of the table. */
@@ -33,68 +44,122 @@ export interface LinkTag {
   /** Where the link text comes from: the element's text content, its `alt`, or nowhere. */
   text: "content" | "alt" | "none";
   /**
-   * Whether an empty value still means something. `href=""` on a or area is the document itself; an empty
-   * src or href on a resource is no request at all (HTML's fetch steps stop there), so nothing to check.
+   * Whether an empty value still means something. `href=""` on a or area is the document itself, and so is an
+   * empty form action; an empty src or href on a resource is no request at all (HTML's fetch steps stop
+   * there), so nothing to check.
    */
   emptyIsDocument: boolean;
-  when?: AttributeCondition;
+  /** Conditions on the tag's other attributes, all of which must hold. */
+  when?: readonly AttributeCondition[];
+  /** The nearest open element among CONTEXT_TAGS must be one of these (none open: the row does not apply). */
+  inside?: readonly string[];
 }
+
+/** Elements that give a `source` its meaning; the extractor tracks the nearest open one. */
+export const CONTEXT_TAGS: ReadonlySet<string> = new Set(["picture", "video", "audio"]);
 
 const url = (...names: string[]): LinkAttribute => ({ names, syntax: "url" });
 const srcset: LinkAttribute = { names: ["srcset"], syntax: "srcset" };
+const rel = (...values: string[]): AttributeCondition => ({ attribute: "rel", match: "token", values });
+const preloadAs = (...values: string[]): AttributeCondition[] => [rel("preload"), { attribute: "as", match: "value", values }];
+
+/** A resource row: no link text, an empty value is no request. */
+function resource(kind: LinkKind, attributes: readonly LinkAttribute[], extra: Pick<LinkTag, "when" | "inside"> = {}): LinkTag {
+  return { kind, attributes, text: "none", emptyIsDocument: false, ...extra };
+}
+
+/** `<link>` rels that name another document a reader may go to: checked as anchors. */
+const PAGE_RELS = [
+  "canonical", "alternate", "next", "prev", "up", "home", "index", "search", "help", "license",
+  "first", "last", "start", "contents", "author",
+];
+const ICON_RELS = ["icon", "apple-touch-icon", "apple-touch-icon-precomposed", "mask-icon"];
+const linkHref = [url("href")];
 
 /**
  * The tag table, keyed by lowercased tag name as htmlparser2 reports it. `image` is SVG's element: outside
  * SVG htmlparser2 already renames `<image>` to `img`, as browsers do.
  */
-export const LINK_TAGS: ReadonlyMap<string, LinkTag> = new Map<string, LinkTag>([
-  ["a", { kind: "anchor", attributes: [url("href", "xlink:href")], text: "content", emptyIsDocument: true }],
-  ["area", { kind: "anchor", attributes: [url("href")], text: "alt", emptyIsDocument: true }],
-  ["img", { kind: "image", attributes: [url("src"), srcset], text: "alt", emptyIsDocument: false }],
-  ["source", { kind: "image", attributes: [url("src"), srcset], text: "none", emptyIsDocument: false }],
-  ["image", { kind: "image", attributes: [url("href", "xlink:href")], text: "none", emptyIsDocument: false }],
-  ["script", { kind: "script", attributes: [url("src")], text: "none", emptyIsDocument: false }],
+export const LINK_TAGS: ReadonlyMap<string, readonly LinkTag[]> = new Map<string, readonly LinkTag[]>([
+  ["a", [{ kind: "anchor", attributes: [url("href", "xlink:href")], text: "content", emptyIsDocument: true }]],
+  ["area", [{ kind: "anchor", attributes: [url("href")], text: "alt", emptyIsDocument: true }]],
+  // Documents a browser shows inside the page: internal HTML ones are crawled as pages.
+  ["iframe", [resource("anchor", [url("src")])]],
+  ["frame", [resource("anchor", [url("src")])]],
+  // A GET form leads to a page (a search page, often reachable no other way); a POST one changes something.
+  [
+    "form",
+    [{ kind: "anchor", attributes: [url("action")], text: "none", emptyIsDocument: true, when: [{ attribute: "method", match: "value", values: ["post", "dialog"], negate: true }] }],
+  ],
+  ["blockquote", [resource("anchor", [url("cite")])]],
+  ["q", [resource("anchor", [url("cite")])]],
+  ["ins", [resource("anchor", [url("cite")])]],
+  ["del", [resource("anchor", [url("cite")])]],
+  ["img", [{ kind: "image", attributes: [url("src"), srcset], text: "alt", emptyIsDocument: false }]],
+  ["source", [resource("media", [url("src")], { inside: ["video", "audio"] }), resource("image", [url("src"), srcset])]],
+  ["image", [resource("image", [url("href", "xlink:href")])]],
+  ["input", [{ kind: "image", attributes: [url("src")], text: "alt", emptyIsDocument: false, when: [{ attribute: "type", match: "value", values: ["image"] }] }]],
+  ["video", [resource("media", [url("src"), { names: ["poster"], syntax: "url", kind: "image" }])]],
+  ["audio", [resource("media", [url("src")])]],
+  ["track", [resource("media", [url("src")])]],
+  ["embed", [resource("media", [url("src")])]],
+  ["object", [resource("media", [url("data")])]],
+  ["script", [resource("script", [url("src")])]],
   [
     "link",
-    {
-      kind: "stylesheet",
-      attributes: [url("href")],
-      text: "none",
-      emptyIsDocument: false,
-      when: { attribute: "rel", match: "token", value: "stylesheet" },
-    },
+    [
+      resource("stylesheet", linkHref, { when: [rel("stylesheet")] }),
+      resource("image", linkHref, { when: [rel(...ICON_RELS)] }),
+      resource("script", linkHref, { when: [rel("modulepreload")] }),
+      resource("script", linkHref, { when: [rel("manifest")] }),
+      resource("image", [url("href"), { names: ["imagesrcset"], syntax: "srcset" }], { when: preloadAs("image") }),
+      resource("script", linkHref, { when: preloadAs("script") }),
+      resource("stylesheet", linkHref, { when: preloadAs("style", "font") }),
+      resource("media", linkHref, { when: preloadAs("audio", "video", "track") }),
+      resource("anchor", linkHref, { when: [rel(...PAGE_RELS)] }),
+    ],
   ],
-  [
-    "meta",
-    {
-      kind: "anchor",
-      attributes: [{ names: ["content"], syntax: "refresh" }],
-      text: "none",
-      emptyIsDocument: false,
-      when: { attribute: "http-equiv", match: "value", value: "refresh" },
-    },
-  ],
+  ["meta", [resource("anchor", [{ names: ["content"], syntax: "refresh" }], { when: [{ attribute: "http-equiv", match: "value", values: ["refresh"] }] })]],
 ]);
 
-/** The raw (unresolved) URLs a tag of this row carries, in attribute order; none when its condition fails. */
-export function rawUrlsOf(tag: LinkTag, attribs: Readonly<Record<string, string>>): string[] {
-  if (tag.when && !conditionHolds(tag.when, attribs[tag.when.attribute])) return [];
-  const urls: string[] = [];
+/** A URL found on a tag, as written, with its kind. */
+export interface RawTagUrl {
+  raw: string;
+  kind: LinkKind;
+}
+
+/**
+ * The row of `rows` that applies to a tag with these attributes inside `context` (the nearest open element
+ * of CONTEXT_TAGS, or null), or undefined when none does.
+ */
+export function rowFor(rows: readonly LinkTag[], attribs: Readonly<Record<string, string>>, context: string | null): LinkTag | undefined {
+  return rows.find(
+    (row) =>
+      (row.when ?? []).every((condition) => conditionHolds(condition, attribs[condition.attribute])) &&
+      (row.inside === undefined || (context !== null && row.inside.includes(context))),
+  );
+}
+
+/** The raw (unresolved) URLs a tag of this row carries, in attribute order, with their kinds. */
+export function rawUrlsOf(tag: LinkTag, attribs: Readonly<Record<string, string>>): RawTagUrl[] {
+  const urls: RawTagUrl[] = [];
   for (const attribute of tag.attributes) {
     const name = attribute.names.find((candidate) => candidate in attribs);
     if (name === undefined) continue;
+    const kind = attribute.kind ?? tag.kind;
     for (const raw of urlsInValue(attribs[name] ?? "", attribute.syntax)) {
-      if (tag.emptyIsDocument || stripAsciiWhitespace(raw) !== "") urls.push(raw);
+      if (tag.emptyIsDocument || stripAsciiWhitespace(raw) !== "") urls.push({ raw, kind });
     }
   }
   return urls;
 }
 
 function conditionHolds(condition: AttributeCondition, actual: string | undefined): boolean {
-  if (actual === undefined) return false;
-  const wanted = condition.value.toLowerCase();
-  if (condition.match === "value") return actual.toLowerCase() === wanted;
-  return actual.split(ASCII_WHITESPACE_RUN).some((token) => token.toLowerCase() === wanted);
+  if (actual === undefined) return condition.negate === true;
+  const lowered = actual.toLowerCase();
+  const matches =
+    condition.match === "value" ? condition.values.includes(lowered) : lowered.split(ASCII_WHITESPACE_RUN).some((token) => condition.values.includes(token));
+  return matches !== (condition.negate === true);
 }
 
 function urlsInValue(value: string, syntax: AttributeSyntax): string[] {

@@ -19,7 +19,7 @@ export type SkipReason =
 
 /** What normalising one href came to; a too-long URL keeps its normalised form, for the record. */
 export type NormalizeResult =
-  | { kind: "url"; url: string }
+  | { kind: "url"; url: string; /** The fragment as the URL parser wrote it (percent-encoded), when not empty. */ fragment?: string }
   | { kind: "skip"; reason: Exclude<SkipReason, "too_long"> }
   | { kind: "skip"; reason: "too_long"; url: string };
 
@@ -43,11 +43,12 @@ export function normalizeUrl(raw: string, base: string | URL): NormalizeResult {
     return { kind: "skip", reason: "invalid" };
   }
   if (!CHECKABLE_SCHEMES.has(url.protocol)) return { kind: "skip", reason: "unsupported_scheme" };
+  const fragment = url.hash.slice(1);
   url.hash = "";
   redactPassword(url);
   const href = url.href;
   if (href.length > MAX_URL_LENGTH) return { kind: "skip", reason: "too_long", url: href };
-  return { kind: "url", url: href };
+  return fragment === "" ? { kind: "url", url: href } : { kind: "url", url: href, fragment };
 }
 
 /**

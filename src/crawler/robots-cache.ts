@@ -35,18 +35,28 @@ export class RobotsCache {
   /** Like allows(), with the reason of a refusal. */
   async verdict(url: string, signal?: AbortSignal): Promise<RobotsVerdict> {
     const parsed = new URL(url);
-    let rules = this.origins.get(parsed.origin);
-    if (rules === undefined) {
-      rules = this.load(parsed.origin, signal);
-      this.origins.set(parsed.origin, rules);
-    }
-    const resolved = await rules;
+    const resolved = await this.rulesOf(parsed.origin, signal);
     if ("kind" in resolved) {
       if (resolved.kind === "allow_all") return ALLOWED;
       return { allowed: false, reason: `${parsed.origin}/robots.txt answered HTTP ${resolved.status}, which disallows the whole site (RFC 9309)` };
     }
     if (robotsDecision(resolved, this.userAgent, parsed.pathname + parsed.search).kind === "allowed") return ALLOWED;
     return { allowed: false, reason: `${parsed.origin}/robots.txt disallows it` };
+  }
+
+  /** The Sitemap lines of `origin`'s robots.txt; none when it could not be read or read as a whole-site policy. */
+  async sitemaps(origin: string, signal?: AbortSignal): Promise<readonly string[]> {
+    const resolved = await this.rulesOf(origin, signal);
+    return "kind" in resolved ? [] : (resolved.sitemaps ?? []);
+  }
+
+  private rulesOf(origin: string, signal: AbortSignal | undefined): Promise<OriginRules> {
+    let rules = this.origins.get(origin);
+    if (rules === undefined) {
+      rules = this.load(origin, signal);
+      this.origins.set(origin, rules);
+    }
+    return rules;
   }
 
   private async load(origin: string, signal: AbortSignal | undefined): Promise<OriginRules> {

@@ -3,10 +3,10 @@ import { normalizeRobotsPath } from "./robots-match.ts";
 /**
  * Reading a robots.txt body into groups of rules (RFC 9309 §2.1–2.2, §2.5), forgiving about everything a
  * hand-written file gets wrong: BOM, any line ending, stray whitespace, comments, lines without a colon,
- * unknown fields (Sitemap among them) are skipped, never fatal. A run of User-agent lines opens a group and
- * the first Allow/Disallow after it closes the run, so several agents can share one block of rules. Groups
- * naming the same agent are merged (§2.2.1), which lets matching look up one list per product token.
- * Patterns are normalised here, once, instead of on every check.
+ * unknown fields are skipped, never fatal; Sitemap lines are kept apart from the groups. A run of User-agent
+ * lines opens a group and the first Allow/Disallow after it closes the run, so several agents can share one
+ * block of rules. Groups naming the same agent are merged (§2.2.1), which lets matching look up one list per
+ * product token. Patterns are normalised here, once, instead of on every check.
  */
 
 /** How much of a robots.txt is read (§2.5 asks parsers to read at least 500 KiB); the fetcher may stop here too. */
@@ -25,7 +25,13 @@ export interface RobotsRule {
 export interface RobotsRules {
   /** Keys are lower-cased product tokens; every group naming a token has been merged into its list. */
   groups: ReadonlyMap<string, readonly RobotsRule[]>;
+  /** The values of its Sitemap lines (they belong to no group), in file order, at most ROBOTS_MAX_SITEMAPS. */
+  sitemaps?: readonly string[];
 }
+
+/** Sitemap lines kept at most, and the longest value kept: a hostile file cannot make the crawler read thousands. */
+export const ROBOTS_MAX_SITEMAPS = 50;
+const MAX_SITEMAP_LINE = 2048;
 
 const PRODUCT_TOKEN = /^[A-Za-z0-9_-]+/;
 
@@ -55,6 +61,7 @@ function capAtLimit(text: string): string {
 /** Parses a robots.txt body; never throws, and an empty or unreadable body yields no groups (allow all). */
 export function parseRobots(text: string): RobotsRules {
   const groups = new Map<string, RobotsRule[]>();
+  const sitemaps: string[] = [];
   const lines = capAtLimit(text).replace(/^\uFEFF/, "").split(/\r\n|\r|\n/);
 
   // The agents of the group being read, and whether a rule has been seen since its User-agent lines.
@@ -81,7 +88,12 @@ export function parseRobots(text: string): RobotsRules {
       if (!groups.has(token)) groups.set(token, []);
       return;
     }
-    if (field !== "allow" && field !== "disallow") return; // sitemap, crawl-delay, host, typos…
+    if (field === "sitemap") {
+      // A "#" in the URL was taken for a comment above; it could only have started a fragment, which is dropped anyway.
+      if (value !== "" && value.length <= MAX_SITEMAP_LINE && sitemaps.length < ROBOTS_MAX_SITEMAPS) sitemaps.push(value);
+      return;
+    }
+    if (field !== "allow" && field !== "disallow") return; // crawl-delay, host, typos…
     if (agents === null) return; // a rule before any User-agent belongs to no group (§2.1)
     inRules = true;
     // An empty value disallows (or allows) nothing; it still ends the run of User-agent lines above it.
@@ -90,5 +102,5 @@ export function parseRobots(text: string): RobotsRules {
     for (const agent of agents) groups.get(agent)?.push(rule);
   });
 
-  return { groups };
+  return { groups, sitemaps };
 }

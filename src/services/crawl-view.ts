@@ -53,6 +53,10 @@ export const CrawlDetailSchema = z
     pages_crawled: z.number().int(),
     /** Distinct targets robots.txt disallowed: neither fetched nor recorded. */
     skipped_links: z.number().int(),
+    /** Distinct pages of the site its sitemaps list (`use_sitemap`); null without the option, or until they are read. */
+    sitemap_urls: z.number().int().nullable(),
+    /** Of those, the pages no crawled page links to (GET /crawls/{id}/orphans); null like `sitemap_urls`. */
+    orphan_pages: z.number().int().nullable(),
     /** Broken links that were not broken in the previous completed crawl of the domain; null until completed. */
     new_broken_links: z.number().int().nullable(),
     trigger: CrawlTriggerSchema,
@@ -78,14 +82,28 @@ const linkFields = {
   /** The final HTTP status after redirects; 0 when there was no answer. */
   status_code: z.number().int(),
   link_text: z.string(),
+  /** Which row of the tag table found it (docs/api.md "Which tags are checked"). */
   kind: z.enum(LINK_KINDS),
   /** Where redirects ended; null when there was no answer. */
   final_url: z.string().nullable(),
-  /** Why there was no answer; null when there was one. */
+  /** Why there was no answer, or which `#fragments` the page lacks (check_fragments); null otherwise. */
   error: z.string().nullable(),
   /** Set when an answer that looks like a failure was not counted as broken (bot walls, e.g. 403 or 999). */
   warning: z.string().nullable(),
 };
+
+/** An item of GET /crawls/{id}/orphans: a page a sitemap lists that no crawled page links to, with its verdict. */
+export const OrphanPageSchema = z
+  .object({
+    url: z.string(),
+    /** The final HTTP status after redirects; 0 when there was no answer. */
+    status_code: z.number().int(),
+    is_broken: z.boolean(),
+    final_url: z.string().nullable(),
+    error: z.string().nullable(),
+    warning: z.string().nullable(),
+  })
+  .meta({ id: "OrphanPage" });
 
 /** Spec "Link" (items of GET /crawls/{id}/links). */
 export const LinkSchema = z.object({ ...linkFields, is_broken: z.boolean() }).meta({ id: "Link" });
@@ -104,3 +122,4 @@ export type CrawlDetailView = z.output<typeof CrawlDetailSchema>;
 export type LinkView = z.output<typeof LinkSchema>;
 export type BrokenLinkView = z.output<typeof BrokenLinkSchema>;
 export type ChangeView = z.output<typeof ChangeSchema>;
+export type OrphanPageView = z.output<typeof OrphanPageSchema>;

@@ -4,7 +4,14 @@ import { canonicalId, newId } from "../core/ids.ts";
 import { failCrawl } from "../crawler/crawl-transitions.ts";
 import type { CrawlFilter, CrawlRecord, CrawlsRepo } from "../store/crawls.repo.ts";
 import type { LinkRecord } from "../store/link-record.ts";
-import type { ChangeKind, LinkFilter, LinksRepo } from "../store/links.repo.ts";
+import type {
+  BrokenSourceRecord,
+  BrokenTargetFilter,
+  BrokenTargetRecord,
+  ChangeKind,
+  LinkFilter,
+  LinksRepo,
+} from "../store/links.repo.ts";
 import type { CrawlTrigger } from "../store/schema.ts";
 import type {
   BrokenLinkView,
@@ -13,6 +20,7 @@ import type {
   CrawlSummaryView,
   CrawlView,
   LinkView,
+  OrphanPageView,
 } from "./crawl-view.ts";
 import type { DomainsService, Page } from "./domains.service.ts";
 
@@ -38,6 +46,9 @@ export interface CrawlsServiceDeps {
   domains: DomainsService;
   runner: CrawlRunner;
 }
+
+/** A broken target with its broken-link count and the first pages linking to it. */
+export type BrokenTargetView = BrokenTargetRecord & { sources: BrokenSourceRecord[] };
 
 /** One page of changes, with what it was compared against and both counts. */
 export type ChangesPage = Page<ChangeView> & { againstCrawlId: string | null; newBroken: number; fixed: number };
@@ -103,6 +114,28 @@ export class CrawlsService {
   }
 
   /**
+   * One page of the crawl's broken targets, one row per target with its broken-link count and the first
+   * `sourcesPerTarget` pages linking to it: a target linked from 400 pages is one thing to fix. Keyset-paged
+   * after target `after` (0 for the first page); `next` is the position of the following page, null at the end.
+   */
+  brokenTargets(
+    id: string,
+    filter: BrokenTargetFilter,
+    after: number,
+    limit: number,
+    sourcesPerTarget = 20,
+  ): { items: BrokenTargetView[]; total: number; next: number | null } {
+    const crawl = this.require(id);
+    const rows = this.deps.links.brokenTargets(crawl.id, filter, after, limit + 1);
+    const items = rows.slice(0, limit).map((row) => ({
+      ...row,
+      sources: this.deps.links.brokenTargetSources(row.target_id, filter.kind, sourcesPerTarget),
+    }));
+    const next = rows.length > limit ? items[items.length - 1]!.target_id : null;
+    return { items, total: this.deps.links.countBrokenTargets(crawl.id, filter), next };
+  }
+
+  /**
    * What changed since the previous completed crawl of the same domain: links newly broken, then links fixed
    * (broken before, not broken or gone now), one page of both in that order. Without a previous crawl every
    * broken link is new.
@@ -119,6 +152,17 @@ export class CrawlsService {
     if (offset < newBroken) items.push(...take("new_broken", offset, Math.min(limit, newBroken - offset)));
     if (items.length < limit) items.push(...take("fixed", Math.max(0, offset - newBroken), limit - items.length));
     return { items, total: newBroken + fixed, againstCrawlId: against, newBroken, fixed };
+  }
+
+  /** One page of a crawl's orphan pages (listed in its sitemaps, linked from no crawled page) that are checked. */
+  orphans(id: string, page: number, limit: number): Page<OrphanPageView> {
+    const crawl = this.require(id);
+    return { items: this.deps.links.orphans.page(crawl.id, (page - 1) * limit, limit), total: this.deps.links.orphans.count(crawl.id) };
+  }
+
+  /** Every checked orphan page of a crawl, streamed (check's report). */
+  allOrphans(id: string): Iterable<OrphanPageView> {
+    return this.deps.links.orphans.each(this.require(id).id);
   }
 
   /** Ends a pending or running crawl as failed with error "cancelled"; what it found stays readable. */
@@ -165,6 +209,8 @@ function toDetail(row: CrawlRecord): CrawlDetailView {
     broken_links: row.broken_links,
     pages_crawled: row.pages_crawled,
     skipped_links: row.skipped_links,
+    sitemap_urls: row.sitemap_urls,
+    orphan_pages: row.orphan_pages,
     new_broken_links: row.new_broken_links,
     trigger: row.trigger,
     truncated: row.truncated,

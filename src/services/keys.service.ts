@@ -94,6 +94,19 @@ export class KeysService {
     return principal;
   }
 
+  /**
+   * The principal of a key known by id (a dashboard session names its key, never its secret); throws
+   * UnauthorizedError once the key is revoked or gone, so a session ends with its key.
+   */
+  principalOf(keyId: string): Principal {
+    const id = canonicalId(keyId);
+    const row = id === null ? undefined : this.repo.findById(id);
+    if (!row) throw new UnauthorizedError("API key no longer exists");
+    if (row.revoked_at) throw new UnauthorizedError("API key revoked");
+    this.noteUse(row.id);
+    return { keyId: row.id, name: row.name, scopes: row.scopes.filter(isScope) };
+  }
+
   private insertKey(name: string, scopes: readonly string[], secret: string) {
     const trimmed = name.trim();
     if (trimmed.length === 0 || trimmed.length > 100) {

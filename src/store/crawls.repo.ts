@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import type { CrawlFailure } from "../core/crawl-failure.ts";
 import type { CrawlOptions } from "../core/crawl-options.ts";
+import { withDefaultOptions } from "../core/stored-options.ts";
 import type { CrawlEvent } from "../core/crawl-events.ts";
 import { OutboxRepo } from "./outbox.repo.ts";
 import type { CrawlStatus, CrawlTrigger, TargetState } from "./schema.ts";
@@ -33,6 +34,8 @@ export interface CrawlRecord {
   total_links: number;
   broken_links: number;
   skipped_links: number;
+  sitemap_urls: number | null;
+  orphan_pages: number | null;
   created_at: string;
   started_at: string | null;
   completed_at: string | null;
@@ -44,7 +47,7 @@ export interface CrawlFilter {
 }
 
 const CRAWL_COLUMNS = `c.id, c.domain_id, d.name AS domain_name, d.root_url, c.status, c.options, c.trigger, c.new_broken_links, c.error, c.failure, c.warnings, c.truncated,
-  c.pages_cut, c.pages_crawled, c.total_links, c.broken_links, c.skipped_links, c.created_at, c.started_at, c.completed_at`;
+  c.pages_cut, c.pages_crawled, c.total_links, c.broken_links, c.skipped_links, c.sitemap_urls, c.orphan_pages, c.created_at, c.started_at, c.completed_at`;
 
 type RawCrawl = Omit<CrawlRecord, "options" | "truncated" | "warnings"> & { options: string; truncated: number; warnings: string };
 
@@ -52,7 +55,7 @@ function toCrawl(raw: RawCrawl | null): CrawlRecord | undefined {
   if (raw === null) return undefined;
   return {
     ...raw,
-    options: JSON.parse(raw.options) as CrawlOptions,
+    options: withDefaultOptions(JSON.parse(raw.options) as Partial<CrawlOptions>),
     warnings: JSON.parse(raw.warnings) as string[],
     truncated: raw.truncated === 1,
   };

@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
 import type { CrawlOptions } from "../core/crawl-options.ts";
+import { withDefaultOptions } from "../core/stored-options.ts";
 import type { VerifiedBy } from "../core/verified-by.ts";
 
 /**
@@ -39,7 +40,7 @@ type RawDomain = Omit<DomainRecord, "default_options"> & { default_options: stri
 
 function toDomain(raw: RawDomain | null): DomainRecord | undefined {
   if (raw === null) return undefined;
-  return { ...raw, default_options: raw.default_options === null ? null : (JSON.parse(raw.default_options) as CrawlOptions) };
+  return { ...raw, default_options: raw.default_options === null ? null : withDefaultOptions(JSON.parse(raw.default_options) as Partial<CrawlOptions>) };
 }
 
 export class DomainsRepo {

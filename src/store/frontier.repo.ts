@@ -88,6 +88,7 @@ export class FrontierRepo {
   private readonly previousWaitingStatement: Statement<{ waiting_prev_id: number | null }, [number]>;
   private readonly deleteWaitingStatement: Statement<unknown, [number]>;
   private readonly counters: Statement<{ pages_crawled: number }, [string]>;
+  private readonly stylesheetsStatement: Statement<{ stylesheets: number }, [string]>;
   private readonly addCountsStatement: Statement<unknown, [number, number, number, number, number, number, string]>;
   private readonly insertLinksStatement: MultiRowInsert;
   private readonly upsertWaitingStatement: MultiRowInsert;
@@ -95,7 +96,7 @@ export class FrontierRepo {
   private readonly addStatusCountsStatement: MultiRowInsert;
   private readonly inTransaction: { immediate: (work: () => unknown) => unknown };
 
-  constructor(sqlite: Database) {
+  constructor(private readonly sqlite: Database) {
     this.pullStatement = sqlite.prepare(
       `SELECT id, url, internal, as_page, depth FROM crawl_targets
        WHERE crawl_id = ?1 AND state = 'queued' AND id > ?2 ORDER BY id LIMIT ?3`,
@@ -137,6 +138,10 @@ export class FrontierRepo {
     this.previousWaitingStatement = sqlite.prepare("SELECT waiting_prev_id FROM links WHERE id = ?1");
     this.deleteWaitingStatement = sqlite.prepare("DELETE FROM crawl_waiting WHERE target_id = ?1");
     this.counters = sqlite.prepare("SELECT pages_crawled FROM crawls WHERE id = ?1");
+    // crawl_pages holds parsed pages and parsed stylesheets; pages_crawled counts only the pages.
+    this.stylesheetsStatement = sqlite.prepare(
+      "SELECT (SELECT COUNT(*) FROM crawl_pages WHERE crawl_id = ?1) - pages_crawled AS stylesheets FROM crawls WHERE id = ?1",
+    );
     this.addCountsStatement = sqlite.prepare(
       `UPDATE crawls SET pages_crawled = pages_crawled + ?1, total_links = total_links + ?2, broken_links = broken_links + ?3,
        skipped_links = skipped_links + ?4, truncated = MAX(truncated, ?5), pages_cut = pages_cut + ?6 WHERE id = ?7`,
@@ -216,7 +221,7 @@ export class FrontierRepo {
     this.promoteToPageStatement.run(id);
   }
 
-  /** Claims `url` as a parsed page of the crawl; false when it was parsed already (reached under another URL). */
+  /** Claims `url` as a parsed page or stylesheet of the crawl; false when it was parsed already (reached under another URL). */
   claimPage(crawlId: string, url: string): boolean {
     return this.claimPageStatement.run(crawlId, url).changes > 0;
   }
@@ -277,6 +282,30 @@ export class FrontierRepo {
   /** Pages the crawl has parsed so far. */
   pagesCrawled(crawlId: string): number {
     return this.counters.get(crawlId)?.pages_crawled ?? 0;
+  }
+
+  /** Stylesheets the crawl has parsed so far (claimed in crawl_pages without counting as pages). */
+  stylesheetsParsed(crawlId: string): number {
+    return this.stylesheetsStatement.get(crawlId)?.stylesheets ?? 0;
+  }
+
+  /** Adds `warnings` to the crawl's, each once, after those it has. */
+  addWarnings(crawlId: string, warnings: readonly string[]): void {
+    if (warnings.length === 0) return;
+    const row = this.sqlite.query<{ warnings: string }, [string]>("SELECT warnings FROM crawls WHERE id = ?1").get(crawlId);
+    if (row === null) return;
+    const merged = [...new Set([...(JSON.parse(row.warnings) as string[]), ...warnings])];
+    this.sqlite.query("UPDATE crawls SET warnings = ?1 WHERE id = ?2").run(JSON.stringify(merged), crawlId);
+  }
+
+  /** How many pages the crawl's sitemaps list; null until they were read. */
+  sitemapUrls(crawlId: string): number | null {
+    return this.sqlite.query<{ n: number | null }, [string]>("SELECT sitemap_urls AS n FROM crawls WHERE id = ?1").get(crawlId)?.n ?? null;
+  }
+
+  /** Sets how many pages the crawl's sitemaps list and how many of them no crawled page links to. */
+  setSitemapCounts(crawlId: string, listed: number, orphans: number): void {
+    this.sqlite.query("UPDATE crawls SET sitemap_urls = ?1, orphan_pages = ?2 WHERE id = ?3").run(listed, orphans, crawlId);
   }
 
   /** Moves the crawl's counters by `delta`. */

@@ -4,6 +4,7 @@ import type { CrawlRecord } from "./crawls.repo.ts";
 import { keysetBatches } from "./keyset-batches.ts";
 import { LinkMarks, type LinkMarksOptions } from "./link-marks.ts";
 import type { LinkRecord } from "./link-record.ts";
+import { OrphansRepo } from "./orphans.repo.ts";
 import { MAX_VERDICT_SPAN, TargetVerdicts } from "./target-verdicts.ts";
 import type { StoredLinkKind } from "./schema.ts";
 
@@ -39,16 +40,84 @@ export interface LinkFilter {
   isBroken?: boolean;
 }
 
+/** Which broken targets a grouped listing shows: by status code, link kind, internal or not, URL substring. */
+export interface BrokenTargetFilter {
+  statusCode?: number;
+  kind?: StoredLinkKind;
+  internal?: boolean;
+  /** Matched case-insensitively (ASCII) anywhere in the target URL. */
+  search?: string;
+}
+
+/** A broken target and how many broken links point at it. */
+export interface BrokenTargetRecord {
+  target_id: number;
+  url: string;
+  status_code: number;
+  error: string | null;
+  warning: string | null;
+  final_url: string | null;
+  internal: boolean;
+  /** False when the target answered fine and its links are broken only by missing fragments. */
+  target_broken: boolean;
+  links: number;
+}
+
+/** A page linking to a broken target. */
+export interface BrokenSourceRecord {
+  source_url: string;
+  link_text: string;
+  kind: StoredLinkKind;
+  /** The link's own error (a missing fragment), when the target itself is fine. */
+  fragment_error: string | null;
+}
+
+type RawBrokenTarget = Omit<BrokenTargetRecord, "internal" | "target_broken"> & { internal: number; target_broken: number };
+
+function brokenTargetWhere(filter: BrokenTargetFilter): { join: string; sql: string; params: Record<string, string | number> } {
+  const clauses: string[] = [];
+  const params: Record<string, string | number> = {};
+  let join = "";
+  if (filter.statusCode !== undefined) {
+    clauses.push("t.status_code = $statusCode");
+    params.statusCode = filter.statusCode;
+  }
+  if (filter.kind !== undefined) {
+    join = "JOIN links l ON l.id = b.link_id";
+    clauses.push("l.kind = $kind");
+    params.kind = filter.kind;
+  }
+  if (filter.internal !== undefined) {
+    clauses.push("t.internal = $internal");
+    params.internal = filter.internal ? 1 : 0;
+  }
+  if (filter.search !== undefined && filter.search !== "") {
+    clauses.push("t.url LIKE $search ESCAPE '\\'");
+    params.search = `%${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  }
+  return { join, sql: clauses.map((c) => `AND ${c}`).join(" "), params };
+}
+
 type RawLink = Omit<LinkRecord, "is_broken"> & { is_broken: number };
 
 /** A link as the whole-crawl stream reads it: the verdict comes from its target (target-verdicts.ts). */
-type StreamedLinkRow = [id: number, targetId: number, sourceUrl: string, linkText: string, kind: StoredLinkKind];
+type StreamedLinkRow = [
+  id: number,
+  targetId: number,
+  sourceUrl: string,
+  linkText: string,
+  kind: StoredLinkKind,
+  fragmentError: string | null,
+  fragmentWarning: string | null,
+];
 
 function toLink({ url, source_url, status_code, is_broken, link_text, kind, final_url, error, warning }: RawLink): LinkRecord {
   return { url, source_url, status_code, is_broken: is_broken === 1, link_text, kind, final_url, error, warning };
 }
 
-const LINK_COLUMNS = "t.url, l.source_url, t.status_code, t.is_broken, l.link_text, l.kind, t.final_url, t.error, t.warning";
+/** A link's verdict is its target's, unless its fragments were judged: a missing one makes it broken (fragments.ts). */
+const LINK_COLUMNS = `t.url, l.source_url, t.status_code, CASE WHEN l.fragment_error IS NULL THEN t.is_broken ELSE 1 END AS is_broken, l.link_text,
+  l.kind, t.final_url, COALESCE(l.fragment_error, t.error) AS error, COALESCE(l.fragment_warning, t.warning) AS warning`;
 
 /** Links read per query when a whole crawl is streamed. */
 const STREAM_BATCH = 1_000;
@@ -62,8 +131,7 @@ function linkWhere(filter: LinkFilter): { sql: string; params: Record<string, st
     params.statusCode = filter.statusCode;
   }
   if (filter.isBroken !== undefined) {
-    clauses.push("t.is_broken = $isBroken");
-    params.isBroken = filter.isBroken ? 1 : 0;
+    clauses.push(filter.isBroken ? "(t.is_broken = 1 OR l.fragment_error IS NOT NULL)" : "t.is_broken = 0 AND l.fragment_error IS NULL");
   }
   return { sql: `WHERE ${clauses.join(" AND ")}`, params };
 }
@@ -71,6 +139,8 @@ function linkWhere(filter: LinkFilter): { sql: string; params: Record<string, st
 export class LinksRepo {
   private readonly marks: LinkMarks;
   private readonly maxVerdictSpan: number;
+  /** The crawl's orphan pages: targets its sitemaps list that no crawled page links to. */
+  readonly orphans: OrphansRepo;
 
   constructor(
     private readonly sqlite: Database,
@@ -78,6 +148,7 @@ export class LinksRepo {
   ) {
     this.marks = new LinkMarks(options.marks);
     this.maxVerdictSpan = options.maxVerdictSpan ?? MAX_VERDICT_SPAN;
+    this.orphans = new OrphansRepo(sqlite);
   }
 
   /**
@@ -150,14 +221,17 @@ export class LinksRepo {
       return;
     }
     const batch = this.sqlite.query<StreamedLinkRow, { crawlId: string; afterId: number }>(
-      `SELECT id, target_id, source_url, link_text, kind FROM links WHERE crawl_id = $crawlId AND id > $afterId
+      `SELECT id, target_id, source_url, link_text, kind, fragment_error, fragment_warning FROM links WHERE crawl_id = $crawlId AND id > $afterId
        ORDER BY id LIMIT ${STREAM_BATCH}`,
     );
     const read = (afterId: number) => batch.values({ crawlId, afterId }) as StreamedLinkRow[];
     for (const rows of keysetBatches(read, STREAM_BATCH, (row) => row[0])) {
-      for (const [, targetId, sourceUrl, linkText, kind] of rows) {
+      for (const [, targetId, sourceUrl, linkText, kind, fragmentError, fragmentWarning] of rows) {
         const link = verdicts.link(targetId, sourceUrl, linkText, kind);
-        if (link !== undefined) yield link;
+        if (link === undefined) continue;
+        if (fragmentError !== null) yield { ...link, is_broken: true, error: fragmentError };
+        else if (fragmentWarning !== null) yield { ...link, warning: fragmentWarning };
+        else yield link;
       }
     }
   }
@@ -207,6 +281,54 @@ export class LinksRepo {
   countChanges(crawlId: string, against: string | null, kind: ChangeKind): number {
     const { from, other } = changeSides(crawlId, against, kind);
     return this.sqlite.query<{ n: number }, { from: string; other: string | null }>(`SELECT COUNT(*) AS n ${CHANGE_FROM}`).get({ from, other })?.n ?? 0;
+  }
+
+  /**
+   * One page of a crawl's broken targets, each with how many of its links are broken, in discovery order after
+   * target `afterId` (keyset). Read along the broken links' target index between the crawl's first and last
+   * checked target, so a page costs its own rows whatever the crawl's size; filters narrow the rows read.
+   */
+  brokenTargets(crawlId: string, filter: BrokenTargetFilter, afterId: number, limit: number): BrokenTargetRecord[] {
+    const range = this.sqlite
+      .query<{ first: number | null; last: number | null }, { crawlId: string }>(
+        "SELECT MIN(id) AS first, MAX(id) AS last FROM crawl_targets WHERE crawl_id = $crawlId AND state = 'done'",
+      )
+      .get({ crawlId });
+    if (range?.first == null || range.last == null) return [];
+    const where = brokenTargetWhere(filter);
+    return this.sqlite
+      .query<RawBrokenTarget, Record<string, string | number>>(
+        `SELECT t.id AS target_id, t.url, t.status_code, t.error, t.warning, t.final_url, t.internal, t.is_broken AS target_broken, COUNT(*) AS links
+         FROM broken_links b INDEXED BY broken_links_target_idx JOIN crawl_targets t ON t.id = b.target_id ${where.join}
+         WHERE b.target_id > $afterId AND b.target_id <= $last AND b.crawl_id = $crawlId ${where.sql}
+         GROUP BY b.target_id ORDER BY b.target_id LIMIT $limit`,
+      )
+      .all({ ...where.params, crawlId, afterId: Math.max(afterId, range.first - 1), last: range.last, limit })
+      .map((row) => ({ ...row, internal: row.internal === 1, target_broken: row.target_broken === 1 }));
+  }
+
+  /** How many broken targets match `filter` (what brokenTargets pages through). */
+  countBrokenTargets(crawlId: string, filter: BrokenTargetFilter): number {
+    const where = brokenTargetWhere(filter);
+    return (
+      this.sqlite
+        .query<{ n: number }, Record<string, string | number>>(
+          `SELECT COUNT(DISTINCT b.target_id) AS n FROM broken_links b JOIN crawl_targets t ON t.id = b.target_id ${where.join}
+           WHERE b.crawl_id = $crawlId ${where.sql}`,
+        )
+        .get({ ...where.params, crawlId })?.n ?? 0
+    );
+  }
+
+  /** The first `limit` pages linking to a broken target (of kind `kind`, when given), in discovery order. */
+  brokenTargetSources(targetId: number, kind: StoredLinkKind | undefined, limit: number): BrokenSourceRecord[] {
+    const byKind = kind === undefined ? "" : "AND l.kind = $kind";
+    return this.sqlite
+      .query<BrokenSourceRecord, Record<string, string | number>>(
+        `SELECT l.source_url, l.link_text, l.kind, l.fragment_error FROM broken_links b INDEXED BY broken_links_target_idx
+         JOIN links l ON l.id = b.link_id WHERE b.target_id = $targetId ${byKind} ORDER BY b.link_id LIMIT $limit`,
+      )
+      .all({ targetId, limit, ...(kind === undefined ? {} : { kind }) });
   }
 
   /** The first broken targets of a crawl, in discovery order, for `broken_links.found`. */

@@ -93,6 +93,10 @@ export const crawls = sqliteTable(
     totalLinks: integer("total_links").notNull().default(0),
     brokenLinks: integer("broken_links").notNull().default(0),
     skippedLinks: integer("skipped_links").notNull().default(0),
+    /** Distinct pages of the site its sitemaps list (`use_sitemap`); null until they are read, or without the option. */
+    sitemapUrls: integer("sitemap_urls"),
+    /** Of those, the pages no crawled page links to (orphan pages); null like `sitemap_urls`. */
+    orphanPages: integer("orphan_pages"),
     createdAt: createdAt(),
     startedAt: text("started_at"),
     completedAt: text("completed_at"),
@@ -130,7 +134,10 @@ export const crawlTargets = sqliteTable(
     internal: integer("internal", { mode: "boolean" }).notNull(),
     /** Fetched as a page (GET, parsed when it is HTML): internal targets some anchor points at. */
     asPage: integer("as_page", { mode: "boolean" }).notNull().default(false),
-    /** Pages between the root and this target's first source page. */
+    /**
+     * Pages between the root and this target's first source page; -1 (core/sitemap-entry.ts) for a target first
+     * found in a sitemap, which no crawled page links to: an orphan page.
+     */
     depth: integer("depth").notNull(),
     statusCode: integer("status_code"),
     isBroken: integer("is_broken", { mode: "boolean" }),
@@ -141,6 +148,10 @@ export const crawlTargets = sqliteTable(
   (t) => [
     uniqueIndex("crawl_targets_url_unique").on(t.crawlId, t.url),
     index("crawl_targets_state_idx").on(t.crawlId, t.state, t.id),
+    // The orphan pages of a crawl, in discovery order, without reading its other targets.
+    index("crawl_targets_unlinked_idx")
+      .on(t.crawlId, t.id)
+      .where(sql`depth = -1`),
   ],
 );
 
@@ -185,8 +196,47 @@ export const links = sqliteTable(
      * that waits for the target's verdict.
      */
     waitingPrevId: integer("waiting_prev_id"),
+    /** Set when fragments asked of the target page are not on it (`check_fragments`): the link is broken. */
+    fragmentError: text("fragment_error"),
+    /** Set when asked fragments were not found on a page read only in part: not proven missing. */
+    fragmentWarning: text("fragment_warning"),
   },
   (t) => [index("links_crawl_order_idx").on(t.crawlId, t.id)],
+);
+
+/**
+ * Fragments a link asks of its target page (`check_fragments`), as a JSON array of the fragments as the URL
+ * parser writes them, until the crawl's end judges them (crawler/fragment-check.ts); the row goes then.
+ */
+export const linkFragments = sqliteTable(
+  "link_fragments",
+  {
+    linkId: integer("link_id").primaryKey(),
+    crawlId: text("crawl_id")
+      .notNull()
+      .references(() => crawls.id, { onDelete: "cascade" }),
+    targetId: integer("target_id").notNull(),
+    fragments: text("fragments").notNull(),
+  },
+  (t) => [index("link_fragments_crawl_idx").on(t.crawlId, t.linkId)],
+);
+
+/**
+ * The ids of a crawl's internal HTML pages, by final URL (`check_fragments`), as a JSON array; `complete` is
+ * false when the page was read only in part or had more ids than are kept (crawler/page-ids.ts). `ids` is null
+ * for a page fetched for its ids that turned out not to be an HTML page of the site.
+ */
+export const crawlPageIds = sqliteTable(
+  "crawl_page_ids",
+  {
+    crawlId: text("crawl_id")
+      .notNull()
+      .references(() => crawls.id, { onDelete: "cascade" }),
+    url: text("url").notNull(),
+    ids: text("ids"),
+    complete: integer("complete", { mode: "boolean" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.crawlId, t.url] })],
 );
 
 /**

@@ -25,7 +25,7 @@ function paramNames(path: string, method: string): string[] {
 describe("crawl operations in the OpenAPI document", () => {
   test("every crawl path with its methods, tagged crawls, behind the bearer key", () => {
     const crawlPaths = Object.keys(doc.paths).filter((p) => p.startsWith("/v1/crawls")).sort();
-    expect(crawlPaths).toEqual(["/v1/crawls", "/v1/crawls/{id}", "/v1/crawls/{id}/broken", "/v1/crawls/{id}/cancel", "/v1/crawls/{id}/changes", "/v1/crawls/{id}/links"]);
+    expect(crawlPaths).toEqual(["/v1/crawls", "/v1/crawls/{id}", "/v1/crawls/{id}/broken", "/v1/crawls/{id}/cancel", "/v1/crawls/{id}/changes", "/v1/crawls/{id}/links", "/v1/crawls/{id}/orphans"]);
     expect(Object.keys(doc.paths["/v1/crawls"]).sort()).toEqual(["get", "post"]);
     expect(Object.keys(doc.paths["/v1/crawls/{id}"])).toEqual(["get"]);
     expect(Object.keys(doc.paths["/v1/crawls/{id}/links"])).toEqual(["get"]);
@@ -45,6 +45,7 @@ describe("crawl operations in the OpenAPI document", () => {
     expect(statuses("/v1/crawls/{id}", "get")).toEqual(["200", "404", ...ERRORS].sort());
     expect(statuses("/v1/crawls/{id}/links", "get")).toEqual(["200", "400", "404", ...ERRORS].sort());
     expect(statuses("/v1/crawls/{id}/broken", "get")).toEqual(["200", "400", "404", ...ERRORS].sort());
+    expect(statuses("/v1/crawls/{id}/orphans", "get")).toEqual(["200", "400", "404", ...ERRORS].sort());
     expect(statuses("/v1/crawls/{id}/cancel", "post")).toEqual(["200", "404", "409", ...ERRORS].sort());
     expect(doc.paths["/v1/crawls"].post.responses["201"].headers.Location).toBeDefined();
     expect(doc.paths["/v1/crawls"].post.responses["409"].description).toContain("crawl_in_progress");

@@ -10,7 +10,16 @@ import { expectErrorEnvelope, startTestService, type TestService } from "../help
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const UNKNOWN_ID = "0190b6f2-7a3e-7c4d-9e1f-2a3b4c5d6e7f";
-const NO_OPTIONS = { scan_images: false, scan_scripts: false, scan_stylesheets: false, follow_external: false };
+const NO_OPTIONS = {
+  scan_images: false,
+  scan_scripts: false,
+  scan_stylesheets: false,
+  follow_external: false,
+  scan_media: false,
+  check_fragments: false,
+  use_sitemap: false,
+  soft_404_broken: false,
+};
 /** Upper bound on how long the site holds an answer, in case a test fails before release. */
 const HOLD_MS = 30_000;
 
@@ -140,7 +149,7 @@ describe("GET /crawls/{id}", () => {
       [
         "id", "domain_id", "domain_name", "status", "options", "total_links", "broken_links", "pages_crawled",
         "skipped_links", "truncated", "error", "created_at", "started_at", "completed_at", "new_broken_links", "trigger",
-        "pages_cut", "failure", "warnings",
+        "pages_cut", "failure", "warnings", "sitemap_urls", "orphan_pages",
       ].sort(),
     );
     expect(d).toMatchObject({ id: crawl.id, domain_id: domain.id, domain_name: domain.name, options: crawl.options, created_at: crawl.created_at });
@@ -149,6 +158,8 @@ describe("GET /crawls/{id}", () => {
     expect(Array.isArray(d.warnings) && d.warnings.every((w: unknown) => typeof w === "string")).toBe(true);
     expect(typeof d.truncated).toBe("boolean");
     for (const field of ["started_at", "completed_at", "error", "failure"]) expect(d[field] === null || typeof d[field] === "string").toBe(true);
+    // Without use_sitemap no sitemap is read.
+    expect(d).toMatchObject({ sitemap_urls: null, orphan_pages: null });
   });
 
   test("an id in upper case finds the crawl", async () => {

@@ -37,6 +37,7 @@ describe("OpenAPI document", () => {
       "/v1/crawls/{id}/cancel",
       "/v1/crawls/{id}/changes",
       "/v1/crawls/{id}/links",
+      "/v1/crawls/{id}/orphans",
       "/v1/domains",
       "/v1/domains/{id}",
       "/v1/domains/{id}/verify",

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { scanCheckReport } from "../../bench/lib/check-report-scan.ts";
 import { type CheckReport, renderReport } from "../../src/cli/check-report.ts";
 import type { LinkView } from "../../src/services/crawl-view.ts";
+import { withDefaultOptions } from "../../src/core/stored-options.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "linkpatrol-report-scan-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -29,7 +30,7 @@ const link = (n: number): LinkView => ({
 function written(links: LinkView[], name: string): string {
   const report: CheckReport = {
     url: "http://site.test/",
-    options: { scan_images: false, scan_scripts: false, scan_stylesheets: false, follow_external: false },
+    options: withDefaultOptions({}),
     summary: {
       status: "completed", error: null, failure: null, warnings: [], pages_cut: 0, pages_crawled: 3, total_links: links.length, broken_links: links.filter((l) => l.is_broken).length,
       skipped_links: 0, truncated: false, duration_ms: 5, reported_links: links.length, reported_broken: links.filter((l) => l.is_broken).length,

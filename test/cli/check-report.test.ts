@@ -1,6 +1,7 @@
 import { expect, test } from "bun:test";
 import { type CheckReport, renderReport } from "../../src/cli/check-report.ts";
 import type { LinkView } from "../../src/services/crawl-view.ts";
+import { withDefaultOptions } from "../../src/core/stored-options.ts";
 
 /** The JSON report is written link by link; what it writes must still parse back to the whole report. */
 
@@ -19,7 +20,7 @@ const link = (n: number, broken: boolean): LinkView => ({
 function report(links: LinkView[]): CheckReport {
   return {
     url: "http://site.test/",
-    options: { scan_images: false, scan_scripts: false, scan_stylesheets: false, follow_external: false },
+    options: withDefaultOptions({}),
     summary: {
       status: "completed", error: null, failure: null, warnings: [], pages_cut: 0, pages_crawled: 1, total_links: links.length, broken_links: 1, skipped_links: 0,
       truncated: false, duration_ms: 5, reported_links: links.length, reported_broken: links.filter((l) => l.is_broken).length,
@@ -50,3 +51,19 @@ test("CSV: a cell starting with a formula character, tab or carriage return is p
   const row = text.split("\r\n")[1]!;
   expect(row).toBe(`http://site.test/,http://site.test/9,404,true,anchor,'\tcmd,'-1,"'\r=1+1",'@x`);
 });
+
+for (const links of [[], [link(1, false), link(2, true), link(3, false)]]) {
+  test(`JSON lines of ${links.length} links: a typed object per line, links in order, warnings, the summary last`, () => {
+    const r = report(links);
+    r.summary.warnings = ["first warning", 'a "quoted"\nsecond'];
+    const text = [...renderReport(r, "jsonl")].join("");
+    expect(text.endsWith("\n")).toBe(true);
+    const lines = text.slice(0, -1).split("\n").map((line) => JSON.parse(line));
+    expect(lines).toEqual([
+      ...links.map((l) => ({ type: "link", ...l })),
+      { type: "warning", message: "first warning" },
+      { type: "warning", message: 'a "quoted"\nsecond' },
+      { type: "summary", url: r.url, options: r.options, summary: r.summary },
+    ]);
+  });
+}

@@ -30,12 +30,13 @@ describe("refreshUrl: HTML's declarative refresh rules", () => {
 
 describe("meta refresh in documents", () => {
   test.each([
-    [`<meta http-equiv="refresh" content="0;URL='/moved'">`, "https://site.example/moved"],
-    [`<meta http-equiv="REFRESH" content="5; url=next.html">`, "https://site.example/dir/next.html"],
-    [`<meta content="0; url=//other.example/x" http-equiv="refresh">`, "https://other.example/x"],
-    [`<meta http-equiv="refresh" content="0; url=/a?b=1&amp;c=2#f">`, "https://site.example/a?b=1&c=2"],
-  ])("%s → %s, an anchor without text", (html, url) => {
-    expect(extractLinks(html, "https://site.example/dir/page")).toEqual([{ url, kind: "anchor", text: "", tag: "meta" }]);
+    [`<meta http-equiv="refresh" content="0;URL='/moved'">`, "https://site.example/moved", ""],
+    [`<meta http-equiv="REFRESH" content="5; url=next.html">`, "https://site.example/dir/next.html", ""],
+    [`<meta content="0; url=//other.example/x" http-equiv="refresh">`, "https://other.example/x", ""],
+    [`<meta http-equiv="refresh" content="0; url=/a?b=1&amp;c=2#f">`, "https://site.example/a?b=1&c=2", "f"],
+  ])("%s → %s, an anchor without text", (html, url, fragment) => {
+    const expected = fragment === "" ? { url, kind: "anchor" as const, text: "", tag: "meta" } : { url, fragment, kind: "anchor" as const, text: "", tag: "meta" };
+    expect(extractLinks(html, "https://site.example/dir/page")).toEqual([expected]);
   });
 
   test("a refresh to another scheme is skipped", () => {

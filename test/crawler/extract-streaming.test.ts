@@ -14,7 +14,7 @@ const DOC = `<!doctype html><html><head><meta http-equiv="refresh" content="9; U
 const EXPECTED: ExtractedLink[] = [
   { url: "https://site.example/b/soon", kind: "anchor", text: "", tag: "meta" },
   { url: "https://site.example/b/s.css", kind: "stylesheet", text: "", tag: "link" },
-  { url: "https://site.example/b/x?a=1&b=2", kind: "anchor", text: "Café crème 🦀 brûlée", tag: "a" },
+  { url: "https://site.example/b/x?a=1&b=2", fragment: "f", kind: "anchor", text: "Café crème 🦀 brûlée", tag: "a" },
   { url: "https://site.example/b/a,b.png", kind: "image", text: "Ünï", tag: "img" },
   { url: "https://site.example/b/c.png", kind: "image", text: "Ünï", tag: "img" },
   { url: "https://site.example/b/one", kind: "anchor", text: "1", tag: "a" },

@@ -29,7 +29,7 @@ afterAll(async () => {
 });
 
 test("the extractor keeps the first maxLinks links and counts the rest", () => {
-  const extractor = createExtractor("https://site.example/", 3);
+  const extractor = createExtractor("https://site.example/", { maxLinks: 3 });
   extractor.write(`<a href="/1">1</a><img src="/2.png" srcset="/3.png 2x, /4.png 3x"><a href="/5">5</a>`);
   expect(extractor.end().map((link) => link.url)).toEqual(["https://site.example/1", "https://site.example/2.png", "https://site.example/3.png"]);
   expect(extractor.dropped).toBe(2);

@@ -11,8 +11,6 @@ describe("normalizeUrl: what a URL becomes", () => {
     ["absolute", "http://other.example/x?y=1", "http://other.example/x?y=1"],
     ["protocol-relative takes the base's scheme", "//other.example/x", "https://other.example/x"],
     ["query only", "?page=2", "https://example.com/docs/guide.html?page=2"],
-    ["fragment only is the page itself", "#top", "https://example.com/docs/guide.html?v=1"],
-    ["fragment dropped", "/a#b", "https://example.com/a"],
     ["empty href is the base document", "", "https://example.com/docs/guide.html?v=1"],
     ["whitespace-only href is the base document", " \n\t ", "https://example.com/docs/guide.html?v=1"],
     ["scheme and host lowercased, path and query case kept", "HTTP://WWW.Other.Example/Path/To?Q=A&b=C", "http://www.other.example/Path/To?Q=A&b=C"],
@@ -60,13 +58,22 @@ describe("normalizeUrl: what is skipped", () => {
     expect(normalizeUrl("x", "not a url")).toEqual({ kind: "skip", reason: "invalid" });
   });
 
+  test.each([
+    ["fragment only is the page itself", "#top", "https://example.com/docs/guide.html?v=1", "top"],
+    ["fragment dropped from the URL, kept apart", "/a#b", "https://example.com/a", "b"],
+    ["fragment percent-encoded as the URL parser writes it", "/a#caf\u00e9 x", "https://example.com/a", "caf%C3%A9%20x"],
+    ["an empty fragment is no fragment", "/a#", "https://example.com/a", undefined],
+  ])("%s: %p", (_name, raw, url, fragment) => {
+    expect(normalizeUrl(raw, BASE)).toEqual(fragment === undefined ? { kind: "url", url } : { kind: "url", url, fragment });
+  });
+
   test(`longer than MAX_URL_LENGTH (${MAX_URL_LENGTH}) once normalised is too_long; exactly the limit is fine`, () => {
     const prefix = "https://example.com/";
     const atLimit = prefix + "a".repeat(MAX_URL_LENGTH - prefix.length);
     expect(normalizeUrl(atLimit, BASE)).toEqual({ kind: "url", url: atLimit });
     expect(normalizeUrl(`${atLimit}a`, BASE)).toEqual({ kind: "skip", reason: "too_long", url: `${atLimit}a` });
     // The fragment is dropped before measuring.
-    expect(normalizeUrl(`${atLimit}#${"f".repeat(100)}`, BASE)).toEqual({ kind: "url", url: atLimit });
+    expect(normalizeUrl(`${atLimit}#${"f".repeat(100)}`, BASE)).toEqual({ kind: "url", url: atLimit, fragment: "f".repeat(100) });
   });
 });
 

@@ -56,7 +56,7 @@ if (DOC_DIR === null) {
 
 // --- the second parser's link rules -------------------------------------------------------------------------
 
-type Kind = "anchor" | "image" | "script" | "stylesheet";
+type Kind = "anchor" | "image" | "script" | "stylesheet" | "media";
 
 interface P5Attr {
   name: string;
@@ -68,6 +68,7 @@ interface P5Node {
   tagName?: string;
   attrs?: P5Attr[];
   childNodes?: P5Node[];
+  parentNode?: P5Node;
 }
 
 const XLINK = "http://www.w3.org/1999/xlink";
@@ -122,9 +123,50 @@ function linksOf(el: P5Node): { raw: string; kind: Kind }[] {
       break;
     }
     case "img":
-    case "source":
       resource(attr(el, "src"), "image");
       for (const url of srcsetUrls(attr(el, "srcset") ?? "")) resource(url, "image");
+      break;
+    case "source": {
+      let context = el.parentNode;
+      while (context !== undefined && !["picture", "video", "audio"].includes(context.tagName ?? "")) context = context.parentNode;
+      if (context?.tagName === "video" || context?.tagName === "audio") {
+        resource(attr(el, "src"), "media");
+      } else {
+        resource(attr(el, "src"), "image");
+        for (const url of srcsetUrls(attr(el, "srcset") ?? "")) resource(url, "image");
+      }
+      break;
+    }
+    case "iframe":
+    case "frame":
+      resource(attr(el, "src"), "anchor");
+      break;
+    case "form": {
+      const method = (attr(el, "method") ?? "get").toLowerCase();
+      const action = attr(el, "action");
+      if (method !== "post" && method !== "dialog" && action !== undefined) found.push({ raw: action, kind: "anchor" });
+      break;
+    }
+    case "blockquote":
+    case "q":
+    case "ins":
+    case "del":
+      resource(attr(el, "cite"), "anchor");
+      break;
+    case "input":
+      if ((attr(el, "type") ?? "").toLowerCase() === "image") resource(attr(el, "src"), "image");
+      break;
+    case "video":
+      resource(attr(el, "src"), "media");
+      resource(attr(el, "poster"), "image");
+      break;
+    case "audio":
+    case "track":
+    case "embed":
+      resource(attr(el, "src"), "media");
+      break;
+    case "object":
+      resource(attr(el, "data"), "media");
       break;
     case "image":
       resource(svgHref(el), "image");
@@ -132,9 +174,25 @@ function linksOf(el: P5Node): { raw: string; kind: Kind }[] {
     case "script":
       resource(attr(el, "src"), "script");
       break;
-    case "link":
-      if ((attr(el, "rel") ?? "").toLowerCase().split(/\s+/).includes("stylesheet")) resource(attr(el, "href"), "stylesheet");
+    case "link": {
+      const rels = (attr(el, "rel") ?? "").toLowerCase().split(/\s+/);
+      const has = (...names: string[]) => names.some((name) => rels.includes(name));
+      const as = (attr(el, "as") ?? "").toLowerCase();
+      const href = attr(el, "href");
+      if (has("stylesheet")) resource(href, "stylesheet");
+      else if (has("icon", "apple-touch-icon", "apple-touch-icon-precomposed", "mask-icon")) resource(href, "image");
+      else if (has("modulepreload", "manifest")) resource(href, "script");
+      else if (has("preload") && as === "image") {
+        resource(href, "image");
+        for (const url of srcsetUrls(attr(el, "imagesrcset") ?? "")) resource(url, "image");
+      } else if (has("preload") && as === "script") resource(href, "script");
+      else if (has("preload") && (as === "style" || as === "font")) resource(href, "stylesheet");
+      else if (has("preload") && (as === "audio" || as === "video" || as === "track")) resource(href, "media");
+      else if (has("canonical", "alternate", "next", "prev", "up", "home", "index", "search", "help", "license", "first", "last", "start", "contents", "author")) {
+        resource(href, "anchor");
+      }
       break;
+    }
     case "meta":
       if ((attr(el, "http-equiv") ?? "").trim().toLowerCase() === "refresh") {
         const target = refreshTarget(attr(el, "content") ?? "");
@@ -244,7 +302,7 @@ describe(`links of real pages (python3-doc): the API's rows agree with parse5${M
     origin = `http://127.0.0.1:${server.port}`;
     svc = await startTestService({ crawler: { max_depth: 1 } });
     const domainId = await verifiedDomain(svc, `${origin}${HUB_PATH}`);
-    const id = await startCrawl(svc, domainId, { scan_images: true, scan_scripts: true, scan_stylesheets: true, follow_external: false });
+    const id = await startCrawl(svc, domainId, { scan_images: true, scan_scripts: true, scan_stylesheets: true, scan_media: true, follow_external: false });
     crawl = await waitForCrawl(svc, id, 15_000);
     links = await readAll(svc, `/crawls/${id}/links`);
   }, 15_000); // crawls a sample of python3-doc's pages before the comparisons

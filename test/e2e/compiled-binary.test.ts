@@ -64,6 +64,22 @@ describe("dist/linkpatrol", () => {
       const anonymous = await fetch(`${origin}/v1/domains`, { signal: AbortSignal.timeout(5_000) });
       expect(anonymous.status).toBe(401);
 
+      // The dashboard, its stylesheet and script embedded in the executable.
+      const root = await fetch(`${origin}/`, { redirect: "manual", signal: AbortSignal.timeout(5_000) });
+      expect(root.status).toBe(303);
+      expect(root.headers.get("location")).toStartWith("/ui/sign-in");
+      const signIn = await fetch(`${origin}/ui/sign-in`, { signal: AbortSignal.timeout(5_000) });
+      const signInHtml = await signIn.text();
+      expect(signIn.status).toBe(200);
+      expect(signIn.headers.get("content-security-policy")).toContain("script-src 'self'");
+      expect(signInHtml).toContain('<form method="post" action="/ui/sign-in">');
+      for (const asset of signInHtml.match(/\/ui\/assets\/[a-z]+\.[0-9a-f]+\.(css|js|svg)/g) ?? []) {
+        const served = await fetch(`${origin}${asset}`, { signal: AbortSignal.timeout(5_000) });
+        expect(served.status).toBe(200);
+        expect((await served.text()).length).toBeGreaterThan(100);
+      }
+      expect(signInHtml.match(/\/ui\/assets\//g)).toHaveLength(3);
+
       expect(statSync(join(runDir, "data", "linkpatrol.db")).isFile()).toBe(true);
       expect(stderr.text).not.toContain("\"level\":\"error\"");
     } finally {

@@ -20,7 +20,8 @@ import { type ReceivedRequest, startWebhookReceiver, type WebhookReceiver } from
 const LINK_FIELDS = ["url", "source_url", "status_code", "is_broken", "link_text", "kind", "error", "warning", "final_url"] as const;
 const BROKEN_FIELDS = LINK_FIELDS.filter((field) => field !== "is_broken");
 const EVENTS = ["crawl.started", "crawl.completed", "crawl.failed", "broken_links.found"];
-const ALL_ON = { scan_images: true, scan_scripts: true, scan_stylesheets: true, follow_external: true };
+/** What `check --all` turns on. */
+const ALL_ON = { scan_images: true, scan_scripts: true, scan_stylesheets: true, follow_external: true, scan_media: true };
 
 /** A link as one canonical string of the compared fields, so lists compare as sorted multisets. */
 function canonical(link: Record<string, unknown>, fields: readonly string[] = LINK_FIELDS): string {
@@ -222,7 +223,8 @@ describe("check --format json, the API and the webhooks tell the same story", ()
   test("totals: check's summary equals the crawl detail", () => {
     const { detail } = first;
     expect(exitCode).toBe(1); // something is broken
-    expect(report.options).toEqual(ALL_ON);
+    expect(report.options).toMatchObject(ALL_ON);
+    expect(report.options).toEqual(detail.options);
     const pick = (o: any) => ({
       status: o.status,
       error: o.error,

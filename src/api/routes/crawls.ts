@@ -4,7 +4,16 @@ import { CrawlDetailSchema, CrawlSchema } from "../../services/crawl-view.ts";
 import type { CrawlsService } from "../../services/crawls.service.ts";
 import type { AppEnv } from "../env.ts";
 import { dataOf, ErrorSchema, errorResponses, IdParam, jsonContent, PaginationQuery } from "../schemas/common.ts";
-import { BrokenLinkListSchema, ChangeListSchema, CrawlListQuery, CrawlListSchema, LinkListQuery, LinkListSchema, StartCrawlBody } from "../schemas/crawls.ts";
+import {
+  BrokenLinkListSchema,
+  ChangeListSchema,
+  CrawlListQuery,
+  CrawlListSchema,
+  LinkListQuery,
+  LinkListSchema,
+  OrphanPageListSchema,
+  StartCrawlBody,
+} from "../schemas/crawls.ts";
 import { jsonBody, securedRoute } from "../secured-route.ts";
 import { validationHook } from "../validation-hook.ts";
 
@@ -70,6 +79,17 @@ const listChanges = securedRoute("crawls", "crawls:read", {
   responses: { 200: jsonContent(ChangeListSchema, "one page of changes; meta names the crawl compared against"), ...errorResponses(400, 404) },
 });
 
+const listOrphans = securedRoute("crawls", "crawls:read", {
+  method: "get",
+  path: "/crawls/{id}/orphans",
+  summary: "Orphan pages: pages the site's sitemaps list that no crawled page links to (crawls with use_sitemap), in discovery order",
+  request: { params: IdParam, query: PaginationQuery },
+  responses: {
+    200: jsonContent(OrphanPageListSchema, "one page of checked orphan pages; meta.total counts them (empty without use_sitemap)"),
+    ...errorResponses(400, 404),
+  },
+});
+
 const cancelCrawl = securedRoute("crawls", "crawls:write", {
   method: "post",
   path: "/crawls/{id}/cancel",
@@ -112,6 +132,11 @@ export function crawlsRouter(service: CrawlsService, basePath: string) {
       const result = service.changes(c.req.valid("param").id, page, limit);
       const meta = { page, limit, total: result.total, against_crawl_id: result.againstCrawlId, new_broken: result.newBroken, fixed: result.fixed };
       return c.json({ data: result.items, meta }, 200);
+    })
+    .openapi(listOrphans, (c) => {
+      const { page, limit } = c.req.valid("query");
+      const result = service.orphans(c.req.valid("param").id, page, limit);
+      return c.json({ data: result.items, meta: { page, limit, total: result.total } }, 200);
     })
     .openapi(cancelCrawl, (c) => c.json({ data: service.cancel(c.req.valid("param").id) }, 200));
 }

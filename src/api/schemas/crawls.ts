@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { CrawlOptionsSchema } from "../../core/crawl-options.ts";
-import { BrokenLinkSchema, ChangeSchema, CrawlStatusSchema, CrawlSummarySchema, LinkSchema } from "../../services/crawl-view.ts";
+import { BrokenLinkSchema, ChangeSchema, CrawlStatusSchema, CrawlSummarySchema, LinkSchema, OrphanPageSchema } from "../../services/crawl-view.ts";
 import { PageMeta, PaginationQuery, queryBoolean, queryInteger, queryValueError } from "./common.ts";
 
 /**
@@ -57,3 +57,4 @@ export const ChangesMeta = z.object({
   fixed: z.number().int(),
 });
 export const ChangeListSchema = z.object({ data: z.array(ChangeSchema), meta: ChangesMeta }).openapi("LinkChangeList");
+export const OrphanPageListSchema = z.object({ data: z.array(OrphanPageSchema), meta: PageMeta }).openapi("OrphanPageList");

@@ -5,6 +5,8 @@ import m2 from "./0002_webhooks.sql" with { type: "text" };
 import m3 from "./0003_schedules.sql" with { type: "text" };
 import m4 from "./0004_waiting_and_broken_links.sql" with { type: "text" };
 import m5 from "./0005_crawl_findings.sql" with { type: "text" };
+import m6 from "./0006_fragments.sql" with { type: "text" };
+import m7 from "./0007_sitemaps.sql" with { type: "text" };
 
 /** Every migration in order, with its SQL embedded at build time. */
 export const MIGRATIONS: readonly { tag: string; sql: string }[] = [
@@ -14,4 +16,6 @@ export const MIGRATIONS: readonly { tag: string; sql: string }[] = [
   { tag: "0003_schedules", sql: m3 },
   { tag: "0004_waiting_and_broken_links", sql: m4 },
   { tag: "0005_crawl_findings", sql: m5 },
+  { tag: "0006_fragments", sql: m6 },
+  { tag: "0007_sitemaps", sql: m7 },
 ];

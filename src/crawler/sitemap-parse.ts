@@ -1,0 +1,117 @@
+import { Parser } from "htmlparser2";
+
+/**
+ * Reading one sitemap (sitemaps.org protocol) as a stream: htmlparser2's tokenizer in XML mode, fed the body
+ * a slice at a time, keeps nothing but the element path and the `<loc>` being read, so a sitemap of any size
+ * costs its URLs, never a document tree. It is forgiving like the rest of the crawler: unknown elements,
+ * namespace prefixes and broken markup are skipped; what was read before the damage is kept. Only a `<loc>`
+ * directly inside `<url>` (a URL set) or `<sitemap>` (an index) counts, so extension elements such as
+ * `<image:loc>` are not taken for pages.
+ */
+
+/** What the document is: a list of pages, a list of sitemaps, or neither. */
+export type SitemapKind = "urlset" | "sitemapindex" | "unknown";
+
+/** What reading one sitemap gave. */
+export interface ParsedSitemap {
+  kind: SitemapKind;
+  /** The `<loc>` values in document order, trimmed; at most `maxLocs`. */
+  locs: string[];
+  /** True when more `<loc>` values followed than `maxLocs`. */
+  capped: boolean;
+}
+
+/** Characters of one `<loc>` kept at most: longer ones cannot be checked anyway (normalize.ts, MAX_URL_LENGTH). */
+const MAX_LOC_CHARS = 4096;
+/** Element nesting followed at most; deeper markup is not a sitemap's. */
+const MAX_DEPTH = 32;
+/** Bytes decoded and tokenized per step, so no decoded copy of the whole body exists at once. */
+const SLICE_BYTES = 64 * 1024;
+
+function localName(name: string): string {
+  const colon = name.lastIndexOf(":");
+  return (colon < 0 ? name : name.slice(colon + 1)).toLowerCase();
+}
+
+/** True when the body's first character that is not white space (or a byte-order mark) opens markup. */
+function looksLikeMarkup(body: Uint8Array): boolean {
+  for (let i = 0; i < body.length && i < 1024; i++) {
+    const byte = body[i]!;
+    if (byte === 0x3c) return true; // "<"
+    if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d && byte !== 0xef && byte !== 0xbb && byte !== 0xbf) return false;
+  }
+  return false;
+}
+
+/**
+ * The protocol's text format: one URL per line, nothing else. A line that is not an http(s) URL makes the file
+ * something else (a page, an error message), so nothing of it is taken.
+ */
+function parseTextSitemap(body: Uint8Array, maxLocs: number): ParsedSitemap {
+  const locs: string[] = [];
+  const text = new TextDecoder("utf-8").decode(body).replace(/^\uFEFF/, "");
+  // Line by line without splitting the whole text: the loop ends at the cap, not at the end of a long file.
+  for (let start = 0; start < text.length; ) {
+    let end = text.indexOf("\n", start);
+    if (end < 0) end = text.length;
+    const line = text.slice(start, end).trim();
+    start = end + 1;
+    if (line === "") continue;
+    if (!/^https?:\/\//i.test(line)) return { kind: "unknown", locs: [], capped: false };
+    if (locs.length >= maxLocs) return { kind: "urlset", locs, capped: true };
+    locs.push(line.slice(0, MAX_LOC_CHARS));
+  }
+  return { kind: locs.length > 0 ? "urlset" : "unknown", locs, capped: false };
+}
+
+/**
+ * Reads the `<loc>` values of a sitemap body (UTF-8, as the protocol requires), keeping at most `maxLocs`; a
+ * body that is not markup is read as the protocol's text format.
+ */
+export function parseSitemap(body: Uint8Array, maxLocs: number): ParsedSitemap {
+  if (!looksLikeMarkup(body)) return parseTextSitemap(body, maxLocs);
+  let kind: SitemapKind = "unknown";
+  const locs: string[] = [];
+  let capped = false;
+  const path: string[] = [];
+  let loc: string | null = null;
+  let done = false;
+
+  const parser = new Parser(
+    {
+      onopentag(name) {
+        const local = localName(name);
+        if (path.length === 0 && kind === "unknown" && (local === "urlset" || local === "sitemapindex")) kind = local;
+        if (path.length < MAX_DEPTH) path.push(local);
+        else path.push("");
+        if (local === "loc" && path.length === 3 && path[0] === kind && path[1] === (kind === "urlset" ? "url" : "sitemap")) loc = "";
+      },
+      ontext(text) {
+        if (loc !== null && loc.length < MAX_LOC_CHARS) loc += text.slice(0, MAX_LOC_CHARS - loc.length);
+      },
+      onclosetag(_name, isImplied) {
+        if (loc !== null && path.length === 3) {
+          const value = loc.trim();
+          loc = null;
+          // A `<loc>` closed only because the body ended or broke off may be half a URL.
+          if (value !== "" && !isImplied) {
+            if (locs.length < maxLocs) locs.push(value);
+            else {
+              capped = true;
+              done = true;
+            }
+          }
+        }
+        path.pop();
+      },
+    },
+    { xmlMode: true, decodeEntities: true },
+  );
+
+  const decoder = new TextDecoder("utf-8");
+  for (let offset = 0; offset < body.length && !done; offset += SLICE_BYTES) {
+    parser.write(decoder.decode(body.subarray(offset, offset + SLICE_BYTES), { stream: true }));
+  }
+  if (!done) parser.end();
+  return { kind, locs, capped };
+}

@@ -1,0 +1,39 @@
+import type { CheckContext } from "./check-target.ts";
+import type { Frontier } from "./frontier.ts";
+import { RobotsCache } from "./robots-cache.ts";
+import { discoverSitemaps } from "./sitemap-discovery.ts";
+import { readSitemap } from "./sitemap-read.ts";
+
+/**
+ * The sitemap step of a crawl (`use_sitemap`), run once the pages reachable by links from the start page are all
+ * crawled: so every entry that some crawled page links to is known by then, and the entries that are not are
+ * exactly the orphan pages. Their targets join the frontier and are checked like any other; nothing is
+ * recorded when the crawl is stopped while the sitemaps are read (a resumed crawl reads them again), nor when
+ * no page was crawled (the crawl fails on its start page).
+ */
+
+/** What the step needs from the crawl run. */
+export interface SitemapStepEnv {
+  frontier: Frontier;
+  context: CheckContext;
+  /** The crawl's robots.txt rules, or null when it ignores them (robots.txt is then read for its Sitemap lines only). */
+  robots: RobotsCache | null;
+}
+
+/** Reads the sitemaps of `site` and records their entries, unless a previous run of the crawl did. */
+export async function recordSitemapEntries(crawlId: string, site: URL, env: SitemapStepEnv): Promise<void> {
+  // A start page that gave nothing to crawl fails the crawl: every entry would pass for an orphan.
+  if (env.frontier.sitemapsRecorded(crawlId) || env.frontier.pagesCrawled(crawlId) === 0) return;
+  const { context } = env;
+  const signal = context.signal;
+  const sitemapLines = env.robots ?? new RobotsCache(context.fetch, context.fetch.userAgent);
+  const robots = env.robots;
+  const found = await discoverSitemaps(site, {
+    robotsSitemaps: () => sitemapLines.sitemaps(site.origin, signal),
+    read: (url) => readSitemap(url, { fetch: context.fetch, site: context.site, mayFetch: context.mayFetch, signal }),
+    allowed: robots === null ? async () => true : (url) => robots.allows(url, signal),
+    signal,
+  });
+  if (signal.aborted) return;
+  env.frontier.recordSitemaps(crawlId, found.lists, found.warnings);
+}

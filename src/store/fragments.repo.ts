@@ -1,0 +1,132 @@
+import type { Database, Statement } from "bun:sqlite";
+import { MultiRowInsert } from "./multi-row-insert.ts";
+
+/**
+ * The statements behind fragment checks (`check_fragments`): the fragments each link asks of its target page,
+ * the ids of the crawl's pages, and the verdicts written at the crawl's end with the counters they move. The
+ * rules are crawler/fragments.ts and crawler/fragment-check.ts; nothing here decides.
+ */
+
+/** A link waiting for its fragments to be judged, with what its target came to. */
+export interface PendingFragments {
+  link_id: number;
+  target_id: number;
+  /** JSON array of fragments as the URL parser writes them. */
+  fragments: string;
+  state: "queued" | "done" | "skipped";
+  status_code: number | null;
+  is_broken: number | null;
+  /** Where the target's redirects ended (its own URL when they did not): the page whose ids count. */
+  page_url: string;
+}
+
+/** A page's stored ids: `ids` is a JSON array, or null when the page turned out not to be an HTML page of the site. */
+export interface StoredPageIds {
+  ids: string | null;
+  complete: number;
+}
+
+/** A link's fragment verdict as written: an error (the link becomes broken) or a warning. */
+export interface FragmentOutcome {
+  linkId: number;
+  targetId: number;
+  statusCode: number;
+  error: string | null;
+  warning: string | null;
+}
+
+export class FragmentsRepo {
+  private readonly insertFragments: MultiRowInsert;
+  private readonly savePageIdsStatement: Statement<unknown, [string, string, string | null, number]>;
+  private readonly pagesToFetchStatement: Statement<{ url: string; page_url: string }, [string, number]>;
+  private readonly pendingStatement: Statement<PendingFragments, [string, number, number]>;
+  private readonly pageIdsStatement: Statement<StoredPageIds, [string, string]>;
+  private readonly setOutcomeStatement: Statement<unknown, [string | null, string | null, number]>;
+  private readonly insertBrokenStatement: Statement<unknown, [string, number, number]>;
+  private readonly moveStatusCountStatement: Statement<unknown, [string, number, number]>;
+  private readonly addStatusCountStatement: Statement<unknown, [string, number, number]>;
+  private readonly addBrokenStatement: Statement<unknown, [number, string]>;
+  private readonly forgetStatement: Statement<unknown, [string, number]>;
+  private readonly inTransaction: { immediate: (work: () => unknown) => unknown };
+
+  constructor(sqlite: Database) {
+    this.insertFragments = new MultiRowInsert(sqlite, "INSERT INTO link_fragments (crawl_id, link_id, target_id, fragments) VALUES", "(?1, ?, ?, ?)", 1);
+    this.savePageIdsStatement = sqlite.prepare("INSERT INTO crawl_page_ids (crawl_id, url, ids, complete) VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING");
+    // Checked, not broken, 2xx targets whose page has no stored ids: asked with HEAD, or never parsed.
+    this.pagesToFetchStatement = sqlite.prepare(
+      `SELECT DISTINCT t.url, COALESCE(t.final_url, t.url) AS page_url
+       FROM link_fragments f JOIN crawl_targets t ON t.id = f.target_id
+       WHERE f.crawl_id = ?1 AND t.state = 'done' AND t.is_broken = 0 AND t.status_code BETWEEN 200 AND 299
+         AND NOT EXISTS (SELECT 1 FROM crawl_page_ids p WHERE p.crawl_id = f.crawl_id AND p.url = COALESCE(t.final_url, t.url))
+       LIMIT ?2`,
+    );
+    this.pendingStatement = sqlite.prepare(
+      `SELECT f.link_id, f.target_id, f.fragments, t.state, t.status_code, t.is_broken, COALESCE(t.final_url, t.url) AS page_url
+       FROM link_fragments f JOIN crawl_targets t ON t.id = f.target_id
+       WHERE f.crawl_id = ?1 AND f.link_id > ?2 ORDER BY f.link_id LIMIT ?3`,
+    );
+    this.pageIdsStatement = sqlite.prepare("SELECT ids, complete FROM crawl_page_ids WHERE crawl_id = ?1 AND url = ?2");
+    this.setOutcomeStatement = sqlite.prepare("UPDATE links SET fragment_error = ?1, fragment_warning = ?2 WHERE id = ?3");
+    this.insertBrokenStatement = sqlite.prepare("INSERT OR IGNORE INTO broken_links (crawl_id, link_id, target_id) VALUES (?1, ?2, ?3)");
+    this.moveStatusCountStatement = sqlite.prepare(
+      "UPDATE crawl_status_counts SET links = links - ?3 WHERE crawl_id = ?1 AND status_code = ?2 AND is_broken = 0",
+    );
+    this.addStatusCountStatement = sqlite.prepare(
+      `INSERT INTO crawl_status_counts (crawl_id, status_code, is_broken, links) VALUES (?1, ?2, 1, ?3)
+       ON CONFLICT (crawl_id, status_code, is_broken) DO UPDATE SET links = links + excluded.links`,
+    );
+    this.addBrokenStatement = sqlite.prepare("UPDATE crawls SET broken_links = broken_links + ?1 WHERE id = ?2");
+    this.forgetStatement = sqlite.prepare("DELETE FROM link_fragments WHERE crawl_id = ?1 AND link_id <= ?2");
+    this.inTransaction = sqlite.transaction((work: () => unknown) => work());
+  }
+
+  /** Remembers the fragments of links just written; `values` holds [link id, target id, JSON fragments] per link. */
+  insertLinkFragments(crawlId: string, values: (number | string)[]): void {
+    if (values.length > 0) this.insertFragments.run([crawlId], values);
+  }
+
+  /** Stores a page's ids under its final URL, unless some are stored already (a page reached twice). */
+  savePageIds(crawlId: string, url: string, ids: string | null, complete: boolean): void {
+    this.savePageIdsStatement.run(crawlId, url, ids, complete ? 1 : 0);
+  }
+
+  /** Up to `limit` targets whose page must be fetched for its ids: the URL to fetch and the page URL to store under. */
+  pagesToFetch(crawlId: string, limit: number): { url: string; page_url: string }[] {
+    return this.pagesToFetchStatement.all(crawlId, limit);
+  }
+
+  /** Up to `limit` links waiting for a fragment verdict after link `afterLinkId`, in link order. */
+  pending(crawlId: string, afterLinkId: number, limit: number): PendingFragments[] {
+    return this.pendingStatement.all(crawlId, afterLinkId, limit);
+  }
+
+  /** The stored ids of the page at `url`, or null when none are stored. */
+  pageIds(crawlId: string, url: string): StoredPageIds | null {
+    return this.pageIdsStatement.get(crawlId, url);
+  }
+
+  /**
+   * Writes verdicts and forgets the judged links, in one transaction: a link with an error becomes a broken
+   * link (listed in broken_links, moved from its status code's working count to its broken one, counted in the
+   * crawl's broken_links); every waiting link up to `judgedThrough` (judged in link order) is forgotten.
+   */
+  apply(crawlId: string, outcomes: readonly FragmentOutcome[], judgedThrough: number): void {
+    this.inTransaction.immediate(() => {
+      const brokenByStatus = new Map<number, number>();
+      for (const outcome of outcomes) {
+        this.setOutcomeStatement.run(outcome.error, outcome.warning, outcome.linkId);
+        if (outcome.error === null) continue;
+        if (this.insertBrokenStatement.run(crawlId, outcome.linkId, outcome.targetId).changes === 0) continue;
+        brokenByStatus.set(outcome.statusCode, (brokenByStatus.get(outcome.statusCode) ?? 0) + 1);
+      }
+      let broken = 0;
+      for (const [statusCode, links] of brokenByStatus) {
+        this.moveStatusCountStatement.run(crawlId, statusCode, links);
+        this.addStatusCountStatement.run(crawlId, statusCode, links);
+        broken += links;
+      }
+      if (broken > 0) this.addBrokenStatement.run(broken, crawlId);
+      this.forgetStatement.run(crawlId, judgedThrough);
+    });
+  }
+}

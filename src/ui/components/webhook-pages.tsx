@@ -1,0 +1,227 @@
+/** @jsxImportSource hono/jsx */
+import { WEBHOOK_EVENT_KINDS } from "../../core/crawl-events.ts";
+import type { ErrorDetail } from "../../core/errors.ts";
+import type { DeliveryView, TestResultView, WebhookCreatedView, WebhookView } from "../../services/webhook-view.ts";
+import { SECRET_WARNING } from "../../services/webhooks.service.ts";
+import { count, when } from "../format.ts";
+import { can, type Viewer } from "../ui-env.ts";
+import { FormError } from "./form-error.tsx";
+import { Csrf, Layout, StatusBadge } from "./layout.tsx";
+
+/** The webhook list (with the new secret, once) and a webhook's page (test result, deliveries, attempts). */
+
+export const DELIVERIES_PER_PAGE = 20;
+
+const NOTICES: Record<string, string> = {
+  redelivered: "Delivery queued again: it is sent within a few seconds.",
+  deleted: "Webhook deleted.",
+};
+
+export type Problem = { message: string; details?: ErrorDetail[] };
+
+export function WebhookList(props: { viewer: Viewer; webhooks: WebhookView[]; notice?: string; error?: Problem; created?: WebhookCreatedView }) {
+  const { viewer } = props;
+  return (
+    <Layout title="Webhooks" viewer={viewer}>
+      <h1>Webhooks</h1>
+      {props.notice !== undefined && NOTICES[props.notice] !== undefined && <p class="notice success">{NOTICES[props.notice]}</p>}
+      {props.created !== undefined && (
+        <section class="notice success" aria-labelledby="secret" role="status">
+          <h2 id="secret">Webhook created</h2>
+          <p>{SECRET_WARNING}</p>
+          <p>
+            Signing secret: <code class="secret" id="webhook-secret">{props.created.secret}</code>
+          </p>
+        </section>
+      )}
+      {props.webhooks.length === 0 ? (
+        <p class="muted">No webhook yet.</p>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Endpoint</th>
+                <th scope="col">Events</th>
+                <th scope="col">State</th>
+              </tr>
+            </thead>
+            <tbody>
+              {props.webhooks.map((hook) => (
+                <tr>
+                  <td class="url">
+                    <a href={`/ui/webhooks/${hook.id}`}>{hook.name ?? hook.url}</a>
+                    {hook.name !== null && <div class="muted">{hook.url}</div>}
+                  </td>
+                  <td>{hook.events.join(", ")}</td>
+                  <td>
+                    <StatusBadge status={hook.active ? "active" : "inactive"} />
+                    {hook.disabled_reason !== null && <div class="muted">{hook.disabled_reason}</div>}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {can(viewer, "webhooks:write") && (
+        <section class="panel" aria-labelledby="add-webhook">
+          <h2 id="add-webhook">Add a webhook</h2>
+          {props.error !== undefined && <FormError message={props.error.message} details={props.error.details} />}
+          <form method="post" action="/ui/webhooks">
+            <Csrf viewer={viewer} />
+            <div class="row">
+              <div>
+                <label for="hook-url">Endpoint URL (https)</label>
+                <input id="hook-url" name="url" type="url" required placeholder="https://example.com/hooks/linkpatrol" />
+              </div>
+              <div>
+                <label for="hook-name">Name (optional)</label>
+                <input id="hook-name" name="name" type="text" maxlength={200} />
+              </div>
+            </div>
+            <fieldset>
+              <legend>Events (none ticked: all)</legend>
+              <div class="row">
+                {WEBHOOK_EVENT_KINDS.map((kind) => (
+                  <label class="check" for={`event-${kind}`}>
+                    <input type="checkbox" id={`event-${kind}`} name="events" value={kind} />
+                    {kind}
+                  </label>
+                ))}
+              </div>
+            </fieldset>
+            <p>
+              <button type="submit">Add webhook</button>
+            </p>
+          </form>
+        </section>
+      )}
+    </Layout>
+  );
+}
+
+function Attempts(props: { delivery: DeliveryView }) {
+  if (props.delivery.attempts.length === 0) return <span class="muted">no attempt yet</span>;
+  return (
+    <details>
+      <summary>
+        {props.delivery.attempts.length} attempt{props.delivery.attempts.length === 1 ? "" : "s"}
+      </summary>
+      <ol>
+        {props.delivery.attempts.map((attempt) => (
+          <li>
+            {when(attempt.attempted_at)}: {attempt.status_code === null ? (attempt.error ?? "no answer") : `HTTP ${attempt.status_code}`} in {attempt.duration_ms} ms
+            {attempt.response_body !== "" && <pre>{attempt.response_body}</pre>}
+          </li>
+        ))}
+      </ol>
+    </details>
+  );
+}
+
+export function WebhookPage(props: {
+  viewer: Viewer;
+  hook: WebhookView;
+  deliveries: { items: DeliveryView[]; total: number };
+  page: number;
+  notice?: string;
+  test?: TestResultView;
+  error?: Problem;
+}) {
+  const { viewer, hook } = props;
+  const write = can(viewer, "webhooks:write");
+  const pages = Math.max(1, Math.ceil(props.deliveries.total / DELIVERIES_PER_PAGE));
+  return (
+    <Layout title={`Webhook ${hook.name ?? hook.url}`} viewer={viewer}>
+      <p>
+        <a href="/ui/webhooks">← Webhooks</a>
+      </p>
+      <h1 class="url">{hook.name ?? hook.url}</h1>
+      <p>
+        <code class="url">{hook.url}</code> <StatusBadge status={hook.active ? "active" : "inactive"} />
+      </p>
+      <p class="muted">
+        Events: {hook.events.join(", ")} · created {when(hook.created_at)}
+        {hook.disabled_reason !== null && ` · switched off: ${hook.disabled_reason}`}
+      </p>
+      {props.notice !== undefined && NOTICES[props.notice] !== undefined && <p class="notice success">{NOTICES[props.notice]}</p>}
+      {props.error !== undefined && <FormError message={props.error.message} details={props.error.details} />}
+      {props.test !== undefined && (
+        <p class={`notice ${props.test.delivered ? "success" : "error"}`} role="status" id="test-result">
+          Test {props.test.delivered ? "delivered" : "failed"}: {props.test.status_code === null ? "no HTTP answer" : `HTTP ${props.test.status_code}`} in{" "}
+          {props.test.duration_ms} ms{props.test.error !== null && ` (${props.test.error})`}
+        </p>
+      )}
+      {write && (
+        <div class="row">
+          <form method="post" action={`/ui/webhooks/${hook.id}/test`}>
+            <Csrf viewer={viewer} />
+            <button type="submit">Send a test</button>
+          </form>
+          <form method="post" action={`/ui/webhooks/${hook.id}/delete`} data-confirm="Delete this webhook and its pending deliveries?">
+            <Csrf viewer={viewer} />
+            <button type="submit" class="danger">
+              Delete webhook
+            </button>
+          </form>
+        </div>
+      )}
+      <h2>Deliveries</h2>
+      <p class="muted">{count(props.deliveries.total)} in all, newest first.</p>
+      {props.deliveries.items.length > 0 && (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Event</th>
+                <th scope="col">State</th>
+                <th scope="col">Created</th>
+                <th scope="col">Attempts</th>
+                {write && <th scope="col">Action</th>}
+              </tr>
+            </thead>
+            <tbody>
+              {props.deliveries.items.map((delivery) => (
+                <tr>
+                  <td>
+                    <code>{delivery.event}</code>
+                  </td>
+                  <td>
+                    <StatusBadge status={delivery.state} />
+                    {delivery.state === "pending" && delivery.next_attempt_at !== null && <div class="muted">next {when(delivery.next_attempt_at)}</div>}
+                  </td>
+                  <td>{when(delivery.created_at)}</td>
+                  <td>
+                    <Attempts delivery={delivery} />
+                  </td>
+                  {write && (
+                    <td>
+                      {delivery.state !== "pending" && (
+                        <form method="post" action={`/ui/webhooks/${hook.id}/deliveries/${delivery.id}/redeliver`}>
+                          <Csrf viewer={viewer} />
+                          <button type="submit" class="secondary">
+                            Redeliver
+                          </button>
+                        </form>
+                      )}
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {pages > 1 && (
+        <nav class="pager" aria-label="Delivery pages">
+          {props.page > 1 && <a href={`/ui/webhooks/${hook.id}?page=${props.page - 1}`}>Newer</a>}
+          <span>
+            Page {props.page} of {pages}
+          </span>
+          {props.page < pages && <a href={`/ui/webhooks/${hook.id}?page=${props.page + 1}`}>Older</a>}
+        </nav>
+      )}
+    </Layout>
+  );
+}

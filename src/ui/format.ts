@@ -1,0 +1,37 @@
+/** How times and numbers read on the dashboard: UTC, to the minute, and relative where that helps. */
+
+/** "2026-11-25 14:31 UTC", or "—" for none. */
+export function when(iso: string | null | undefined): string {
+  if (iso === null || iso === undefined) return "—";
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+}
+
+/** "3 min ago" / "in 2 h" relative to `now`. */
+export function relative(iso: string | null | undefined, now = Date.now()): string {
+  if (iso === null || iso === undefined) return "";
+  const diff = new Date(iso).getTime() - now;
+  const abs = Math.abs(diff);
+  const units: [number, string][] = [
+    [86_400_000, "d"],
+    [3_600_000, "h"],
+    [60_000, "min"],
+    [1_000, "s"],
+  ];
+  const [size, unit] = units.find(([ms]) => abs >= ms) ?? [1_000, "s"];
+  const amount = Math.round(abs / size);
+  return diff < 0 ? `${amount} ${unit} ago` : `in ${amount} ${unit}`;
+}
+
+/** 12,345. */
+export function count(n: number | null | undefined): string {
+  return n === null || n === undefined ? "—" : n.toLocaleString("en-US");
+}
+
+/** Seconds between two instants, at least 1. */
+export function seconds(fromIso: string | null, toIso: string | null, now = Date.now()): number {
+  if (fromIso === null) return 1;
+  const end = toIso === null ? now : new Date(toIso).getTime();
+  return Math.max(1, (end - new Date(fromIso).getTime()) / 1000);
+}

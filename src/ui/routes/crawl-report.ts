@@ -1,0 +1,61 @@
+import type { Context } from "hono";
+import { renderReport, type CheckReport, type ReportFormat } from "../../cli/check-report.ts";
+import type { CrawlsService } from "../../services/crawls.service.ts";
+import type { DomainsService } from "../../services/domains.service.ts";
+
+/**
+ * A crawl's report as a download, rendered by the same code as `linkpatrol check --format csv|json`, so the
+ * file a user downloads reads exactly like the CLI's. Streamed from the store a batch at a time: a crawl with
+ * 500k links is never held whole in memory.
+ */
+
+/** Chunks of report text sent per pull of the response stream. */
+const CHUNKS_PER_PULL = 512;
+
+export function crawlReport(crawls: CrawlsService, domains: DomainsService, id: string): CheckReport {
+  const detail = crawls.get(id);
+  return {
+    url: domains.get(detail.domain_id).root_url,
+    options: detail.options,
+    summary: {
+      status: detail.status,
+      error: detail.error,
+      failure: detail.failure,
+      warnings: detail.warnings,
+      pages_crawled: detail.pages_crawled,
+      total_links: detail.total_links,
+      broken_links: detail.broken_links,
+      skipped_links: detail.skipped_links,
+      truncated: detail.truncated,
+      pages_cut: detail.pages_cut,
+      duration_ms: Date.parse(detail.completed_at ?? new Date().toISOString()) - Date.parse(detail.started_at ?? detail.created_at),
+      reported_links: detail.total_links,
+      reported_broken: detail.broken_links,
+    },
+    links: () => crawls.allLinks(detail.id),
+  };
+}
+
+/** Answers with the report in `format` as an attachment named after the domain and the crawl. */
+export function reportResponse(c: Context, report: CheckReport, format: Extract<ReportFormat, "csv" | "json">, crawlId: string): Response {
+  const chunks = renderReport(report, format)[Symbol.iterator]();
+  const encoder = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      let text = "";
+      for (let i = 0; i < CHUNKS_PER_PULL; i++) {
+        const next = chunks.next();
+        if (next.done) {
+          if (text !== "") controller.enqueue(encoder.encode(text));
+          controller.close();
+          return;
+        }
+        text += next.value;
+      }
+      controller.enqueue(encoder.encode(text));
+    },
+  });
+  c.header("Content-Type", format === "csv" ? "text/csv; charset=utf-8" : "application/json; charset=utf-8");
+  c.header("Content-Disposition", `attachment; filename="linkpatrol-${crawlId}.${format}"`);
+  return c.body(body);
+}

@@ -1,0 +1,154 @@
+/** @jsxImportSource hono/jsx */
+import { Hono } from "hono";
+import type { CrawlsService } from "../../services/crawls.service.ts";
+import type { DomainsService } from "../../services/domains.service.ts";
+import type { DomainView } from "../../services/domain-view.ts";
+import type { CrawlDetailView, CrawlSummaryView } from "../../services/crawl-view.ts";
+import { Csrf, Layout, StatusBadge } from "../components/layout.tsx";
+import { TrendChart } from "../components/trend-chart.tsx";
+import { count, relative, when } from "../format.ts";
+import { renderPage } from "../render.ts";
+import { can, type UiEnv, type Viewer } from "../ui-env.ts";
+import { requireUiScope } from "../ui-scope.ts";
+import { FormError } from "../components/form-error.tsx";
+
+/**
+ * The overview at `/`: every domain with its verification state, its last crawl (status, when, pages, broken,
+ * new since the previous one), its broken-link trend over the last crawls, and its next scheduled run; and the
+ * form to add a domain.
+ */
+
+const DOMAINS_PER_PAGE = 50;
+const TREND_CRAWLS = 10;
+
+interface DomainRow {
+  domain: DomainView;
+  last: CrawlDetailView | null;
+  recent: CrawlSummaryView[];
+}
+
+function Overview(props: { viewer: Viewer; rows: DomainRow[]; total: number; page: number; error?: string; draft?: string }) {
+  const { viewer, rows } = props;
+  const pages = Math.max(1, Math.ceil(props.total / DOMAINS_PER_PAGE));
+  return (
+    <Layout title="Overview" viewer={viewer}>
+      <h1>Overview</h1>
+      {rows.length === 0 && <p>No domain yet. Add the site you want checked below, verify that it is yours, then start a crawl.</p>}
+      {rows.length > 0 && (
+        <div class="table-wrap">
+          <table>
+            <caption class="muted">
+              {count(props.total)} domain{props.total === 1 ? "" : "s"}
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">Domain</th>
+                <th scope="col">Verified</th>
+                <th scope="col">Last crawl</th>
+                <th scope="col" class="num hide-narrow">Pages</th>
+                <th scope="col" class="num">Broken</th>
+                <th scope="col" class="num hide-narrow">New</th>
+                <th scope="col">Trend</th>
+                <th scope="col" class="hide-narrow">Next run</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map(({ domain, last, recent }) => (
+                <tr>
+                  <td class="url">
+                    <a href={`/ui/domains/${domain.id}`}>{domain.name}</a>
+                  </td>
+                  <td>
+                    <StatusBadge status={domain.verified ? "verified" : "unverified"} />
+                  </td>
+                  <td>
+                    {last === null ? (
+                      <span class="muted">never</span>
+                    ) : (
+                      <>
+                        <a href={`/ui/crawls/${last.id}`}>
+                          <StatusBadge status={last.status} />
+                        </a>{" "}
+                        <span title={when(last.created_at)}>{relative(last.completed_at ?? last.started_at ?? last.created_at)}</span>
+                      </>
+                    )}
+                  </td>
+                  <td class="num hide-narrow">{last === null ? "—" : count(last.pages_crawled)}</td>
+                  <td class="num">{last === null ? "—" : count(last.broken_links)}</td>
+                  <td class="num hide-narrow">{last === null ? "—" : count(last.new_broken_links)}</td>
+                  <td>
+                    <TrendChart
+                      values={recent.filter((c) => c.status === "completed").map((c) => c.broken_links).reverse()}
+                      label={`Broken links over the last completed crawls of ${domain.name}`}
+                    />
+                  </td>
+                  <td class="hide-narrow">
+                    {domain.next_run_at === null ? <span class="muted">not scheduled</span> : <span title={when(domain.next_run_at)}>{relative(domain.next_run_at)}</span>}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {pages > 1 && (
+        <nav class="pager" aria-label="Domain pages">
+          {props.page > 1 && <a href={`/?page=${props.page - 1}`}>Previous</a>}
+          <span>
+            Page {props.page} of {pages}
+          </span>
+          {props.page < pages && <a href={`/?page=${props.page + 1}`}>Next</a>}
+        </nav>
+      )}
+      {can(viewer, "domains:write") && (
+        <section class="panel" aria-labelledby="add-domain">
+          <h2 id="add-domain">Add a domain</h2>
+          {props.error !== undefined && <FormError message={props.error} />}
+          <form method="post" action="/ui/domains">
+            <Csrf viewer={viewer} />
+            <div class="row">
+              <div>
+                <label for="domain-name">Domain or URL</label>
+                <input id="domain-name" name="name" type="text" required placeholder="example.com" value={props.draft ?? ""} />
+              </div>
+              <div>
+                <label for="domain-root">Start page (optional)</label>
+                <input id="domain-root" name="root_url" type="text" placeholder="https://example.com/" />
+              </div>
+              <button type="submit">Add domain</button>
+            </div>
+          </form>
+        </section>
+      )}
+    </Layout>
+  );
+}
+
+/** The rows of the overview: each domain with its last crawl and its recent crawls for the trend. */
+function overviewRows(domains: DomainsService, crawls: CrawlsService, page: number) {
+  const list = domains.list(page, DOMAINS_PER_PAGE);
+  const rows = list.items.map((domain) => ({
+    domain,
+    last: domain.last_crawl_id === null ? null : crawls.get(domain.last_crawl_id),
+    recent: crawls.list({ domainId: domain.id }, 1, TREND_CRAWLS).items,
+  }));
+  return { rows, total: list.total };
+}
+
+export function overviewRouter(domains: DomainsService, crawls: CrawlsService) {
+  const router = new Hono<UiEnv>();
+  router.get("/", (c) => {
+    const viewer = requireUiScope(c, "domains:read");
+    const page = Math.max(1, Math.min(100_000, Number.parseInt(c.req.query("page") ?? "1", 10) || 1));
+    const { rows, total } = overviewRows(domains, crawls, page);
+    return renderPage(c, <Overview viewer={viewer} rows={rows} total={total} page={page} />);
+  });
+  router.get("/ui", (c) => c.redirect("/", 303));
+  return router;
+}
+
+/** Renders the overview with a message about a rejected form (used by the add-domain handler). */
+export function overviewWithError(domains: DomainsService, crawls: CrawlsService, viewer: Viewer, error: string, draft: string) {
+  const { rows, total } = overviewRows(domains, crawls, 1);
+  return <Overview viewer={viewer} rows={rows} total={total} page={1} error={error} draft={draft} />;
+}

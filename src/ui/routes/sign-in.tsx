@@ -1,0 +1,98 @@
+/** @jsxImportSource hono/jsx */
+import { Hono, type Context } from "hono";
+import { getCookie } from "hono/cookie";
+import { ForbiddenError, UnauthorizedError } from "../../core/errors.ts";
+import type { KeysService } from "../../services/keys.service.ts";
+import { Layout } from "../components/layout.tsx";
+import { assertSameOrigin } from "../middleware/dashboard-session.ts";
+import { renderPage } from "../render.ts";
+import { clearSessionCookie, clearSignInCookie, setSessionCookie, setSignInCookie, SIGN_IN_COOKIE } from "../session-cookie.ts";
+import { SessionCodec } from "../session.ts";
+import type { UiEnv } from "../ui-env.ts";
+
+/**
+ * Sign in with an API key (it is checked like a Bearer key, then forgotten: the cookie names the key's id,
+ * never its secret) and sign out. The sign-in form carries a token bound to a short-lived nonce cookie, so
+ * another site cannot sign a browser in under a key of its own choosing.
+ */
+
+/** Only local paths may be returned to after sign-in (no open redirect). */
+function localPath(next: string | undefined): string {
+  return next !== undefined && /^\/(?!\/)[A-Za-z0-9/._~%?=&-]*$/.test(next) && !next.includes("\\") ? next : "/";
+}
+
+function SignInPage(props: { token: string; next: string; error?: string }) {
+  return (
+    <Layout title="Sign in" viewer={null}>
+      <div class="sign-in">
+        <h1>Sign in</h1>
+        <p>Paste an API key. The first start of the service printed one (or create one with <code>linkpatrol keys create</code>).</p>
+        {props.error !== undefined && (
+          <p class="notice error" role="alert">
+            {props.error}
+          </p>
+        )}
+        <form method="post" action="/ui/sign-in">
+          <input type="hidden" name="_token" value={props.token} />
+          <input type="hidden" name="next" value={props.next} />
+          <label for="key">API key</label>
+          <input id="key" name="key" type="password" autocomplete="current-password" required spellcheck={false} placeholder="lp_…" />
+          <p>
+            <button type="submit">Sign in</button>
+          </p>
+        </form>
+        <p class="muted">The session lasts 12 hours, ends when you sign out or when the key is revoked.</p>
+      </div>
+    </Layout>
+  );
+}
+
+export function signInRouter(keys: KeysService, codec: SessionCodec) {
+  const router = new Hono<UiEnv>();
+
+  const form = (c: Context<UiEnv>, next: string, error?: string, status: 200 | 401 | 403 = 200) => {
+    const nonce = SessionCodec.nonce();
+    setSignInCookie(c, nonce);
+    return renderPage(c, <SignInPage token={codec.signInToken(nonce)} next={next} error={error} />, status);
+  };
+
+  router.get("/ui/sign-in", (c) => {
+    if (c.get("viewer") !== null) return c.redirect(localPath(c.req.query("next")), 303);
+    return form(c, localPath(c.req.query("next")));
+  });
+
+  router.post("/ui/sign-in", async (c) => {
+    assertSameOrigin(c);
+    const body = await c.req.parseBody({ all: true });
+    const next = localPath(typeof body.next === "string" ? body.next : undefined);
+    const token = typeof body._token === "string" ? body._token : undefined;
+    if (!codec.signInValid(getCookie(c, SIGN_IN_COOKIE), token)) {
+      return form(c, next, "The sign-in form expired or came from elsewhere; please try again.", 403);
+    }
+    const secret = typeof body.key === "string" ? body.key.trim() : "";
+    try {
+      const principal = keys.authenticate(secret);
+      const { token: session, session: parts } = codec.issue(principal.keyId);
+      setSessionCookie(c, session, parts.expiresAt);
+      clearSignInCookie(c);
+      return c.redirect(next, 303);
+    } catch (error) {
+      if (!(error instanceof UnauthorizedError)) throw error;
+      return form(c, next, `Sign-in refused: ${error.message}.`, 401);
+    }
+  });
+
+  router.post("/ui/sign-out", async (c) => {
+    assertSameOrigin(c);
+    const viewer = c.get("viewer");
+    const body = await c.req.parseBody({ all: true });
+    if (viewer !== null && !codec.csrfValid(viewer.session, typeof body._csrf === "string" ? body._csrf : undefined)) {
+      throw new ForbiddenError("missing or wrong form token (CSRF)");
+    }
+    if (viewer !== null) codec.end(viewer.session);
+    clearSessionCookie(c);
+    return c.redirect("/ui/sign-in", 303);
+  });
+
+  return router;
+}

@@ -1,0 +1,86 @@
+/** @jsxImportSource hono/jsx */
+import { Hono, type Context } from "hono";
+import { STATUS_OF } from "../../api/error-envelope.ts";
+import { WEBHOOK_EVENT_KINDS, type WebhookEventKind } from "../../core/crawl-events.ts";
+import { AppError } from "../../core/errors.ts";
+import type { TestResultView } from "../../services/webhook-view.ts";
+import type { WebhooksService } from "../../services/webhooks.service.ts";
+import { DELIVERIES_PER_PAGE, WebhookList, WebhookPage, type Problem } from "../components/webhook-pages.tsx";
+import { renderPage } from "../render.ts";
+import type { UiEnv, Viewer } from "../ui-env.ts";
+import { requireUiScope } from "../ui-scope.ts";
+
+/**
+ * Webhooks: the list and the form to add one (its secret shown once, on the answer to that form, never
+ * again); a webhook's page with a test send and its result, the delivery log with every attempt, redeliver
+ * and delete.
+ */
+
+function problemOf(error: unknown): { problem: Problem; status: (typeof STATUS_OF)[keyof typeof STATUS_OF] } {
+  if (!(error instanceof AppError) || error.code === "forbidden" || error.code === "not_found") throw error;
+  return { problem: { message: error.message, details: error.details }, status: STATUS_OF[error.code] };
+}
+
+export function webhooksRouter(webhooks: WebhooksService) {
+  const router = new Hono<UiEnv>();
+
+  const hookPage = (c: Context<UiEnv>, viewer: Viewer, id: string, extra: { notice?: string; test?: TestResultView; error?: Problem } = {}, status: (typeof STATUS_OF)[keyof typeof STATUS_OF] = 200) => {
+    const page = Math.max(1, Math.min(100_000, Number.parseInt(c.req.query("page") ?? "1", 10) || 1));
+    const hook = webhooks.get(id);
+    const deliveries = webhooks.deliveries(hook.id, page, DELIVERIES_PER_PAGE);
+    return renderPage(c, <WebhookPage viewer={viewer} hook={hook} deliveries={deliveries} page={page} {...extra} />, status);
+  };
+
+  router.get("/ui/webhooks", (c) => {
+    const viewer = requireUiScope(c, "webhooks:read");
+    return renderPage(c, <WebhookList viewer={viewer} webhooks={webhooks.list().items} notice={c.req.query("notice")} />);
+  });
+
+  router.post("/ui/webhooks", async (c) => {
+    const viewer = requireUiScope(c, "webhooks:write");
+    const form = await c.req.parseBody({ all: true });
+    const url = typeof form.url === "string" ? form.url.trim() : "";
+    const name = typeof form.name === "string" && form.name.trim() !== "" ? form.name.trim().slice(0, 200) : null;
+    const picked = ([] as unknown[]).concat(form.events ?? []);
+    const events = WEBHOOK_EVENT_KINDS.filter((kind) => picked.includes(kind)) as WebhookEventKind[];
+    try {
+      const created = await webhooks.create({ url, name, events });
+      // The secret is on this answer only: no redirect (it would have to carry it), and never cached.
+      return renderPage(c, <WebhookList viewer={viewer} webhooks={webhooks.list().items} created={created} />, 201);
+    } catch (error) {
+      const { problem, status } = problemOf(error);
+      return renderPage(c, <WebhookList viewer={viewer} webhooks={webhooks.list().items} error={problem} />, status);
+    }
+  });
+
+  router.get("/ui/webhooks/:id", (c) => {
+    const viewer = requireUiScope(c, "webhooks:read");
+    return hookPage(c, viewer, c.req.param("id"), { notice: c.req.query("notice") });
+  });
+
+  router.post("/ui/webhooks/:id/test", async (c) => {
+    const viewer = requireUiScope(c, "webhooks:write");
+    const id = c.req.param("id");
+    return hookPage(c, viewer, id, { test: await webhooks.test(id) });
+  });
+
+  router.post("/ui/webhooks/:id/delete", (c) => {
+    requireUiScope(c, "webhooks:write");
+    webhooks.delete(c.req.param("id"));
+    return c.redirect("/ui/webhooks?notice=deleted", 303);
+  });
+
+  router.post("/ui/webhooks/:id/deliveries/:delivery/redeliver", (c) => {
+    const viewer = requireUiScope(c, "webhooks:write");
+    const id = c.req.param("id");
+    try {
+      webhooks.redeliver(id, c.req.param("delivery"));
+    } catch (error) {
+      const { problem, status } = problemOf(error);
+      return hookPage(c, viewer, id, { error: problem }, status);
+    }
+    return c.redirect(`/ui/webhooks/${id}?notice=redelivered`, 303);
+  });
+
+  return router;
+}

@@ -1,0 +1,99 @@
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+
+/**
+ * Dashboard sessions without a table: the cookie holds the key's id, an expiry and a random nonce, signed with
+ * HMAC-SHA256 under the store's session secret (session-secret.ts). Nothing about the key's secret is in it, so
+ * a stolen cookie dies at its expiry or when the key is revoked (checked on every request by the caller), and
+ * a rotated secret ends every session at once. Signing out also refuses that cookie from then on (remembered
+ * in memory until its expiry: a restart forgets it, and the 12-hour expiry still bounds it). The CSRF token is a second HMAC over the nonce: bound to this
+ * session, unknowable to another origin, and needing no storage either.
+ */
+
+/** How long a session lasts after sign-in. */
+export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
+
+/** What a valid session cookie says. */
+export interface Session {
+  keyId: string;
+  /** Milliseconds since the epoch. */
+  expiresAt: number;
+  nonce: string;
+}
+
+const ID_PATTERN = /^[0-9a-f-]{36}$/;
+const NONCE_PATTERN = /^[A-Za-z0-9_-]{22}$/;
+
+/** Signed-out sessions remembered at once; past it the oldest are forgotten (they still expire on their own). */
+const MAX_ENDED = 100_000;
+
+export class SessionCodec {
+  /** Sessions signed out before their expiry, by nonce: the cookie may have been copied. Process memory only. */
+  private readonly ended = new Map<string, number>();
+
+  constructor(private readonly secret: Uint8Array) {}
+
+  /** Refuses `session` from now on (sign-out), until it would have expired anyway. */
+  end(session: Session, now = Date.now()): void {
+    for (const [nonce, expiresAt] of this.ended) {
+      if (expiresAt <= now || this.ended.size >= MAX_ENDED) this.ended.delete(nonce);
+      else break;
+    }
+    this.ended.set(session.nonce, session.expiresAt);
+  }
+
+  /** A new session for `keyId`, as the cookie value and its parts. */
+  issue(keyId: string, now = Date.now(), ttlMs = SESSION_TTL_MS): { token: string; session: Session } {
+    const session = { keyId, expiresAt: now + ttlMs, nonce: randomBytes(16).toString("base64url") };
+    const payload = `${session.keyId}.${session.expiresAt}.${session.nonce}`;
+    return { token: `${payload}.${this.mac("session", payload)}`, session };
+  }
+
+  /** The session a cookie value carries, or null when it is malformed, forged or expired. */
+  read(token: string | undefined, now = Date.now()): Session | null {
+    if (token === undefined || token.length > 200) return null;
+    const parts = token.split(".");
+    if (parts.length !== 4) return null;
+    const [keyId, expiry, nonce, signature] = parts as [string, string, string, string];
+    if (!ID_PATTERN.test(keyId) || !/^\d{1,16}$/.test(expiry) || !NONCE_PATTERN.test(nonce)) return null;
+    if (!this.equal(signature, this.mac("session", `${keyId}.${expiry}.${nonce}`))) return null;
+    const expiresAt = Number(expiry);
+    if (expiresAt <= now || this.ended.has(nonce)) return null;
+    return { keyId, expiresAt, nonce };
+  }
+
+  /** The CSRF token every state-changing form of this session must carry. */
+  csrfToken(session: Session): string {
+    return this.mac("csrf", session.nonce);
+  }
+
+  /** True when `token` is this session's CSRF token (constant time). */
+  csrfValid(session: Session, token: string | undefined): boolean {
+    return token !== undefined && this.equal(token, this.csrfToken(session));
+  }
+
+  /** A token for the sign-in form, bound to the pre-session nonce cookie (no session exists yet). */
+  signInToken(nonce: string): string {
+    return this.mac("sign-in", nonce);
+  }
+
+  /** True when `token` belongs to the pre-session `nonce`. */
+  signInValid(nonce: string | undefined, token: string | undefined): boolean {
+    if (nonce === undefined || token === undefined || !NONCE_PATTERN.test(nonce)) return false;
+    return this.equal(token, this.signInToken(nonce));
+  }
+
+  /** A fresh pre-session nonce. */
+  static nonce(): string {
+    return randomBytes(16).toString("base64url");
+  }
+
+  private mac(purpose: string, value: string): string {
+    return createHmac("sha256", this.secret).update(`${purpose}\n${value}`).digest("base64url");
+  }
+
+  private equal(given: string, expected: string): boolean {
+    const a = Buffer.from(given);
+    const b = Buffer.from(expected);
+    return a.length === b.length && timingSafeEqual(a, b);
+  }
+}

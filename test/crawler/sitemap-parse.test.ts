@@ -1,0 +1,83 @@
+import { expect, test } from "bun:test";
+import { parseRobots } from "../../src/crawler/robots.ts";
+import { ROBOTS_MAX_SITEMAPS } from "../../src/crawler/robots-parse.ts";
+import { parseSitemap } from "../../src/crawler/sitemap-parse.ts";
+
+/**
+ * The sitemap tokenizer on the shapes real sitemaps take and the ways they break: namespace prefixes, entities,
+ * CDATA, extension elements that carry a `<loc>` of their own, a file that breaks off, the URL cap; and the
+ * Sitemap lines of robots.txt, which belong to no group.
+ */
+
+const bytes = (text: string) => new TextEncoder().encode(text);
+
+test("a URL set: <loc> under <url> only, trimmed, entities decoded, prefixes ignored", () => {
+  const parsed = parseSitemap(
+    bytes(`<?xml version="1.0"?><sm:urlset xmlns:sm="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:image="x">
+      <sm:url><sm:loc>
+        https://a.example/?x=1&amp;y=2
+      </sm:loc><image:image><image:loc>https://a.example/pic.png</image:loc></image:image></sm:url>
+      <sm:url><sm:loc><![CDATA[https://a.example/cdata]]></sm:loc></sm:url>
+      <sm:url><sm:loc></sm:loc></sm:url>
+      <loc>https://a.example/stray</loc>
+    </sm:urlset>`),
+    10,
+  );
+  expect(parsed).toEqual({ kind: "urlset", locs: ["https://a.example/?x=1&y=2", "https://a.example/cdata"], capped: false });
+});
+
+test("an index lists sitemaps; anything else is unknown", () => {
+  expect(parseSitemap(bytes("<sitemapindex><sitemap><loc>https://a.example/s1.xml</loc></sitemap></sitemapindex>"), 10)).toEqual({
+    kind: "sitemapindex",
+    locs: ["https://a.example/s1.xml"],
+    capped: false,
+  });
+  expect(parseSitemap(bytes("<html><body><url><loc>https://a.example/</loc></url></body></html>"), 10).kind).toBe("unknown");
+  expect(parseSitemap(bytes("\u0000\u0001 garbage <<< >>>"), 10)).toEqual({ kind: "unknown", locs: [], capped: false });
+});
+
+test("a file that breaks off keeps the entries closed before the break, not the half URL", () => {
+  const parsed = parseSitemap(bytes("<urlset><url><loc>https://a.example/1</loc></url><url><loc>https://a.example/2</url><url><loc>https://a.exa"), 10);
+  expect(parsed.locs).toEqual(["https://a.example/1"]);
+});
+
+test("at most maxLocs URLs are kept, and the cap is reported", () => {
+  const many = `<urlset>${Array.from({ length: 30 }, (_, i) => `<url><loc>https://a.example/${i}</loc></url>`).join("")}</urlset>`;
+  const parsed = parseSitemap(bytes(many), 25);
+  expect(parsed.locs).toHaveLength(25);
+  expect(parsed.locs.at(-1)).toBe("https://a.example/24");
+  expect(parsed.capped).toBe(true);
+  expect(parseSitemap(bytes(many), 30).capped).toBe(false);
+});
+
+test("robots.txt: Sitemap lines are kept in order, outside any group, bounded in number and length", () => {
+  const rules = parseRobots(
+    [
+      "Sitemap: https://a.example/one.xml",
+      "User-agent: *",
+      "Disallow: /x",
+      "sitemap:https://a.example/two.xml # a comment",
+      `Sitemap: https://a.example/${"l".repeat(3000)}`,
+      "Sitemap:",
+      ...Array.from({ length: 60 }, (_, i) => `Sitemap: https://a.example/s${i}.xml`),
+    ].join("\n"),
+  );
+  expect(rules.sitemaps?.slice(0, 3)).toEqual(["https://a.example/one.xml", "https://a.example/two.xml", "https://a.example/s0.xml"]);
+  expect(rules.sitemaps).toHaveLength(ROBOTS_MAX_SITEMAPS);
+  expect(rules.groups.get("*")).toHaveLength(1);
+});
+
+test("the text format: one URL per line; a line that is not a URL makes it no sitemap", () => {
+  expect(parseSitemap(bytes("\uFEFFhttps://a.example/1\r\n\r\n  https://a.example/2  \nhttp://a.example/3"), 10)).toEqual({
+    kind: "urlset",
+    locs: ["https://a.example/1", "https://a.example/2", "http://a.example/3"],
+    capped: false,
+  });
+  expect(parseSitemap(bytes("https://a.example/1\nhttps://a.example/2\nhttps://a.example/3"), 2)).toEqual({
+    kind: "urlset",
+    locs: ["https://a.example/1", "https://a.example/2"],
+    capped: true,
+  });
+  expect(parseSitemap(bytes("https://a.example/1\nNot Found\n"), 10).kind).toBe("unknown");
+  expect(parseSitemap(bytes("   \n"), 10).kind).toBe("unknown");
+});
