@@ -5,7 +5,7 @@
  * so they never share the CPU (tools/*.ts). Prints the table and the disagreements (report.ts) and writes
  * them, with a JSON of every target's outcome, to bench/real-sites/out/ (gitignored).
  *
- *   bun bench/real-sites/run.ts [--sites a,b | --all-sites] [--timeout S] [--concurrency C] [--binary FILE] [--no-install] [--keep]
+ *   bun bench/real-sites/run.ts [--sites a,b | --all-sites] [--timeout S] [--concurrency C] [--binary FILE] [--no-install] [--keep] [--check-flags="FLAGS"]
  *
  * Without --sites, every site but the large ones (rust-doc: 32k files); --all-sites takes them too.
  *
@@ -37,6 +37,8 @@ interface Flags {
   binary: string | undefined;
   install: boolean;
   keep: boolean;
+  /** Flags added to linkpatrol check's own (e.g. "--media --fragments --sitemap"). */
+  checkFlags: string[];
 }
 
 /** A flag that must be a positive integer. */
@@ -56,6 +58,7 @@ function parseFlags(): Flags {
       binary: { type: "string" },
       "no-install": { type: "boolean", default: false },
       keep: { type: "boolean", default: false },
+      "check-flags": { type: "string", default: "" },
     },
   });
   let sites = values["all-sites"] ? [...SITES] : SITES.filter((site) => site.large !== true);
@@ -72,6 +75,7 @@ function parseFlags(): Flags {
     binary: values.binary,
     install: !values["no-install"],
     keep: values.keep,
+    checkFlags: values["check-flags"].split(/\s+/).filter((flag) => flag !== ""),
   };
 }
 
@@ -82,7 +86,7 @@ async function crawlSite(site: RealSite, binary: string, work: string, flags: Fl
   try {
     const results: ToolResult[] = [];
     const runners: [string, (ctx: RunContext) => Promise<ToolResult>][] = [
-      ["linkpatrol", (ctx) => runLinkpatrol(binary, ctx)],
+      ["linkpatrol", (ctx) => runLinkpatrol(binary, ctx, flags.checkFlags)],
       ["wget2", runWget2],
       ["linkchecker", runLinkchecker],
     ];

@@ -32,12 +32,12 @@ interface Summary {
   truncated: boolean;
 }
 
-/** Runs `binary check` on the site and reads its JSON Lines report. */
-export async function runLinkpatrol(binary: string, ctx: RunContext): Promise<ToolResult> {
+/** Runs `binary check` on the site (with `extraFlags` after the usual ones) and reads its JSON Lines report. */
+export async function runLinkpatrol(binary: string, ctx: RunContext, extraFlags: readonly string[] = []): Promise<ToolResult> {
   const reportPath = join(ctx.dir, "linkpatrol.jsonl");
   const cmd = [
     binary, "check", `${ctx.origin}/`, "--allow-private", "--images", "--scripts", "--stylesheets", "--concurrency", String(ctx.concurrency),
-    "--max-pages", "200000", "--format", "jsonl", "--output", reportPath,
+    "--max-pages", "200000", "--format", "jsonl", "--output", reportPath, ...extraFlags,
   ];
   const measured = await runMeasured(cmd, { cwd: ctx.dir, timeoutS: ctx.timeoutS, stderrPath: join(ctx.dir, "linkpatrol.stderr") });
   const base = { tool: "linkpatrol", version: firstLine([binary, "version"]), measured, ownPages: null, targets: new Map<string, TargetSeen>() };
