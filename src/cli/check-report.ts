@@ -1,5 +1,5 @@
 import type { CrawlOptions } from "../core/crawl-options.ts";
-import type { LinkView, OrphanPageView } from "../services/crawl-view.ts";
+import type { CrawlDetailView, LinkView, OrphanPageView } from "../services/crawl-view.ts";
 
 /**
  * The report of `linkpatrol check`, and its five renderings. Pure: the command gathers the data, these
@@ -37,6 +37,27 @@ export interface CheckReport {
   links: () => Iterable<LinkView>;
   /** The reported orphan pages (`--sitemap`): listed in a sitemap, linked from no crawled page; streamed like links. */
   orphans?: () => Iterable<OrphanPageView>;
+}
+
+/** A report's summary from a crawl's detail, with how many links (and broken ones) the report itself holds. */
+export function reportSummary(detail: CrawlDetailView, reported: { links: number; broken: number }): CheckReport["summary"] {
+  return {
+    status: detail.status,
+    error: detail.error,
+    failure: detail.failure,
+    warnings: detail.warnings,
+    pages_crawled: detail.pages_crawled,
+    total_links: detail.total_links,
+    broken_links: detail.broken_links,
+    skipped_links: detail.skipped_links,
+    truncated: detail.truncated,
+    pages_cut: detail.pages_cut,
+    duration_ms: Date.parse(detail.completed_at ?? new Date().toISOString()) - Date.parse(detail.started_at ?? detail.created_at),
+    reported_links: reported.links,
+    reported_broken: reported.broken,
+    sitemap_urls: detail.sitemap_urls,
+    orphan_pages: detail.orphan_pages,
+  };
 }
 
 function orphansOf(report: CheckReport): Iterable<OrphanPageView> {

@@ -8,7 +8,7 @@ import { UnsafeUrlError } from "../core/errors.ts";
 import { collectEvery, youngThenFull } from "../core/gc-rhythm.ts";
 import { openRuntime, type Runtime } from "../runtime.ts";
 import type { LinkView, OrphanPageView } from "../services/crawl-view.ts";
-import { FORMATS, renderReport, type CheckReport, type ReportFormat } from "./check-report.ts";
+import { FORMATS, renderReport, reportSummary, type CheckReport, type ReportFormat } from "./check-report.ts";
 import { err, EXIT_FAILED, EXIT_OK, EXIT_USAGE, out, parseCommandArgs, UsageError } from "./usage.ts";
 
 export const CHECK_HELP = `Usage: linkpatrol check URL [options]
@@ -283,23 +283,7 @@ export async function checkCommand(args: string[]): Promise<number> {
     const report: CheckReport = {
       url: url.href,
       options,
-      summary: {
-        status: detail.status,
-        error: detail.error,
-        failure: detail.failure,
-        warnings: detail.warnings,
-        pages_crawled: detail.pages_crawled,
-        total_links: detail.total_links,
-        broken_links: detail.broken_links,
-        skipped_links: detail.skipped_links,
-        truncated: detail.truncated,
-        pages_cut: detail.pages_cut,
-        duration_ms: Date.parse(detail.completed_at ?? new Date().toISOString()) - Date.parse(detail.started_at ?? detail.created_at),
-        reported_links: reportedLinks,
-        reported_broken: reportedBroken,
-        sitemap_urls: detail.sitemap_urls,
-        orphan_pages: detail.orphan_pages,
-      },
+      summary: reportSummary(detail, { links: reportedLinks, broken: reportedBroken }),
       links,
       ...(options.use_sitemap && { orphans }),
     };

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { renderReport, type CheckReport, type ReportFormat } from "../../cli/check-report.ts";
+import { renderReport, reportSummary, type CheckReport, type ReportFormat } from "../../cli/check-report.ts";
 import type { CrawlsService } from "../../services/crawls.service.ts";
 import type { DomainsService } from "../../services/domains.service.ts";
 
@@ -17,22 +17,9 @@ export function crawlReport(crawls: CrawlsService, domains: DomainsService, id: 
   return {
     url: domains.get(detail.domain_id).root_url,
     options: detail.options,
-    summary: {
-      status: detail.status,
-      error: detail.error,
-      failure: detail.failure,
-      warnings: detail.warnings,
-      pages_crawled: detail.pages_crawled,
-      total_links: detail.total_links,
-      broken_links: detail.broken_links,
-      skipped_links: detail.skipped_links,
-      truncated: detail.truncated,
-      pages_cut: detail.pages_cut,
-      duration_ms: Date.parse(detail.completed_at ?? new Date().toISOString()) - Date.parse(detail.started_at ?? detail.created_at),
-      reported_links: detail.total_links,
-      reported_broken: detail.broken_links,
-    },
+    summary: reportSummary(detail, { links: detail.total_links, broken: detail.broken_links }),
     links: () => crawls.allLinks(detail.id),
+    ...(detail.options.use_sitemap && { orphans: () => crawls.allOrphans(detail.id) }),
   };
 }
 
