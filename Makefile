@@ -2,7 +2,7 @@
 BUN := node_modules/.bin/bun
 SETUP := node scripts/setup.mjs
 
-.PHONY: setup serve test build typecheck bench bench-crawl bench-50k bench-deps compare-real clean
+.PHONY: setup serve test build typecheck bench bench-crawl bench-options bench-50k bench-deps compare-real clean
 
 setup:
 	@$(SETUP)
@@ -35,6 +35,12 @@ bench-deps: $(BENCH_DEPS)
 bench: build bench-deps
 	$(BUN) bench/run.ts
 	$(BUN) bench/crawl.ts --binary --pages 10000 --api-load --no-api-endpoints $(ARGS)
+	$(BUN) bench/option-cost.ts --pages 10000 --rounds 3
+
+# What each crawl option costs (check on the realistic 10k site, paired rounds; medians of wall and peak RSS).
+# Against an older build too: make bench-options ARGS="--baseline-binary /tmp/old-linkpatrol".
+bench-options: build
+	$(BUN) bench/option-cost.ts --pages 10000 --rounds 3 $(ARGS)
 
 # The crawl comparison alone; extra flags via ARGS, e.g. make bench-crawl ARGS="--site classic --options all".
 bench-crawl: build bench-deps
