@@ -1,6 +1,7 @@
 import { Parser } from "htmlparser2";
-import { CONTEXT_TAGS, LINK_TAGS, type LinkKind, rawUrlsOf, rowFor } from "./link-tags.ts";
-import { normalizeUrl, recordedForm } from "./normalize.ts";
+import { HrefResolver } from "./href-resolver.ts";
+import { CONTEXT_TAGS, eachRawUrl, LINK_TAGS, type LinkKind, rowFor } from "./link-tags.ts";
+import { recordedForm } from "./normalize.ts";
 import { PageIdCollector, type PageIds } from "./page-ids.ts";
 import { InlineCss } from "./css-inline.ts";
 
@@ -18,6 +19,8 @@ import { InlineCss } from "./css-inline.ts";
  * - Duplicates are kept, in document order; the crawler dedupes per (source page, target) pair. Hrefs of other
  *   schemes (mailto:, javascript:, …) are not links to check; hrefs that do not parse or are longer than
  *   MAX_URL_LENGTH are kept as `uncheckable`, because a visitor cannot follow them either.
+ * Every tag of every page passes here, so the walk allocates one object per link (the link returned, holding
+ * its raw href until `end()` resolves it in place) and keeps text only for links that show it (anchors, alt).
  */
 
 /** One link found on a page. */
@@ -61,69 +64,74 @@ export interface ExtractorOptions {
 /** The most link text kept, in code points (a surrogate pair is never split). */
 export const MAX_LINK_TEXT = 300;
 
-interface RawLink {
-  raw: string;
-  kind: LinkKind;
-  tag: string;
-  text: string;
-}
-
 /** Elements whose text content is not shown, so never part of a link's text. */
 const HIDDEN_TEXT_TAGS: ReadonlySet<string> = new Set(["script", "style"]);
 
 /** A streaming extractor for the page at `pageUrl` (the base until a `<base href>` says otherwise). */
 export function createExtractor(pageUrl: string, options: ExtractorOptions = {}): Extractor {
   const { maxLinks = Number.POSITIVE_INFINITY, collectIds = false, scanCss = false } = options;
-  const found: RawLink[] = [];
+  // Links in document order; `url` holds the href as written until end() resolves it.
+  const found: ExtractedLink[] = [];
   let dropped = 0;
   let baseHref: string | null = null;
   let templateDepth = 0;
   let hiddenText: string | null = null;
-  let anchor: { links: RawLink[]; text: TextCollector } | null = null;
+  // The open anchor's text so far, and its own links: found[anchorFrom..anchorTo) (links inside it follow).
+  let anchor: TextCollector | null = null;
+  let anchorFrom = 0;
+  let anchorTo = 0;
   // Open elements of CONTEXT_TAGS, innermost last; a subset of the parser's own stack of open elements.
   const contexts: string[] = [];
   const ids = collectIds ? new PageIdCollector() : null;
   const css = scanCss ? new InlineCss() : null;
 
-  /** Keeps `links` up to `maxLinks` in all, counting the rest. */
-  const keep = (links: RawLink[]): RawLink[] => {
-    const room = maxLinks - found.length;
-    if (links.length > room) {
-      dropped += links.length - Math.max(0, room);
-      links = links.slice(0, Math.max(0, room));
-    }
-    found.push(...links);
-    return links;
+  // The tag and text of the links `keep` is handed next (one closure for the page, not one per tag).
+  let keepTag = "";
+  let keepText = "";
+  /** Keeps one link up to `maxLinks` in all, counting the rest. */
+  const keep = (raw: string, kind: LinkKind): void => {
+    if (found.length < maxLinks) found.push({ url: raw, kind, text: keepText, tag: keepTag });
+    else dropped++;
   };
   const keepCss = (raws: string[], tag: string): void => {
-    if (raws.length > 0) keep(raws.map((raw) => ({ raw, kind: "stylesheet", tag, text: "" })));
+    keepTag = tag;
+    keepText = "";
+    for (const raw of raws) keep(raw, "stylesheet");
   };
 
   /** The links of one tag, kept up to `maxLinks`. */
-  const takeLinks = (name: string, attribs: Record<string, string>): RawLink[] => {
+  const takeLinks = (name: string, attribs: Record<string, string>): void => {
     const rows = LINK_TAGS.get(name);
-    const tag = rows === undefined ? undefined : rowFor(rows, attribs, contexts.at(-1) ?? null);
-    if (tag === undefined) return [];
-    const text = tag.text === "alt" ? linkText(attribs.alt ?? "") : "";
-    const links = keep(rawUrlsOf(tag, attribs).map(({ raw, kind }) => ({ raw, kind, tag: name, text })));
-    if (tag.text === "content" && links.length > 0) anchor = { links, text: new TextCollector() };
-    return links;
+    if (rows === undefined) return;
+    const tag = rowFor(rows, attribs, contexts.length === 0 ? null : contexts[contexts.length - 1]!);
+    if (tag === undefined) return;
+    const from = found.length;
+    keepTag = name;
+    keepText = tag.text === "alt" ? linkText(attribs.alt ?? "") : "";
+    eachRawUrl(tag, attribs, keep);
+    if (tag.text === "content" && found.length > from) {
+      anchor = new TextCollector();
+      anchorFrom = from;
+      anchorTo = found.length;
+    }
   };
 
   const closeAnchor = (): void => {
     if (anchor === null) return;
-    const text = anchor.text.value();
-    for (const link of anchor.links) link.text = text;
+    const text = anchor.value();
+    for (let i = anchorFrom; i < anchorTo; i++) found[i]!.text = text;
     anchor = null;
   };
 
-  const parser = new Parser({
+  // Text matters only inside an anchor (its link text) or a `<style>` being scanned; the rest is never sliced.
+  const wantsText = (): boolean => templateDepth === 0 && ((anchor !== null && hiddenText === null) || (css !== null && hiddenText === "style"));
+  const parser = new TextOnDemandParser(wantsText, {
     onopentag(name, attribs) {
       if (name === "template") templateDepth++;
       if (templateDepth > 0) return;
       if (HIDDEN_TEXT_TAGS.has(name)) hiddenText = name;
       if (name === "base" && baseHref === null && "href" in attribs) baseHref = attribs.href ?? "";
-      if (name === "img" && anchor !== null && attribs.alt) anchor.text.add(` ${attribs.alt} `);
+      if (name === "img" && anchor !== null && attribs.alt) anchor.add(` ${attribs.alt} `);
       ids?.element(name, attribs);
       takeLinks(name, attribs);
       if (css !== null && attribs.style !== undefined) keepCss(css.attribute(attribs.style), name);
@@ -131,7 +139,7 @@ export function createExtractor(pageUrl: string, options: ExtractorOptions = {})
       if (CONTEXT_TAGS.has(name)) contexts.push(name);
     },
     ontext(data) {
-      if (anchor !== null && templateDepth === 0 && hiddenText === null) anchor.text.add(data);
+      if (anchor !== null && templateDepth === 0 && hiddenText === null) anchor.add(data);
       if (css !== null && hiddenText === "style" && templateDepth === 0) css.text(data);
     },
     onclosetag(name) {
@@ -160,21 +168,62 @@ export function createExtractor(pageUrl: string, options: ExtractorOptions = {})
     end() {
       parser.end();
       closeAnchor();
-      const base = documentBase(baseHref, pageUrl);
-      const links: ExtractedLink[] = [];
-      for (const { raw, kind, tag, text } of found) {
-        const normalized = normalizeUrl(raw, base);
+      const resolver = new HrefResolver(documentBase(baseHref, pageUrl));
+      // Resolved in place; links of other schemes are dropped by moving the rest down.
+      let kept = 0;
+      for (const link of found) {
+        const raw = link.url;
+        const normalized = resolver.normalize(raw);
         if (normalized.kind === "url") {
-          const link: ExtractedLink = { url: normalized.url, kind, text, tag };
+          link.url = normalized.url;
           if (normalized.fragment !== undefined) link.fragment = normalized.fragment;
-          links.push(link);
-        } else if (normalized.reason === "invalid") links.push({ url: recordedForm(raw.trim()), kind, text, tag, uncheckable: "invalid_url" });
-        else if (normalized.reason === "too_long") links.push({ url: recordedForm(normalized.url), kind, text, tag, uncheckable: "url_too_long" });
+        } else if (normalized.reason === "invalid") {
+          link.url = recordedForm(raw.trim());
+          link.uncheckable = "invalid_url";
+        } else if (normalized.reason === "too_long") {
+          link.url = recordedForm(normalized.url);
+          link.uncheckable = "url_too_long";
+        } else continue;
+        found[kept++] = link;
       }
-      return links;
+      found.length = kept;
+      return found;
     },
   };
 }
+
+/**
+ * htmlparser2's parser, minus the string it cuts for every run of text (a page's prose, inline scripts and
+ * JSON) when `wantsText` says no one reads it: most of a page's text is outside any anchor. Positions advance
+ * exactly as the parser's own `ontext` advances them (htmlparser2 is pinned; the extractor tests hold it).
+ */
+class TextOnDemandParser extends Parser {
+  /** Characters of text passed over since the parser last cut a slice here. */
+  private skipped = 0;
+
+  constructor(
+    private readonly wantsText: () => boolean,
+    cbs: ConstructorParameters<typeof Parser>[0],
+  ) {
+    super(cbs);
+  }
+
+  override ontext(start: number, endIndex: number): void {
+    this.skipped += endIndex - start;
+    // The parser lets go of the chunks it was written only when it cuts a slice, so a long run of text with no
+    // tag in it (a huge inline script, a streamed text-only page) is cut now and then to keep them bounded.
+    if (this.wantsText() || this.skipped > MAX_UNSLICED_TEXT) {
+      this.skipped = 0;
+      super.ontext(start, endIndex);
+      return;
+    }
+    this.endIndex = endIndex - 1;
+    this.startIndex = endIndex;
+  }
+}
+
+/** Text passed over without a slice at most, in characters (see TextOnDemandParser). */
+const MAX_UNSLICED_TEXT = 64 * 1024;
 
 /** All links of a complete document; see createExtractor. */
 export function extractLinks(html: string, pageUrl: string): ExtractedLink[] {
@@ -202,8 +251,20 @@ function linkText(raw: string): string {
   return takeCodePoints(collapseWhitespace(raw).trim(), MAX_LINK_TEXT).trimEnd();
 }
 
+const WHITESPACE_RUN = /\s+/g;
+
 function collapseWhitespace(s: string): string {
-  return s.replace(/\s+/g, " ");
+  // Most link texts are printable ASCII with single spaces between words: nothing to replace, no regex run.
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c > 0x20 && c < 0x7f) continue;
+    if (c === 0x20 && i > 0 && i + 1 < s.length) {
+      const next = s.charCodeAt(i + 1);
+      if (next > 0x20 && next < 0x7f) continue;
+    }
+    return s.replace(WHITESPACE_RUN, " ");
+  }
+  return s;
 }
 
 function takeCodePoints(s: string, max: number): string {
@@ -218,27 +279,24 @@ const COMPACT_AT = 4096;
 
 /** Anchor text gathered across text events, bounded in memory however long the anchor is. */
 class TextCollector {
-  private parts: string[] = [];
-  private size = 0;
+  private text = "";
   private full = false;
 
   add(data: string): void {
     if (this.full) return;
-    this.parts.push(data);
-    this.size += data.length;
-    if (this.size > COMPACT_AT) this.compact();
+    this.text += data;
+    if (this.text.length > COMPACT_AT) this.compact();
   }
 
   value(): string {
-    return linkText(this.parts.join(""));
+    return linkText(this.text);
   }
 
   private compact(): void {
-    const collapsed = collapseWhitespace(this.parts.join(""));
+    const collapsed = collapseWhitespace(this.text);
     // Two spare code points: a leading space that trim() removes, and one to know the cap was reached.
     const kept = takeCodePoints(collapsed, MAX_LINK_TEXT + 2);
     this.full = kept.length < collapsed.length;
-    this.parts = [kept];
-    this.size = kept.length;
+    this.text = kept;
   }
 }

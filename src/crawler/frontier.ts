@@ -258,12 +258,14 @@ export class Frontier {
 
   /** Records one parsed page's links (one statement per 100) and counts those whose target is already checked. */
   private recordLinks(crawlId: string, page: { url: string; links: FoundLink[] }, depth: number, changes: BatchChanges): void {
-    const targets = page.links.map((link) => this.target(crawlId, link, depth, changes));
-    const values = page.links.flatMap((link, i) => {
-      const target = targets[i]!;
-      const waitsOn = target.state === "queued" && target.lastWaitingLinkId > 0 ? target.lastWaitingLinkId : null;
-      return [target.id, link.text, link.kind, waitsOn];
-    });
+    // Flat rows built in one array: every link of every page passes here.
+    const targets: KnownTarget[] = [];
+    const values: (number | string | null)[] = [];
+    for (const link of page.links) {
+      const target = this.target(crawlId, link, depth, changes);
+      targets.push(target);
+      values.push(target.id, link.text, link.kind, target.state === "queued" && target.lastWaitingLinkId > 0 ? target.lastWaitingLinkId : null);
+    }
     const asked: (number | string)[] = [];
     this.repo.insertLinks(crawlId, page.url, values, (firstId, offset, rows) => {
       for (let i = offset; i < offset + rows; i++) {

@@ -122,36 +122,42 @@ export const LINK_TAGS: ReadonlyMap<string, readonly LinkTag[]> = new Map<string
   ["meta", [resource("anchor", [{ names: ["content"], syntax: "refresh" }], { when: [{ attribute: "http-equiv", match: "value", values: ["refresh"] }] })]],
 ]);
 
-/** A URL found on a tag, as written, with its kind. */
-export interface RawTagUrl {
-  raw: string;
-  kind: LinkKind;
-}
-
 /**
  * The row of `rows` that applies to a tag with these attributes inside `context` (the nearest open element
  * of CONTEXT_TAGS, or null), or undefined when none does.
  */
 export function rowFor(rows: readonly LinkTag[], attribs: Readonly<Record<string, string>>, context: string | null): LinkTag | undefined {
-  return rows.find(
-    (row) =>
-      (row.when ?? []).every((condition) => conditionHolds(condition, attribs[condition.attribute])) &&
-      (row.inside === undefined || (context !== null && row.inside.includes(context))),
-  );
+  for (const row of rows) {
+    if (row.inside !== undefined && (context === null || !row.inside.includes(context))) continue;
+    if (row.when === undefined || row.when.every((condition) => conditionHolds(condition, attribs[condition.attribute]))) return row;
+  }
+  return undefined;
 }
 
-/** The raw (unresolved) URLs a tag of this row carries, in attribute order, with their kinds. */
-export function rawUrlsOf(tag: LinkTag, attribs: Readonly<Record<string, string>>): RawTagUrl[] {
-  const urls: RawTagUrl[] = [];
+/**
+ * Hands `take` the raw (unresolved) URLs a tag of this row carries, in attribute order, with their kinds.
+ * A callback rather than an array: it runs for every tag of every page, and most carry one URL.
+ */
+export function eachRawUrl(tag: LinkTag, attribs: Readonly<Record<string, string>>, take: (raw: string, kind: LinkKind) => void): void {
   for (const attribute of tag.attributes) {
-    const name = attribute.names.find((candidate) => candidate in attribs);
+    let name: string | undefined;
+    for (const candidate of attribute.names) {
+      if (candidate in attribs) {
+        name = candidate;
+        break;
+      }
+    }
     if (name === undefined) continue;
     const kind = attribute.kind ?? tag.kind;
-    for (const raw of urlsInValue(attribs[name] ?? "", attribute.syntax)) {
-      if (tag.emptyIsDocument || stripAsciiWhitespace(raw) !== "") urls.push({ raw, kind });
+    const value = attribs[name] ?? "";
+    if (attribute.syntax === "url") {
+      if (tag.emptyIsDocument || !isBlank(value)) take(value, kind);
+      continue;
+    }
+    for (const raw of urlsInValue(value, attribute.syntax)) {
+      if (tag.emptyIsDocument || !isBlank(raw)) take(raw, kind);
     }
   }
-  return urls;
 }
 
 function conditionHolds(condition: AttributeCondition, actual: string | undefined): boolean {
@@ -251,6 +257,12 @@ function skipAsciiWhitespace(s: string, from: number): number {
   let i = from;
   while (i < s.length && isAsciiWhitespace(s[i])) i++;
   return i;
+}
+
+/** Whether `s` is empty or only ASCII whitespace (what stripAsciiWhitespace would make ""). */
+function isBlank(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (!isAsciiWhitespace(s[i])) return false;
+  return true;
 }
 
 function stripAsciiWhitespace(s: string): string {

@@ -108,9 +108,12 @@ export class TargetTable {
 
   /** The slot holding `url`, or -(free slot) - 1 where it would go; leaves the URL's fingerprint in `scratch`. */
   private find(url: string): number {
-    const [a, b, c] = fingerprint(url);
+    const key = fingerprint(url);
+    const a = key[0]!;
+    const b = key[1]!;
+    const c = key[2]!;
     const mask = this.capacity - 1;
-    for (let slot = a! & mask; ; slot = (slot + 1) & mask) {
+    for (let slot = a & mask; ; slot = (slot + 1) & mask) {
       if ((this.flags[slot]! & USED) === 0) return -slot - 1;
       const k = slot * 3;
       if (this.keys[k] === a && this.keys[k + 1] === b && this.keys[k + 2] === c) return slot;
