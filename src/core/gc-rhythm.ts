@@ -39,3 +39,24 @@ export function youngThenFull(youngPerFull: number, young: () => void = edenGC, 
     else young();
   };
 }
+
+/**
+ * Page bytes read (decoded HTML) between two full collections. Parsing makes garbage many times a page's size
+ * (htmlparser2's tokens, attribute objects, text slices), and on sites of big pages a few batches hold tens of
+ * MB of it: python3-doc's worker heap swung between 17 and 51 MiB without this, 11–21 MiB with it, and its
+ * peak RSS fell by ~20 MiB. Small pages reach it about as often as the batch rhythm above (bench/README.md, "Memory").
+ */
+export const PAGE_BYTES_PER_COLLECTION = 4 * 1024 * 1024;
+
+/** A callback told how many bytes were just processed; every `bytes` of them it runs `collect` (a full one by default). */
+export function collectEveryBytes(bytes: number, collect: () => void = fullGc): (processed: number) => void {
+  if (!Number.isInteger(bytes) || bytes < 1) throw new RangeError(`bytes must be a positive integer, got ${bytes}`);
+  let since = 0;
+  return (processed) => {
+    since += processed;
+    if (since >= bytes) {
+      since = 0;
+      collect();
+    }
+  };
+}

@@ -5,10 +5,11 @@ import type { FrontierTarget } from "../store/frontier.repo.ts";
 import { classifyOutcome, pageCutWarning, type PageCut } from "./classify.ts";
 import { decodeCss, isCssContentType } from "./css-decode.ts";
 import { extractStylesheetLinks } from "./css-extract.ts";
-import { decodeHtml, isHtmlContentType } from "./decode.ts";
-import { createExtractor, type ExtractedLink } from "./extract.ts";
+import { isHtmlContentType } from "./decode.ts";
+import type { ExtractedLink } from "./extract.ts";
 import { isInternal, type SiteOrigin } from "./normalize.ts";
 import type { PageIds } from "./page-ids.ts";
+import { PageReading } from "./page-reading.ts";
 import { retryDecision, type RetryPolicy } from "./retry.ts";
 import type { SoftNotFoundDetector } from "./soft-404.ts";
 
@@ -73,6 +74,8 @@ export interface CheckContext {
 export const MAX_REDIRECTS = 10;
 
 const NO_BODY = () => false;
+/** Takes a body that is read to its end but not kept. */
+const DROP_BODY = () => {};
 
 function isSuccess(status: number): boolean {
   return status >= 200 && status <= 299;
@@ -97,6 +100,7 @@ async function fetchWithRetry(
   method: "GET" | "HEAD",
   wantBody: SafeFetchOptions["wantBody"],
   context: CheckContext,
+  streamBody?: SafeFetchOptions["streamBody"],
 ): Promise<SafeFetchResult> {
   // Bounded: retryDecision refuses once policy.maxRetries is reached.
   for (let retries = 0; ; retries++) {
@@ -104,6 +108,7 @@ async function fetchWithRetry(
       ...context.fetch,
       method,
       wantBody,
+      streamBody,
       maxRedirects: MAX_REDIRECTS,
       mayFollow: context.mayFetch,
       signal: context.signal,
@@ -141,10 +146,27 @@ export async function checkTarget(target: FrontierTarget, context: CheckContext)
   const readsCss = context.readCss === true && target.internal;
   const wantsCss = (status: number, headers: Record<string, string>): boolean => readsCss && isSuccess(status) && isCssContentType(headers["content-type"]);
   let result: SafeFetchResult;
+  /** The page being read as its body streams in (the last answer's, when a fetch was asked again). */
+  let reading: PageReading | null = null;
   if (target.asPage) {
-    // The decision needs the final URL, which safeFetch only knows at the end; it is checked again below.
+    // The decision needs the final URL, which wantBody is not told; streamBody is, and decides what is read.
     const wanted = (status: number, headers: Record<string, string>) => (isSuccess(status) && isHtmlContentType(headers["content-type"])) || wantsCss(status, headers);
-    result = await fetchWithRetry(target.url, "GET", wanted, context);
+    const streamBody = (status: number, headers: Record<string, string>, finalUrl: string) => {
+      reading = null;
+      // A stylesheet answering a page's URL is collected for css-extract, which reads it whole.
+      if (wantsCss(status, headers)) return null;
+      // An HTML page off the site is read to its end (keeping the connection) but not kept.
+      if (!isSitePage(status, headers, finalUrl, context.site)) return DROP_BODY;
+      const page = new PageReading(
+        finalUrl,
+        headers["content-type"],
+        { maxLinks: context.maxLinksPerPage, collectIds: context.collectIds === true, scanCss: context.readCss === true },
+        context.softNotFound?.pageReader(target.url, finalUrl) ?? null,
+      );
+      reading = page;
+      return page.consumer;
+    };
+    result = await fetchWithRetry(target.url, "GET", wanted, context, streamBody);
   } else {
     result = await fetchWithRetry(target.url, "HEAD", undefined, context);
     if (headRefused(result) && !context.signal.aborted) result = await fetchWithRetry(target.url, "GET", readsCss ? wantsCss : NO_BODY, context);
@@ -169,22 +191,16 @@ export async function checkTarget(target: FrontierTarget, context: CheckContext)
 
   let page: ParsedPage | null = null;
   let softNotFound = false;
-  if (target.asPage && result.kind === "response" && isSitePage(result.status, result.headers, result.finalUrl, context.site)) {
-    const extractor = createExtractor(result.finalUrl, {
-      maxLinks: context.maxLinksPerPage,
-      collectIds: context.collectIds === true,
-      scanCss: context.readCss === true,
-    });
-    const html = decodeHtml(result.body, result.headers["content-type"]);
-    extractor.write(html);
-    const links = extractor.end();
-    softNotFound = context.softNotFound?.isNotFoundPage(html, target.url, result.finalUrl) === true;
+  const read = reading as PageReading | null;
+  if (target.asPage && result.kind === "response" && read !== null && isSitePage(result.status, result.headers, result.finalUrl, context.site)) {
+    const { links, dropped, ids, notFound } = read.finish(result.truncated);
+    softNotFound = notFound;
     const cut: PageCut | null = result.truncated
       ? { limit: "max_body_bytes", value: context.fetch.maxBodyBytes }
-      : extractor.dropped > 0
-        ? { limit: "max_links_per_page", value: context.maxLinksPerPage, dropped: extractor.dropped }
+      : dropped > 0
+        ? { limit: "max_links_per_page", value: context.maxLinksPerPage, dropped }
         : null;
-    page = { url: result.finalUrl, links, cut, ids: extractor.ids(result.truncated), stylesheet: false };
+    page = { url: result.finalUrl, links, cut, ids, stylesheet: false };
   } else if (readsCss && result.kind === "response" && isSiteStylesheet(result.status, result.headers, result.finalUrl, context.site)) {
     page = readStylesheet(result, context);
   }
@@ -208,12 +224,15 @@ export async function checkTarget(target: FrontierTarget, context: CheckContext)
  * not a 2xx HTML page of the site, so its fragments cannot be judged.
  */
 export async function fetchPageIds(url: string, context: CheckContext): Promise<{ finalUrl: string; ids: PageIds } | null> {
-  const result = await fetchWithRetry(url, "GET", (status, headers) => isSuccess(status) && isHtmlContentType(headers["content-type"]), context);
-  if (result.kind !== "response" || !isSitePage(result.status, result.headers, result.finalUrl, context.site)) return null;
-  const extractor = createExtractor(result.finalUrl, { maxLinks: 0, collectIds: true });
-  extractor.write(decodeHtml(result.body, result.headers["content-type"]));
-  extractor.end();
-  return { finalUrl: result.finalUrl, ids: extractor.ids(result.truncated)! };
+  let reading: PageReading | null = null;
+  const streamBody = (status: number, headers: Record<string, string>, finalUrl: string) => {
+    reading = isSitePage(status, headers, finalUrl, context.site) ? new PageReading(finalUrl, headers["content-type"], { maxLinks: 0, collectIds: true }, null) : null;
+    return reading?.consumer ?? DROP_BODY;
+  };
+  const result = await fetchWithRetry(url, "GET", (status, headers) => isSuccess(status) && isHtmlContentType(headers["content-type"]), context, streamBody);
+  const read = reading as PageReading | null;
+  if (result.kind !== "response" || read === null || !isSitePage(result.status, result.headers, result.finalUrl, context.site)) return null;
+  return { finalUrl: result.finalUrl, ids: read.finish(result.truncated).ids! };
 }
 
 /** The links of a stylesheet of the site, its body read in full up to max_body_bytes. */

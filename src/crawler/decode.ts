@@ -8,7 +8,7 @@
 const HTML_TYPES: ReadonlySet<string> = new Set(["text/html", "application/xhtml+xml"]);
 
 /** How far into the document a meta charset is looked for (HTML's prescan limit). */
-const PRESCAN_BYTES = 1024;
+export const PRESCAN_BYTES = 1024;
 
 /** True when a Content-Type names an HTML document. */
 export function isHtmlContentType(contentType: string | undefined): boolean {
@@ -48,12 +48,134 @@ export function decoderFor(label: string | null): TextDecoder | null {
   }
 }
 
-/** Decodes an HTML body to text using the encoding its headers or markup declare. */
-export function decodeHtml(body: Uint8Array, contentType: string | undefined): string {
-  const decoder =
+/** The decoder for an HTML body; only its first PRESCAN_BYTES bytes are read. */
+function htmlDecoder(body: Uint8Array, contentType: string | undefined): TextDecoder {
+  return (
     decoderFor(bomEncoding(body)) ??
     decoderFor(charsetOf(contentType)) ??
     decoderFor(metaCharset(body)) ??
-    new TextDecoder("utf-8");
-  return decoder.decode(body);
+    new TextDecoder("utf-8")
+  );
+}
+
+/** Decodes an HTML body to text using the encoding its headers or markup declare. */
+export function decodeHtml(body: Uint8Array, contentType: string | undefined): string {
+  return htmlDecoder(body, contentType).decode(body);
+}
+
+/**
+ * Decodes an HTML body that arrives in chunks into the same text decodeHtml gives for the whole, handing text
+ * on as it is decoded: the first PRESCAN_BYTES bytes are held until the encoding is chosen, then nothing is.
+ */
+export class HtmlTextStream {
+  private head: Uint8Array[] = [];
+  private headBytes = 0;
+  private text: TextChunker | null = null;
+
+  constructor(
+    private readonly contentType: string | undefined,
+    private readonly onText: (text: string) => void,
+  ) {}
+
+  /** Feeds the next bytes of the body. */
+  write(bytes: Uint8Array): void {
+    if (this.text !== null) {
+      this.emit(this.text.write(bytes));
+      return;
+    }
+    this.head.push(bytes);
+    this.headBytes += bytes.length;
+    if (this.headBytes >= PRESCAN_BYTES) this.start();
+  }
+
+  /** The body is complete (or cut): decodes what is left. */
+  end(): void {
+    if (this.text === null) this.start();
+    this.emit(this.text!.end());
+  }
+
+  private start(): void {
+    const head = joinBytes(this.head, this.headBytes);
+    this.head = [];
+    const decoder = htmlDecoder(head, this.contentType);
+    // A byte-order mark of the chosen encoding is skipped here, as a whole-body decode drops it; the stream
+    // then ignores marks (Bun's streaming UTF-16 decoder would keep it, and a second mark is text).
+    const bom = bomEncoding(head) === decoder.encoding ? (decoder.encoding === "utf-8" ? 3 : 2) : 0;
+    this.text = new TextChunker(decoder.encoding);
+    this.emit(this.text.write(head.subarray(bom)));
+  }
+
+  private emit(text: string): void {
+    if (text !== "") this.onText(text);
+  }
+}
+
+/**
+ * Encodings whose streaming decode is exact in Bun (single-byte ones and UTF-8/16). Bun's streaming decoders of
+ * the legacy multi-byte encodings drop a character split across chunks, so those are cut by hand (TextChunker).
+ */
+const STREAMED_ENCODINGS: ReadonlySet<string> = new Set(["utf-8", "utf-16le", "utf-16be", "windows-1252", "windows-874", "x-user-defined"]);
+/** A byte below this is never inside a multi-byte character of Shift_JIS, EUC-JP, EUC-KR, GBK, GB18030 or Big5. */
+const SINGLE_BYTE_BELOW = 0x30;
+const LINE_FEED = 0x0a;
+
+/** Bytes in, text out, in pieces that together are exactly the whole body's decode. */
+class TextChunker {
+  private readonly decoder: TextDecoder;
+  private readonly streamed: boolean;
+  /** Bytes after the last safe cut, held for the next chunk (legacy multi-byte encodings only). */
+  private carry: Uint8Array[] = [];
+  private carryBytes = 0;
+
+  constructor(private readonly encoding: string) {
+    this.decoder = new TextDecoder(encoding, { ignoreBOM: true });
+    this.streamed = STREAMED_ENCODINGS.has(encoding);
+  }
+
+  write(bytes: Uint8Array): string {
+    if (bytes.length === 0) return "";
+    if (this.streamed) return this.decoder.decode(bytes, { stream: true });
+    const cut = this.safeCut(bytes);
+    if (cut === -1) {
+      this.carry.push(bytes);
+      this.carryBytes += bytes.length;
+      return "";
+    }
+    // Each piece ends on a character boundary, so decoding the pieces apart equals decoding them together.
+    this.carry.push(bytes.subarray(0, cut));
+    const text = this.decoder.decode(joinBytes(this.carry, this.carryBytes + cut));
+    this.carry = [bytes.subarray(cut)];
+    this.carryBytes = bytes.length - cut;
+    return text;
+  }
+
+  end(): string {
+    if (this.streamed) return this.decoder.decode();
+    const text = this.decoder.decode(joinBytes(this.carry, this.carryBytes));
+    this.carry = [];
+    this.carryBytes = 0;
+    return text;
+  }
+
+  /** The offset just past the last byte that ends a character for sure, or -1. */
+  private safeCut(bytes: Uint8Array): number {
+    // ISO-2022-JP keeps a state across bytes; a line ends in its ASCII state (RFC 1468), so lines are the pieces.
+    const stateful = this.encoding === "iso-2022-jp";
+    for (let i = bytes.length - 1; i >= 0; i--) {
+      const byte = bytes[i]!;
+      if (stateful ? byte === LINE_FEED : byte < SINGLE_BYTE_BELOW) return i + 1;
+    }
+    return -1;
+  }
+}
+
+function joinBytes(chunks: Uint8Array[], total: number): Uint8Array {
+  if (chunks.length === 1 && chunks[0]!.length === total) return chunks[0]!;
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return out;
 }

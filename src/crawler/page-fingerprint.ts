@@ -27,6 +27,9 @@ export const SAME_PAGE_SIMILARITY = 0.9;
 const MIN_NEEDLE = 4;
 const HIDDEN = new Set(["script", "style", "template", "noscript"]);
 const WORD_SEPARATORS = /[^\p{L}\p{N}]+/u;
+const WORDS = /[\p{L}\p{N}]+/gu;
+const STARTS_IN_WORD = /^[\p{L}\p{N}]/u;
+const ENDS_IN_WORD = /[\p{L}\p{N}]$/u;
 
 /** FNV-1a, 32 bits: enough to tell a few thousand shingles apart. */
 function hash(text: string): number {
@@ -71,54 +74,93 @@ function cleanTitle(title: string, needles: readonly string[]): string {
  * `expectTitle`, reading stops at a title that differs from it (the page cannot match; its shingles are left empty).
  */
 export function fingerprintPage(html: string, needles: readonly string[], expectTitle?: string): PageFingerprint {
-  let title = "";
-  let titleRead = false;
-  /** The title differs from `expectTitle`: the page cannot match. */
-  let mismatch = false;
-  /** Enough text is read. */
-  let stop = false;
-  let inTitle = false;
-  let hidden = 0;
-  let text = "";
-  let words = 0;
-  const parser = new Parser(
-    {
-      onopentag(name) {
-        if (name === "title" && !titleRead) inTitle = true;
-        else if (HIDDEN.has(name)) hidden++;
-      },
-      ontext(chunk) {
-        if (inTitle) {
-          if (title.length < 1024) title += chunk.slice(0, 1024 - title.length);
-        } else if (hidden === 0 && text.length < MAX_TEXT_CHARS) {
-          const kept = chunk.slice(0, MAX_TEXT_CHARS - text.length);
-          text += kept;
-          // A rough count is enough to stop reading; the exact cut is made below.
-          if (kept.trim() !== "") words += kept.split(WORD_SEPARATORS).length;
-          if (text.length >= MAX_TEXT_CHARS) stop = true;
-        }
-      },
-      onclosetag(name) {
-        if (name === "title" && inTitle) {
-          inTitle = false;
-          if (!titleRead && expectTitle !== undefined && cleanTitle(title, needles) !== expectTitle) mismatch = true;
-          titleRead = true;
-        } else if (HIDDEN.has(name) && hidden > 0) hidden--;
-      },
-    },
-    { decodeEntities: true },
-  );
-  for (let offset = 0; offset < html.length && words <= MAX_WORDS && !stop && !mismatch; offset += SLICE_CHARS) {
-    parser.write(html.slice(offset, offset + SLICE_CHARS));
-  }
-  if (mismatch) return { title: cleanTitle(title, needles), shingles: new Set() };
-  if (!stop) parser.end();
+  const reader = new FingerprintReader(needles, expectTitle);
+  reader.write(html);
+  return reader.result();
+}
 
-  const list = withoutNeedles(text.toLowerCase(), needles).split(WORD_SEPARATORS).filter(Boolean).slice(0, MAX_WORDS);
-  const shingles = new Set<number>();
-  if (list.length < 3) for (const word of list) shingles.add(hash(word));
-  for (let i = 0; i + 2 < list.length; i++) shingles.add(hash(`${list[i]} ${list[i + 1]} ${list[i + 2]}`));
-  return { title: cleanTitle(title, needles), shingles };
+/**
+ * fingerprintPage over a page that arrives in pieces: `write` each decoded chunk, then `result()`. Once enough is
+ * read (`done`), further chunks are ignored, so what it keeps is bounded whatever the page's size.
+ */
+export class FingerprintReader {
+  private title = "";
+  private titleRead = false;
+  /** The title differs from `expectTitle`: the page cannot match. */
+  private mismatch = false;
+  /** Enough text is read. */
+  private stop = false;
+  private inTitle = false;
+  private hidden = 0;
+  private text = "";
+  /** Words of the text so far, counted exactly whatever pieces it came in, so where reading stops does not depend on them. */
+  private words = 0;
+  /** The text so far ends inside a word, which the next piece may continue. */
+  private inWord = false;
+  private readonly parser: Parser;
+
+  constructor(
+    private readonly needles: readonly string[],
+    private readonly expectTitle?: string,
+  ) {
+    this.parser = new Parser(
+      {
+        onopentag: (name) => {
+          if (name === "title" && !this.titleRead) this.inTitle = true;
+          else if (HIDDEN.has(name)) this.hidden++;
+        },
+        ontext: (chunk) => {
+          if (this.inTitle) {
+            if (this.title.length < 1024) this.title += chunk.slice(0, 1024 - this.title.length);
+          } else if (this.hidden === 0 && this.text.length < MAX_TEXT_CHARS) {
+            const kept = chunk.slice(0, MAX_TEXT_CHARS - this.text.length);
+            this.text += kept;
+            this.count(kept);
+            if (this.text.length >= MAX_TEXT_CHARS) this.stop = true;
+          }
+        },
+        onclosetag: (name) => {
+          if (name === "title" && this.inTitle) {
+            this.inTitle = false;
+            if (!this.titleRead && this.expectTitle !== undefined && cleanTitle(this.title, this.needles) !== this.expectTitle) this.mismatch = true;
+            this.titleRead = true;
+          } else if (HIDDEN.has(name) && this.hidden > 0) this.hidden--;
+        },
+      },
+      { decodeEntities: true },
+    );
+  }
+
+  private count(piece: string): void {
+    if (piece === "") return;
+    const found = piece.match(WORDS)?.length ?? 0;
+    this.words += this.inWord && STARTS_IN_WORD.test(piece) ? found - 1 : found;
+    this.inWord = ENDS_IN_WORD.test(piece);
+  }
+
+  /** True once the rest of the page cannot change the fingerprint. */
+  get done(): boolean {
+    return this.words > MAX_WORDS || this.stop || this.mismatch;
+  }
+
+  /** Reads the next piece of the page's HTML. */
+  write(html: string): void {
+    for (let offset = 0; offset < html.length && !this.done; offset += SLICE_CHARS) {
+      this.parser.write(offset === 0 && html.length <= SLICE_CHARS ? html : html.slice(offset, offset + SLICE_CHARS));
+    }
+  }
+
+  /** The fingerprint of what was read; call once, after the last write. */
+  result(): PageFingerprint {
+    if (this.mismatch) return { title: cleanTitle(this.title, this.needles), shingles: new Set() };
+    if (!this.stop) this.parser.end();
+
+    const list = withoutNeedles(this.text.toLowerCase(), this.needles).split(WORD_SEPARATORS).filter(Boolean).slice(0, MAX_WORDS);
+    const shingles = new Set<number>();
+    if (list.length < 3) for (const word of list) shingles.add(hash(word));
+    for (let i = 0; i + 2 < list.length; i++) shingles.add(hash(`${list[i]} ${list[i + 1]} ${list[i + 2]}`));
+    return { title: cleanTitle(this.title, this.needles), shingles };
+  }
 }
 
 /** Jaccard similarity of two shingle sets; two empty sets are the same. */

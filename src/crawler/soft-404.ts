@@ -2,7 +2,7 @@ import type { LinkVerdict } from "../core/link-outcome.ts";
 import { safeFetch, type SafeFetchOptions } from "../net/safe-fetch.ts";
 import { decodeHtml, isHtmlContentType } from "./decode.ts";
 import { isInternal, type SiteOrigin } from "./normalize.ts";
-import { fingerprintPage, samePage, urlNeedles, type PageFingerprint } from "./page-fingerprint.ts";
+import { FingerprintReader, fingerprintPage, samePage, urlNeedles, type PageFingerprint } from "./page-fingerprint.ts";
 
 /**
  * Soft 404s: pages that answer 200 but are the site's "not found" page. Once per crawl run the crawler asks
@@ -69,6 +69,12 @@ export async function learnNotFoundPage(root: URL, context: ProbeContext, broken
   return { detector: new SoftNotFoundDetector(notFound, startUrls, broken), warning: null };
 }
 
+/** One page compared with the not-found page as it streams in; `isNotFound` once, after the last write. */
+export interface NotFoundPageReader {
+  write(html: string): void;
+  isNotFound(): boolean;
+}
+
 /** Compares parsed pages with the site's "not found" page. */
 export class SoftNotFoundDetector {
   constructor(
@@ -77,10 +83,19 @@ export class SoftNotFoundDetector {
     private readonly broken: boolean,
   ) {}
 
-  /** True when the page asked as `url`, which answered 2xx with `html` from `finalUrl`, is the not-found page. */
-  isNotFoundPage(html: string, url: string, finalUrl: string): boolean {
-    if (this.startUrls.has(url) || this.startUrls.has(finalUrl)) return false;
-    return samePage(this.notFound, fingerprintPage(html, urlNeedles(url, finalUrl), this.notFound.title));
+  /**
+   * A reader for the page asked as `url` that answered 2xx HTML from `finalUrl`: fed the page's text as it is
+   * decoded, it tells whether the page is the not-found page. Null for a start page, which never is.
+   */
+  pageReader(url: string, finalUrl: string): NotFoundPageReader | null {
+    if (this.startUrls.has(url) || this.startUrls.has(finalUrl)) return null;
+    const reader = new FingerprintReader(urlNeedles(url, finalUrl), this.notFound.title);
+    return {
+      write: (html) => {
+        if (!reader.done) reader.write(html);
+      },
+      isNotFound: () => samePage(this.notFound, reader.result()),
+    };
   }
 
   /** `verdict` of a soft 404: a `soft_404:` warning first, and broken when the crawl asked for that. */

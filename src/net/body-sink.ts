@@ -3,11 +3,15 @@
  * DECODED bytes: a few kilobytes of gzip can inflate to gigabytes, so the cap that matters is the one after
  * decompression (the decompression-bomb guard). The raw bytes are capped too, because a compressed stream can
  * also be endless while producing nothing (empty deflate blocks). Reaching a cap is not an error: the body is
- * cut and marked truncated, and the caller stops reading.
+ * cut and marked truncated, and the caller stops reading. With a consumer, decoded bytes are handed on as
+ * they come instead of being kept, so a body of any size costs one chunk at a time.
  */
 import zlib from "node:zlib";
 
-/** A finished body: at most the cap, and whether anything was cut. */
+/** Takes decoded bytes as they come; each chunk is the consumer's to keep or drop. */
+export type BodyConsumer = (chunk: Uint8Array) => void;
+
+/** A finished body: at most the cap (empty when a consumer took it), and whether anything was cut. */
 export interface CollectedBody {
   body: Uint8Array;
   truncated: boolean;
@@ -37,6 +41,7 @@ function decoderFor(encoding: string, firstBytes: Uint8Array): Decoder {
 }
 
 const DECODED_ENCODINGS = new Set(["gzip", "x-gzip", "deflate", "br"]);
+const EMPTY = new Uint8Array(0);
 
 /** Accumulates raw chunks, decodes them, and caps both raw and decoded sizes at `maxBytes`. */
 export class BodySink {
@@ -49,9 +54,15 @@ export class BodySink {
   private decoder: Decoder | null = null;
   private pendingRaw: Uint8Array[] = [];
   private failure: Error | null = null;
+  /** What a consumer threw: a programming error, thrown again by `end()` rather than taken for bad data. */
+  private consumerError: unknown = null;
 
-  /** `contentEncoding` is the response's Content-Encoding header, if any. */
-  constructor(contentEncoding: string | undefined, private readonly maxBytes: number) {
+  /** `contentEncoding` is the response's Content-Encoding header, if any; `consumer` takes the decoded bytes. */
+  constructor(
+    contentEncoding: string | undefined,
+    private readonly maxBytes: number,
+    private readonly consumer?: BodyConsumer,
+  ) {
     const encoding = (contentEncoding ?? "").trim().toLowerCase();
     // An encoding we never asked for (or a chain of them) is kept as it came; the header tells the caller.
     this.encoding = DECODED_ENCODINGS.has(encoding) ? encoding : "identity";
@@ -59,7 +70,12 @@ export class BodySink {
 
   /** True once a cap is reached or decoding failed: the caller should stop reading and call `end()`. */
   get full(): boolean {
-    return this.rawFull || this.decodedFull || this.failure !== null;
+    return this.rawFull || this.decodedFull || this.failure !== null || this.consumerError !== null;
+  }
+
+  /** What the consumer threw, if it did; the caller rethrows it. */
+  get consumerFailure(): unknown {
+    return this.consumerError;
   }
 
   /** Feeds raw bytes as they arrive from the network. */
@@ -84,7 +100,7 @@ export class BodySink {
   async end(): Promise<CollectedBody> {
     if (this.decoder === null && this.pendingBytes() > 0) this.startDecoder();
     const decoder = this.decoder;
-    if (decoder !== null && !this.decodedFull && this.failure === null) {
+    if (decoder !== null && !this.decodedFull && this.failure === null && this.consumerError === null) {
       await new Promise<void>((resolve) => {
         decoder.once("end", resolve);
         decoder.once("close", resolve);
@@ -94,7 +110,8 @@ export class BodySink {
     }
     this.destroy();
     if (this.failure !== null) throw this.failure;
-    return { body: concat(this.chunks, this.decodedBytes), truncated: this.rawFull || this.decodedFull };
+    const body = this.consumer === undefined ? concat(this.chunks, this.decodedBytes) : EMPTY;
+    return { body, truncated: this.rawFull || this.decodedFull };
   }
 
   /** Releases the decoder without waiting for it. */
@@ -119,18 +136,32 @@ export class BodySink {
   }
 
   private take(chunk: Uint8Array): void {
-    if (this.decodedFull) return;
+    if (this.decodedFull || this.consumerError !== null) return;
     const room = this.maxBytes - this.decodedBytes;
     if (chunk.length > room) {
-      this.chunks.push(chunk.subarray(0, room));
+      this.keep(chunk.subarray(0, room));
       this.decodedBytes += room;
       this.decodedFull = true;
       // Stop inflating at once: this is where a decompression bomb is defused.
       this.decoder?.destroy();
       return;
     }
-    this.chunks.push(chunk);
+    this.keep(chunk);
     this.decodedBytes += chunk.length;
+  }
+
+  private keep(chunk: Uint8Array): void {
+    if (this.consumer === undefined) {
+      this.chunks.push(chunk);
+      return;
+    }
+    if (chunk.length === 0) return;
+    try {
+      this.consumer(chunk);
+    } catch (error) {
+      this.consumerError = error;
+      this.decoder?.destroy();
+    }
   }
 }
 

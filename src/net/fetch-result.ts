@@ -15,7 +15,7 @@ export interface FetchResponse {
   status: number;
   /** Header names in lower case; repeated headers joined with ", " (set-cookie with "\n"). */
   headers: Record<string, string>;
-  /** The decoded body, at most `maxBodyBytes` long. */
+  /** The decoded body, at most `maxBodyBytes` long; empty when a `streamBody` consumer took it. */
   body: Uint8Array;
   /** True when the body was cut at `maxBodyBytes` (after decompression). */
   truncated: boolean;

@@ -18,7 +18,7 @@
  * seconds), so only a small announced body is drained to keep the connection.
  * test/net/safe-fetch-keep-alive.test.ts counts server-side connections to hold this.
  */
-import { BodySink, type CollectedBody } from "./body-sink.ts";
+import { type BodyConsumer, BodySink, type CollectedBody } from "./body-sink.ts";
 import { describeFetchErrorKind, fetchError, type FetchError } from "./fetch-result.ts";
 import { classifyNetworkError, errorCode, plainWordsFor } from "./network-error.ts";
 import { ipLiteral, type ResolvedAddress } from "./resolve.ts";
@@ -43,14 +43,22 @@ export interface PinnedRequest {
 export interface PinnedExchange {
   status: number;
   headers: Record<string, string>;
-  /** Reads and decodes the body within the body deadline and the byte cap. */
-  readBody(): Promise<CollectedBody | FetchError>;
+  /**
+   * Reads and decodes the body within the body deadline and the byte cap; with a consumer, the decoded bytes go
+   * to it as they arrive and the result's body is empty.
+   */
+  readBody(consumer?: BodyConsumer): Promise<CollectedBody | FetchError>;
   /** Drops the body (used for redirects and answers whose bodies nobody reads) without taking it in. */
   discard(): void;
 }
 
 /** Announced bodies up to this size are drained on discard, keeping the connection for the next request. */
 const DRAIN_MAX_BYTES = 64 * 1024;
+/**
+ * A body handed to a consumer is read by the engine in one go up to this announced size (cheaper per page than a
+ * JavaScript stream), and streamed above it, so a big page is never held whole.
+ */
+const WHOLE_READ_MAX_BYTES = 256 * 1024;
 
 function flattenHeaders(raw: Headers): Record<string, string> {
   const headers: Record<string, string> = {};
@@ -144,7 +152,7 @@ export async function openPinned(request: PinnedRequest): Promise<PinnedExchange
   return {
     status: response.status,
     headers: flattenHeaders(response.headers),
-    readBody: () => readBody(request, response, controller),
+    readBody: (consumer) => readBody(request, response, controller, consumer),
     discard: () => discard(request, response, controller),
   };
 }
@@ -164,16 +172,22 @@ function discard(request: PinnedRequest, response: Response, controller: AbortCo
     .finally(() => clearTimeout(timer));
 }
 
-async function readBody(request: PinnedRequest, response: Response, controller: AbortController): Promise<CollectedBody | FetchError> {
+async function readBody(
+  request: PinnedRequest,
+  response: Response,
+  controller: AbortController,
+  consumer: BodyConsumer | undefined,
+): Promise<CollectedBody | FetchError> {
   const { signal, url } = request;
   if (signal?.aborted) {
     controller.abort();
     return abortedFailure(request);
   }
   const encoding = response.headers.get("content-encoding") ?? undefined;
-  const sink = new BodySink(encoding, request.maxBodyBytes);
+  const sink = new BodySink(encoding, request.maxBodyBytes, consumer);
   const length = Number(response.headers.get("content-length") ?? Number.NaN);
-  if (Number.isInteger(length) && length <= request.maxBodyBytes) return readWhole(request, response, controller, sink);
+  const wholeMax = consumer === undefined ? request.maxBodyBytes : Math.min(request.maxBodyBytes, WHOLE_READ_MAX_BYTES);
+  if (Number.isInteger(length) && length <= wholeMax) return readWhole(request, response, controller, sink);
   const reader = response.body?.getReader();
   if (reader === undefined) return sink.end();
 
@@ -249,11 +263,15 @@ async function readWhole(request: PinnedRequest, response: Response, controller:
   return finish(request, sink, response.headers.get("content-encoding") ?? undefined);
 }
 
-/** The decoded body, or why it does not decode. */
+/** The decoded body, or why it does not decode; a consumer's own failure is a programming error and throws. */
 async function finish(request: PinnedRequest, sink: BodySink, encoding: string | undefined): Promise<CollectedBody | FetchError> {
+  let body: CollectedBody;
   try {
-    return await sink.end();
+    body = await sink.end();
   } catch (error) {
+    if (sink.consumerFailure !== null) throw sink.consumerFailure;
     return fetchError("protocol", request.url.href, `the ${encoding} body does not decode (${errorCode(error) || "corrupt data"})`);
   }
+  if (sink.consumerFailure !== null) throw sink.consumerFailure;
+  return body;
 }

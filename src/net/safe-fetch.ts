@@ -8,6 +8,7 @@
 import { redactPassword } from "./redact.ts";
 import { VERSION } from "../core/version.ts";
 import { isAddressAllowed, type AddressPolicy } from "./address-policy.ts";
+import type { BodyConsumer } from "./body-sink.ts";
 import { fetchError, type FetchError, type SafeFetchResult } from "./fetch-result.ts";
 import { errorCode } from "./network-error.ts";
 import { openPinned, type PinnedExchange } from "./pinned-request.ts";
@@ -41,6 +42,12 @@ export interface SafeFetchOptions {
    * the body and the result carries an empty one. Default: always read.
    */
   wantBody?: (status: number, headers: Record<string, string>) => boolean;
+  /**
+   * Asked for a final answer whose body is wanted: a consumer returned here takes the decoded body chunk by
+   * chunk as it arrives (the result's body is then empty; `truncated` still says whether it was cut), so the
+   * body is never held whole. Null: the body is collected as usual.
+   */
+  streamBody?: (status: number, headers: Record<string, string>, finalUrl: string) => BodyConsumer | null;
   /** Asked before following each redirect; false returns the redirect answer with `notFollowed` set. */
   mayFollow?: (next: string) => boolean | Promise<boolean>;
   /** How many redirects to follow; 0 returns a 3xx answer as it is. */
@@ -194,7 +201,7 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
         exchange.discard();
         return { kind: "response", status, headers: responseHeaders, body: EMPTY_BODY, truncated: false, finalUrl: current.href, redirectChain };
       }
-      const body = await exchange.readBody();
+      const body = await exchange.readBody(options.streamBody?.(status, responseHeaders, current.href) ?? undefined);
       if ("kind" in body) return body;
       return { kind: "response", status, headers: responseHeaders, ...body, finalUrl: current.href, redirectChain };
     }

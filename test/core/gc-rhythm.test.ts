@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { collectEvery, youngThenFull } from "../../src/core/gc-rhythm.ts";
+import { collectEvery, collectEveryBytes, youngThenFull } from "../../src/core/gc-rhythm.ts";
 
 describe("collectEvery", () => {
   test("collects on every n-th written batch and never in between", () => {
@@ -45,5 +45,23 @@ describe("youngThenFull", () => {
       collect();
       collect();
     }).not.toThrow();
+  });
+});
+
+describe("collectEveryBytes", () => {
+  test("collects once each time the bytes processed since the last collection reach the threshold", () => {
+    const collectedAt: number[] = [];
+    let total = 0;
+    const processed = collectEveryBytes(1000, () => collectedAt.push(total));
+    for (const size of [400, 400, 400, 100, 999, 1, 5000, 10]) {
+      total += size;
+      processed(size);
+    }
+    expect(collectedAt).toEqual([1200, 2299, 7300]);
+  });
+
+  test("refuses a threshold that is not a positive integer", () => {
+    expect(() => collectEveryBytes(0)).toThrow(RangeError);
+    expect(() => collectEveryBytes(1.5)).toThrow(RangeError);
   });
 });

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { fingerprintPage, samePage, similarity, urlNeedles } from "../../src/crawler/page-fingerprint.ts";
+import { FingerprintReader, fingerprintPage, samePage, similarity, urlNeedles } from "../../src/crawler/page-fingerprint.ts";
 
 /**
  * The page fingerprint behind soft-404 detection: visible text only, the asked URL cut out, equal titles and 90 %
@@ -41,4 +41,21 @@ test("hostile pages are read only up to the bounds", () => {
   started = performance.now();
   expect(fingerprintPage(`<title>Other</title><p>${"x y z ".repeat(1_000_000)}</p>`, [], "not found").shingles.size).toBe(0);
   expect(performance.now() - started).toBeLessThan(200);
+});
+
+test("a page fed in pieces gives the whole page's fingerprint, and stops taking pieces once it is known", () => {
+  const html = page("Not found", `${TEMPLATE}<p>${Array.from({ length: 500 }, (_, i) => `word${i % 37} caf\u00e9 &amp; more`).join(" ")}</p>`);
+  const needles = urlNeedles("https://s.example/missing");
+  for (const size of [1, 7, 100, 5000]) {
+    const reader = new FingerprintReader(needles);
+    for (let offset = 0; offset < html.length; offset += size) reader.write(html.slice(offset, offset + size));
+    expect(reader.result()).toEqual(fingerprintPage(html, needles));
+  }
+  const mismatched = new FingerprintReader([], "not found");
+  mismatched.write("<title>Other</title><p>");
+  expect(mismatched.done).toBe(true);
+  const long = new FingerprintReader([]);
+  // Bounded: at most 10,000 pieces; the reader is done long before (its word bound is 4,096).
+  for (let i = 0; i < 10_000 && !long.done; i++) long.write("many words in a row ");
+  expect(long.done).toBe(true);
 });

@@ -1,0 +1,46 @@
+import { collectEveryBytes, PAGE_BYTES_PER_COLLECTION } from "../core/gc-rhythm.ts";
+import type { BodyConsumer } from "../net/body-sink.ts";
+import { HtmlTextStream } from "./decode.ts";
+import { createExtractor, type ExtractedLink, type Extractor, type ExtractorOptions } from "./extract.ts";
+import type { PageIds } from "./page-ids.ts";
+import type { NotFoundPageReader } from "./soft-404.ts";
+
+/** One per thread: every page this crawl worker reads counts toward the next collection. */
+const collectByBytes = collectEveryBytes(PAGE_BYTES_PER_COLLECTION);
+
+/**
+ * One HTML page read as its body arrives: bytes → text (decode.ts, the page's own encoding) → the link
+ * extractor and, when the site has a soft-404 page, the reader comparing the page with it. Nothing holds the
+ * page whole, so what a page costs is what the extractor keeps of it, not its size.
+ */
+export class PageReading {
+  private readonly extractor: Extractor;
+  private readonly text: HtmlTextStream;
+  /** Takes the decoded body's bytes (safeFetch's `streamBody`). */
+  readonly consumer: BodyConsumer;
+
+  constructor(
+    finalUrl: string,
+    contentType: string | undefined,
+    options: ExtractorOptions,
+    private readonly notFound: NotFoundPageReader | null,
+  ) {
+    const extractor = createExtractor(finalUrl, options);
+    this.extractor = extractor;
+    this.text = new HtmlTextStream(contentType, (html) => {
+      extractor.write(html);
+      notFound?.write(html);
+    });
+    this.consumer = (chunk) => {
+      this.text.write(chunk);
+      collectByBytes(chunk.length);
+    };
+  }
+
+  /** The page's links and what else was read, once the body is complete or cut (`cut`). */
+  finish(cut: boolean): { links: ExtractedLink[]; dropped: number; ids: PageIds | null; notFound: boolean } {
+    this.text.end();
+    const links = this.extractor.end();
+    return { links, dropped: this.extractor.dropped, ids: this.extractor.ids(cut), notFound: this.notFound?.isNotFound() === true };
+  }
+}
