@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
+import { removeAfterRun } from "./after-run.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { configSchema, type Config } from "../../src/config/schema.ts";
@@ -119,7 +120,7 @@ export async function startTestService(
       await runtime.crawlPool.stop();
       await runtime.dispatcher.stop();
       runtime.close();
-      rmSync(dir, { recursive: true, force: true });
+      removeAfterRun(dir);
     },
   };
 }
