@@ -1,3 +1,4 @@
+import { concatBytes } from "../net/body-sink.ts";
 /**
  * Bytes to text for HTML pages, choosing the encoding the way browsers do, in order: a byte-order mark, the
  * charset of the Content-Type header, a `<meta charset>` or `<meta http-equiv>` in the first 1024 bytes, then
@@ -95,7 +96,7 @@ export class HtmlTextStream {
   }
 
   private start(): void {
-    const head = joinBytes(this.head, this.headBytes);
+    const head = concatBytes(this.head, this.headBytes);
     this.head = [];
     const decoder = htmlDecoder(head, this.contentType);
     // A byte-order mark of the chosen encoding is skipped here, as a whole-body decode drops it; the stream
@@ -143,7 +144,7 @@ class TextChunker {
     }
     // Each piece ends on a character boundary, so decoding the pieces apart equals decoding them together.
     this.carry.push(bytes.subarray(0, cut));
-    const text = this.decoder.decode(joinBytes(this.carry, this.carryBytes + cut));
+    const text = this.decoder.decode(concatBytes(this.carry, this.carryBytes + cut));
     this.carry = [bytes.subarray(cut)];
     this.carryBytes = bytes.length - cut;
     return text;
@@ -151,7 +152,7 @@ class TextChunker {
 
   end(): string {
     if (this.streamed) return this.decoder.decode();
-    const text = this.decoder.decode(joinBytes(this.carry, this.carryBytes));
+    const text = this.decoder.decode(concatBytes(this.carry, this.carryBytes));
     this.carry = [];
     this.carryBytes = 0;
     return text;
@@ -169,13 +170,3 @@ class TextChunker {
   }
 }
 
-function joinBytes(chunks: Uint8Array[], total: number): Uint8Array {
-  if (chunks.length === 1 && chunks[0]!.length === total) return chunks[0]!;
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
-}

@@ -110,7 +110,7 @@ export class BodySink {
     }
     this.destroy();
     if (this.failure !== null) throw this.failure;
-    const body = this.consumer === undefined ? concat(this.chunks, this.decodedBytes) : EMPTY;
+    const body = this.consumer === undefined ? concatBytes(this.chunks, this.decodedBytes) : EMPTY;
     return { body, truncated: this.rawFull || this.decodedFull };
   }
 
@@ -124,7 +124,7 @@ export class BodySink {
   }
 
   private startDecoder(): void {
-    const first = concat(this.pendingRaw, this.pendingBytes());
+    const first = concatBytes(this.pendingRaw, this.pendingBytes());
     this.pendingRaw = [];
     const decoder = decoderFor(this.encoding, first);
     this.decoder = decoder;
@@ -165,7 +165,8 @@ export class BodySink {
   }
 }
 
-function concat(chunks: Uint8Array[], total: number): Uint8Array {
+/** The chunks (`total` bytes in all) copied into one array. */
+export function concatBytes(chunks: Uint8Array[], total: number): Uint8Array {
   const out = new Uint8Array(total);
   let offset = 0;
   for (const chunk of chunks) {
