@@ -152,6 +152,20 @@ describe("crawl page", () => {
   });
 });
 
+describe("page links", () => {
+  test("the changes view links the pages before and after the one shown, and says where it is", async () => {
+    // The first crawl's broken links are all new: more than one page of changes.
+    const first = await client.get(`/ui/crawls/${crawlId}/changes`);
+    expect(first.status).toBe(200);
+    expect(first.html).toMatch(/Page 1 of [2-9]/);
+    expect(first.html).toContain(`href="/ui/crawls/${crawlId}/changes?page=2"`);
+    expect(first.html).not.toContain(">Previous<");
+    const second = await client.get(`/ui/crawls/${crawlId}/changes?page=2`);
+    expect(second.html).toMatch(/Page 2 of [2-9]/);
+    expect(second.html).toContain(`href="/ui/crawls/${crawlId}/changes?page=1"`);
+  });
+});
+
 describe("crawl page with check_fragments", () => {
   test("a target broken only by a missing fragment says so, and each linking page shows its fragment error", async () => {
     const fragmentSite = await startLoopbackSite({

@@ -3,6 +3,7 @@ import type { ChangesPage } from "../../services/crawls.service.ts";
 import type { CrawlDetailView } from "../../services/crawl-view.ts";
 import { count } from "../format.ts";
 import { CrawledUrl, outcome } from "./crawled-url.tsx";
+import { PageLinks } from "./page-links.tsx";
 
 /** Rows of changes shown per page. */
 export const CHANGES_PER_PAGE = 100;
@@ -54,15 +55,7 @@ export function Changes(props: { crawl: CrawlDetailView; changes: ChangesPage; p
           </table>
         </div>
       )}
-      {pages > 1 && (
-        <nav class="pager" aria-label="Change pages">
-          {props.page > 1 && <a href={`/ui/crawls/${crawl.id}/changes?page=${props.page - 1}`}>Previous</a>}
-          <span>
-            Page {props.page} of {pages}
-          </span>
-          {props.page < pages && <a href={`/ui/crawls/${crawl.id}/changes?page=${props.page + 1}`}>Next</a>}
-        </nav>
-      )}
+      <PageLinks label="Change pages" page={props.page} pages={pages} href={(page) => `/ui/crawls/${crawl.id}/changes?page=${page}`} />
     </section>
   );
 }

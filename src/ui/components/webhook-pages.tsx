@@ -7,6 +7,7 @@ import { count, when } from "../format.ts";
 import { can, type Viewer } from "../ui-env.ts";
 import { FormError } from "./form-error.tsx";
 import { Csrf, Layout, StatusBadge } from "./layout.tsx";
+import { PageLinks } from "./page-links.tsx";
 
 /** The webhook list (with the new secret, once) and a webhook's page (test result, deliveries, attempts). */
 
@@ -213,15 +214,7 @@ export function WebhookPage(props: {
           </table>
         </div>
       )}
-      {pages > 1 && (
-        <nav class="pager" aria-label="Delivery pages">
-          {props.page > 1 && <a href={`/ui/webhooks/${hook.id}?page=${props.page - 1}`}>Newer</a>}
-          <span>
-            Page {props.page} of {pages}
-          </span>
-          {props.page < pages && <a href={`/ui/webhooks/${hook.id}?page=${props.page + 1}`}>Older</a>}
-        </nav>
-      )}
+      <PageLinks label="Delivery pages" page={props.page} pages={pages} href={(page) => `/ui/webhooks/${hook.id}?page=${page}`} before="Newer" after="Older" />
     </Layout>
   );
 }

@@ -11,6 +11,7 @@ import { renderPage } from "../render.ts";
 import { can, type UiEnv, type Viewer } from "../ui-env.ts";
 import { requireUiScope } from "../ui-scope.ts";
 import { FormError } from "../components/form-error.tsx";
+import { PageLinks } from "../components/page-links.tsx";
 
 /**
  * The overview at `/`: every domain with its verification state, its last crawl (status, when, pages, broken,
@@ -91,15 +92,7 @@ function Overview(props: { viewer: Viewer; rows: DomainRow[]; total: number; pag
           </table>
         </div>
       )}
-      {pages > 1 && (
-        <nav class="pager" aria-label="Domain pages">
-          {props.page > 1 && <a href={`/?page=${props.page - 1}`}>Previous</a>}
-          <span>
-            Page {props.page} of {pages}
-          </span>
-          {props.page < pages && <a href={`/?page=${props.page + 1}`}>Next</a>}
-        </nav>
-      )}
+      <PageLinks label="Domain pages" page={props.page} pages={pages} href={(page) => `/?page=${page}`} />
       {can(viewer, "domains:write") && (
         <section class="panel" aria-labelledby="add-domain">
           <h2 id="add-domain">Add a domain</h2>
