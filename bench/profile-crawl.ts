@@ -3,7 +3,9 @@
  * `bun --cpu-prof bench/profile-crawl.ts` sees the crawler's own time. The site is served by a child process so
  * its CPU stays out of the profile.
  *
- *   bun --cpu-prof --cpu-prof-dir=/tmp/prof bench/profile-crawl.ts --pages 3000 [--options all] [--keep]
+ *   bun --cpu-prof --cpu-prof-dir=/tmp/prof bench/profile-crawl.ts --pages 3000 [--options kinds|all] [--keep]
+ *
+ * `--options kinds` checks every internal link kind (the bench's default), `all` external links too.
  *
  * `--keep` leaves the crawl's store in place (its path is printed), to time queries on a real crawl's data.
  */
@@ -37,8 +39,9 @@ const runtime = openRuntime(config, { inlineCrawls: true });
 try {
   const domain = await runtime.domains.add({ name: new URL(rootUrl).host, root_url: rootUrl }, true);
   const all = values.options === "all";
+  const kinds = all || values.options === "kinds";
   const started = performance.now();
-  const crawl = runtime.crawls.start(domain.id, withDefaultOptions({ scan_images: all, scan_scripts: all, scan_stylesheets: all, follow_external: all }));
+  const crawl = runtime.crawls.start(domain.id, withDefaultOptions({ scan_images: kinds, scan_scripts: kinds, scan_stylesheets: kinds, follow_external: all }));
   runtime.crawlPool.start();
   let detail = runtime.crawls.get(crawl.id);
   for (let i = 0; i < 36_000 && (detail.status === "pending" || detail.status === "running"); i++) {

@@ -9,7 +9,7 @@ const root = join(import.meta.dir, "..");
 /** Compiles src/main.ts to `outfile`; throws with bun's output when the build fails. */
 export function buildExecutable(outfile = join(root, "dist", "linkpatrol")): string {
   const result = Bun.spawnSync({
-    // The crawl and backup workers are entrypoints of their own: `new Worker()` in a compiled binary loads them
+    // The crawl, page parser and backup workers are entrypoints of their own: `new Worker()` in a compiled binary loads them
     // from the bundle.
     cmd: [
       process.execPath,
@@ -19,6 +19,7 @@ export function buildExecutable(outfile = join(root, "dist", "linkpatrol")): str
       "--sourcemap",
       join(root, "src", "main.ts"),
       join(root, "src", "crawler", "crawl-worker.ts"),
+      join(root, "src", "crawler", "page-parser-worker.ts"),
       join(root, "src", "store", "backup-worker.ts"),
       "--outfile",
       outfile,
