@@ -1,19 +1,12 @@
 #!/usr/bin/env bun
-import { ConfigError } from "./config/load.ts";
-import { AppError } from "./core/errors.ts";
 import { VERSION } from "./core/version.ts";
-import { SchemaTooNewError } from "./store/migrate.ts";
-import { backupCommand } from "./cli/backup.ts";
-import { checkCommand } from "./cli/check.ts";
-import { configCommand } from "./cli/config.ts";
-import { domainsCommand } from "./cli/domains.ts";
-import { keysCommand } from "./cli/keys.ts";
-import { migrateCommand } from "./cli/migrate.ts";
-import { serveCommand } from "./cli/serve.ts";
-import { versionCommand } from "./cli/version.ts";
 import { err, EXIT_OK, EXIT_USAGE, out, UsageError } from "./cli/usage.ts";
 
-/** The `linkpatrol` entry point: picks the command, runs it, and turns known failures into exit codes. */
+/**
+ * The `linkpatrol` entry point: picks the command, runs it, and turns known failures into exit codes. Each
+ * command's module is loaded only when that command runs: loaded up front, all of them (the API, the dashboard,
+ * zod's schemas, the YAML parser) made every command, `version` included, pay their start-up time and memory.
+ */
 
 const HELP = `linkpatrol ${VERSION}: self-hosted link checking
 
@@ -32,15 +25,17 @@ Commands:
 Every command takes --config FILE (default ./linkpatrol.yaml, else built-in defaults) and --help.
 Docs: README.md, docs/cli.md, and /docs on a running server.`;
 
-const COMMANDS: Record<string, (args: string[]) => number | Promise<number>> = {
-  serve: serveCommand,
-  check: checkCommand,
-  keys: keysCommand,
-  domains: domainsCommand,
-  migrate: migrateCommand,
-  backup: backupCommand,
-  config: configCommand,
-  version: versionCommand,
+type Command = (args: string[]) => number | Promise<number>;
+
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  serve: async () => (await import("./cli/serve.ts")).serveCommand,
+  check: async () => (await import("./cli/check.ts")).checkCommand,
+  keys: async () => (await import("./cli/keys.ts")).keysCommand,
+  domains: async () => (await import("./cli/domains.ts")).domainsCommand,
+  migrate: async () => (await import("./cli/migrate.ts")).migrateCommand,
+  backup: async () => (await import("./cli/backup.ts")).backupCommand,
+  config: async () => (await import("./cli/config.ts")).configCommand,
+  version: async () => (await import("./cli/version.ts")).versionCommand,
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -49,18 +44,24 @@ async function main(argv: string[]): Promise<number> {
     out(HELP);
     return command === undefined ? EXIT_USAGE : EXIT_OK;
   }
-  if (command === "--version" || command === "-v") return COMMANDS.version!(rest);
-  const run = COMMANDS[command];
-  if (!run) throw new UsageError(`unknown command: ${command}`);
+  const name = command === "--version" || command === "-v" ? "version" : command;
+  if (!Object.hasOwn(COMMANDS, name)) throw new UsageError(`unknown command: ${command}`);
+  const run = await COMMANDS[name]!();
   return run(rest);
 }
 
-try {
-  process.exitCode = await main(process.argv.slice(2));
-} catch (error) {
+/** Prints a failure the way its kind is reported; the error classes are loaded here, on the failure path only. */
+async function reportFailure(error: unknown): Promise<void> {
   if (error instanceof UsageError) {
     err(`linkpatrol: ${error.message} (see linkpatrol --help)`);
-  } else if (error instanceof ConfigError) {
+    return;
+  }
+  const [{ ConfigError }, { AppError }, { SchemaTooNewError }] = await Promise.all([
+    import("./config/load.ts"),
+    import("./core/errors.ts"),
+    import("./store/migrate.ts"),
+  ]);
+  if (error instanceof ConfigError) {
     err("linkpatrol: invalid configuration:");
     for (const problem of error.problems) err(`  ${problem}`);
   } else if (error instanceof AppError) {
@@ -71,5 +72,11 @@ try {
   } else {
     err(`linkpatrol: ${error instanceof Error ? error.message : String(error)}`);
   }
+}
+
+try {
+  process.exitCode = await main(process.argv.slice(2));
+} catch (error) {
+  await reportFailure(error);
   process.exitCode = EXIT_USAGE;
 }

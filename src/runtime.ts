@@ -1,4 +1,4 @@
-import { createApp, type App } from "./api/app.ts";
+import type { App } from "./api/app.ts";
 import type { Config } from "./config/schema.ts";
 import { silentLogger, type Logger } from "./core/logger.ts";
 import { policyFromCrawlerConfig } from "./net/address-policy.ts";
@@ -26,6 +26,7 @@ import { assertWritable, openStore, type Store } from "./store/sqlite.ts";
 import { DomainsRepo } from "./store/domains.repo.ts";
 import { KeysRepo } from "./store/keys.repo.ts";
 import { migrateLocked } from "./store/service-lock.ts";
+import { migrate } from "./store/migrate.ts";
 import { createDomainVerifier } from "./verification/verifier.ts";
 import { loadSessionSecret } from "./ui/session-secret.ts";
 
@@ -51,8 +52,11 @@ export interface Runtime {
   retention: RetentionPruner;
   metrics: ServiceMetrics;
   logger: Logger;
-  /** Builds the HTTP app over this runtime's services. */
-  app(): App;
+  /**
+   * Builds the HTTP app over this runtime's services. The API and the dashboard are loaded here, when first
+   * needed: the one-shot commands that open a runtime (`check`, `keys`, `domains`) never serve HTTP.
+   */
+  app(): Promise<App>;
   close(): void;
 }
 
@@ -64,6 +68,13 @@ export interface RuntimeOptions {
   inlineCrawls?: boolean;
   /** The caller holds the store's service lock (`serve`); otherwise pending migrations take it while they run. */
   lockHeld?: boolean;
+  /** Called after a crawl of the pool starts or ends: `check` waits for its crawl's end on it. */
+  onCrawlTransition?: () => void;
+  /**
+   * The store is a temporary file of this process alone, deleted when it ends (`check`): no other process can
+   * hold it, so migrating it takes no lock, and its commits are not synced to disk.
+   */
+  temporaryStore?: boolean;
 }
 
 /** Opens the store, applies pending migrations and builds the services. */
@@ -71,8 +82,11 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
   const logger = options.logger ?? silentLogger;
   const store = openStore(config.storage.path, { busyTimeoutMs: config.storage.busy_timeout });
   try {
+    if (options.temporaryStore) store.sqlite.exec("PRAGMA synchronous = OFF");
     assertWritable(store.sqlite, config.storage.path);
-    const report = migrateLocked(store.sqlite, config.storage.path, { lockHeld: options.lockHeld ?? false });
+    const report = options.temporaryStore
+      ? migrate(store.sqlite)
+      : migrateLocked(store.sqlite, config.storage.path, { lockHeld: options.lockHeld ?? false });
     if (report.applied.length > 0) logger.info("migrations applied", { applied: report.applied });
   } catch (error) {
     store.close();
@@ -134,7 +148,10 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     logger,
     inline: options.inlineCrawls ? { resolve } : undefined,
     // A crawl that starts or ends has queued webhook deliveries.
-    onTransition: () => dispatcher.wake(),
+    onTransition: () => {
+      dispatcher.wake();
+      options.onCrawlTransition?.();
+    },
     onProgress: (progress) => metrics.recordCrawlProgress(progress),
   });
   const crawls = new CrawlsService({ repo: crawlsRepo, links: linksRepo, domains, runner: crawlPool });
@@ -176,8 +193,8 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     retention,
     metrics,
     logger,
-    app: () =>
-      createApp({
+    app: async () =>
+      (await import("./api/app.ts")).createApp({
         basePath: config.server.base_path,
         rateLimitPerMinute: config.auth.rate_limit,
         maxRequestBodyBytes: config.server.max_request_body_bytes,

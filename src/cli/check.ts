@@ -1,15 +1,9 @@
-import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { parseDurationMs } from "../config/duration.ts";
-import { configSchema } from "../config/schema.ts";
-import type { CrawlOptions } from "../core/crawl-options.ts";
-import { UnsafeUrlError } from "../core/errors.ts";
-import { collectEvery, youngThenFull } from "../core/gc-rhythm.ts";
-import { openRuntime, type Runtime } from "../runtime.ts";
-import type { LinkView, OrphanPageView } from "../services/crawl-view.ts";
-import { FORMATS, renderReport, reportSummary, type CheckReport, type ReportFormat } from "./check-report.ts";
-import { err, EXIT_FAILED, EXIT_OK, EXIT_USAGE, out, parseCommandArgs, UsageError } from "./usage.ts";
+import { EXIT_OK, out, parseCommandArgs } from "./usage.ts";
+
+/**
+ * `linkpatrol check`: its help and flags. What runs a check (check-run.ts: the flags' meaning, the store, the
+ * crawler, the config schema) is loaded only when one is asked for, so `--help` costs no more than `version`.
+ */
 
 export const CHECK_HELP = `Usage: linkpatrol check URL [options]
 
@@ -38,7 +32,7 @@ Reporting:
                        (jsonl: one JSON object per line, the summary last; the one to use for big sites)
 A progress line is shown on stderr when it is a terminal.`;
 
-const OPTIONS = {
+export const CHECK_OPTIONS = {
   images: { type: "boolean" },
   scripts: { type: "boolean" },
   stylesheets: { type: "boolean" },
@@ -64,254 +58,13 @@ const OPTIONS = {
   output: { type: "string" },
 } as const;
 
-type Values = ReturnType<typeof parseCommandArgs<typeof OPTIONS>>["values"];
-
-/** How often the finished-or-not state of the crawl is read while waiting for it. */
-const POLL_MS = 100;
-const PROGRESS_MS = 250;
-/** Report text written per system call. */
-const WRITE_BLOCK = 64 * 1024;
-/**
- * A young collection per 5,000 links read for the report and a full one per 50,000: every format walks all of
- * a crawl's links (2.2M rows at 50k pages), and their short-lived objects and strings otherwise raise check's
- * peak RSS (bench/README.md, "Memory").
- */
-const LINKS_PER_YOUNG_COLLECTION = 5_000;
-const YOUNG_COLLECTIONS_PER_FULL = 10;
-
-function positiveInt(flag: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value) || Number(value) < 1) throw new UsageError(`--${flag} must be a positive integer, got ${JSON.stringify(value)}`);
-  return Number(value);
-}
-
-function durationFlag(flag: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const ms = parseDurationMs(value);
-  if (ms === null || ms <= 0) throw new UsageError(`--${flag} must be a duration such as 10s or 500ms, got ${JSON.stringify(value)}`);
-  return ms / 1000;
-}
-
-function patterns(flag: string, values: string[] | undefined): RegExp[] {
-  return (values ?? []).map((source) => {
-    try {
-      return new RegExp(source);
-    } catch (error) {
-      throw new UsageError(`--${flag} ${JSON.stringify(source)} is not a regular expression: ${(error as Error).message}`);
-    }
-  });
-}
-
-function headers(values: string[] | undefined): Record<string, string> {
-  const result: Record<string, string> = {};
-  for (const header of values ?? []) {
-    const colon = header.indexOf(":");
-    if (colon < 1) throw new UsageError(`--header must look like "Name: value", got ${JSON.stringify(header)}`);
-    result[header.slice(0, colon).trim()] = header.slice(colon + 1).trim();
-  }
-  return result;
-}
-
-function targetUrl(raw: string | undefined): URL {
-  if (raw === undefined) throw new UsageError("check needs a URL, e.g. linkpatrol check https://docs.example.com/");
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new UsageError(`not a URL: ${raw}`);
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError(`only http and https URLs can be checked: ${raw}`);
-  url.hash = "";
-  return url;
-}
-
-/**
- * Credentials in the URL (`https://user:secret@staging/`) become the site's Basic Authorization, as curl does,
- * and leave the URL, so the secret is never stored, reported or logged. An explicit --header wins.
- */
-function takeCredentials(url: URL, headers: Record<string, string>): void {
-  if (url.username === "" && url.password === "") return;
-  const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
-  url.username = "";
-  url.password = "";
-  if (Object.keys(headers).some((name) => name.toLowerCase() === "authorization")) return;
-  headers.Authorization = `Basic ${Buffer.from(credentials).toString("base64")}`;
-}
-
-/** The crawler section from the flags; everything else keeps its built-in default. */
-function crawlerSettings(values: Values) {
-  const concurrency = positiveInt("concurrency", values.concurrency);
-  const timeout = durationFlag("timeout", values.timeout);
-  const acceptStatus = values["accept-status"]?.split(",").map((code) => {
-    if (!/^\d{3}$/.test(code.trim())) throw new UsageError(`--accept-status takes HTTP statuses like 403,999, got ${JSON.stringify(code)}`);
-    return Number(code.trim());
-  });
-  return {
-    workers: 1,
-    ...(concurrency !== undefined && { concurrency: Math.min(concurrency, 512), per_host_concurrency: Math.min(concurrency, 64) }),
-    ...(values["max-pages"] !== undefined && { max_pages: positiveInt("max-pages", values["max-pages"]) }),
-    ...(values["max-links-per-page"] !== undefined && { max_links_per_page: positiveInt("max-links-per-page", values["max-links-per-page"]) }),
-    ...(values["max-duration"] !== undefined && { max_duration: durationFlag("max-duration", values["max-duration"]) }),
-    ...(timeout !== undefined && { connect_timeout: timeout, header_timeout: timeout, body_timeout: timeout }),
-    ...(acceptStatus !== undefined && { accept_status: acceptStatus }),
-    ...(values["user-agent"] !== undefined && { user_agent: values["user-agent"] }),
-    ...(values["no-robots"] && { respect_robots: false }),
-    ...(values["allow-private"] && { allow_private_networks: true }),
-    headers: headers(values.header),
-  };
-}
-
-function crawlOptions(values: Values): CrawlOptions {
-  const all = values.all === true;
-  return {
-    scan_images: all || values.images === true,
-    scan_scripts: all || values.scripts === true,
-    scan_stylesheets: all || values.stylesheets === true,
-    follow_external: all || values.external === true,
-    scan_media: all || values.media === true,
-    check_fragments: values.fragments === true,
-    use_sitemap: values.sitemap === true,
-    soft_404_broken: values["soft-404-broken"] === true,
-  };
-}
-
-/** A live line on a terminal: pages, queue, links, broken, rate; cleared at the end. */
-function startProgress(runtime: Runtime, crawlId: string, startedAt: number): () => void {
-  if (!process.stderr.isTTY) return () => {};
-  const timer = setInterval(() => {
-    const crawl = runtime.crawls.get(crawlId);
-    const rate = crawl.pages_crawled / Math.max(0.001, (Date.now() - startedAt) / 1000);
-    const line = `${crawl.pages_crawled} pages · ${runtime.crawls.queued(crawlId)} queued · ${crawl.total_links} links · ${crawl.broken_links} broken · ${rate.toFixed(0)} pages/s`;
-    process.stderr.write(`\r\x1b[K${line}`);
-  }, PROGRESS_MS);
-  return () => {
-    clearInterval(timer);
-    process.stderr.write("\r\x1b[K");
-  };
-}
-
-/** Writes text chunks to a file descriptor in blocks, so a report of any size passes through a small buffer. */
-function writeChunks(fd: number, chunks: Iterable<string>): void {
-  let block = "";
-  for (const chunk of chunks) {
-    block += chunk;
-    if (block.length >= WRITE_BLOCK) {
-      writeSync(fd, block);
-      block = "";
-    }
-  }
-  if (block !== "") writeSync(fd, block);
-}
-
 /** `linkpatrol check URL`: one crawl in the terminal. */
 export async function checkCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(args, OPTIONS);
+  const { values, positionals } = parseCommandArgs(args, CHECK_OPTIONS);
   if (values.help) {
     out(CHECK_HELP);
     return EXIT_OK;
   }
-  if (positionals.length > 1) throw new UsageError(`check takes one URL, got ${positionals.length}`);
-  const url = targetUrl(positionals[0]);
-  const format = (values.format ?? "text") as ReportFormat;
-  if (!FORMATS.includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(", ")}, got ${JSON.stringify(values.format)}`);
-  const include = patterns("include", values.include);
-  const exclude = patterns("exclude", values.exclude);
-  const options = crawlOptions(values);
-  const crawler = crawlerSettings(values);
-  takeCredentials(url, crawler.headers);
-
-  const dir = mkdtempSync(join(tmpdir(), "linkpatrol-check-"));
-  const cleanUp = () => rmSync(dir, { recursive: true, force: true });
-  const onSignal = () => {
-    cleanUp();
-    process.exit(EXIT_USAGE);
-  };
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
-  let runtime: Runtime | undefined;
-  try {
-    const config = configSchema.parse({ storage: { path: join(dir, "check.db") }, crawler, logging: { level: "error" } });
-    runtime = openRuntime(config, { inlineCrawls: true });
-    const domain = await runtime.domains.add({ name: url.host, root_url: url.href }, true).catch((error: unknown) => {
-      if (error instanceof UnsafeUrlError && !values["allow-private"]) {
-        throw new UsageError(`${error.message} (checking a site on a private or loopback address needs --allow-private)`);
-      }
-      throw error;
-    });
-    const startedAt = Date.now();
-    const crawl = runtime.crawls.start(domain.id, options);
-    runtime.crawlPool.start();
-    const stopProgress = startProgress(runtime, crawl.id, startedAt);
-    let detail = runtime.crawls.get(crawl.id);
-    // Bounded: the crawl ends by itself at max_duration at the latest.
-    while (detail.status === "pending" || detail.status === "running") {
-      // The service would wait for space to be freed; a one-shot check says so and stops.
-      const stalled = runtime.crawlPool.stalled(crawl.id);
-      if (stalled !== null) {
-        stopProgress();
-        throw new UsageError(`the crawl's temporary store in ${dir} cannot be written (is the disk full?): ${stalled}; free space or point TMPDIR elsewhere`);
-      }
-      await Bun.sleep(POLL_MS);
-      detail = runtime.crawls.get(crawl.id);
-    }
-    stopProgress();
-
-    const reported = (link: Pick<LinkView, "url">) =>
-      (include.length === 0 || include.some((re) => re.test(link.url))) && !exclude.some((re) => re.test(link.url));
-    const crawls = runtime.crawls;
-    function* links(): Generator<LinkView> {
-      const trimHeap = collectEvery(LINKS_PER_YOUNG_COLLECTION, youngThenFull(YOUNG_COLLECTIONS_PER_FULL));
-      for (const link of crawls.allLinks(crawl.id)) {
-        trimHeap();
-        if (reported(link)) yield link;
-      }
-    }
-    function* orphans(): Generator<OrphanPageView> {
-      for (const orphan of crawls.allOrphans(crawl.id)) if (reported(orphan)) yield orphan;
-    }
-    // Without --include/--exclude every link is reported, and the crawl's own totals count them.
-    let reportedLinks = detail.total_links;
-    let reportedBroken = detail.broken_links;
-    if (include.length > 0 || exclude.length > 0) {
-      reportedLinks = 0;
-      reportedBroken = 0;
-      for (const link of links()) {
-        reportedLinks++;
-        if (link.is_broken) reportedBroken++;
-      }
-    }
-    const report: CheckReport = {
-      url: url.href,
-      options,
-      summary: reportSummary(detail, { links: reportedLinks, broken: reportedBroken }),
-      links,
-      ...(options.use_sitemap && { orphans }),
-    };
-    const rendered = renderReport(report, format);
-    if (values.output === undefined) writeChunks(1, rendered);
-    else {
-      const fd = openSync(values.output, "w");
-      try {
-        writeChunks(fd, rendered);
-      } finally {
-        closeSync(fd);
-      }
-    }
-
-    for (const warning of detail.warnings) err(`linkpatrol: warning: ${warning}`);
-    if (detail.status === "failed") {
-      err(`linkpatrol: the crawl failed: ${detail.error ?? "unknown error"}`);
-      // A start page that cannot be crawled is a finding about the site, like a broken link; other failures are run errors.
-      return detail.failure === "start_page" ? EXIT_FAILED : EXIT_USAGE;
-    }
-    return report.summary.reported_broken > 0 ? EXIT_FAILED : EXIT_OK;
-  } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
-    if (runtime !== undefined) {
-      await runtime.crawlPool.stop();
-      runtime.close();
-    }
-    cleanUp();
-  }
+  const { runCheck } = await import("./check-run.ts");
+  return runCheck(values, positionals);
 }

@@ -44,7 +44,7 @@ async function serveStore(config: Config, file: string | null, logger: Logger): 
     runtime.close();
     throw new ConfigError(scheduleProblems.map((problem) => `${file ?? "config"}: ${problem}`));
   }
-  const app = runtime.app();
+  const app = await runtime.app();
   let server: ReturnType<typeof Bun.serve>;
   try {
     server = serveApi(app, { hostname: config.server.host, port: config.server.port });

@@ -2,9 +2,10 @@ import type { Database } from "bun:sqlite";
 import { MIGRATIONS } from "./migrations/index.ts";
 
 /**
- * Applies the embedded migrations that the database has not seen, each in its own transaction, and
- * records them in `schema_migrations`. A database that knows a migration this binary does not ship
- * (an older binary after an upgrade) is refused rather than run against a schema it does not understand.
+ * Applies the embedded migrations that the database has not seen, each in its own transaction (all of them in
+ * one on a new store), and records them in `schema_migrations`. A database that knows a migration this binary
+ * does not ship (an older binary after an upgrade) is refused rather than run against a schema it does not
+ * understand.
  */
 
 const STATEMENT_BREAK = "--> statement-breakpoint";
@@ -37,17 +38,20 @@ export function migrate(sqlite: Database, migrations: readonly { tag: string; sq
   const unknown = [...done].filter((tag) => !known.has(tag));
   if (unknown.length > 0) throw new SchemaTooNewError(unknown);
 
-  const applied: string[] = [];
   const record = sqlite.prepare("INSERT INTO schema_migrations (tag, applied_at) VALUES (?, ?)");
-  for (const migration of migrations) {
-    if (done.has(migration.tag)) continue;
-    sqlite.transaction(() => {
-      for (const statement of migration.sql.split(STATEMENT_BREAK)) {
-        if (statement.trim()) sqlite.exec(statement);
-      }
-      record.run(migration.tag, new Date().toISOString());
-    })();
-    applied.push(migration.tag);
+  const apply = (migration: { tag: string; sql: string }) => {
+    for (const statement of migration.sql.split(STATEMENT_BREAK)) {
+      if (statement.trim()) sqlite.exec(statement);
+    }
+    record.run(migration.tag, new Date().toISOString());
+  };
+  const pending = migrations.filter((migration) => !done.has(migration.tag));
+  if (done.size === 0) {
+    // A new store is built in one transaction, so one commit is synced instead of one per migration (a service's
+    // first start waited for each); it ends the same, or stays empty.
+    sqlite.transaction(() => pending.forEach(apply))();
+  } else {
+    for (const migration of pending) sqlite.transaction(() => apply(migration))();
   }
-  return { applied, current: migrations.at(-1)?.tag ?? null };
+  return { applied: pending.map((migration) => migration.tag), current: migrations.at(-1)?.tag ?? null };
 }

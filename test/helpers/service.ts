@@ -78,7 +78,7 @@ export async function startTestService(
   runtime.dispatcher.start();
   const adminKey = runtime.keys.create("test-admin", ["admin"]).secret;
   // The listener `linkpatrol serve` uses, with its limits.
-  const server = serveApi(runtime.app(), { hostname: "127.0.0.1", port: 0 });
+  const server = serveApi(await runtime.app(), { hostname: "127.0.0.1", port: 0 });
   const origin = `http://127.0.0.1:${server.port}`;
   const base = `${origin}${config.server.base_path}`;
 

@@ -61,4 +61,30 @@ describe("migrations", () => {
     expect(store.sqlite.query("SELECT tag FROM schema_migrations").all()).toEqual([]);
     store.close();
   });
+
+  const first = { tag: "0000_first", sql: "CREATE TABLE first_table (a int)" };
+  const broken = { tag: "0001_broken", sql: "CREATE TABLE second_table (a int);\n--> statement-breakpoint\nTHIS IS NOT SQL" };
+  const tableNames = (store: ReturnType<typeof openStore>) =>
+    store.sqlite.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE '%_table' ORDER BY name").all().map((t) => t.name);
+
+  test("a new store is built all at once: a failing migration leaves it empty", () => {
+    const store = openStore(":memory:");
+    expect(() => migrate(store.sqlite, [first, broken])).toThrow();
+    expect(tableNames(store)).toEqual([]);
+    expect(store.sqlite.query("SELECT tag FROM schema_migrations").all()).toEqual([]);
+    store.close();
+  });
+
+  test("an upgrade applies each migration on its own: those before a failing one stay applied", () => {
+    const store = openStore(":memory:");
+    const third = { tag: "0002_third", sql: "CREATE TABLE third_table (a int)" };
+    expect(migrate(store.sqlite, [third]).applied).toEqual(["0002_third"]);
+    expect(() => migrate(store.sqlite, [first, broken, third])).toThrow();
+    expect(tableNames(store)).toEqual(["first_table", "third_table"]);
+    expect(store.sqlite.query<{ tag: string }, []>("SELECT tag FROM schema_migrations ORDER BY tag").all().map((r) => r.tag)).toEqual([
+      "0000_first",
+      "0002_third",
+    ]);
+    store.close();
+  });
 });
