@@ -38,7 +38,6 @@ function compile(outfile: string): void {
       "--splitting",
       join(root, "src", "main.ts"),
       join(root, "src", "crawler", "crawl-worker.ts"),
-      join(root, "src", "crawler", "page-parser-worker.ts"),
       join(root, "src", "store", "backup-worker.ts"),
       "--outfile",
       outfile,

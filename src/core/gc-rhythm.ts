@@ -47,6 +47,12 @@ export function youngThenFull(youngPerFull: number, young: () => void = edenGC, 
  * peak RSS fell by ~20 MiB. Small pages reach it about as often as the batch rhythm above (bench/README.md, "Memory").
  */
 export const PAGE_BYTES_PER_COLLECTION = 4 * 1024 * 1024;
+/**
+ * Page bytes read between two young collections (a full one takes the place of every fourth). A page of a few MB
+ * made its garbage faster than the full rhythm collected it: python3-doc's 2.5 MB contents.html read alone
+ * peaked 118 → 95 MiB with these, at the same CPU on 10k realistic pages (bench/README.md, "Memory").
+ */
+export const PAGE_BYTES_PER_YOUNG_COLLECTION = 1024 * 1024;
 
 /** A callback told how many bytes were just processed; every `bytes` of them it runs `collect` (a full one by default). */
 export function collectEveryBytes(bytes: number, collect: () => void = fullGc): (processed: number) => void {

@@ -9,7 +9,7 @@ import { isHtmlContentType } from "./decode.ts";
 import type { ExtractedLink } from "./extract.ts";
 import { isInternal, type SiteOrigin } from "./normalize.ts";
 import type { PageIds } from "./page-ids.ts";
-import { readPageHere, type PageReader, type ReadPage } from "./page-reading.ts";
+import { PageReading } from "./page-reading.ts";
 import { retryDecision, type RetryPolicy } from "./retry.ts";
 import type { SoftNotFoundDetector } from "./soft-404.ts";
 
@@ -62,8 +62,6 @@ export interface CheckContext {
   readCss?: boolean;
   /** Whether robots.txt lets the crawler fetch a URL; asked for every redirect hop (the target itself is asked before). */
   mayFetch?: (url: string) => Promise<boolean>;
-  /** Reads pages (page-parser.ts: on a parser thread); in the calling thread when not given. */
-  readPage?: ReadPage;
   /** Set only when the site answers a missing URL with a 2xx page (soft-404.ts): parsed pages are compared with it. */
   softNotFound?: SoftNotFoundDetector | null;
   site: SiteOrigin;
@@ -148,31 +146,27 @@ export async function checkTarget(target: FrontierTarget, context: CheckContext)
   const readsCss = context.readCss === true && target.internal;
   const wantsCss = (status: number, headers: Record<string, string>): boolean => readsCss && isSuccess(status) && isCssContentType(headers["content-type"]);
   let result: SafeFetchResult;
-  /** Every page reading started (one per answer when a fetch is asked again); the last one's is the page. */
-  const readers: PageReader[] = [];
+  /** The page being read as its body streams in (the last answer's, when a fetch was asked again). */
+  let reading: PageReading | null = null;
   if (target.asPage) {
     // The decision needs the final URL, which wantBody is not told; streamBody is, and decides what is read.
     const wanted = (status: number, headers: Record<string, string>) => (isSuccess(status) && isHtmlContentType(headers["content-type"])) || wantsCss(status, headers);
     const streamBody = (status: number, headers: Record<string, string>, finalUrl: string) => {
+      reading = null;
       // A stylesheet answering a page's URL is collected for css-extract, which reads it whole.
       if (wantsCss(status, headers)) return null;
       // An HTML page off the site is read to its end (keeping the connection) but not kept.
       if (!isSitePage(status, headers, finalUrl, context.site)) return DROP_BODY;
-      const reader = (context.readPage ?? readPageHere)({
+      const page = new PageReading(
         finalUrl,
-        contentType: headers["content-type"],
-        options: { maxLinks: context.maxLinksPerPage, collectIds: context.collectIds === true, scanCss: context.readCss === true },
-        notFound: context.softNotFound?.comparison(target.url, finalUrl) ?? null,
-      });
-      readers.push(reader);
-      return reader.consumer;
+        headers["content-type"],
+        { maxLinks: context.maxLinksPerPage, collectIds: context.collectIds === true, scanCss: context.readCss === true },
+        context.softNotFound?.pageReader(target.url, finalUrl) ?? null,
+      );
+      reading = page;
+      return page.consumer;
     };
-    try {
-      result = await fetchWithRetry(target.url, "GET", wanted, context, streamBody);
-    } catch (error) {
-      for (const reader of readers) reader.discard();
-      throw error;
-    }
+    result = await fetchWithRetry(target.url, "GET", wanted, context, streamBody);
   } else {
     result = await fetchWithRetry(target.url, "HEAD", undefined, context);
     if (headRefused(result) && !context.signal.aborted) result = await fetchWithRetry(target.url, "GET", readsCss ? wantsCss : NO_BODY, context);
@@ -181,9 +175,6 @@ export async function checkTarget(target: FrontierTarget, context: CheckContext)
       result = await fetchWithRetry(target.url, "GET", wantsCss, context);
     }
   }
-  // Only the last answer's reading can be the page; the others (and that one, unless it is a page) are dropped.
-  const read = result.kind === "response" && isSitePage(result.status, result.headers, result.finalUrl, context.site) ? (readers.pop() ?? null) : null;
-  for (const reader of readers) reader.discard();
   const aborted = result.kind === "error" && result.error === "aborted";
   const outcome = toOutcome(result);
   let verdict = classifyOutcome(outcome, { internal: target.internal, acceptStatus: context.acceptStatus });
@@ -200,8 +191,9 @@ export async function checkTarget(target: FrontierTarget, context: CheckContext)
 
   let page: ParsedPage | null = null;
   let softNotFound = false;
-  if (target.asPage && result.kind === "response" && read !== null) {
-    const { links, dropped, ids, notFound } = await read.finish(result.truncated);
+  const read = reading as PageReading | null;
+  if (target.asPage && result.kind === "response" && read !== null && isSitePage(result.status, result.headers, result.finalUrl, context.site)) {
+    const { links, dropped, ids, notFound } = read.finish(result.truncated);
     softNotFound = notFound;
     const cut: PageCut | null = result.truncated
       ? { limit: "max_body_bytes", value: context.fetch.maxBodyBytes }
@@ -232,24 +224,15 @@ export async function checkTarget(target: FrontierTarget, context: CheckContext)
  * not a 2xx HTML page of the site, so its fragments cannot be judged.
  */
 export async function fetchPageIds(url: string, context: CheckContext): Promise<{ finalUrl: string; ids: PageIds } | null> {
-  const readers: PageReader[] = [];
+  let reading: PageReading | null = null;
   const streamBody = (status: number, headers: Record<string, string>, finalUrl: string) => {
-    if (!isSitePage(status, headers, finalUrl, context.site)) return DROP_BODY;
-    const reader = (context.readPage ?? readPageHere)({ finalUrl, contentType: headers["content-type"], options: { maxLinks: 0, collectIds: true }, notFound: null });
-    readers.push(reader);
-    return reader.consumer;
+    reading = isSitePage(status, headers, finalUrl, context.site) ? new PageReading(finalUrl, headers["content-type"], { maxLinks: 0, collectIds: true }, null) : null;
+    return reading?.consumer ?? DROP_BODY;
   };
-  let result: SafeFetchResult;
-  try {
-    result = await fetchWithRetry(url, "GET", (status, headers) => isSuccess(status) && isHtmlContentType(headers["content-type"]), context, streamBody);
-  } catch (error) {
-    for (const reader of readers) reader.discard();
-    throw error;
-  }
-  const read = result.kind === "response" && isSitePage(result.status, result.headers, result.finalUrl, context.site) ? (readers.pop() ?? null) : null;
-  for (const reader of readers) reader.discard();
-  if (result.kind !== "response" || read === null) return null;
-  return { finalUrl: result.finalUrl, ids: (await read.finish(result.truncated)).ids! };
+  const result = await fetchWithRetry(url, "GET", (status, headers) => isSuccess(status) && isHtmlContentType(headers["content-type"]), context, streamBody);
+  const read = reading as PageReading | null;
+  if (result.kind !== "response" || read === null || !isSitePage(result.status, result.headers, result.finalUrl, context.site)) return null;
+  return { finalUrl: result.finalUrl, ids: read.finish(result.truncated).ids! };
 }
 
 /** The links of a stylesheet of the site, its body read in full up to max_body_bytes. */

@@ -9,7 +9,6 @@ import { runCrawl, type CrawlProgress, type CrawlRunEnd } from "./crawl.ts";
 import { crawlWarnings, judgeCrawlEnd, type CrawlEndFacts } from "./crawl-end.ts";
 import { completeCrawl, failCrawl } from "./crawl-transitions.ts";
 import { Frontier } from "./frontier.ts";
-import { pageReaders } from "./page-parser.ts";
 import { BATCHES_PER_COLLECTION, youngThenFull } from "../core/gc-rhythm.ts";
 import { DEFAULT_RETRY_POLICY } from "./retry.ts";
 import { RobotsCache } from "./robots-cache.ts";
@@ -98,7 +97,6 @@ async function runCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: C
           maxLinksPerPage: crawler.max_links_per_page,
           acceptStatus: new Set(crawler.accept_status),
           retry: DEFAULT_RETRY_POLICY,
-          readPage: pageReaders(),
         },
         robots: crawler.respect_robots ? new RobotsCache(fetchOptions, crawler.user_agent) : null,
         concurrency: crawler.concurrency,

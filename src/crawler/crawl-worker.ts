@@ -1,20 +1,15 @@
 /**
  * Entry point of a crawl worker thread (crawler/pool.ts keeps them between crawls). It speaks a tiny protocol:
- * the pool first hands it the port of its page parser thread (`parser`, page-parser.ts) where it made one, then
- * sends `start` for one crawl at a time and may send `stop` for it; the worker answers `started`, sends
+ * the pool sends `start` for one crawl at a time and may send `stop` for it; the worker answers `started`, sends
  * `progress` after each written batch and `ended` once per crawl, after the job has written its final state and
  * closed its store connection, and is then ready for the next `start`.
  */
 import { setPriority, getPriority } from "node:os";
 import { executeCrawlJob, type CrawlJobEnd, type CrawlJobSettings } from "./crawl-job.ts";
 import type { CrawlProgress, StopReason } from "./crawl.ts";
-import { useParserPort } from "./page-parser.ts";
 
 /** Messages from the pool. */
-export type ToWorker =
-  | { type: "start"; crawlId: string; settings: CrawlJobSettings }
-  | { type: "stop"; reason: StopReason }
-  | { type: "parser"; port: MessagePort };
+export type ToWorker = { type: "start"; crawlId: string; settings: CrawlJobSettings } | { type: "stop"; reason: StopReason };
 
 /** Messages to the pool. */
 export type FromWorker =
@@ -44,10 +39,6 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
   const message = event.data;
   if (message.type === "stop") {
     current?.abort(message.reason);
-    return;
-  }
-  if (message.type === "parser") {
-    useParserPort(message.port);
     return;
   }
   lowerPriority(message.settings.crawler.nice);

@@ -2,7 +2,6 @@ import type { Logger } from "../core/logger.ts";
 import type { CrawlJobEnd, CrawlJobSettings } from "./crawl-job.ts";
 import type { FromWorker, ToWorker } from "./crawl-worker.ts";
 import type { CrawlProgress, StopReason } from "./crawl.ts";
-import { parserThreadsUsed, startParserThread } from "./page-parser.ts";
 
 /**
  * One worker thread of the crawl pool (crawler/pool.ts) and its life as an explicit state:
@@ -52,23 +51,12 @@ export class PooledWorker {
   private state: WorkerState = { kind: "idle" };
   /** Bun's Worker, which has Node's ref/unref (the DOM typing of `Worker` does not). */
   private readonly worker = new Worker(workerEntry(), { smol: true }) as Worker & Pick<Bun.Worker, "ref" | "unref">;
-  /** The thread parsing this worker's pages (page-parser.ts), which lives and dies with it; none on one core. */
-  private readonly parser: Worker | null = null;
 
   constructor(private readonly hooks: PooledWorkerHooks) {
     this.worker.onmessage = (event: MessageEvent<FromWorker>) => this.received(event.data);
     this.worker.onerror = (event) => this.exited(event.message);
     // A worker that exits without a word (killed thread, fatal error) ends its crawl rather than leaving it held.
     this.worker.addEventListener("close", () => this.exited("the worker thread exited"));
-    if (parserThreadsUsed()) {
-      const { port1, port2 } = new MessageChannel();
-      const parser = startParserThread(port2);
-      // Pages in flight are lost with the parser: the crawl ends as a worker's death does, to resume.
-      parser.onerror = (event) => this.exited(`its page parser thread failed: ${event.message}`);
-      parser.addEventListener("close", () => this.exited("its page parser thread exited"));
-      this.worker.postMessage({ type: "parser", port: port1 } satisfies ToWorker, [port1]);
-      this.parser = parser;
-    }
   }
 
   /** Whether the worker waits for a crawl. */
@@ -176,7 +164,6 @@ export class PooledWorker {
     const assignment = this.held();
     this.state = { kind: "dead" };
     this.worker.terminate();
-    this.parser?.terminate();
     this.hooks.onDead(this);
     return assignment;
   }

@@ -75,24 +75,6 @@ export interface NotFoundPageReader {
   isNotFound(): boolean;
 }
 
-/** What comparing one page with the not-found page takes: plain data, so a parser thread can be handed it. */
-export interface NotFoundComparison {
-  notFound: PageFingerprint;
-  /** The forms of the page's URLs taken out of its text (urlNeedles). */
-  needles: string[];
-}
-
-/** A reader that, fed a page's text as it is decoded, tells whether the page is the not-found page. */
-export function notFoundPageReader(comparison: NotFoundComparison): NotFoundPageReader {
-  const reader = new FingerprintReader(comparison.needles, comparison.notFound.title);
-  return {
-    write: (html) => {
-      if (!reader.done) reader.write(html);
-    },
-    isNotFound: () => samePage(comparison.notFound, reader.result()),
-  };
-}
-
 /** Compares parsed pages with the site's "not found" page. */
 export class SoftNotFoundDetector {
   constructor(
@@ -102,12 +84,18 @@ export class SoftNotFoundDetector {
   ) {}
 
   /**
-   * What comparing the page asked as `url`, which answered 2xx HTML from `finalUrl`, with the not-found page
-   * takes (notFoundPageReader). Null for a start page, which never is the not-found page.
+   * A reader for the page asked as `url` that answered 2xx HTML from `finalUrl`: fed the page's text as it is
+   * decoded, it tells whether the page is the not-found page. Null for a start page, which never is.
    */
-  comparison(url: string, finalUrl: string): NotFoundComparison | null {
+  pageReader(url: string, finalUrl: string): NotFoundPageReader | null {
     if (this.startUrls.has(url) || this.startUrls.has(finalUrl)) return null;
-    return { notFound: this.notFound, needles: urlNeedles(url, finalUrl) };
+    const reader = new FingerprintReader(urlNeedles(url, finalUrl), this.notFound.title);
+    return {
+      write: (html) => {
+        if (!reader.done) reader.write(html);
+      },
+      isNotFound: () => samePage(this.notFound, reader.result()),
+    };
   }
 
   /** `verdict` of a soft 404: a `soft_404:` warning first, and broken when the crawl asked for that. */

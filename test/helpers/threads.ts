@@ -22,12 +22,3 @@ export function threadNices(): Map<string, number> {
   }
   return nices;
 }
-
-/** Whether thread `tid` of this process is a Worker's thread (Bun names them "Worker"); false once it ended. */
-export function isWorkerThread(tid: string | number): boolean {
-  try {
-    return readFileSync(`/proc/self/task/${tid}/comm`, "utf8").trim() === "Worker";
-  } catch {
-    return false;
-  }
-}
