@@ -5,7 +5,7 @@
  * so they never share the CPU (tools/*.ts). Prints the table and the disagreements (report.ts) and writes
  * them, with a JSON of every target's outcome, to bench/real-sites/out/ (gitignored).
  *
- *   bun bench/real-sites/run.ts [--sites a,b | --all-sites] [--timeout S] [--concurrency C] [--binary FILE] [--no-install] [--keep] [--check-flags="FLAGS"]
+ *   bun bench/real-sites/run.ts [--sites a,b | --all-sites] [--timeout S] [--concurrency C] [--binary FILE] [--no-install] [--keep] [--check-flags="FLAGS"] [--tools linkpatrol,wget2,linkchecker]
  *
  * Without --sites, every site but the large ones (rust-doc: 32k files); --all-sites takes them too.
  *
@@ -39,7 +39,12 @@ interface Flags {
   keep: boolean;
   /** Flags added to linkpatrol check's own (e.g. "--media --fragments --sitemap"). */
   checkFlags: string[];
+  /** The tools run, in this order (LinkChecker takes half an hour on rust-doc). */
+  tools: Tool[];
 }
+
+const TOOLS = ["linkpatrol", "wget2", "linkchecker"] as const;
+type Tool = (typeof TOOLS)[number];
 
 /** A flag that must be a positive integer. */
 function positive(flag: string, value: string): number {
@@ -59,8 +64,12 @@ function parseFlags(): Flags {
       "no-install": { type: "boolean", default: false },
       keep: { type: "boolean", default: false },
       "check-flags": { type: "string", default: "" },
+      tools: { type: "string", default: TOOLS.join(",") },
     },
   });
+  const tools = values.tools.split(",");
+  const unknownTools = tools.filter((tool) => !(TOOLS as readonly string[]).includes(tool));
+  if (unknownTools.length > 0 || tools.length === 0) throw new Error(`--tools takes some of ${TOOLS.join(",")}, got ${JSON.stringify(values.tools)}`);
   let sites = values["all-sites"] ? [...SITES] : SITES.filter((site) => site.large !== true);
   if (values.sites !== undefined) {
     const names = values.sites.split(",");
@@ -76,6 +85,7 @@ function parseFlags(): Flags {
     install: !values["no-install"],
     keep: values.keep,
     checkFlags: values["check-flags"].split(/\s+/).filter((flag) => flag !== ""),
+    tools: tools as Tool[],
   };
 }
 
@@ -85,12 +95,12 @@ async function crawlSite(site: RealSite, binary: string, work: string, flags: Fl
   const nginx = await startNginx(join(dir, "nginx"), site.root);
   try {
     const results: ToolResult[] = [];
-    const runners: [string, (ctx: RunContext) => Promise<ToolResult>][] = [
+    const runners: [Tool, (ctx: RunContext) => Promise<ToolResult>][] = [
       ["linkpatrol", (ctx) => runLinkpatrol(binary, ctx, flags.checkFlags)],
       ["wget2", runWget2],
       ["linkchecker", runLinkchecker],
     ];
-    for (const [name, runner] of runners) {
+    for (const [name, runner] of runners.filter(([tool]) => flags.tools.includes(tool))) {
       const toolDir = join(dir, name);
       mkdirSync(toolDir, { recursive: true });
       console.error(`${site.name}: ${name} on ${nginx.origin}/ ...`);
