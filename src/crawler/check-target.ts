@@ -62,6 +62,12 @@ export interface CheckContext {
   readCss?: boolean;
   /** Whether robots.txt lets the crawler fetch a URL; asked for every redirect hop (the target itself is asked before). */
   mayFetch?: (url: string) => Promise<boolean>;
+  /**
+   * False for a page whose links the crawl will not record (past max_pages or max_depth: frontier.ts keeps only
+   * its ids). Such a page is still fetched with GET and judged, and read only for what else is asked of it
+   * (ids for fragments, the soft-404 comparison). Every page's links are wanted when not given.
+   */
+  wantsLinks?: (target: FrontierTarget) => boolean;
   /** Set only when the site answers a missing URL with a 2xx page (soft-404.ts): parsed pages are compared with it. */
   softNotFound?: SoftNotFoundDetector | null;
   site: SiteOrigin;
@@ -74,6 +80,9 @@ export interface CheckContext {
 export const MAX_REDIRECTS = 10;
 
 const NO_BODY = () => false;
+/** A page whose body is not read at all (its links are not wanted, nor anything else in it). */
+const NOT_READ = Symbol("not read");
+const unreadPage = (): { links: ExtractedLink[]; dropped: number; ids: PageIds | null; notFound: boolean } => ({ links: [], dropped: 0, ids: null, notFound: false });
 /** Takes a body that is read to its end but not kept. */
 const DROP_BODY = () => {};
 
@@ -147,7 +156,8 @@ export async function checkTarget(target: FrontierTarget, context: CheckContext)
   const wantsCss = (status: number, headers: Record<string, string>): boolean => readsCss && isSuccess(status) && isCssContentType(headers["content-type"]);
   let result: SafeFetchResult;
   /** The page being read as its body streams in (the last answer's, when a fetch was asked again). */
-  let reading: PageReading | null = null;
+  let reading: PageReading | typeof NOT_READ | null = null;
+  const wantsLinks = context.wantsLinks?.(target) !== false;
   if (target.asPage) {
     // The decision needs the final URL, which wantBody is not told; streamBody is, and decides what is read.
     const wanted = (status: number, headers: Record<string, string>) => (isSuccess(status) && isHtmlContentType(headers["content-type"])) || wantsCss(status, headers);
@@ -157,11 +167,16 @@ export async function checkTarget(target: FrontierTarget, context: CheckContext)
       if (wantsCss(status, headers)) return null;
       // An HTML page off the site is read to its end (keeping the connection) but not kept.
       if (!isSitePage(status, headers, finalUrl, context.site)) return DROP_BODY;
+      const notFound = context.softNotFound?.pageReader(target.url, finalUrl) ?? null;
+      if (!wantsLinks && context.collectIds !== true && notFound === null) {
+        reading = NOT_READ;
+        return DROP_BODY;
+      }
       const page = new PageReading(
         finalUrl,
         headers["content-type"],
-        { maxLinks: context.maxLinksPerPage, collectIds: context.collectIds === true, scanCss: context.readCss === true },
-        context.softNotFound?.pageReader(target.url, finalUrl) ?? null,
+        { maxLinks: wantsLinks ? context.maxLinksPerPage : 0, collectIds: context.collectIds === true, scanCss: wantsLinks && context.readCss === true },
+        notFound,
       );
       reading = page;
       return page.consumer;
@@ -191,13 +206,13 @@ export async function checkTarget(target: FrontierTarget, context: CheckContext)
 
   let page: ParsedPage | null = null;
   let softNotFound = false;
-  const read = reading as PageReading | null;
+  const read = reading as PageReading | typeof NOT_READ | null;
   if (target.asPage && result.kind === "response" && read !== null && isSitePage(result.status, result.headers, result.finalUrl, context.site)) {
-    const { links, dropped, ids, notFound } = read.finish(result.truncated);
+    const { links, dropped, ids, notFound } = read === NOT_READ ? unreadPage() : read.finish(result.truncated);
     softNotFound = notFound;
     const cut: PageCut | null = result.truncated
       ? { limit: "max_body_bytes", value: context.fetch.maxBodyBytes }
-      : dropped > 0
+      : dropped > 0 && wantsLinks
         ? { limit: "max_links_per_page", value: context.maxLinksPerPage, dropped }
         : null;
     page = { url: result.finalUrl, links, cut, ids, stylesheet: false };

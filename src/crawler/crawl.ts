@@ -118,6 +118,8 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
     mayFetch: robots === null ? undefined : (url) => robots.allows(url, stop.signal),
     readCss: input.options.scan_stylesheets,
     collectIds: input.options.check_fragments,
+    // Only what frontier.commit will certainly drop: committed pages only grow, and depth is the target's own.
+    wantsLinks: (target) => !pagesFull && target.depth <= env.limits.maxDepth,
   };
   const robotsRefusal = async (url: string): Promise<string | null> => {
     if (robots === null) return null;
@@ -125,6 +127,8 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
     return verdict.allowed ? null : verdict.reason;
   };
 
+  /** Whether max_pages pages are committed: later pages are checked, their links not recorded (frontier.ts). */
+  let pagesFull = env.frontier.pagesCrawled(input.crawlId) >= env.limits.maxPages;
   const buffer: FrontierTarget[] = [];
   const finished: FrontierResult[] = [];
   let cursor = 0;
@@ -149,6 +153,7 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
   const flush = (): void => {
     if (finished.length === 0) return;
     const redo = env.frontier.commit(input.crawlId, finished.splice(0), env.limits);
+    pagesFull = env.frontier.pagesCrawled(input.crawlId) >= env.limits.maxPages;
     unwrittenLinks = 0;
     if (!stop.signal.aborted) buffer.unshift(...redo);
     lastFlush = Date.now();
