@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { collectEvery, youngThenFull } from "../core/gc-rhythm.ts";
 import { keysetBatches } from "./keyset-batches.ts";
 import type { LinkRecord } from "./link-record.ts";
 import type { StoredLinkKind } from "./schema.ts";
@@ -11,15 +12,24 @@ import type { StoredLinkKind } from "./schema.ts";
  * cache, a read from the OS. An array slot and the URL it points at cost one or two (bench/README.md, "Why
  * check grows faster than the crawl").
  *
- * The arrays span the crawl's target ids, ~90 bytes per target (the URL string, its slot, the verdict), so
- * `load` declines a crawl whose span exceeds `maxSpan` and the caller joins in SQL instead.
+ * The arrays span the crawl's target ids, ~20 bytes per target besides its URL, so `load` declines a crawl whose
+ * span exceeds `maxSpan` and the caller joins in SQL instead. The URLs are kept as the text of each loaded batch
+ * joined into one string, each URL a slice of it: a string of its own per target cost ~200 bytes of memory
+ * where its characters are ~70 (200,000 targets: ~47 MiB against ~19 MiB; bench/README.md, "Memory").
  */
 
-/** The default `maxSpan`: 262,144 targets, ~24 MiB at most. */
+/** The default `maxSpan`: 262,144 targets, ~5 MiB of slots besides their URLs. */
 export const MAX_VERDICT_SPAN = 1 << 18;
 
 /** Rows read per query while loading. */
 const LOAD_BATCH = 1_000;
+/**
+ * Loading makes garbage fast (each row an array, each URL a string until its batch is joined) and JSC let it
+ * pile up: 200,000 targets lifted `check`'s RSS by ~70 MiB for a moment where ~20 MiB stay. A young collection
+ * every 8 batches and a full one every 32 (bench/README.md, "Memory").
+ */
+const BATCHES_PER_YOUNG_COLLECTION = 8;
+const YOUNG_COLLECTIONS_PER_FULL = 4;
 
 type VerdictRow = [id: number, url: string, statusCode: number, isBroken: number, finalUrl: string | null, error: string | null, warning: string | null];
 
@@ -29,11 +39,16 @@ type Unusual = readonly [finalUrl: string | null, error: string | null, warning:
 export class TargetVerdicts {
   private constructor(
     private readonly firstId: number,
-    private readonly urls: (string | undefined)[],
+    /** The URLs of one loaded batch each, joined. */
+    private readonly texts: string[],
+    /** Per slot: 1 + the index of its URL's text in `texts`, 0 for an id that is not a checked target. */
+    private readonly textOf: Uint32Array,
+    private readonly urlStart: Uint32Array,
+    private readonly urlLength: Uint32Array,
     private readonly statusCodes: Int32Array,
     private readonly broken: Uint8Array,
     /** Most targets end where they point and have no error or warning; only the others have an entry. */
-    private readonly unusual: (Unusual | undefined)[],
+    private readonly unusual: Map<number, Unusual>,
   ) {}
 
   /** The checked targets of `crawlId`, or null when their ids span more than `maxSpan`. */
@@ -48,10 +63,13 @@ export class TargetVerdicts {
     if (span > maxSpan) return null;
     const verdicts = new TargetVerdicts(
       firstId,
-      Array.from({ length: span }, () => undefined),
+      [],
+      new Uint32Array(span),
+      new Uint32Array(span),
+      new Uint32Array(span),
       new Int32Array(span),
       new Uint8Array(span),
-      Array.from({ length: span }, () => undefined),
+      new Map(),
     );
     // Bounded by the span measured above: a target that turns done meanwhile (a crawl still running) must not
     // land outside the typed arrays, where its verdict would be dropped while its URL was kept.
@@ -61,26 +79,42 @@ export class TargetVerdicts {
     );
     const lastId = firstId + span - 1;
     const read = (afterId: number) => batch.values({ crawlId, afterId, lastId }) as VerdictRow[];
+    const trimHeap = collectEvery(BATCHES_PER_YOUNG_COLLECTION, youngThenFull(YOUNG_COLLECTIONS_PER_FULL));
     for (const rows of keysetBatches(read, LOAD_BATCH, (row) => row[0])) {
-      for (const row of rows) verdicts.set(row);
+      verdicts.add(rows);
+      trimHeap();
     }
     return verdicts;
   }
 
-  private set([id, url, statusCode, isBroken, finalUrl, error, warning]: VerdictRow): void {
-    const slot = id - this.firstId;
-    this.urls[slot] = url;
-    this.statusCodes[slot] = statusCode;
-    this.broken[slot] = isBroken;
-    if (finalUrl !== url || error !== null || warning !== null) this.unusual[slot] = [finalUrl, error, warning];
+  /** Takes one loaded batch: its URLs become one text, the rest goes to the slots. */
+  private add(rows: VerdictRow[]): void {
+    const urls: string[] = [];
+    const text = this.texts.length + 1;
+    let offset = 0;
+    for (const [id, url, statusCode, isBroken, finalUrl, error, warning] of rows) {
+      const slot = id - this.firstId;
+      urls.push(url);
+      this.textOf[slot] = text;
+      this.urlStart[slot] = offset;
+      this.urlLength[slot] = url.length;
+      offset += url.length;
+      this.statusCodes[slot] = statusCode;
+      this.broken[slot] = isBroken;
+      if (finalUrl !== url || error !== null || warning !== null) this.unusual.set(slot, [finalUrl, error, warning]);
+    }
+    // join() copies the URLs into one new string, so the strings the rows were read as can go.
+    this.texts.push(urls.join(""));
   }
 
   /** A link to target `targetId` with its verdict, or undefined when that is not a checked target of this crawl. */
   link(targetId: number, sourceUrl: string, linkText: string, kind: StoredLinkKind): LinkRecord | undefined {
     const slot = targetId - this.firstId;
-    const url = this.urls[slot];
-    if (url === undefined) return undefined;
-    const unusual = this.unusual[slot];
+    const text = this.textOf[slot];
+    if (text === undefined || text === 0) return undefined;
+    const start = this.urlStart[slot]!;
+    const url = this.texts[text - 1]!.slice(start, start + this.urlLength[slot]!);
+    const unusual = this.unusual.get(slot);
     return {
       url,
       source_url: sourceUrl,

@@ -52,7 +52,8 @@ beforeAll(() => {
     for (let i = 0; i < TARGETS; i++) {
       for (const crawlId of CRAWLS) {
         const t = targetFor(crawlId === "a" ? i : i + 3);
-        const url = `http://example.test/${crawlId}/t${i}`;
+        // Some URLs as an invalid href is recorded (non-ASCII, astral): the arrays hold each batch's URLs as one text.
+        const url = i % 17 === 0 ? `http://example.test/${crawlId}/café-😀-${i}` : `http://example.test/${crawlId}/t${i}`;
         ids[crawlId]!.push(insertTarget.get(crawlId, url, t.state, t.status, t.broken, t.error, t.warning, t.finalUrl(url))!.id);
       }
     }
