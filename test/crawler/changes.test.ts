@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { CHANGE_FROM } from "../../src/store/links.repo.ts";
 import { RetentionRepo } from "../../src/store/retention.repo.ts";
 import { startCrawl, verifiedDomain, waitForCrawl } from "../helpers/crawls.ts";
-import { type LoopbackSite, startLoopbackSite } from "../helpers/loopback-site.ts";
+import { type LoopbackSite, type Route, startLoopbackSite } from "../helpers/loopback-site.ts";
 import { expectErrorEnvelope, startTestService, type TestService } from "../helpers/service.ts";
 
 /**
@@ -75,4 +76,44 @@ test("once the crawl compared against is pruned, the changes compare with what i
     ["new_broken", site.url("/c")],
     ["new_broken", site.url("/d")],
   ]);
+});
+
+test("a target broken on many pages: changes are the (page, URL) pairs, each crawl's broken links read once", async () => {
+  // Pages 1–30 link the broken page the first night, pages 11–40 the second: 10 pairs new, 10 fixed, 20 in both.
+  let round = 1;
+  const linked = (n: number) => (round === 1 ? n <= 30 : n > 10);
+  const routes: Record<string, Route> = {
+    "/": { body: Array.from({ length: 40 }, (_, i) => `<a href="/p${i + 1}">p${i + 1}</a>`).join(" ") },
+    "/gone": { status: 404 },
+  };
+  for (let n = 1; n <= 40; n++) {
+    routes[`/p${n}`] = () => new Response(linked(n) ? `<a href="/gone">gone</a>` : "fine", { headers: { "content-type": "text/html" } });
+  }
+  const many = await startLoopbackSite(routes);
+  try {
+    const domainId = await verifiedDomain(svc, many.url("/"));
+    const before = await waitForCrawl(svc, await startCrawl(svc, domainId));
+    round = 2;
+    const after = await waitForCrawl(svc, await startCrawl(svc, domainId));
+    expect(after).toMatchObject({ broken_links: 30, new_broken_links: 10 });
+    const res = await svc.call("GET", `/crawls/${after.id}/changes?limit=100`);
+    expect(res.json.meta).toMatchObject({ against_crawl_id: before.id, total: 20, new_broken: 10, fixed: 10 });
+    const sources = (change: string) =>
+      res.json.data
+        .filter((item: any) => item.change === change)
+        .map((item: any) => Number(new URL(item.source_url).pathname.slice(2)))
+        .sort((a: number, b: number) => a - b);
+    expect(sources("new_broken")).toEqual([31, 32, 33, 34, 35, 36, 37, 38, 39, 40]);
+    expect(sources("fixed")).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  } finally {
+    await many.stop();
+  }
+
+  // The other crawl's pairs are one list built per statement, not a lookup per link through the target (quadratic in
+  // a template's broken link: every broken link of that target read again for each one).
+  const plan = (svc.runtime.store.sqlite.query(`EXPLAIN QUERY PLAN SELECT COUNT(*) ${CHANGE_FROM}`).all({ from: "a", other: "b" }) as { detail: string }[]).map(
+    (row) => row.detail,
+  );
+  expect(plan.some((detail) => detail.startsWith("LIST SUBQUERY"))).toBe(true);
+  expect(plan.some((detail) => detail.includes("CORRELATED"))).toBe(false);
 });
