@@ -9,7 +9,7 @@ import { runCrawl, type CrawlProgress, type CrawlRunEnd } from "./crawl.ts";
 import { crawlWarnings, judgeCrawlEnd, type CrawlEndFacts } from "./crawl-end.ts";
 import { completeCrawl, failCrawl } from "./crawl-transitions.ts";
 import { Frontier } from "./frontier.ts";
-import { BATCHES_PER_COLLECTION, youngThenFull } from "../core/gc-rhythm.ts";
+import { BATCHES_PER_COLLECTION, unlessCollectedSince, youngThenFull } from "../core/gc-rhythm.ts";
 import { DEFAULT_RETRY_POLICY } from "./retry.ts";
 import { RobotsCache } from "./robots-cache.ts";
 import { describeStoreWriteFailure, storeWriteFailure } from "../store/write-failure.ts";
@@ -85,7 +85,7 @@ async function runCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: C
     const startedAt = Date.parse(crawl.started_at ?? new Date().toISOString());
     // crawler.headers (a staging site's auth) go to the crawled site only, never to the hosts it links to.
     const fetchOptions = { ...crawlerFetchOptions(crawler, hooks.resolve), headersOrigin: new URL(crawl.root_url).origin };
-    const trimHeap = youngThenFull(BATCHES_PER_COLLECTION);
+    const trimHeap = unlessCollectedSince(youngThenFull(BATCHES_PER_COLLECTION));
     logger.info("crawl running", { crawl_id: crawlId, domain: crawl.domain_name });
 
     const end: CrawlRunEnd = await runCrawl(

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { collectEvery, collectEveryBytes, youngThenFull } from "../../src/core/gc-rhythm.ts";
+import { collectEvery, collectEveryBytes, unlessCollectedSince, youngThenFull } from "../../src/core/gc-rhythm.ts";
 
 describe("collectEvery", () => {
   test("collects on every n-th written batch and never in between", () => {
@@ -63,5 +63,42 @@ describe("collectEveryBytes", () => {
   test("refuses a threshold that is not a positive integer", () => {
     expect(() => collectEveryBytes(0)).toThrow(RangeError);
     expect(() => collectEveryBytes(1.5)).toThrow(RangeError);
+  });
+});
+
+describe("unlessCollectedSince", () => {
+  test("takes its turn only when no other rhythm of the thread collected since its last one", () => {
+    let ran = 0;
+    const batchTurn = unlessCollectedSince(() => ran++);
+    const pageRhythm = youngThenFull(2); // the default collectors, which the gate sees
+    batchTurn(); // the first turn has nothing to compare with: skipped
+    expect(ran).toBe(0);
+    batchTurn();
+    expect(ran).toBe(1);
+    pageRhythm();
+    batchTurn(); // a young collection ran in between
+    expect(ran).toBe(1);
+    batchTurn();
+    expect(ran).toBe(2);
+    pageRhythm();
+    pageRhythm();
+    batchTurn(); // a full one did
+    expect(ran).toBe(2);
+    batchTurn();
+    batchTurn();
+    expect(ran).toBe(4);
+  });
+
+  test("a gated rhythm collects on every turn when alone, and the others see its collections", () => {
+    let turns = 0;
+    const batchTurn = unlessCollectedSince(youngThenFull(2, undefined, undefined));
+    const counted = unlessCollectedSince(() => turns++);
+    batchTurn();
+    counted();
+    for (let i = 0; i < 4; i++) {
+      batchTurn();
+      counted(); // the batch rhythm collected before each of these turns
+    }
+    expect(turns).toBe(0);
   });
 });
