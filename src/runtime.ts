@@ -141,6 +141,7 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     settings: {
       dbPath: config.storage.path,
       busyTimeoutMs: config.storage.busy_timeout,
+      temporaryStore: options.temporaryStore === true,
       crawler: config.crawler,
       logLevel: config.logging.level,
     },

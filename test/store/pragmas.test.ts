@@ -2,6 +2,7 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { openJobDatabase, TEMPORARY_STORE_CHECKPOINT_PAGES } from "../../src/crawler/crawl-job.ts";
 import { openStore } from "../../src/store/sqlite.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "linkpatrol-db-"));
@@ -15,4 +16,18 @@ test("a file store runs in WAL mode with FULL sync, foreign keys and the busy ti
   expect(pragma("busy_timeout")).toBe(1234);
   expect(pragma("synchronous")).toBe(2);
   store.close();
+});
+
+test("a crawl job's connection: NORMAL sync and no foreign-key lookups; on check's temporary store no sync and rare checkpoints", () => {
+  const path = join(dir, "jobs.db");
+  openStore(path).close();
+  const read = (temporaryStore: boolean) => {
+    const sqlite = openJobDatabase({ dbPath: path, busyTimeoutMs: 100, temporaryStore });
+    const pragma = (name: string) => Object.values(sqlite.query(`PRAGMA ${name}`).get() as object)[0];
+    const values = { journal: pragma("journal_mode"), sync: pragma("synchronous"), fk: pragma("foreign_keys"), checkpoint: pragma("wal_autocheckpoint") };
+    sqlite.close();
+    return values;
+  };
+  expect(read(false)).toEqual({ journal: "wal", sync: 1, fk: 0, checkpoint: 1000 });
+  expect(read(true)).toEqual({ journal: "wal", sync: 0, fk: 0, checkpoint: TEMPORARY_STORE_CHECKPOINT_PAGES });
 });
