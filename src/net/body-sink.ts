@@ -165,8 +165,12 @@ export class BodySink {
   }
 }
 
-/** The chunks (`total` bytes in all) copied into one array. */
+/**
+ * The chunks (`total` bytes in all) as one array: a lone chunk as it is (a page read whole is one chunk, and
+ * copying it cost an allocation of every page's size), several copied into a new one.
+ */
 export function concatBytes(chunks: Uint8Array[], total: number): Uint8Array {
+  if (chunks.length === 1 && chunks[0]!.length === total) return chunks[0]!;
   const out = new Uint8Array(total);
   let offset = 0;
   for (const chunk of chunks) {
