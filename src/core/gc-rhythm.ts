@@ -53,8 +53,8 @@ export function youngThenFull(youngPerFull: number, young: () => void = youngGc,
  * `collect` for a rhythm that yields to the others of its thread: it runs only when no default collection ran since
  * its previous turn. A crawl paces collections by its batches and by the page bytes it reads; on pages of ordinary
  * size the page rhythm alone kept the heap as low, and a batch's collection right after a page's was CPU for
- * nothing (10k realistic check: CPU and wall -7 %, peak +2 MiB). A crawl that reads few pages (links checked, not
- * parsed) still collects by its batches (bench/README.md, "Memory").
+ * nothing. A crawl that reads few pages (links checked, not parsed) still collects by its batches
+ * (bench/README.md, "Memory", "One rhythm yields to the other").
  */
 export function unlessCollectedSince(collect: () => void): () => void {
   let seen = -1;

@@ -64,7 +64,7 @@ export function openJobDatabase(settings: Pick<CrawlJobSettings, "dbPath" | "bus
   try {
     if (settings.temporaryStore) {
       // Nothing of check's store outlives its process: no syncs, and the WAL copied back 20 times less often
-      // (10k realistic check: wall -4 %, bench/README.md "Crawl time and its growth").
+      // (bench/README.md, "check's store, unsynced").
       sqlite.exec("PRAGMA synchronous = OFF");
       sqlite.exec(`PRAGMA wal_autocheckpoint = ${TEMPORARY_STORE_CHECKPOINT_PAGES}`);
     } else {

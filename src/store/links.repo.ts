@@ -23,8 +23,8 @@ export type ChangeKind = "new_broken" | "fixed";
  * crawl for new_broken, from the previous one for fixed. Without a previous crawl every broken link is new.
  * Both sides come from broken_links, each read once: `other`'s pairs become one set that SQLite builds per
  * statement, so the cost follows the broken links. A lookup per link instead (NOT EXISTS through the target)
- * read every broken link of the same target in `other` for each one: quadratic in a template's broken link,
- * 1.9 s at the end of a 25k-page crawl with a previous one (bench/README.md, "Changes since the previous crawl").
+ * read every broken link of the same target in `other` for each one: quadratic in a template's broken link
+ * (bench/README.md, "Changes since the previous crawl").
  * Exported for the test that reads its plan.
  */
 export const CHANGE_FROM = `FROM broken_links b JOIN links l ON l.id = b.link_id JOIN crawl_targets t ON t.id = b.target_id
