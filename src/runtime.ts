@@ -80,9 +80,8 @@ export interface RuntimeOptions {
 /** Opens the store, applies pending migrations and builds the services. */
 export function openRuntime(config: Config, options: RuntimeOptions = {}): Runtime {
   const logger = options.logger ?? silentLogger;
-  const store = openStore(config.storage.path, { busyTimeoutMs: config.storage.busy_timeout });
+  const store = openStore(config.storage.path, { busyTimeoutMs: config.storage.busy_timeout, temporary: options.temporaryStore });
   try {
-    if (options.temporaryStore) store.sqlite.exec("PRAGMA synchronous = OFF");
     assertWritable(store.sqlite, config.storage.path);
     const report = options.temporaryStore
       ? migrate(store.sqlite)

@@ -55,22 +55,12 @@ export function maxDurationError(maxDurationMs: number): string {
   return `crawl exceeded its maximum duration of ${describeDuration(maxDurationMs)} (crawler.max_duration)`;
 }
 
-/** WAL pages between checkpoints on a temporary store (SQLite's default: 1,000). */
-export const TEMPORARY_STORE_CHECKPOINT_PAGES = 20_000;
-
 /** The job's own connection to the store, set for a crawl's writes. */
 export function openJobDatabase(settings: Pick<CrawlJobSettings, "dbPath" | "busyTimeoutMs" | "temporaryStore">): Database {
-  const sqlite = openDatabase(settings.dbPath, { busyTimeoutMs: settings.busyTimeoutMs });
+  const sqlite = openDatabase(settings.dbPath, { busyTimeoutMs: settings.busyTimeoutMs, temporary: settings.temporaryStore });
   try {
-    if (settings.temporaryStore) {
-      // Nothing of check's store outlives its process: no syncs, and the WAL copied back 20 times less often
-      // (bench/README.md, "check's store, unsynced").
-      sqlite.exec("PRAGMA synchronous = OFF");
-      sqlite.exec(`PRAGMA wal_autocheckpoint = ${TEMPORARY_STORE_CHECKPOINT_PAGES}`);
-    } else {
-      // A power cut may cost the last batches of this connection, never consistency: they are fetched again on resume.
-      sqlite.exec("PRAGMA synchronous = NORMAL");
-    }
+    // A power cut may cost the last batches of this connection, never consistency: they are fetched again on resume.
+    if (!settings.temporaryStore) sqlite.exec("PRAGMA synchronous = NORMAL");
     // Every row this connection writes points at its own running crawl and at frontier rows written before it,
     // and a running crawl is never deleted (domains refuse deletion under a crawl, retention takes ended crawls
     // only). Skipping the two parent lookups per link saves CPU (bench/README.md, "What made the crawl linear").

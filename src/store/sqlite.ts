@@ -30,14 +30,28 @@ export class StoreFileError extends Error {
   }
 }
 
+/** How a connection opens the store. */
+export interface OpenOptions {
+  busyTimeoutMs?: number;
+  /**
+   * The store is a file of this process alone, deleted when it ends (`check`): nothing of it outlives the
+   * process, so commits are not synced and the WAL is copied back 20 times less often than SQLite's default
+   * (bench/README.md, "check's store, unsynced").
+   */
+  temporary?: boolean;
+}
+
+/** WAL pages between checkpoints on a temporary store (SQLite's default: 1,000). */
+export const TEMPORARY_STORE_CHECKPOINT_PAGES = 20_000;
+
 /** Opens (creating if needed) the store at `path`, or an in-memory one for ":memory:". */
-export function openStore(path: string, options: { busyTimeoutMs?: number } = {}): Store {
+export function openStore(path: string, options: OpenOptions = {}): Store {
   const sqlite = openDatabase(path, options);
   return { sqlite, close: () => sqlite.close() };
 }
 
 /** Opens (creating if needed) the database file at `path`, or an in-memory one for ":memory:". */
-export function openDatabase(path: string, options: { busyTimeoutMs?: number } = {}): Database {
+export function openDatabase(path: string, options: OpenOptions = {}): Database {
   if (path !== ":memory:") {
     try {
       mkdirSync(dirname(path), { recursive: true });
@@ -51,7 +65,12 @@ export function openDatabase(path: string, options: { busyTimeoutMs?: number } =
     sqlite.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5_000))}`);
     // The first statement that reads the file: a file that is not a database fails here.
     sqlite.exec("PRAGMA journal_mode = WAL");
-    sqlite.exec("PRAGMA synchronous = FULL");
+    if (options.temporary) {
+      sqlite.exec("PRAGMA synchronous = OFF");
+      sqlite.exec(`PRAGMA wal_autocheckpoint = ${TEMPORARY_STORE_CHECKPOINT_PAGES}`);
+    } else {
+      sqlite.exec("PRAGMA synchronous = FULL");
+    }
     sqlite.exec("PRAGMA foreign_keys = ON");
     return sqlite;
   } catch (error) {

@@ -2,8 +2,8 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openJobDatabase, TEMPORARY_STORE_CHECKPOINT_PAGES } from "../../src/crawler/crawl-job.ts";
-import { openStore } from "../../src/store/sqlite.ts";
+import { openJobDatabase } from "../../src/crawler/crawl-job.ts";
+import { openStore, TEMPORARY_STORE_CHECKPOINT_PAGES } from "../../src/store/sqlite.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "linkpatrol-db-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -30,4 +30,11 @@ test("a crawl job's connection: NORMAL sync and no foreign-key lookups; on check
   };
   expect(read(false)).toEqual({ journal: "wal", sync: 1, fk: 0, checkpoint: 1000 });
   expect(read(true)).toEqual({ journal: "wal", sync: 0, fk: 0, checkpoint: TEMPORARY_STORE_CHECKPOINT_PAGES });
+});
+
+test("a temporary store's own connection: no sync and rare checkpoints too", () => {
+  const store = openStore(join(dir, "temporary.db"), { temporary: true });
+  const pragma = (name: string) => Object.values(store.sqlite.query(`PRAGMA ${name}`).get() as object)[0];
+  expect([pragma("journal_mode"), pragma("synchronous"), pragma("foreign_keys"), pragma("wal_autocheckpoint")]).toEqual(["wal", 0, 1, TEMPORARY_STORE_CHECKPOINT_PAGES]);
+  store.close();
 });
