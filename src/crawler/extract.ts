@@ -1,6 +1,6 @@
-import { Parser } from "htmlparser2";
 import { HrefResolver } from "./href-resolver.ts";
-import { CONTEXT_TAGS, eachRawUrl, LINK_TAGS, type LinkKind, rowFor } from "./link-tags.ts";
+import { LeanParser, type ReadAttributes } from "./html-parser.ts";
+import { attributesRead, CONTEXT_TAGS, eachRawUrl, LINK_TAGS, type LinkKind, rowFor } from "./link-tags.ts";
 import { recordedForm } from "./normalize.ts";
 import { PageIdCollector, type PageIds } from "./page-ids.ts";
 import { InlineCss } from "./css-inline.ts";
@@ -125,7 +125,7 @@ export function createExtractor(pageUrl: string, options: ExtractorOptions = {})
 
   // Text matters only inside an anchor (its link text) or a `<style>` being scanned; the rest is never sliced.
   const wantsText = (): boolean => templateDepth === 0 && ((anchor !== null && hiddenText === null) || (css !== null && hiddenText === "style"));
-  const parser = new TextOnDemandParser(wantsText, {
+  const parser = new LeanParser(wantsText, readAttributes(collectIds, scanCss), {
     onopentag(name, attribs) {
       if (name === "template") templateDepth++;
       if (templateDepth > 0) return;
@@ -193,37 +193,35 @@ export function createExtractor(pageUrl: string, options: ExtractorOptions = {})
 }
 
 /**
- * htmlparser2's parser, minus the string it cuts for every run of text (a page's prose, inline scripts and
- * JSON) when `wantsText` says no one reads it: most of a page's text is outside any anchor. Positions advance
- * exactly as the parser's own `ontext` advances them (htmlparser2 is pinned; the extractor tests hold it).
+ * The attributes the walk above reads, and no others: a tag's link rows (link-tags.ts), `<base href>`, `alt`
+ * of an image inside an anchor; with ids, every `id` and `<a name>`; with CSS, every `style` and `<style type>`.
  */
-class TextOnDemandParser extends Parser {
-  /** Characters of text passed over since the parser last cut a slice here. */
-  private skipped = 0;
-
-  constructor(
-    private readonly wantsText: () => boolean,
-    cbs: ConstructorParameters<typeof Parser>[0],
-  ) {
-    super(cbs);
+function readAttributes(collectIds: boolean, scanCss: boolean): ReadAttributes {
+  const key = (collectIds ? 1 : 0) + (scanCss ? 2 : 0);
+  let read = READ_ATTRIBUTES[key];
+  if (read === undefined) {
+    const byTag = new Map<string, Set<string>>();
+    const add = (tag: string, name: string): void => {
+      const names = byTag.get(tag) ?? new Set<string>();
+      names.add(name);
+      byTag.set(tag, names);
+    };
+    for (const [tag, rows] of LINK_TAGS) for (const name of attributesRead(rows)) add(tag, name);
+    add("base", "href");
+    add("img", "alt");
+    if (collectIds) add("a", "name");
+    if (scanCss) add("style", "type");
+    const everywhere = new Set<string>();
+    if (collectIds) everywhere.add("id");
+    if (scanCss) everywhere.add("style");
+    read = { byTag, everywhere };
+    READ_ATTRIBUTES[key] = read;
   }
-
-  override ontext(start: number, endIndex: number): void {
-    this.skipped += endIndex - start;
-    // The parser lets go of the chunks it was written only when it cuts a slice, so a long run of text with no
-    // tag in it (a huge inline script, a streamed text-only page) is cut now and then to keep them bounded.
-    if (this.wantsText() || this.skipped > MAX_UNSLICED_TEXT) {
-      this.skipped = 0;
-      super.ontext(start, endIndex);
-      return;
-    }
-    this.endIndex = endIndex - 1;
-    this.startIndex = endIndex;
-  }
+  return read;
 }
 
-/** Text passed over without a slice at most, in characters (see TextOnDemandParser). */
-const MAX_UNSLICED_TEXT = 64 * 1024;
+/** readAttributes' answers, by option combination. */
+const READ_ATTRIBUTES: (ReadAttributes | undefined)[] = [];
 
 /** All links of a complete document; see createExtractor. */
 export function extractLinks(html: string, pageUrl: string): ExtractedLink[] {

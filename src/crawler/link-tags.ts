@@ -122,6 +122,17 @@ export const LINK_TAGS: ReadonlyMap<string, readonly LinkTag[]> = new Map<string
   ["meta", [resource("anchor", [{ names: ["content"], syntax: "refresh" }], { when: [{ attribute: "http-equiv", match: "value", values: ["refresh"] }] })]],
 ]);
 
+/** The attributes `rowFor` and `eachRawUrl` read on a tag with these rows, and `alt` where it is the link text. */
+export function attributesRead(rows: readonly LinkTag[]): Set<string> {
+  const names = new Set<string>();
+  for (const row of rows) {
+    for (const attribute of row.attributes) for (const name of attribute.names) names.add(name);
+    for (const condition of row.when ?? []) names.add(condition.attribute);
+    if (row.text === "alt") names.add("alt");
+  }
+  return names;
+}
+
 /**
  * The row of `rows` that applies to a tag with these attributes inside `context` (the nearest open element
  * of CONTEXT_TAGS, or null), or undefined when none does.

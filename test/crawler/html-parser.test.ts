@@ -1,0 +1,134 @@
+import { describe, expect, test } from "bun:test";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Parser } from "htmlparser2";
+import { LeanParser, type ReadAttributes } from "../../src/crawler/html-parser.ts";
+
+/**
+ * The lean parser must tell the extractor exactly what htmlparser2's own parser tells it: the same open and
+ * close events, in the same order, with the same names and implied flags, the same text, and of each tag's
+ * attributes exactly the ones asked for, with the stock parser's values. Compared event by event on documents
+ * written to hit each shortcut (names in any case, names cut across chunks, SVG, unknown and long names,
+ * repeated attributes, entities) and, when python3-doc is installed, on real pages nobody here wrote.
+ */
+
+type Event = ["open", string, Record<string, string>] | ["close", string, boolean] | ["text", string];
+
+const READ: ReadAttributes = {
+  byTag: new Map([
+    ["a", new Set(["href", "xlink:href", "name"])],
+    ["img", new Set(["src", "srcset", "alt"])],
+    ["meta", new Set(["content", "http-equiv"])],
+    ["link", new Set(["href", "rel", "as"])],
+    ["image", new Set(["href", "xlink:href"])],
+    ["my-widget", new Set(["data-src"])],
+  ]),
+  everywhere: new Set(["id", "style"]),
+};
+
+function wanted(read: ReadAttributes, tag: string, attribs: Record<string, string>): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const [name, value] of Object.entries(attribs)) if (read.everywhere.has(name) || read.byTag.get(tag)?.has(name)) kept[name] = value;
+  return kept;
+}
+
+/** Events as the extractor would see them; texts run together, as a parser may split text anywhere. */
+function record(events: Event[]) {
+  const text = (data: string): void => {
+    const last = events[events.length - 1];
+    if (last?.[0] === "text") last[1] += data;
+    else events.push(["text", data]);
+  };
+  return {
+    onopentag: (name: string, attribs: Record<string, string>) => events.push(["open", name, attribs]),
+    onclosetag: (name: string, implied: boolean) => events.push(["close", name, implied]),
+    ontext: text,
+  };
+}
+
+function stockEvents(chunks: readonly string[], read: ReadAttributes): Event[] {
+  const events: Event[] = [];
+  const parser = new Parser(record(events));
+  for (const chunk of chunks) parser.write(chunk);
+  parser.end();
+  return events.map((event) => (event[0] === "open" ? ["open", event[1], wanted(read, event[1], event[2])] : event));
+}
+
+function leanEvents(chunks: readonly string[], read: ReadAttributes): Event[] {
+  const events: Event[] = [];
+  const parser = new LeanParser(() => true, read, record(events));
+  for (const chunk of chunks) parser.write(chunk);
+  parser.end();
+  return events;
+}
+
+const SHORTCUTS = `<!DOCTYPE html><?xml version="1.0"?><HTML><Head><META HTTP-EQUIV="Refresh" Content="0; url=x">
+<LINK REL=stylesheet HREF="s.css" AS=style media=all><link rel=icon href=i.ico href=second.ico></head>
+<BODY class=b ID=top Style="background:url(bg.png)" data-x="&amp;&lt;">
+<A HREF="a?b=1&amp;c=2&#x41;&nbsp;" Class=big TITLE="&quot;t&quot;" id="a1" href=dup>Caf&eacute; <b>bold</b></a>
+<a name=anchor1 xlink:href=x href="">empty</a><a hReF='single' iD=mixed>sq</a><a href=unquoted>uq</a>
+<img src=a.png alt="An &amp; image" srcset="a.png 1x, b.png 2x" width=10 height=10 loading=lazy>
+<image src=renamed.png><input disabled type=image src=in.png>
+<my-widget data-src=w.png id=w1 other=o></my-widget><x_y id=underscore href=no></x_y>
+<averyveryverylongelementname id=long href=no></averyveryverylongelementname>
+<div h\u00e9ref=accent id=\u00e9t\u00e9 data-\u00fc=1 \u212Aid=kelvin>non-ASCII names</div>
+<svg viewBox="0 0 1 1"><a xlink:href="svg-a" href=svg-b><image href="svg.png" xlink:href=other /></a>
+<foreignObject><div id=fo><a href=in-fo>fo</a></div></foreignObject><linearGradient id=g></linearGradient></svg>
+<math><mi id=m>x</mi></math><form action=a><form action=b id=second></form>
+<p>one<p>two<ul><li>i<li>j</ul></p><br/></br><table><tr><td>c<td>d</table>
+<template><a href=t>t</a></template><script>var a = "<a href=no>";</script><style type=text/css>a{}</style>
+<!-- <a href=comment> --><![CDATA[ <a href=cdata> ]]><textarea><a href=ta></textarea>
+<a href=unclosed>open <div>to the end`;
+
+describe("the lean parser answers as the stock one", () => {
+  test("on a document of every shortcut, whole", () => {
+    const events = leanEvents([SHORTCUTS], READ);
+    expect(events).toEqual(stockEvents([SHORTCUTS], READ));
+    // The comparison is not empty-handed: attributes asked for came through, the others did not.
+    expect(events).toContainEqual(["open", "a", { href: "a?b=1&c=2A\u00a0", id: "a1" }]);
+    expect(events).toContainEqual(["open", "my-widget", { "data-src": "w.png", id: "w1" }]);
+    expect(events).toContainEqual(["open", "img", { src: "renamed.png" }]);
+    expect(events).toContainEqual(["open", "body", { id: "top", style: "background:url(bg.png)" }]);
+  });
+
+  test("cut into two chunks at every position", () => {
+    for (let cut = 0; cut <= SHORTCUTS.length; cut++) {
+      const chunks = [SHORTCUTS.slice(0, cut), SHORTCUTS.slice(cut)];
+      expect({ cut, events: leanEvents(chunks, READ) }).toEqual({ cut, events: stockEvents(chunks, READ) });
+    }
+  });
+
+  test("cut into chunks of every size from 1 to 64", () => {
+    for (let size = 1; size <= 64; size++) {
+      const chunks: string[] = [];
+      for (let at = 0; at < SHORTCUTS.length; at += size) chunks.push(SHORTCUTS.slice(at, at + size));
+      expect({ size, events: leanEvents(chunks, READ) }).toEqual({ size, events: stockEvents(chunks, READ) });
+    }
+  });
+
+  test("with nothing read everywhere, other tags' ids and styles stay out", () => {
+    const read: ReadAttributes = { byTag: READ.byTag, everywhere: new Set() };
+    const events = leanEvents([SHORTCUTS], read);
+    expect(events).toEqual(stockEvents([SHORTCUTS], read));
+    expect(events).toContainEqual(["open", "body", {}]);
+  });
+
+  const docs = ["/usr/share/doc/python3-doc/html", "/usr/share/doc/python3/html"].find((dir) => existsSync(join(dir, "index.html")));
+  test.skipIf(docs === undefined)("on real pages (python3-doc), in 4 KiB chunks", () => {
+    const pages = ["index.html", "contents.html", "library/os.html", "library/stdtypes.html", "tutorial/classes.html", "genindex-all.html"]
+      .map((page) => join(docs!, page))
+      .filter((path) => existsSync(path));
+    for (const dir of ["library", "reference", "howto"]) {
+      for (const name of readdirSync(join(docs!, dir)).filter((entry) => entry.endsWith(".html")).slice(0, 10)) pages.push(join(docs!, dir, name));
+    }
+    expect(pages.length).toBeGreaterThan(20);
+    for (const path of pages) {
+      const html = readFileSync(path, "utf8");
+      const chunks: string[] = [];
+      for (let at = 0; at < html.length; at += 4096) chunks.push(html.slice(at, at + 4096));
+      const lean = leanEvents(chunks, READ);
+      expect(lean.length).toBeGreaterThan(100);
+      expect({ path, events: lean }).toEqual({ path, events: stockEvents(chunks, READ) });
+    }
+  });
+});
