@@ -1,4 +1,4 @@
-import { Parser } from "htmlparser2";
+import { Parser, Tokenizer } from "htmlparser2";
 
 /**
  * htmlparser2's Parser, minus the strings the extractor never reads. Every tag of every page passes through
@@ -6,7 +6,9 @@ import { Parser } from "htmlparser2";
  * text; the extractor reads a few attributes of a few tags and the text of anchors. This parser:
  * - names the elements of HTML from the characters in place (a table lookup), cutting only unknown names;
  * - reads an attribute only when `attributes` lists it for that tag or for every tag, the rest unsliced;
- * - cuts text only when `wantsText()` says someone reads it (now and then anyway, see `ontext`).
+ * - cuts text only when `wantsText()` says someone reads it (now and then anyway, see `ontext`);
+ * - passes over a run of text or of an attribute value in one loop, where the stock tokenizer takes a state
+ *   step per character (LeanTokenizer).
  * Everything else (the tokenizer, the open elements, implied end tags, SVG names, positions) is the stock
  * parser's own. htmlparser2 is pinned: test/crawler/html-parser.test.ts compares the two, event by event.
  */
@@ -29,7 +31,7 @@ export class LeanParser extends Parser {
     private readonly attributes: ReadAttributes,
     cbs: ConstructorParameters<typeof Parser>[0],
   ) {
-    super(cbs);
+    super(cbs, { Tokenizer: LeanTokenizer });
     this.attributeNames = attributeTable(attributes);
   }
 
@@ -186,4 +188,59 @@ const stockReadTagName = (Parser.prototype as unknown as ParserInternals).readTa
     if (typeof name === "string") return name;
   }
   return stockReadTagName.call(this, start, endIndex);
+};
+
+/** The stock tokenizer's fields and methods used here (private in its types, stable in the pinned version). */
+interface TokenizerInternals {
+  buffer: string;
+  index: number;
+  offset: number;
+  stateText(c: number): void;
+  handleInAttributeValue(c: number, quote: number): void;
+}
+
+const LT = 0x3c;
+const AMP = 0x26;
+
+/**
+ * htmlparser2's tokenizer, except that in text and in quoted attribute values a character that is neither `<`
+ * (or the closing quote) nor `&` moves straight on to the next one that is: the stock states do nothing for
+ * such characters but take a turn of the tokenizer's loop each. The loop steps past `index` afterwards, so
+ * `index` is left on the last character passed over.
+ */
+class LeanTokenizer extends Tokenizer {}
+
+const tokenizer = Tokenizer.prototype as unknown as TokenizerInternals;
+const stockStateText = tokenizer.stateText;
+const stockInAttributeValue = tokenizer.handleInAttributeValue;
+const lean = LeanTokenizer.prototype as unknown as TokenizerInternals;
+
+lean.stateText = function stateText(this: TokenizerInternals, c: number): void {
+  if (c === LT || c === AMP) {
+    stockStateText.call(this, c);
+    return;
+  }
+  const buffer = this.buffer;
+  let at = this.index - this.offset + 1;
+  while (at < buffer.length) {
+    const next = buffer.charCodeAt(at);
+    if (next === LT || next === AMP) break;
+    at++;
+  }
+  this.index = at - 1 + this.offset;
+};
+
+lean.handleInAttributeValue = function handleInAttributeValue(this: TokenizerInternals, c: number, quote: number): void {
+  if (c === quote || c === AMP) {
+    stockInAttributeValue.call(this, c, quote);
+    return;
+  }
+  const buffer = this.buffer;
+  let at = this.index - this.offset + 1;
+  while (at < buffer.length) {
+    const next = buffer.charCodeAt(at);
+    if (next === quote || next === AMP) break;
+    at++;
+  }
+  this.index = at - 1 + this.offset;
 };
