@@ -105,29 +105,42 @@ const UNUSUAL = 1;
  * characters: then the stock parser cuts it, which also lets go of the buffers behind it.
  */
 class NameTable {
-  private readonly byHash = new Map<number, string>();
+  /** Open addressing: each name at its hash's slot or the next free one after it. */
+  private readonly slots: (string | undefined)[];
+  private readonly mask: number;
 
   constructor(names: Iterable<string>) {
-    for (const name of names) {
-      const hash = nameHash(name, 0, name.length);
-      const other = this.byHash.get(hash);
-      if (other !== undefined && other !== name) throw new Error(`names ${other} and ${name} hash alike`);
-      this.byHash.set(hash, name);
+    const unique = [...new Set(names)];
+    let size = 64;
+    while (size < unique.length * 4) size *= 2;
+    this.slots = new Array<string | undefined>(size).fill(undefined);
+    this.mask = size - 1;
+    for (const name of unique) {
+      let slot = nameHash(name, 0, name.length) & this.mask;
+      while (this.slots[slot] !== undefined) slot = (slot + 1) & this.mask;
+      this.slots[slot] = name;
     }
   }
 
   lookup(parser: ParserInternals, start: number, endIndex: number): string | typeof UNREAD | typeof UNUSUAL {
     const buffer = parser.buffers[0]!;
     const from = start - parser.bufferOffset;
-    const to = endIndex - parser.bufferOffset;
-    if (from < 0 || to > buffer.length || to - from > MAX_NAME_LENGTH) return UNUSUAL;
-    const hash = nameHash(buffer, from, to);
+    const length = endIndex - start;
+    if (from < 0 || from + length > buffer.length || length > MAX_NAME_LENGTH) return UNUSUAL;
+    const hash = nameHash(buffer, from, from + length);
     if (hash === -1) return UNUSUAL;
-    const name = this.byHash.get(hash);
-    if (name === undefined || name.length !== to - from) return UNREAD;
-    for (let i = 0; i < name.length; i++) if (lowerAscii(buffer.charCodeAt(from + i)) !== name.charCodeAt(i)) return UNREAD;
-    return name;
+    for (let slot = hash & this.mask; ; slot = (slot + 1) & this.mask) {
+      const name = this.slots[slot];
+      if (name === undefined) return UNREAD;
+      if (name.length === length && sameLowered(buffer, from, name)) return name;
+    }
   }
+}
+
+/** Whether `buffer` from `from` holds `name` when ASCII-lowercased. */
+function sameLowered(buffer: string, from: number, name: string): boolean {
+  for (let i = 0; i < name.length; i++) if (lowerAscii(buffer.charCodeAt(from + i)) !== name.charCodeAt(i)) return false;
+  return true;
 }
 
 /** Longer names are cut the stock way (no element or attribute read here is this long). */
