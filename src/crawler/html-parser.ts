@@ -1,3 +1,4 @@
+import { noFTL } from "bun:jsc";
 import { Parser, Tokenizer } from "htmlparser2";
 
 /**
@@ -11,6 +12,10 @@ import { Parser, Tokenizer } from "htmlparser2";
  *   step per character (LeanTokenizer).
  * Everything else (the tokenizer, the open elements, implied end tags, SVG names, positions) is the stock
  * parser's own. htmlparser2 is pinned: test/crawler/html-parser.test.ts compares the two, event by event.
+ *
+ * The tokenizer's state loop (`parse`, one function for every htmlparser2 user in the process) is kept out of
+ * JavaScriptCore's last compiler tier: with the runs above passed over in their own loops, compiling that big
+ * function cost more memory than it saved time (docs/decisions.md "Each page cheaper").
  */
 
 /** Which attributes are read, by lowercased name; an attribute on neither list is never cut from the page. */
@@ -210,6 +215,7 @@ interface TokenizerInternals {
   offset: number;
   stateText(c: number): void;
   handleInAttributeValue(c: number, quote: number): void;
+  parse(): void;
 }
 
 const LT = 0x3c;
@@ -224,6 +230,7 @@ const AMP = 0x26;
 class LeanTokenizer extends Tokenizer {}
 
 const tokenizer = Tokenizer.prototype as unknown as TokenizerInternals;
+noFTL(tokenizer.parse);
 const stockStateText = tokenizer.stateText;
 const stockInAttributeValue = tokenizer.handleInAttributeValue;
 const lean = LeanTokenizer.prototype as unknown as TokenizerInternals;
