@@ -235,32 +235,24 @@ const stockStateText = tokenizer.stateText;
 const stockInAttributeValue = tokenizer.handleInAttributeValue;
 const lean = LeanTokenizer.prototype as unknown as TokenizerInternals;
 
-lean.stateText = function stateText(this: TokenizerInternals, c: number): void {
-  if (c === LT || c === AMP) {
-    stockStateText.call(this, c);
-    return;
-  }
-  const buffer = this.buffer;
-  let at = this.index - this.offset + 1;
+/** Moves `index` onto the last character before the next `stop` or `&` (or the buffer's end). */
+function passOver(self: TokenizerInternals, stop: number): void {
+  const buffer = self.buffer;
+  let at = self.index - self.offset + 1;
   while (at < buffer.length) {
     const next = buffer.charCodeAt(at);
-    if (next === LT || next === AMP) break;
+    if (next === stop || next === AMP) break;
     at++;
   }
-  this.index = at - 1 + this.offset;
+  self.index = at - 1 + self.offset;
+}
+
+lean.stateText = function stateText(this: TokenizerInternals, c: number): void {
+  if (c === LT || c === AMP) stockStateText.call(this, c);
+  else passOver(this, LT);
 };
 
 lean.handleInAttributeValue = function handleInAttributeValue(this: TokenizerInternals, c: number, quote: number): void {
-  if (c === quote || c === AMP) {
-    stockInAttributeValue.call(this, c, quote);
-    return;
-  }
-  const buffer = this.buffer;
-  let at = this.index - this.offset + 1;
-  while (at < buffer.length) {
-    const next = buffer.charCodeAt(at);
-    if (next === quote || next === AMP) break;
-    at++;
-  }
-  this.index = at - 1 + this.offset;
+  if (c === quote || c === AMP) stockInAttributeValue.call(this, c, quote);
+  else passOver(this, quote);
 };
