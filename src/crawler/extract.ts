@@ -1,5 +1,5 @@
 import { HrefResolver } from "./href-resolver.ts";
-import { LeanParser, type ReadAttributes } from "./html-parser.ts";
+import { LeanParser, ReadAttributes } from "./html-parser.ts";
 import { attributesRead, CONTEXT_TAGS, eachRawUrl, LINK_TAGS, type LinkKind, rowFor } from "./link-tags.ts";
 import { recordedForm } from "./normalize.ts";
 import { PageIdCollector, type PageIds } from "./page-ids.ts";
@@ -214,7 +214,7 @@ function readAttributes(collectIds: boolean, scanCss: boolean): ReadAttributes {
     const everywhere = new Set<string>();
     if (collectIds) everywhere.add("id");
     if (scanCss) everywhere.add("style");
-    read = { byTag, everywhere };
+    read = new ReadAttributes(byTag, everywhere);
     READ_ATTRIBUTES[key] = read;
   }
   return read;

@@ -18,10 +18,26 @@ import { Parser, Tokenizer } from "htmlparser2";
  * function cost more memory than it saved time (docs/decisions.md "Each page cheaper").
  */
 
-/** Which attributes are read, by lowercased name; an attribute on neither list is never cut from the page. */
-export interface ReadAttributes {
-  byTag: ReadonlyMap<string, ReadonlySet<string>>;
-  everywhere: ReadonlySet<string>;
+/**
+ * Which attributes are read, by lowercased name: on a given tag, or on every tag; an attribute on neither list
+ * is never cut from the page. Built once per set (the table its names are looked up in comes with it).
+ */
+export class ReadAttributes {
+  readonly names: NameTable;
+
+  constructor(
+    readonly byTag: ReadonlyMap<string, ReadonlySet<string>>,
+    readonly everywhere: ReadonlySet<string>,
+  ) {
+    const all = new Set(everywhere);
+    for (const onTag of byTag.values()) for (const name of onTag) all.add(name);
+    this.names = new NameTable(all);
+  }
+
+  /** Whether attribute `name` is read on tag `tag`. */
+  reads(tag: string, name: string): boolean {
+    return this.everywhere.has(name) || this.byTag.get(tag)?.has(name) === true;
+  }
 }
 
 export class LeanParser extends Parser {
@@ -29,7 +45,6 @@ export class LeanParser extends Parser {
   private skipped = 0;
   /** The attribute being read is one nobody wants: its name and value are never cut. */
   private skipping = false;
-  private readonly attributeNames: NameTable;
 
   constructor(
     private readonly wantsText: () => boolean,
@@ -37,7 +52,6 @@ export class LeanParser extends Parser {
     cbs: ConstructorParameters<typeof Parser>[0],
   ) {
     super(cbs, { Tokenizer: LeanTokenizer });
-    this.attributeNames = attributeTable(attributes);
   }
 
   override ontext(start: number, endIndex: number): void {
@@ -55,7 +69,7 @@ export class LeanParser extends Parser {
 
   override onattribname(start: number, endIndex: number): void {
     const self = this as unknown as ParserInternals;
-    const known = this.attributeNames.lookup(self, start, endIndex);
+    const known = this.attributes.names.lookup(self, start, endIndex);
     let name: string | null;
     if (known === UNUSUAL) {
       super.onattribname(start, endIndex);
@@ -66,7 +80,7 @@ export class LeanParser extends Parser {
       name = known === UNREAD ? null : known;
       if (name !== null) self.attribname = name;
     }
-    this.skipping = name === null || !(this.attributes.everywhere.has(name) || this.attributes.byTag.get(self.tagname)?.has(name) === true);
+    this.skipping = name === null || !this.attributes.reads(self.tagname, name);
   }
 
   override onattribdata(start: number, endIndex: number): void {
@@ -109,7 +123,7 @@ const UNUSUAL = 1;
  * ([a-z0-9:-]) not in the table, or UNUSUAL when the name is not wholly in the current buffer or has other
  * characters: then the stock parser cuts it, which also lets go of the buffers behind it.
  */
-class NameTable {
+export class NameTable {
   /** Open addressing: each name at its hash's slot or the next free one after it. */
   private readonly slots: (string | undefined)[];
   private readonly mask: number;
@@ -182,20 +196,6 @@ const HTML_ELEMENTS = new NameTable(
     "title tr track tt u ul var video wbr math"
   ).split(" "),
 );
-
-/** One table of attribute names per set of attributes read (the extractor has a few such sets). */
-const attributeTables = new WeakMap<ReadAttributes, NameTable>();
-
-function attributeTable(attributes: ReadAttributes): NameTable {
-  let table = attributeTables.get(attributes);
-  if (table === undefined) {
-    const names = new Set(attributes.everywhere);
-    for (const onTag of attributes.byTag.values()) for (const name of onTag) names.add(name);
-    table = new NameTable(names);
-    attributeTables.set(attributes, table);
-  }
-  return table;
-}
 
 // readTagName is private in htmlparser2's types, so it is replaced on the prototype rather than overridden.
 const stockReadTagName = (Parser.prototype as unknown as ParserInternals).readTagName;

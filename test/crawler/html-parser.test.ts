@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Parser } from "htmlparser2";
-import { LeanParser, type ReadAttributes } from "../../src/crawler/html-parser.ts";
+import { LeanParser, ReadAttributes } from "../../src/crawler/html-parser.ts";
 
 /**
  * The lean parser must tell the extractor exactly what htmlparser2's own parser tells it: the same open and
@@ -14,8 +14,8 @@ import { LeanParser, type ReadAttributes } from "../../src/crawler/html-parser.t
 
 type Event = ["open", string, Record<string, string>] | ["close", string, boolean] | ["text", string];
 
-const READ: ReadAttributes = {
-  byTag: new Map([
+const READ = new ReadAttributes(
+  new Map([
     ["a", new Set(["href", "xlink:href", "name"])],
     ["img", new Set(["src", "srcset", "alt"])],
     ["meta", new Set(["content", "http-equiv"])],
@@ -23,8 +23,8 @@ const READ: ReadAttributes = {
     ["image", new Set(["href", "xlink:href"])],
     ["my-widget", new Set(["data-src"])],
   ]),
-  everywhere: new Set(["id", "style"]),
-};
+  new Set(["id", "style"]),
+);
 
 function wanted(read: ReadAttributes, tag: string, attribs: Record<string, string>): Record<string, string> {
   const kept: Record<string, string> = {};
@@ -110,7 +110,7 @@ describe("the lean parser answers as the stock one", () => {
   });
 
   test("with nothing read everywhere, other tags' ids and styles stay out", () => {
-    const read: ReadAttributes = { byTag: READ.byTag, everywhere: new Set() };
+    const read = new ReadAttributes(READ.byTag, new Set());
     const events = leanEvents([SHORTCUTS], read);
     expect(events).toEqual(stockEvents([SHORTCUTS], read));
     expect(events).toContainEqual(["open", "body", {}]);
