@@ -30,7 +30,7 @@ async function heldDomain(): Promise<{ id: string; name: string }> {
   };
   const site = await startLoopbackSite({}, { fallback: hold });
   sites.push(site);
-  return svc.runtime.domains.add({ name: site.host }, true);
+  return svc.runtime.domains.add({ name: site.host, root_url: site.url("/") }, true);
 }
 
 async function start(domainId: string): Promise<string> {

@@ -49,7 +49,7 @@ async function heldSite(): Promise<LoopbackSite> {
 /** A verified domain on a fresh held site. */
 async function verifiedDomain(): Promise<{ id: string; name: string }> {
   const site = await heldSite();
-  return svc.runtime.domains.add({ name: site.host }, true);
+  return svc.runtime.domains.add({ name: site.host, root_url: site.url("/") }, true);
 }
 
 async function start(domainId: string, options?: Record<string, boolean>) {
@@ -130,7 +130,7 @@ describe("POST /crawls", () => {
 
   test("an unverified domain: 422 domain_not_verified, and no crawl is created", async () => {
     const site = await heldSite();
-    const domain = await svc.runtime.domains.add({ name: site.host });
+    const domain = await svc.runtime.domains.add({ name: site.host, root_url: site.url("/") });
     const error = expectErrorEnvelope(await svc.call("POST", "/crawls", { body: { domain_id: domain.id } }), 422, "domain_not_verified");
     expect(error.details?.[0]?.field).toBe("domain_id");
     const list = await svc.call("GET", `/crawls?domain_id=${domain.id}`);

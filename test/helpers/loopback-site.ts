@@ -72,6 +72,9 @@ export async function startLoopbackSite(
     hostname: options.hostname ?? "127.0.0.1",
     port: options.port ?? 0,
     tls: options.tls,
+    // A held answer stays held until the test releases it or stops the site: Bun's default 10 s idle cut would
+    // fail the client's request, a fault no test means (it made a held-crawl test flaky on a slow CI run).
+    idleTimeout: 0,
     fetch(request) {
       const url = new URL(request.url);
       requests.push(`${request.method} ${url.pathname}${url.search}`);
