@@ -27,7 +27,7 @@ beforeAll(async () => {
     for (let i = 0; i < FILLER_BYTES / 65536; i++) insert.run();
   })();
   db.close();
-});
+}, 30_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A fresh, empty directory for one backup's target. */

@@ -92,7 +92,7 @@ describe("formats against the ground truth", () => {
     expect(rows.filter((r) => r[3] === "true")).toHaveLength(want.broken_links);
     const texts = new Set(rows.map((r) => r[5]));
     for (const link of want.links) expect(texts.has(link.link_text)).toBe(true);
-  });
+  }, 15_000); // a `check` child process over the ground-truth site
 
   test("junit: parsed back as XML, one testcase per link and one failure per broken link", async () => {
     const want = sites.expected({});
@@ -117,7 +117,7 @@ describe("formats against the ground truth", () => {
     expect(cases).toHaveLength(want.total_links);
     expect(cases.filter((c) => c.failed)).toHaveLength(want.broken_links);
     expect(new Set(cases.filter((c) => c.failed).map((c) => c.name))).toEqual(new Set(want.links.filter((l) => l.is_broken).map((l) => l.url)));
-  });
+  }, 15_000); // a `check` child process over the ground-truth site
 
   test("markdown and text name every broken link", async () => {
     const want = sites.expected({});
@@ -142,7 +142,7 @@ describe("exit codes, filters and the terminal", () => {
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain("2 pages, 2 links, 0 broken");
     expect(result.stderr).toBe("");
-  });
+  }, 15_000); // a `check` child process
 
   test("--exclude / --include change what is reported and the exit code", async () => {
     const want = sites.expected({});
@@ -163,7 +163,7 @@ describe("exit codes, filters and the terminal", () => {
     expect(result.exitCode).toBe(0);
     expect(good.requestHeaders.length).toBeGreaterThan(0);
     for (const headers of good.requestHeaders) expect(headers).toMatchObject({ "x-token": "s3cret", "user-agent": "audit-bot/1" });
-  });
+  }, 15_000); // a `check` child process
 
   test.each([
     [["not a url"], "not a URL"],

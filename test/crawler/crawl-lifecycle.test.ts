@@ -39,9 +39,11 @@ async function statusOf(id: string): Promise<any> {
 
 test("with one worker, a second crawl stays pending until the first ends, then runs", async () => {
   svc = await startTestService({ crawler: { workers: 1 } });
-  const first = await startCrawl(svc, await verifiedDomain(svc, (await slowChain(8, 60)).url("/")));
+  // 8 pages of 250 ms: the first crawl runs for 2 s at least, long after a slow worker start.
+  const first = await startCrawl(svc, await verifiedDomain(svc, (await slowChain(8, 250)).url("/")));
   const second = await startCrawl(svc, await verifiedDomain(svc, (await slowChain(2, 0)).url("/")));
-  await Bun.sleep(150);
+  // Bounded: 500 polls of 10 ms.
+  for (let i = 0; i < 500 && (await statusOf(first)).status === "pending"; i++) await Bun.sleep(10);
   expect((await statusOf(first)).status).toBe("running");
   expect(await statusOf(second)).toMatchObject({ status: "pending", started_at: null, completed_at: null, pages_crawled: 0 });
   const firstDone = await waitForCrawl(svc, first);
@@ -49,7 +51,7 @@ test("with one worker, a second crawl stays pending until the first ends, then r
   expect(firstDone).toMatchObject({ status: "completed", pages_crawled: 8 });
   expect(secondDone).toMatchObject({ status: "completed", pages_crawled: 2 });
   expect(Date.parse(secondDone.started_at)).toBeGreaterThanOrEqual(Date.parse(firstDone.completed_at));
-});
+}, 20_000);
 
 test("results are readable while the crawl runs, and counts only grow", async () => {
   svc = await startTestService();
@@ -66,7 +68,7 @@ test("results are readable while the crawl runs, and counts only grow", async ()
   expect(seen.some((n) => n > 0)).toBe(true);
   expect(seen).toEqual([...seen].sort((a, b) => a - b));
   expect(await waitForCrawl(svc, id)).toMatchObject({ status: "completed", pages_crawled: 20, total_links: 39, broken_links: 20 });
-});
+}, 20_000);
 
 test("cancelling a running crawl stops its worker; it ends failed/cancelled and keeps what it found", async () => {
   svc = await startTestService();
@@ -85,7 +87,7 @@ test("cancelling a running crawl stops its worker; it ends failed/cancelled and 
   expect(after).toMatchObject({ status: "failed", error: "cancelled" });
   expect(after.pages_crawled).toBeGreaterThanOrEqual(2);
   expect((await readAll(svc, `/crawls/${id}/links`)).length).toBe(after.total_links);
-});
+}, 20_000);
 
 test("a domain is not deleted while a crawl of it is in progress; afterwards its crawls go with it", async () => {
   svc = await startTestService();

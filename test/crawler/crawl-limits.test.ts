@@ -56,17 +56,18 @@ test("max_depth: pages deeper than the limit are checked, not parsed", async () 
 
 test("max_duration: the crawl ends failed with an error naming the limit; what it found stays readable", async () => {
   site = await chainSite(100, 300);
-  svc = await startTestService({ crawler: { max_duration: "1s" } });
+  // A chain of 100 pages at 300 ms each takes 30 s: 3 s leaves room for a slow start and cannot finish it.
+  svc = await startTestService({ crawler: { max_duration: "3s" } });
   const id = await startCrawl(svc, await verifiedDomain(svc, site.url("/")));
   const crawl = await waitForCrawl(svc, id, 15_000);
   expect(crawl.status).toBe("failed");
-  expect(crawl.error).toBe("crawl exceeded its maximum duration of 1 s (crawler.max_duration)");
+  expect(crawl.error).toBe("crawl exceeded its maximum duration of 3 s (crawler.max_duration)");
   expect(crawl.completed_at).not.toBeNull();
   expect(crawl.pages_crawled).toBeGreaterThan(0);
   expect(crawl.pages_crawled).toBeLessThan(100);
   const links = await readAll(svc, `/crawls/${id}/links`);
   expect(links.length).toBe(crawl.total_links);
-});
+}, 20_000);
 
 test("429 with Retry-After is retried before judging; the link ends with the later answer", async () => {
   let busy = 2;

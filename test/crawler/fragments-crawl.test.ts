@@ -37,9 +37,11 @@ function siteRoutes(): Record<string, (request: Request) => Response | Promise<R
     "/d1.html": () => html(`<a href="/d2.html#deep">deep</a> <a href="/d2.html#not-deep">not deep</a>`),
     "/d2.html": () => html(`<p id="deep">past max_depth: checked, its links not recorded</p><a href="/d3.html">d3</a>`),
     "/as-image.html": () => html(`<p id="there">t</p>`),
-    // Slow, so the image check of /as-image.html is done before this page's links are recorded.
+    // Held until the image checks of /as-image.html and /away are recorded (bounded): done before this page's links are.
     "/slow.html": async () => {
-      await Bun.sleep(400);
+      const state = svc.runtime.store.sqlite.query("SELECT state FROM crawl_targets WHERE url = ? ORDER BY id DESC LIMIT 1");
+      const done = (path: string) => (state.get(site.url(path)) as { state: string } | null)?.state === "done";
+      for (let i = 0; i < 500 && !(done("/as-image.html") && done("/away")); i++) await Bun.sleep(20);
       return html(`<a href="/as-image.html#there">there</a> <a href="/as-image.html#not-there">not there</a> <a href="/away#y">away</a>`);
     },
   };
@@ -82,7 +84,7 @@ describe("with check_fragments", () => {
   let run: Awaited<ReturnType<typeof crawlWith>>;
   beforeAll(async () => {
     run = await crawlWith({ check_fragments: true, scan_images: true });
-  }, 25_000); // a crawl with a 400 ms page and a fragment step at its end
+  }, 25_000); // a crawl with a held page and a fragment step at its end
 
   test("the crawl completes and counts the fragment verdicts among its broken links", () => {
     expect(run.crawl.status).toBe("completed");
@@ -187,5 +189,5 @@ describe("without check_fragments", () => {
     expect(run.links.filter((link) => (link.error ?? "").startsWith("fragment") || (link.warning ?? "").startsWith("fragment"))).toEqual([]);
     expect(run.broken.map((link) => new URL(link.url).pathname)).toEqual(["/404.html"]);
     expect(site.requests.slice(before).filter((line) => line === "GET /as-image.html")).toEqual([]);
-  }, 20_000); // a crawl with a 400 ms page
+  }, 20_000); // a crawl with a held page
 });

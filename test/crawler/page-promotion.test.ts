@@ -20,7 +20,11 @@ beforeAll(async () => {
     "/": () => html(`<img src="/p" alt="P as image"> <a href="/a">A</a>`),
     "/a": () => html(`<a href="/p">P as page</a>`),
     "/p": async (request) => {
-      if (request.method === "HEAD") await Bun.sleep(600); // still in flight when /a is recorded
+      if (request.method === "HEAD") {
+        // Still in flight when /a is recorded: answered once /a's anchor has made the queued /p a page (bounded).
+        const promoted = svc.runtime.store.sqlite.query("SELECT 1 FROM crawl_targets WHERE url = ? AND as_page = 1");
+        for (let i = 0; i < 500 && promoted.get(site.url("/p")) === null; i++) await Bun.sleep(20);
+      }
       return html(`<a href="/q">Q</a>`);
     },
     "/q": () => html("end"),
@@ -29,7 +33,7 @@ beforeAll(async () => {
   const id = await startCrawl(svc, await verifiedDomain(svc, site.url("/")), { scan_images: true });
   crawl = await waitForCrawl(svc, id);
   links = await readAll(svc, `/crawls/${id}/links`);
-});
+}, 20_000);
 afterAll(async () => {
   await svc?.stop();
   await site?.stop();

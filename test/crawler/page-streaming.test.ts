@@ -92,7 +92,7 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 function context(): CheckContext {
-  const { method: _m, maxRedirects: _r, ...fetch } = testFetchOptions({ maxBodyBytes: MAX_BODY, bodyTimeoutMs: 4_000 });
+  const { method: _m, maxRedirects: _r, ...fetch } = testFetchOptions({ maxBodyBytes: MAX_BODY, bodyTimeoutMs: 30_000 });
   return {
     fetch,
     maxLinksPerPage: 100,
@@ -116,17 +116,17 @@ describe("a page read as it arrives", () => {
     ]);
     expect(checked.page?.cut).toBeNull();
     expect(checked.verdict.warning).toBeNull();
-  });
+  }, 20_000);
 
   test("windows-1252 named by a <meta http-equiv> in the prescan, the page in 7-byte pieces", async () => {
     const checked = await readPage("/cp1252");
     expect(checked.page?.links.map((link) => link.text)).toEqual(["café €"]);
-  });
+  }, 20_000);
 
   test("Shift_JIS named by <meta charset>, double-byte characters split across 3-byte pieces", async () => {
     const checked = await readPage("/sjis");
     expect(checked.page?.links.map((link) => link.text)).toEqual(["あい-あい"]);
-  });
+  }, 20_000);
 
   test("a gzip page in small pieces is inflated as it streams", async () => {
     const checked = await readPage("/gzip");

@@ -20,7 +20,8 @@ let fixed = false;
 const page = (body: string) => ({ body: `<!doctype html><title>t</title>${body}` });
 
 beforeAll(async () => {
-  svc = await startTestService();
+  // Above the 2 s test default: the running-crawl test holds /slow until it has cancelled the crawl.
+  svc = await startTestService({ crawler: { header_timeout: "30s" } });
   const many = Array.from({ length: MANY }, (_, i) => `<a href="/many/${String(i).padStart(3, "0")}">m${i}</a>`).join("");
   site = await startLoopbackSite({
     "/": page(`<a href="/a">A</a><a href="/b">B</a><a href="/missing">Missing</a><a href="/gone">Gone</a><img src="/broken.png"><a href="/list">list</a>`),
@@ -126,10 +127,12 @@ describe("crawl page", () => {
   });
 
   test("a running crawl shows live progress and can be cancelled once", async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
     const slow = await startLoopbackSite({
       "/": page(`<a href="/slow">slow</a>`),
       "/slow": async () => {
-        await Bun.sleep(1_500);
+        await held;
         return new Response("late");
       },
     });
@@ -147,6 +150,7 @@ describe("crawl page", () => {
       expect(again.status).toBe(409);
       expect(again.html).toContain("already ended");
     } finally {
+      release();
       await slow.stop();
     }
   });

@@ -15,7 +15,8 @@ const resolve: Resolve = async (hostname) => {
 
 function config(dnsServer: string, timeout = "3s") {
   return configSchema.parse({
-    crawler: { allowed_cidrs: ["127.0.0.1/32"], connect_timeout: "1s", header_timeout: "2s", body_timeout: "2s" },
+    // header_timeout above any verification timeout here: a hung answer is cut by the verification deadline.
+    crawler: { allowed_cidrs: ["127.0.0.1/32"], connect_timeout: "1s", header_timeout: "10s", body_timeout: "2s" },
     verification: { dns_servers: [dnsServer], timeout },
   });
 }
@@ -79,24 +80,25 @@ describe("createDomainVerifier", () => {
   });
 
   test("runs the methods concurrently, each bounded by verification.timeout", async () => {
-    const verifier = createDomainVerifier(config(silentDns.address, "500ms"), { resolve });
+    const verifier = createDomainVerifier(config(silentDns.address, "2s"), { resolve });
     const name = `slow.linkpatrol.test:${hung.port}`;
     const requestsBefore = hung.requests.length;
     const queriesBefore = silentDns.queries.length;
     const started = performance.now();
 
     const pending = verifier.verify({ name, rootUrl: `http://${name}/`, token: TOKEN });
-    // Each method hangs until its 500 ms deadline: run one after another, only the first would have begun by now.
-    await Bun.sleep(300);
+    // Each method hangs until its 2 s deadline: run one after another, only the first would have begun by 1.5 s.
+    const asked = () => hung.requests.length - requestsBefore >= 2 && silentDns.queries.length > queriesBefore;
+    while (!asked() && performance.now() - started < 1_500) await Bun.sleep(10);
     expect(hung.requests.length - requestsBefore).toBe(2);
     expect(silentDns.queries.length - queriesBefore).toBeGreaterThanOrEqual(1);
     const results = await pending;
 
-    expect(performance.now() - started).toBeGreaterThanOrEqual(450);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(1_900);
     expect(results.every((result) => !result.passed)).toBe(true);
-    expect(results[1]!.reason).toContain("no answer within 500 ms");
-    expect(results[2]!.reason).toContain("no answer within 500 ms");
-  });
+    expect(results[1]!.reason).toContain("no answer within 2000 ms");
+    expect(results[2]!.reason).toContain("no answer within 2000 ms");
+  }, 10_000);
 });
 
 describe("verificationInstructions", () => {

@@ -25,6 +25,9 @@ let svc: TestService;
 let bundleDir: string;
 
 const BROKEN = 12;
+// The slow site's answers wait on this; afterAll releases them.
+let release!: () => void;
+const released = new Promise<void>((resolve) => (release = resolve));
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver({});
@@ -32,17 +35,19 @@ beforeAll(async () => {
   const html = (body: string) => new Response(body, { headers: { "content-type": "text/html" } });
   const missing = Array.from({ length: BROKEN }, (_, i) => `<a href="/missing/${i}">Missing ${i}</a>`).join(" ");
   site = await startLoopbackSite({ "/": () => html(`<a href="/ok">OK</a> ${missing}`), "/ok": () => html("fine") });
-  slow = await startLoopbackSite({}, { fallback: async () => (await Bun.sleep(5_000), html("late")) });
+  slow = await startLoopbackSite({}, { fallback: async () => (await released, html("late")) });
   // Each receiver made its own certificate; the service trusts both through one PEM bundle.
   bundleDir = mkdtempSync(join(tmpdir(), "linkpatrol-ca-"));
   const bundle = join(bundleDir, "ca.pem");
   writeFileSync(bundle, `${receiver.cert}\n${narrow.cert}\n`);
   svc = await startTestService(
-    { webhooks: { ca_file: bundle, allow_private_targets: true } },
+    // header_timeout above the 2 s test default: the slow site's crawl must still be running when it is cancelled.
+    { webhooks: { ca_file: bundle, allow_private_targets: true }, crawler: { header_timeout: "30s" } },
     { resolve: tableResolver({ [RECEIVER_HOSTNAME]: "127.0.0.1" }) },
   );
 });
 afterAll(async () => {
+  release();
   await svc?.stop();
   await Promise.all([receiver?.stop(), narrow?.stop(), site?.stop(), slow?.stop()]);
   rmSync(bundleDir, { recursive: true, force: true });
@@ -167,5 +172,5 @@ describe("a cancelled crawl, and a webhook subscribed to crawl.failed only", () 
     expect(receiver.requests.find((r) => r.headers["x-service-event"] === "crawl.failed")!.headers["x-service-delivery"]).not.toBe(
       narrow.requests[0]!.headers["x-service-delivery"],
     );
-  });
+  }, 40_000); // waits of up to 10 s each for deliveries, then one more dispatcher round
 });
