@@ -72,7 +72,8 @@ export interface RuntimeOptions {
   onCrawlTransition?: () => void;
   /**
    * The store is a temporary file of this process alone, deleted when it ends (`check`): no other process can
-   * hold it, so migrating it takes no lock, and its commits are not synced to disk.
+   * hold it, so migrating it takes no lock, and its commits are not synced to disk. Its crawls run in this
+   * thread (`inlineCrawls`): the store has no WAL, so a second thread's reads would hold up the writes.
    */
   temporaryStore?: boolean;
 }
@@ -80,6 +81,7 @@ export interface RuntimeOptions {
 /** Opens the store, applies pending migrations and builds the services. */
 export function openRuntime(config: Config, options: RuntimeOptions = {}): Runtime {
   const logger = options.logger ?? silentLogger;
+  if (options.temporaryStore && !options.inlineCrawls) throw new RangeError("a temporary store needs inline crawls");
   const store = openStore(config.storage.path, { busyTimeoutMs: config.storage.busy_timeout, temporary: options.temporaryStore });
   try {
     assertWritable(store.sqlite, config.storage.path);

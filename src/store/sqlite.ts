@@ -35,14 +35,12 @@ export interface OpenOptions {
   busyTimeoutMs?: number;
   /**
    * The store is a file of this process alone, deleted when it ends (`check`): nothing of it outlives the
-   * process, so commits are not synced and the WAL is copied back 20 times less often than SQLite's default
-   * (bench/README.md, "check's store, unsynced").
+   * process, so commits are not synced and go straight to the file with the rollback journal in memory, not
+   * once to a WAL and again at each checkpoint (bench/README.md, "check's store, unsynced"; "Check's store
+   * without a WAL"). Its connections live in one thread, so none waits on WAL's concurrent readers.
    */
   temporary?: boolean;
 }
-
-/** WAL pages between checkpoints on a temporary store (SQLite's default: 1,000). */
-export const TEMPORARY_STORE_CHECKPOINT_PAGES = 20_000;
 
 /** Opens (creating if needed) the store at `path`, or an in-memory one for ":memory:". */
 export function openStore(path: string, options: OpenOptions = {}): Store {
@@ -63,12 +61,14 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database 
   try {
     sqlite = new Database(path, { create: true, strict: true });
     sqlite.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5_000))}`);
-    // The first statement that reads the file: a file that is not a database fails here.
-    sqlite.exec("PRAGMA journal_mode = WAL");
+    // The journal mode is the first statement that reads the file: a file that is not a database fails here.
     if (options.temporary) {
+      // A rollback still works (a failed batch, a full disk); only a crash could leave the file torn, and then
+      // nothing reads it again.
+      sqlite.exec("PRAGMA journal_mode = MEMORY");
       sqlite.exec("PRAGMA synchronous = OFF");
-      sqlite.exec(`PRAGMA wal_autocheckpoint = ${TEMPORARY_STORE_CHECKPOINT_PAGES}`);
     } else {
+      sqlite.exec("PRAGMA journal_mode = WAL");
       sqlite.exec("PRAGMA synchronous = FULL");
     }
     sqlite.exec("PRAGMA foreign_keys = ON");

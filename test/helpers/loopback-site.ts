@@ -46,7 +46,7 @@ export interface LoopbackSite {
   requests: string[];
   /** Request headers of every request, same order as `requests` (names in lower case). */
   requestHeaders: Record<string, string>[];
-  /** Stops the server and closes open connections (hung handlers included). */
+  /** Stops the server and closes open connections; a handler awaiting a promise is cut, one in Bun.sleep is waited for. */
   stop(): Promise<void>;
 }
 

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openJobDatabase } from "../../src/crawler/crawl-job.ts";
-import { openStore, TEMPORARY_STORE_CHECKPOINT_PAGES } from "../../src/store/sqlite.ts";
+import { openStore } from "../../src/store/sqlite.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "linkpatrol-db-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -18,23 +18,39 @@ test("a file store runs in WAL mode with FULL sync, foreign keys and the busy ti
   store.close();
 });
 
-test("a crawl job's connection: NORMAL sync and no foreign-key lookups; on check's temporary store no sync and rare checkpoints", () => {
+test("a crawl job's connection: NORMAL sync and no foreign-key lookups", () => {
   const path = join(dir, "jobs.db");
   openStore(path).close();
-  const read = (temporaryStore: boolean) => {
-    const sqlite = openJobDatabase({ dbPath: path, busyTimeoutMs: 100, temporaryStore });
-    const pragma = (name: string) => Object.values(sqlite.query(`PRAGMA ${name}`).get() as object)[0];
-    const values = { journal: pragma("journal_mode"), sync: pragma("synchronous"), fk: pragma("foreign_keys"), checkpoint: pragma("wal_autocheckpoint") };
-    sqlite.close();
-    return values;
-  };
-  expect(read(false)).toEqual({ journal: "wal", sync: 1, fk: 0, checkpoint: 1000 });
-  expect(read(true)).toEqual({ journal: "wal", sync: 0, fk: 0, checkpoint: TEMPORARY_STORE_CHECKPOINT_PAGES });
+  const sqlite = openJobDatabase({ dbPath: path, busyTimeoutMs: 100, temporaryStore: false });
+  const pragma = (name: string) => Object.values(sqlite.query(`PRAGMA ${name}`).get() as object)[0];
+  expect({ journal: pragma("journal_mode"), sync: pragma("synchronous"), fk: pragma("foreign_keys"), checkpoint: pragma("wal_autocheckpoint") }).toEqual({
+    journal: "wal",
+    sync: 1,
+    fk: 0,
+    checkpoint: 1000,
+  });
+  sqlite.close();
 });
 
-test("a temporary store's own connection: no sync and rare checkpoints too", () => {
-  const store = openStore(join(dir, "temporary.db"), { temporary: true });
-  const pragma = (name: string) => Object.values(store.sqlite.query(`PRAGMA ${name}`).get() as object)[0];
-  expect([pragma("journal_mode"), pragma("synchronous"), pragma("foreign_keys"), pragma("wal_autocheckpoint")]).toEqual(["wal", 0, 1, TEMPORARY_STORE_CHECKPOINT_PAGES]);
+test("check's temporary store: no WAL (the rollback journal in memory) and no sync, on its own connection and the job's", () => {
+  const path = join(dir, "temporary.db");
+  const store = openStore(path, { temporary: true });
+  const job = openJobDatabase({ dbPath: path, busyTimeoutMs: 100, temporaryStore: true });
+  for (const sqlite of [store.sqlite, job]) {
+    const pragma = (name: string) => Object.values(sqlite.query(`PRAGMA ${name}`).get() as object)[0];
+    expect([pragma("journal_mode"), pragma("synchronous")]).toEqual(["memory", 0]);
+  }
+  expect(Object.values(store.sqlite.query("PRAGMA foreign_keys").get() as object)[0]).toBe(1);
+  expect(Object.values(job.query("PRAGMA foreign_keys").get() as object)[0]).toBe(0);
+  // A failed batch still rolls back: the journal is in memory, not gone.
+  store.sqlite.exec("CREATE TABLE t (x INTEGER)");
+  expect(() =>
+    store.sqlite.transaction(() => {
+      store.sqlite.exec("INSERT INTO t VALUES (1)");
+      throw new Error("batch failed");
+    })(),
+  ).toThrow("batch failed");
+  expect(store.sqlite.query("SELECT COUNT(*) AS n FROM t").get()).toEqual({ n: 0 });
+  job.close();
   store.close();
 });
