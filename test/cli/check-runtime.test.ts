@@ -84,3 +84,9 @@ test("a service store still takes the lock while it is migrated", () => {
   runtime.close();
   expect(existsSync(`${config.storage.path}.lock`)).toBe(true);
 });
+
+test("a temporary store has no WAL, so it is refused to crawls in worker threads, before any file is made", () => {
+  const { dir, config } = temporaryStoreConfig();
+  expect(() => openRuntime(config, { temporaryStore: true })).toThrow("a temporary store needs inline crawls");
+  expect(readdirSync(dir)).toEqual([]);
+});
