@@ -178,8 +178,10 @@ export class Frontier {
     this.known.clear();
     this.knownFor = null;
     try {
+      // Read to the end even past the table's limit: an iteration left early keeps its read lock on the store.
+      let full = false;
       for (const row of this.repo.targets(crawlId)) {
-        if (!this.known.set(row.url, toKnown(row))) break;
+        if (!full && !this.known.set(row.url, toKnown(row))) full = true;
       }
       this.repo.immediate(() => {
         this.repo.forgetWaiting(crawlId);

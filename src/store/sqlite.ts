@@ -37,7 +37,8 @@ export interface OpenOptions {
    * The store is a file of this process alone, deleted when it ends (`check`): nothing of it outlives the
    * process, so commits are not synced and go straight to the file with the rollback journal in memory, not
    * once to a WAL and again at each checkpoint (bench/README.md, "check's store, unsynced"; "Check's store
-   * without a WAL"). Its connections live in one thread, so none waits on WAL's concurrent readers.
+   * without a WAL"). Its connections live in one thread, so none waits on WAL's concurrent readers; a read left
+   * open (an iteration stopped early) would hold up the other connection's writes, so every read runs to its end.
    */
   temporary?: boolean;
 }
@@ -82,7 +83,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database 
 /**
  * Refuses a store this process cannot write: SQLite opens a file it may only read (a read-only file system, a
  * file of another owner) without a word, and the first write would fail much later. Rewrites the header's
- * user_version with its own value: one page through the WAL, no row and no change count touched.
+ * user_version with its own value: one page written, no row and no change count touched.
  */
 export function assertWritable(sqlite: Database, path: string): void {
   try {

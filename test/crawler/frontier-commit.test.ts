@@ -2,7 +2,7 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openStore, type Store } from "../../src/store/sqlite.ts";
+import { openDatabase, openStore, type Store } from "../../src/store/sqlite.ts";
 import { Frontier } from "../../src/crawler/frontier.ts";
 import type { FrontierTarget } from "../../src/store/frontier.repo.ts";
 import { migrate } from "../../src/store/migrate.ts";
@@ -171,5 +171,30 @@ test.each([
   ]);
   // Nothing is left waiting once every target has its verdict.
   expect(store.sqlite.query("SELECT COUNT(*) AS n FROM crawl_waiting").get()).toEqual({ n: 0 });
+  store.close();
+});
+
+test("a resumed frontier reads every target even past what memory holds: no read is left open to block another connection's writes", () => {
+  const crawlId = "01a20460-0000-7000-8000-0000000000d1";
+  // check's temporary store has no WAL: a read left open on one connection makes the other's writes wait and fail.
+  const path = join(dir, "no-wal-resume.db");
+  const store = openStore(path, { busyTimeoutMs: 200, temporary: true });
+  migrate(store.sqlite);
+  store.sqlite.run("INSERT INTO domains (id, name, root_url, verification_token) VALUES ('d1', 'example.test', ?, 'tok')", [ROOT]);
+  store.sqlite.run("INSERT INTO crawls (id, domain_id, status, options, created_at) VALUES (?, 'd1', 'running', '{}', '2026-01-01')", [crawlId]);
+  const first = new Frontier(store.sqlite);
+  first.seed(crawlId, ROOT);
+  const [root] = first.pull(crawlId, 0, 10);
+  first.commit(crawlId, [checked(root!, Array.from({ length: 6 }, (_, i) => `${ROOT}p${i}`))], LIMITS);
+
+  // The crawl job's own connection resumes the crawl with room for 2 of its 7 targets.
+  const job = openDatabase(path, { busyTimeoutMs: 200, temporary: true });
+  const resumed = new Frontier(job, { maxKnownTargets: 2 });
+  const [next] = resumed.pull(crawlId, root!.id, 1);
+  resumed.commit(crawlId, [checked(next!, [])], LIMITS);
+
+  store.sqlite.run("UPDATE crawls SET error = 'written beside the job' WHERE id = ?", [crawlId]);
+  expect(store.sqlite.query("SELECT pages_crawled, error FROM crawls WHERE id = ?").get(crawlId)).toEqual({ pages_crawled: 2, error: "written beside the job" });
+  job.close();
   store.close();
 });
