@@ -39,7 +39,9 @@ function siteRoutes(): Record<string, (request: Request) => Response | Promise<R
     "/as-image.html": () => html(`<p id="there">t</p>`),
     // Held until the image checks of /as-image.html and /away are recorded (bounded): done before this page's links are.
     "/slow.html": async () => {
-      const state = svc.runtime.store.sqlite.query("SELECT state FROM crawl_targets WHERE url = ? ORDER BY id DESC LIMIT 1");
+      const state = svc.runtime.store.sqlite.query(
+        "SELECT state FROM crawl_targets WHERE url = ? AND crawl_id IN (SELECT id FROM crawls WHERE status = 'running')",
+      );
       const done = (path: string) => (state.get(site.url(path)) as { state: string } | null)?.state === "done";
       for (let i = 0; i < 500 && !(done("/as-image.html") && done("/away")); i++) await Bun.sleep(20);
       return html(`<a href="/as-image.html#there">there</a> <a href="/as-image.html#not-there">not there</a> <a href="/away#y">away</a>`);
@@ -56,7 +58,8 @@ beforeAll(async () => {
   elsewhere = await startLoopbackSite({ "/landing": () => html(`<p id="x">another site</p>`) });
   site = await startLoopbackSite({ ...siteRoutes(), "/away": () => new Response(null, { status: 302, headers: { location: elsewhere.url("/landing") } }) });
   svc = await startTestService({
-    crawler: { max_depth: 1, max_body_bytes: MAX_BODY },
+    // header_timeout well above the held page's wait, so the hold and not the crawler decides when it answers.
+    crawler: { max_depth: 1, max_body_bytes: MAX_BODY, header_timeout: "30s" },
     webhooks: { allow_http: true, allow_private_targets: true },
   });
   domainId = await verifiedDomain(svc, site.url("/"));

@@ -29,7 +29,8 @@ beforeAll(async () => {
     },
     "/q": () => html("end"),
   });
-  svc = await startTestService();
+  // header_timeout well above the held HEAD's wait, so the hold and not the crawler decides when it answers.
+  svc = await startTestService({ crawler: { header_timeout: "30s" } });
   const id = await startCrawl(svc, await verifiedDomain(svc, site.url("/")), { scan_images: true });
   crawl = await waitForCrawl(svc, id);
   links = await readAll(svc, `/crawls/${id}/links`);

@@ -92,7 +92,7 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 function context(): CheckContext {
-  const { method: _m, maxRedirects: _r, ...fetch } = testFetchOptions({ maxBodyBytes: MAX_BODY, bodyTimeoutMs: 30_000 });
+  const { method: _m, maxRedirects: _r, ...fetch } = testFetchOptions({ maxBodyBytes: MAX_BODY, bodyTimeoutMs: 15_000 });
   return {
     fetch,
     maxLinksPerPage: 100,
