@@ -8,6 +8,7 @@ import { UnsafeUrlError } from "../core/errors.ts";
 import { collectEvery, youngThenFull } from "../core/gc-rhythm.ts";
 import { openRuntime, type Runtime } from "../runtime.ts";
 import type { LinkView, OrphanPageView } from "../services/crawl-view.ts";
+import { describeStoreWriteFailure, storeWriteFailure } from "../store/write-failure.ts";
 import { FORMATS, renderReport, reportSummary, type CheckReport, type ReportFormat } from "./check-report.ts";
 import type { CHECK_OPTIONS } from "./check.ts";
 import { err, EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, type parseCommandArgs } from "./usage.ts";
@@ -181,6 +182,11 @@ function writeChunks(fd: number, chunks: Iterable<string>): void {
   if (block !== "") writeSync(fd, block);
 }
 
+/** The error of a temporary store that cannot take writes, `why` in words. */
+function unwritableStore(dir: string, why: string): UsageError {
+  return new UsageError(`the crawl's temporary store in ${dir} cannot be written (is the disk full?): ${why}; free space or point TMPDIR elsewhere`);
+}
+
 /** Runs `linkpatrol check` with its parsed flags: one crawl on a temporary store, then the report; the exit code. */
 export async function runCheck(values: Values, positionals: string[]): Promise<number> {
   if (positionals.length > 1) throw new UsageError(`check takes one URL, got ${positionals.length}`);
@@ -205,7 +211,14 @@ export async function runCheck(values: Values, positionals: string[]): Promise<n
   const transitions = new TransitionWaiter();
   try {
     const config = configSchema.parse({ storage: { path: join(dir, "check.db") }, crawler, logging: { level: "error" } });
-    runtime = openRuntime(config, { inlineCrawls: true, temporaryStore: true, onCrawlTransition: transitions.notify });
+    try {
+      runtime = openRuntime(config, { inlineCrawls: true, temporaryStore: true, onCrawlTransition: transitions.notify });
+    } catch (error) {
+      // A disk too full to build the store at all says what one that fills mid-crawl says.
+      const failure = storeWriteFailure(error);
+      if (failure !== null) throw unwritableStore(dir, describeStoreWriteFailure(failure, config.storage.path));
+      throw error;
+    }
     const domain = await runtime.domains.add({ name: url.host, root_url: url.href }, true).catch((error: unknown) => {
       if (error instanceof UnsafeUrlError && !values["allow-private"]) {
         throw new UsageError(`${error.message} (checking a site on a private or loopback address needs --allow-private)`);
@@ -224,7 +237,7 @@ export async function runCheck(values: Values, positionals: string[]): Promise<n
       const stalled = runtime.crawlPool.stalled(crawl.id);
       if (stalled !== null) {
         stopProgress();
-        throw new UsageError(`the crawl's temporary store in ${dir} cannot be written (is the disk full?): ${stalled}; free space or point TMPDIR elsewhere`);
+        throw unwritableStore(dir, stalled);
       }
       await transitions.next(STALL_CHECK_MS);
       detail = runtime.crawls.get(crawl.id);
