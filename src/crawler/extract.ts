@@ -1,5 +1,5 @@
 import { HrefResolver } from "./href-resolver.ts";
-import { LeanParser, ReadAttributes } from "./html-parser.ts";
+import { HtmlScanner, ReadAttributes } from "./html-scanner.ts";
 import { attributesRead, CONTEXT_TAGS, eachRawUrl, LINK_TAGS, type LinkKind, rowFor } from "./link-tags.ts";
 import { recordedForm } from "./normalize.ts";
 import { PageIdCollector, type PageIds } from "./page-ids.ts";
@@ -125,7 +125,7 @@ export function createExtractor(pageUrl: string, options: ExtractorOptions = {})
 
   // Text matters only inside an anchor (its link text) or a `<style>` being scanned; the rest is never sliced.
   const wantsText = (): boolean => templateDepth === 0 && ((anchor !== null && hiddenText === null) || (css !== null && hiddenText === "style"));
-  const parser = new LeanParser(wantsText, readAttributes(collectIds, scanCss), {
+  const parser = new HtmlScanner(wantsText, readAttributes(collectIds, scanCss), {
     onopentag(name, attribs) {
       if (name === "template") templateDepth++;
       if (templateDepth > 0) return;
