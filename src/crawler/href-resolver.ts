@@ -9,7 +9,11 @@ import { MAX_URL_LENGTH, normalizeUrl, type NormalizeResult } from "./normalize.
  * - the href holds only ASCII letters, digits and `-._~!$&()*+,;=:@/?#`: nothing to strip, percent-encode or
  *   decode, no `\`, no `%` (`%2e` is a dot segment to the parser), no whitespace or non-ASCII;
  * - it has no scheme of its own, or starts with the base's own origin followed by `/` (a full URL of the site);
- *   `//host` (another authority) is left to the parser.
+ *   `//host` (another authority) is left to the parser;
+ * - its fragment may also hold what the parser keeps there as written: `%` and every other printable ASCII
+ *   character but space, `"`, `<`, `>` and `` ` `` (rustdoc's `#impl-From%3CT%3E`).
+ * An href whose scheme is not one of the URL standard's special ones (`javascript:`, `mailto:`, `tel:`), with no
+ * `/` after its colon, is a link of another scheme without a parse: the parser cannot fail on its opaque path.
  * Paths resolve as the parser's path state does: `.` and `..` segments, `..` never above the root, a final `.`
  * or `..` leaving a trailing slash. test/crawler/href-resolver.test.ts holds it to `new URL` over generated and
  * real hrefs.
@@ -18,6 +22,13 @@ import { MAX_URL_LENGTH, normalizeUrl, type NormalizeResult } from "./normalize.
 /** 1 for the characters an href may hold to take the fast path (see above). */
 const PLAIN = new Uint8Array(128);
 for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&()*+,;=:@/?#") PLAIN[c.charCodeAt(0)] = 1;
+/** 1 for the characters a fragment may hold on the fast path: those the parser's fragment state keeps as written. */
+const FRAGMENT_PLAIN = new Uint8Array(128);
+for (let c = 0x21; c < 0x7f; c++) FRAGMENT_PLAIN[c] = 1;
+for (const c of '"<>`') FRAGMENT_PLAIN[c.charCodeAt(0)] = 0;
+
+/** The URL standard's special schemes: their URLs have hosts, so parsing one may fail. */
+const SPECIAL_SCHEMES: ReadonlySet<string> = new Set(["http", "https", "ftp", "file", "ws", "wss"]);
 
 const SLASH = 0x2f;
 const DOT = 0x2e;
@@ -85,7 +96,7 @@ export class HrefResolver {
     if (hash !== -1) {
       for (let i = hash + 1; i < length; i++) {
         const c = raw.charCodeAt(i);
-        if (c >= 128 || PLAIN[c] === 0) return null;
+        if (c >= 128 || FRAGMENT_PLAIN[c] === 0) return null;
       }
     }
     const pathEnd = question !== -1 ? question : hash !== -1 ? hash : length;
@@ -93,6 +104,9 @@ export class HrefResolver {
 
     let path: string;
     if (schemeEnd !== -1) {
+      if (raw.charCodeAt(schemeEnd + 1) !== SLASH && !SPECIAL_SCHEMES.has(raw.slice(0, schemeEnd).toLowerCase())) {
+        return { kind: "skip", reason: "unsupported_scheme" };
+      }
       // A scheme: only a full URL of the base's own origin is taken, as a path from the root.
       if (!raw.startsWith(origin) || raw.charCodeAt(origin.length) !== SLASH || origin.length >= pathEnd) return null;
       path = resolvePath("", raw.slice(origin.length + 1, pathEnd));
