@@ -64,9 +64,17 @@ export class HrefResolver {
     this.origin = origin;
   }
 
-  /** normalizeUrl(raw, base), by the fast path when it applies. */
+  /** Results by href: a page repeats its hrefs (rustdoc's pages hold ~3 links per distinct href). */
+  private readonly resolved = new Map<string, NormalizeResult>();
+
+  /** normalizeUrl(raw, base), by the fast path when it applies; one result object per distinct href. */
   normalize(raw: string): NormalizeResult {
-    return this.fast(raw) ?? normalizeUrl(raw, this.base);
+    let result = this.resolved.get(raw);
+    if (result === undefined) {
+      result = this.fast(raw) ?? normalizeUrl(raw, this.base);
+      this.resolved.set(raw, result);
+    }
+    return result;
   }
 
   /** The fast path alone: the result normalizeUrl would give, or null when the href is not one it takes. */
