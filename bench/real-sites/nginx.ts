@@ -30,7 +30,23 @@ function freePort(): number {
   return port;
 }
 
-function config(dir: string, root: string, port: number): string {
+/** How nginx serves the tree; the same for every tool on the site. */
+export interface NginxOptions {
+  /** Send nginx's ETag (mtime + size); without it (--no-etag) wget2 must GET every page (README). */
+  etag: boolean;
+}
+
+/** `etag off;` when ETags are off; nothing otherwise, so the default run's config is nginx's default. */
+function etagDirective(options: NginxOptions): string {
+  if (options.etag) return "";
+  return `    # --no-etag: a Debian tree gives every file one mtime, so mtime + size ETags make pages of equal size
+    # look alike, and wget2 skips the GET of a page whose ETag it has seen. Without them every tool parses
+    # every page (README, "pages, wget2 lower").
+    etag off;
+`;
+}
+
+function config(dir: string, root: string, port: number, options: NginxOptions): string {
   return `# Written by bench/real-sites/nginx.ts; serves one Debian doc tree for the crawler comparison.
 daemon off;
 # One process, so killing the child this harness holds stops the server (a master killed hard leaves its
@@ -61,7 +77,7 @@ http {
     # LinkChecker sleeps 0.1-0.6 s between requests to a host unless the host answers with this header;
     # without it, it would measure its politeness, not its crawling (README, "Fairness").
     add_header LinkChecker "throttle lifted: loopback benchmark" always;
-  }
+${etagDirective(options)}  }
 }
 `;
 }
@@ -80,12 +96,12 @@ async function answers(origin: string, proc: Subprocess): Promise<boolean> {
 }
 
 /** Starts nginx serving `root` under `dir`; throws with nginx's error log when it cannot. */
-export async function startNginx(dir: string, root: string): Promise<RunningNginx> {
+export async function startNginx(dir: string, root: string, options: NginxOptions): Promise<RunningNginx> {
   mkdirSync(join(dir, "tmp"), { recursive: true });
   const confPath = join(dir, "nginx.conf");
   for (let attempt = 1; attempt <= 3; attempt++) {
     const port = freePort();
-    writeFileSync(confPath, config(dir, root, port));
+    writeFileSync(confPath, config(dir, root, port, options));
     const proc = Bun.spawn(["nginx", "-p", dir, "-c", confPath], { stdin: "ignore", stdout: "ignore", stderr: Bun.file(join(dir, "nginx.stderr")) });
     const origin = `http://127.0.0.1:${port}`;
     live.add(proc);

@@ -5,9 +5,11 @@
  * so they never share the CPU (tools/*.ts). Prints the table and the disagreements (report.ts) and writes
  * them, with a JSON of every target's outcome, to bench/real-sites/out/ (gitignored).
  *
- *   bun bench/real-sites/run.ts [--sites a,b | --all-sites] [--timeout S] [--concurrency C] [--binary FILE] [--no-install] [--keep] [--check-flags="FLAGS"] [--tools linkpatrol,wget2,linkchecker]
+ *   bun bench/real-sites/run.ts [--sites a,b | --all-sites] [--timeout S] [--concurrency C] [--binary FILE] [--no-install] [--keep] [--check-flags="FLAGS"] [--tools linkpatrol,wget2,linkchecker] [--no-etag]
  *
  * Without --sites, every site but the large ones (rust-doc: 32k files); --all-sites takes them too.
+ * --no-etag: nginx sends no ETag, so wget2 cannot skip pages whose ETag it has seen and GETs every page, as
+ * the others do (README, "pages, wget2 lower").
  *
  * Exit 0 when every run ended (whatever it found), 1 when a run failed or timed out, 2 on a set-up error.
  * Every run is bounded (--timeout, default 600 s); only 127.0.0.1 is contacted.
@@ -41,6 +43,8 @@ interface Flags {
   checkFlags: string[];
   /** The tools run, in this order (LinkChecker takes half an hour on rust-doc). */
   tools: Tool[];
+  /** nginx sends ETags (its default); false with --no-etag, so wget2 GETs every page as the others do (README). */
+  etag: boolean;
 }
 
 const TOOLS = ["linkpatrol", "wget2", "linkchecker"] as const;
@@ -65,6 +69,7 @@ function parseFlags(): Flags {
       keep: { type: "boolean", default: false },
       "check-flags": { type: "string", default: "" },
       tools: { type: "string", default: TOOLS.join(",") },
+      "no-etag": { type: "boolean", default: false },
     },
   });
   const tools = values.tools.split(",");
@@ -86,13 +91,14 @@ function parseFlags(): Flags {
     keep: values.keep,
     checkFlags: values["check-flags"].split(/\s+/).filter((flag) => flag !== ""),
     tools: tools as Tool[],
+    etag: !values["no-etag"],
   };
 }
 
 async function crawlSite(site: RealSite, binary: string, work: string, flags: Flags): Promise<SiteRun> {
   const dir = join(work, site.name);
   mkdirSync(dir, { recursive: true });
-  const nginx = await startNginx(join(dir, "nginx"), site.root);
+  const nginx = await startNginx(join(dir, "nginx"), site.root, { etag: flags.etag });
   try {
     const results: ToolResult[] = [];
     const runners: [Tool, (ctx: RunContext) => Promise<ToolResult>][] = [
@@ -120,12 +126,16 @@ async function crawlSite(site: RealSite, binary: string, work: string, flags: Fl
   }
 }
 
-/** Everything a later look needs, without the port: per site and tool, the costs and each target's outcome. */
-function json(runs: SiteRun[]): unknown {
+/**
+ * Everything a later look needs, without the port: per site, how nginx served it (with ETags or not: wget2's
+ * page count depends on it), and per tool the costs and each target's outcome.
+ */
+function json(runs: SiteRun[], flags: Flags): unknown {
   return runs.map((run) => {
     const local = (url: string | null) => url?.replace(run.origin, "") ?? null;
     return {
       site: run.site,
+      nginx_etag: flags.etag,
       tools: run.results.map((r) => ({
         tool: r.tool,
         version: r.version,
@@ -143,6 +153,11 @@ function json(runs: SiteRun[]): unknown {
       })),
     };
   });
+}
+
+/** Which way nginx served the sites: wget2's pages and times are not comparable across the two. */
+function etagNote(flags: Flags): string {
+  return flags.etag ? "nginx sends ETags (mtime + size; wget2 skips pages whose ETag it has seen)." : "nginx sends no ETags (--no-etag: wget2 GETs every page).";
 }
 
 async function main(): Promise<number> {
@@ -166,7 +181,7 @@ async function main(): Promise<number> {
     const text = [
       `## Real-site comparison, ${stamp}`,
       "",
-      `Tools: ${tools}. Concurrency ${flags.concurrency}; time limit ${flags.timeoutS} s per run.`,
+      `Tools: ${tools}. Concurrency ${flags.concurrency}; time limit ${flags.timeoutS} s per run. ${etagNote(flags)}`,
       "",
       resultsTable(runs),
       "",
@@ -179,7 +194,7 @@ async function main(): Promise<number> {
     const base = join(OUT, `compare-${stamp.replaceAll(":", "-")}`);
     writeFileSync(`${base}.md`, `${text}\n`);
     writeFileSync(join(OUT, "latest.md"), `${text}\n`);
-    writeFileSync(`${base}.json`, `${JSON.stringify(json(runs), null, 2)}\n`);
+    writeFileSync(`${base}.json`, `${JSON.stringify(json(runs, flags), null, 2)}\n`);
     console.error(`written: ${base}.md, ${base}.json, ${join(OUT, "latest.md")}${flags.keep ? `; tool output kept in ${work}` : ""}`);
     return runs.every((run) => run.results.every((r) => r.outcome === "ok")) ? 0 : 1;
   } finally {
