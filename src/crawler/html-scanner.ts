@@ -235,6 +235,10 @@ interface TagRead {
 
 const EMPTY_ATTRIBUTES: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
+/** Open elements past which the scanner counts them by name (see openCounts), and below which it stops. */
+const DEEP_STACK = 512;
+const SHALLOW_STACK = 256;
+
 /** Not an element being read: htmlparser2's "tagname" for an ignored second `<form>`. */
 const IGNORED = "";
 
@@ -248,6 +252,11 @@ export class HtmlScanner {
   private textOnlyModel = 0;
   /** Open elements, innermost last, and the foreign-content context stack (htmlparser2's), innermost last. */
   private readonly stack: string[] = [];
+  /**
+   * How many of each name are open, kept only while the stack is deep: a page of 10 MB can open a million
+   * elements, and each end tag of a name not open would otherwise search them all (quadratic, a crawl hung).
+   */
+  private openCounts: Map<string, number> | null = null;
   private readonly foreign: number[] = [NONE];
   private readonly tag: TagRead = { nameEnd: -1, name: "", end: -1, selfClosing: false };
   /** The attributes of the tag being read, when it has any read. */
@@ -557,7 +566,7 @@ export class HtmlScanner {
     if (context === SVG) return SVG_NAMES.get(lowered) ?? lowered;
     if (foreign.length > 1) {
       const adjusted = SVG_NAMES.get(lowered);
-      if (adjusted !== undefined && this.stack.includes(adjusted)) return adjusted;
+      if (adjusted !== undefined && this.isOpen(adjusted)) return adjusted;
     }
     if (context === NONE) return lowered === "image" ? "img" : lowered;
     return lowered;
@@ -566,11 +575,17 @@ export class HtmlScanner {
   /** htmlparser2's emitOpenTag up to the attributes: implied closes, the stack; IGNORED for a second form. */
   private openElement(name: string): string {
     const stack = this.stack;
-    if (name === "form" && stack.includes("form")) return IGNORED;
+    if (name === "form" && this.isOpen("form")) return IGNORED;
     const closes = OPEN_IMPLIES_CLOSE.get(name);
     if (closes !== undefined) while (stack.length > 0 && closes.has(stack[stack.length - 1]!)) this.popElement(true);
     if (!VOID_ELEMENTS.has(name)) {
       stack.push(name);
+      const counts = this.openCounts;
+      if (counts !== null) counts.set(name, (counts.get(name) ?? 0) + 1);
+      else if (stack.length > DEEP_STACK) {
+        this.openCounts = new Map();
+        for (const open of stack) this.openCounts.set(open, (this.openCounts.get(open) ?? 0) + 1);
+      }
       if (name === "svg") this.foreign.push(SVG);
       else if (name === "math") this.foreign.push(MATHML);
       else if (INTEGRATION_POINTS.has(name)) this.foreign.push(NONE);
@@ -578,8 +593,18 @@ export class HtmlScanner {
     return name;
   }
 
+  /** Whether an element named `name` is open. */
+  private isOpen(name: string): boolean {
+    return this.openCounts === null ? this.stack.includes(name) : (this.openCounts.get(name) ?? 0) > 0;
+  }
+
   private popElement(implied: boolean): void {
     const name = this.stack.pop()!;
+    const counts = this.openCounts;
+    if (counts !== null) {
+      if (this.stack.length < SHALLOW_STACK) this.openCounts = null;
+      else counts.set(name, counts.get(name)! - 1);
+    }
     if (name === "svg" || name === "math" || INTEGRATION_POINTS.has(name)) this.foreign.pop();
     this.cbs.onclosetag(name, implied);
   }
@@ -588,7 +613,7 @@ export class HtmlScanner {
   private closeTag(name: string): void {
     const stack = this.stack;
     if (!VOID_ELEMENTS.has(name)) {
-      const at = stack.lastIndexOf(name);
+      const at = this.isOpen(name) ? stack.lastIndexOf(name) : -1;
       if (at !== -1) {
         while (stack.length - 1 > at) this.popElement(true);
         this.popElement(false);

@@ -1,4 +1,4 @@
-import { Parser } from "htmlparser2";
+import { HtmlScanner, ReadAttributes } from "./html-scanner.ts";
 
 /**
  * What a page says, reduced to what tells two pages apart: its title and the set of its word 3-grams
@@ -26,6 +26,8 @@ export const SAME_PAGE_SIMILARITY = 0.9;
 /** Needles shorter than this are not cut out of the text: "/a" would cut words apart. */
 const MIN_NEEDLE = 4;
 const HIDDEN = new Set(["script", "style", "template", "noscript"]);
+/** The reader wants no attribute of any tag, only names and text. */
+const NO_ATTRIBUTES = new ReadAttributes(new Map(), new Set());
 const WORD_SEPARATORS = /[^\p{L}\p{N}]+/u;
 const WORDS = /[\p{L}\p{N}]+/gu;
 const STARTS_IN_WORD = /^[\p{L}\p{N}]/u;
@@ -97,13 +99,15 @@ export class FingerprintReader {
   private words = 0;
   /** The text so far ends inside a word, which the next piece may continue. */
   private inWord = false;
-  private readonly parser: Parser;
+  private readonly parser: HtmlScanner;
 
   constructor(
     private readonly needles: readonly string[],
     private readonly expectTitle?: string,
   ) {
-    this.parser = new Parser(
+    this.parser = new HtmlScanner(
+      () => true,
+      NO_ATTRIBUTES,
       {
         onopentag: (name) => {
           if (name === "title" && !this.titleRead) this.inTitle = true;
@@ -127,7 +131,6 @@ export class FingerprintReader {
           } else if (HIDDEN.has(name) && this.hidden > 0) this.hidden--;
         },
       },
-      { decodeEntities: true },
     );
   }
 

@@ -169,6 +169,31 @@ describe("the scanner answers as htmlparser2's parser", () => {
     }
   });
 
+  test("a page that opens a million elements is read in linear time (end tags of names not open cost nothing)", () => {
+    // 10 MB of a hostile page: without counting open elements by name, each `</x>` searched all the `<div>`s still
+    // open (10^12 comparisons: a crawl hung for hours; htmlparser2 itself does that search). Read in a child
+    // process, so that a regression fails at the time limit instead of hanging the suite in synchronous code.
+    const script = `
+      import { HtmlScanner, ReadAttributes } from ${JSON.stringify(join(import.meta.dir, "../../src/crawler/html-scanner.ts"))};
+      const html = "<div>".repeat(1000000) + "</x>".repeat(1000000) + '<a href="/last">x</a>' + "</div>".repeat(1000);
+      const opened = [];
+      let closes = 0;
+      const read = new ReadAttributes(new Map([["a", new Set(["href"])]]), new Set());
+      const scanner = new HtmlScanner(() => false, read, {
+        onopentag: (name, attribs) => { if (name === "a") opened.push(attribs.href); },
+        ontext: () => {},
+        onclosetag: () => { closes++; },
+      });
+      for (let at = 0; at < html.length; at += 65536) scanner.write(html.slice(at, at + 65536));
+      scanner.end();
+      console.log(JSON.stringify({ opened, closes }));
+    `;
+    const child = Bun.spawnSync([process.execPath, "-e", script], { timeout: 20_000, stderr: "pipe" });
+    expect({ exitCode: child.exitCode, signal: child.signalCode ?? null, stderr: child.stderr.toString() }).toEqual({ exitCode: 0, signal: null, stderr: "" });
+    // Every element opened is closed once: the anchor, the 1,000 divs closed by tags, the rest at the end.
+    expect(JSON.parse(child.stdout.toString())).toEqual({ opened: ["/last"], closes: 1_000_001 });
+  }, 30_000);
+
   const docs = ["/usr/share/doc/python3-doc/html", "/usr/share/doc/python3/html"].find((dir) => existsSync(join(dir, "index.html")));
   test.skipIf(docs === undefined)("on real pages (python3-doc), in 4 KiB chunks", () => {
     const pages = ["index.html", "contents.html", "library/os.html", "library/stdtypes.html", "tutorial/classes.html", "genindex-all.html"]
