@@ -236,8 +236,8 @@ interface TagRead {
 const EMPTY_ATTRIBUTES: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
 /** Open elements past which the scanner counts them by name (see openCounts), and below which it stops. */
-const DEEP_STACK = 512;
-const SHALLOW_STACK = 256;
+const DEEP_STACK = 64;
+const SHALLOW_STACK = 32;
 
 /** Not an element being read: htmlparser2's "tagname" for an ignored second `<form>`. */
 const IGNORED = "";
@@ -603,7 +603,12 @@ export class HtmlScanner {
     const counts = this.openCounts;
     if (counts !== null) {
       if (this.stack.length < SHALLOW_STACK) this.openCounts = null;
-      else counts.set(name, counts.get(name)! - 1);
+      else {
+        // A page of many distinct names opened and closed would otherwise keep every name it ever saw.
+        const left = counts.get(name)! - 1;
+        if (left === 0) counts.delete(name);
+        else counts.set(name, left);
+      }
     }
     if (name === "svg" || name === "math" || INTEGRATION_POINTS.has(name)) this.foreign.pop();
     this.cbs.onclosetag(name, implied);

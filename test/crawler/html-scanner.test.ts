@@ -194,6 +194,21 @@ describe("the scanner answers as htmlparser2's parser", () => {
     expect(JSON.parse(child.stdout.toString())).toEqual({ opened: ["/last"], closes: 1_000_001 });
   }, 30_000);
 
+  test("differs from htmlparser2 on purpose: a raw-text element ends only at its end tag, as in browsers", () => {
+    // htmlparser2 compares end-tag characters as `c | 0x20`, so U+000F passes for `/` and U+001C for `<`.
+    const html = "<script>a<\u000fscript>b<a href=x>y</a>\u001c/script></script><a href=after>z</a>";
+    const events = scannerEvents([html], READ);
+    expect(events).toEqual([
+      ["open", "script", {}],
+      ["text", "a<\u000fscript>b<a href=x>y</a>\u001c/script>"],
+      ["close", "script", false],
+      ["open", "a", { href: "after" }],
+      ["text", "z"],
+      ["close", "a", false],
+    ]);
+    expect(stockEvents([html], READ)).not.toEqual(events);
+  });
+
   const docs = ["/usr/share/doc/python3-doc/html", "/usr/share/doc/python3/html"].find((dir) => existsSync(join(dir, "index.html")));
   test.skipIf(docs === undefined)("on real pages (python3-doc), in 4 KiB chunks", () => {
     const pages = ["index.html", "contents.html", "library/os.html", "library/stdtypes.html", "tutorial/classes.html", "genindex-all.html"]
