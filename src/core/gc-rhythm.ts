@@ -66,7 +66,7 @@ export function unlessCollectedSince(collect: () => void): () => void {
 
 /**
  * Page bytes read (decoded HTML) between two full collections. Parsing makes garbage many times a page's size
- * (htmlparser2's tokens, attribute objects, text slices), and on sites of big pages a few batches hold tens of
+ * (tokens, attribute objects, text slices), and on sites of big pages a few batches hold tens of
  * MB of it: python3-doc's worker heap swung between 17 and 51 MiB without this, 11–21 MiB with it, and its
  * peak RSS fell by ~20 MiB. Small pages reach it about as often as the batch rhythm above (bench/README.md, "Memory").
  */

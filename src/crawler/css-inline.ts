@@ -20,7 +20,7 @@ export class InlineCss {
     this.styleText = type === undefined || type === "" || type === "text/css" ? [] : null;
   }
 
-  /** Text inside the open `<style>` (htmlparser2 gives raw text there, in chunks). */
+  /** Text inside the open `<style>` (the scanner gives raw text there, in chunks). */
   text(data: string): void {
     this.styleText?.push(data);
   }

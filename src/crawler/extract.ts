@@ -6,8 +6,9 @@ import { PageIdCollector, type PageIds } from "./page-ids.ts";
 import { InlineCss } from "./css-inline.ts";
 
 /**
- * Link extraction in one streaming pass over htmlparser2's events; which tags carry links is the table in
- * link-tags.ts, this file only walks the document. Decisions, each as a browser would see the page:
+ * Link extraction in one streaming pass over the scanner's events (html-scanner.ts: htmlparser2's events and
+ * rules); which tags carry links is the table in link-tags.ts, this file only walks the document. Decisions,
+ * each as a browser would see the page:
  * - `<base href>`: the first one with an href sets the base for the *whole* document, links before it
  *   included. Links are kept raw and resolved in `end()`, which costs nothing extra because the result is
  *   only returned there anyway, and the HTML itself is never buffered.
@@ -15,7 +16,7 @@ import { InlineCss } from "./css-inline.ts";
  *   `<noscript>` content is kept: visitors without JavaScript follow those links.
  * - SVG links count: `<a href|xlink:href>` as anchors, `<image href|xlink:href>` as images.
  * - A `<source>` takes its kind from the nearest open `<picture>`, `<video>` or `<audio>` (link-tags.ts).
- * - Nested anchors: an `<a>` inside an open `<a>` closes the first (htmlparser2 does this, as browsers do).
+ * - Nested anchors: an `<a>` inside an open `<a>` closes the first (the scanner does this, as htmlparser2 and browsers do).
  * - Duplicates are kept, in document order; the crawler dedupes per (source page, target) pair. Hrefs of other
  *   schemes (mailto:, javascript:, …) are not links to check; hrefs that do not parse or are longer than
  *   MAX_URL_LENGTH are kept as `uncheckable`, because a visitor cannot follow them either.

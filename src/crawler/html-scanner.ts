@@ -305,11 +305,10 @@ export class HtmlScanner {
       }
       const lt = s.indexOf("<", i);
       if (lt === -1) {
-        this.text(s, i, final ? n : entityCut(s, i, n), true);
-        if (!final) {
-          const cut = entityCut(s, i, n);
-          if (cut < n) this.keep(s, cut);
-        }
+        // Text to the end, but for a reference the next chunk may finish.
+        const cut = final ? n : entityCut(s, i, n);
+        this.text(s, i, cut, true);
+        if (cut < n) this.keep(s, cut);
         return;
       }
       if (lt > i) this.text(s, i, lt, true);
@@ -433,7 +432,7 @@ export class HtmlScanner {
     const tag = this.tag;
     this.attribs = null;
     this.readTag(s, lt + 1);
-    let attribs = this.attribs ?? EMPTY_ATTRIBUTES;
+    const attribs = this.attribs ?? EMPTY_ATTRIBUTES;
     this.attribs = null;
     if (tag.end === -1) {
       if (!final) return -1;
@@ -447,22 +446,13 @@ export class HtmlScanner {
       if (VOID_ELEMENTS.has(name)) this.cbs.onclosetag(name, true);
       else if (tag.selfClosing && this.foreign[this.foreign.length - 1] !== NONE && this.stack[this.stack.length - 1] === name) this.popElement(true);
     }
-    if (!inForeign) {
-      const model = this.textOnlyModelOf(s, lt + 1, tag.nameEnd);
-      if (model !== 0) {
-        this.textOnly = s.slice(lt + 1, tag.nameEnd).toLowerCase();
-        this.textOnlyModel = model;
-      }
+    // Whether the content is text only was decided where the tag began, outside foreign content.
+    const model = inForeign ? undefined : TEXT_ONLY.get(tag.name);
+    if (model !== undefined) {
+      this.textOnly = tag.name;
+      this.textOnlyModel = model;
     }
     return tag.end;
-  }
-
-  /** The text-only content model of a tag named by s[from, to), or 0. */
-  private textOnlyModelOf(s: string, from: number, to: number): number {
-    const length = to - from;
-    if (length < 3 || length > 9) return 0;
-    const known = HTML_ELEMENTS.lookup(s, from, to);
-    return typeof known === "string" ? (TEXT_ONLY.get(known) ?? 0) : 0;
   }
 
   /**

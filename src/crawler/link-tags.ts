@@ -77,8 +77,8 @@ const ICON_RELS = ["icon", "apple-touch-icon", "apple-touch-icon-precomposed", "
 const linkHref = [url("href")];
 
 /**
- * The tag table, keyed by lowercased tag name as htmlparser2 reports it. `image` is SVG's element: outside
- * SVG htmlparser2 already renames `<image>` to `img`, as browsers do.
+ * The tag table, keyed by lowercased tag name as the scanner (html-scanner.ts) reports it. `image` is SVG's
+ * element: outside SVG the scanner already renames `<image>` to `img`, as browsers do.
  */
 export const LINK_TAGS: ReadonlyMap<string, readonly LinkTag[]> = new Map<string, readonly LinkTag[]>([
   ["a", [{ kind: "anchor", attributes: [url("href", "xlink:href")], text: "content", emptyIsDocument: true }]],
