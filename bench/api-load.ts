@@ -6,6 +6,7 @@
  *   GET /v1/crawls/{running}/links?page=500&limit=100   deep page of the crawl that is running
  *   GET /v1/crawls/{report}/links?page=500&limit=100    deep page of the first run's ended crawl (the report a
  *   GET /v1/crawls/{report}/links?page=1&limit=100      user reads while the next audit runs)
+ *   GET /v1/crawls/{running}/broken?limit=100, GET /v1/crawls/{report}/broken?limit=100 (in the mix too)
  *   GET /v1/crawls/{running}, GET /v1/crawls?limit=20, GET /v1/domains
  * Each endpoint first gets one request alone (its latency is reported as first_request_ms: a first deep page
  * finds its positions then), then the load. Reports req/s, p50, p99, non-2xx and errors per endpoint,
@@ -149,6 +150,8 @@ export async function runApiLoad(
     `/v1/crawls/${crawlId}/links?page=${linksPage}&limit=100`,
     `/v1/crawls/${report}/links?page=${linksPage}&limit=100`,
     `/v1/crawls/${report}/links?page=1&limit=100`,
+    `/v1/crawls/${crawlId}/broken?limit=100`,
+    `/v1/crawls/${report}/broken?limit=100`,
     `/v1/crawls/${crawlId}`,
     "/v1/crawls?limit=20",
     "/v1/domains",
