@@ -1,9 +1,10 @@
 /**
  * Verification by meta tag: the root page must carry `<meta name="linkpatrol-verify" content="TOKEN">` in its
- * head. The page is parsed with htmlparser2's streaming Parser and parsing stops at </head> (or at <body>, which
- * closes the head implicitly), so a large page costs little and a tag in the body does not count.
+ * head. The page is read with the crawler's HTML scanner (htmlparser2's events and rules) and reading stops at
+ * </head> (or at <body>, which closes the head implicitly), so a large page costs little and a tag in the body
+ * does not count.
  */
-import { Parser } from "htmlparser2";
+import { HtmlScanner, ReadAttributes } from "../crawler/html-scanner.ts";
 import { bodyText, fetchForVerification, unusableAnswer, type VerificationFetchSettings } from "./http-fetch.ts";
 import type { MethodResult, VerificationTarget } from "./types.ts";
 
@@ -12,6 +13,8 @@ const MAX_PAGE_BYTES = 2 * 1024 * 1024;
 /** The page is fed to the parser in slices so it can stop early. */
 const SLICE_CHARS = 16 * 1024;
 const META_NAME = "linkpatrol-verify";
+/** The only attributes read: a meta tag's name and content. */
+const META_ATTRIBUTES = new ReadAttributes(new Map([["meta", new Set(["name", "content"])]]), new Set());
 
 function result(passed: boolean, reason: string): MethodResult {
   return { method: "meta_tag", passed, reason };
@@ -21,13 +24,14 @@ function result(passed: boolean, reason: string): MethodResult {
 export function verificationMetaContents(html: string): string[] {
   const contents: string[] = [];
   let inHeadArea = true;
-  const parser = new Parser({
+  const parser = new HtmlScanner(() => false, META_ATTRIBUTES, {
     onopentag(name, attributes) {
       if (name === "body") inHeadArea = false;
       if (inHeadArea && name === "meta" && attributes.name?.trim().toLowerCase() === META_NAME) {
         contents.push((attributes.content ?? "").trim());
       }
     },
+    ontext() {},
     onclosetag(name) {
       if (name === "head") inHeadArea = false;
     },
