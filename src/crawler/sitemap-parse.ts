@@ -25,6 +25,11 @@ export interface ParsedSitemap {
 const MAX_LOC_CHARS = 4096;
 /** Element nesting followed at most; deeper markup is not a sitemap's. */
 const MAX_DEPTH = 32;
+/**
+ * Nesting at which reading stops, keeping what was read: htmlparser2 searches its open elements for each end tag,
+ * so 10 MB of unclosed elements and stray end tags would keep it busy for hours. No `<loc>` is read that deep.
+ */
+const STOP_DEPTH = 256;
 /** Bytes decoded and tokenized per step, so no decoded copy of the whole body exists at once. */
 const SLICE_BYTES = 64 * 1024;
 
@@ -84,6 +89,7 @@ export function parseSitemap(body: Uint8Array, maxLocs: number): ParsedSitemap {
         if (path.length === 0 && kind === "unknown" && (local === "urlset" || local === "sitemapindex")) kind = local;
         if (path.length < MAX_DEPTH) path.push(local);
         else path.push("");
+        if (path.length > STOP_DEPTH) done = true;
         if (local === "loc" && path.length === 3 && path[0] === kind && path[1] === (kind === "urlset" ? "url" : "sitemap")) loc = "";
       },
       ontext(text) {
