@@ -1,4 +1,4 @@
-import { decodeHTML, decodeHTMLAttribute } from "entities";
+import { decodeHTML, decodeHTMLAttribute } from "entities/decode";
 
 /**
  * The page's tags and text as htmlparser2's Parser reports them to the link extractor (same events, names,
