@@ -69,10 +69,12 @@ export function unlessCollectedSince(collect: () => void): () => void {
  * (tokens, attribute objects, text slices), and on sites of big pages a few batches hold tens of
  * MB of it: python3-doc's worker heap swung between 17 and 51 MiB without this, 11–21 MiB with it, and its
  * peak RSS fell by ~20 MiB. Small pages reach it about as often as the batch rhythm above (bench/README.md, "Memory").
+ * 2 MiB since the scanner made reading a page cheaper: −6 to −12 MiB of peak for ~3 % of CPU (bench/README.md,
+ * "2026-11-26").
  */
-export const PAGE_BYTES_PER_COLLECTION = 4 * 1024 * 1024;
+export const PAGE_BYTES_PER_COLLECTION = 2 * 1024 * 1024;
 /**
- * Page bytes read between two young collections (a full one takes the place of every fourth). A page of a few MB
+ * Page bytes read between two young collections (a full one takes the place of every second). A page of a few MB
  * made its garbage faster than the full rhythm collected it: python3-doc's 2.5 MB contents.html read alone
  * peaked 118 → 95 MiB with these, at the same CPU on 10k realistic pages (bench/README.md, "Memory").
  */
