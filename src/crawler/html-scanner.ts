@@ -256,7 +256,7 @@ export class HtmlScanner {
    * How many of each name are open, kept only while the stack is deep: a page of 10 MB can open a million
    * elements, and each end tag of a name not open would otherwise search them all (quadratic, a crawl hung).
    */
-  private openCounts: Map<string, number> | null = null;
+  private openCounts: NameCounts | null = null;
   private readonly foreign: number[] = [NONE];
   private readonly tag: TagRead = { nameEnd: -1, name: "", end: -1, selfClosing: false };
   /** The attributes of the tag being read, when it has any read. */
@@ -570,12 +570,8 @@ export class HtmlScanner {
     if (closes !== undefined) while (stack.length > 0 && closes.has(stack[stack.length - 1]!)) this.popElement(true);
     if (!VOID_ELEMENTS.has(name)) {
       stack.push(name);
-      const counts = this.openCounts;
-      if (counts !== null) counts.set(name, (counts.get(name) ?? 0) + 1);
-      else if (stack.length > DEEP_STACK) {
-        this.openCounts = new Map();
-        for (const open of stack) this.openCounts.set(open, (this.openCounts.get(open) ?? 0) + 1);
-      }
+      if (this.openCounts !== null) this.openCounts.add(name);
+      else if (stack.length > DEEP_STACK) this.openCounts = new NameCounts(stack);
       if (name === "svg") this.foreign.push(SVG);
       else if (name === "math") this.foreign.push(MATHML);
       else if (INTEGRATION_POINTS.has(name)) this.foreign.push(NONE);
@@ -585,20 +581,14 @@ export class HtmlScanner {
 
   /** Whether an element named `name` is open. */
   private isOpen(name: string): boolean {
-    return this.openCounts === null ? this.stack.includes(name) : (this.openCounts.get(name) ?? 0) > 0;
+    return this.openCounts === null ? this.stack.includes(name) : this.openCounts.has(name);
   }
 
   private popElement(implied: boolean): void {
     const name = this.stack.pop()!;
-    const counts = this.openCounts;
-    if (counts !== null) {
+    if (this.openCounts !== null) {
       if (this.stack.length < SHALLOW_STACK) this.openCounts = null;
-      else {
-        // A page of many distinct names opened and closed would otherwise keep every name it ever saw.
-        const left = counts.get(name)! - 1;
-        if (left === 0) counts.delete(name);
-        else counts.set(name, left);
-      }
+      else this.openCounts.remove(name);
     }
     if (name === "svg" || name === "math" || INTEGRATION_POINTS.has(name)) this.foreign.pop();
     this.cbs.onclosetag(name, implied);
@@ -635,7 +625,8 @@ export class HtmlScanner {
     const name = this.textOnly!;
     for (let lt = s.indexOf("</", from); lt !== -1; lt = s.indexOf("</", lt + 1)) {
       const after = lt + 2 + name.length;
-      if (after > n || (after === n && !final)) {
+      if (after >= n) {
+        // At the page's end an end tag needs the character after its name: none follows, so it is text.
         if (final) break;
         // Perhaps the end tag, cut off: read again with the next chunk.
         const cut = decode ? rcdataCut(s, from, lt, name) : lt;
@@ -643,9 +634,7 @@ export class HtmlScanner {
         this.keep(s, cut);
         return -1;
       }
-      if (!sameLowered(s, lt + 2, name)) continue;
-      if (after < n && !endsTagSection(s.charCodeAt(after))) continue;
-      if (after === n) break;
+      if (!sameLowered(s, lt + 2, name) || !endsTagSection(s.charCodeAt(after))) continue;
       this.text(s, from, lt, decode);
       this.textOnly = null;
       this.textOnlyModel = 0;
@@ -663,6 +652,30 @@ export class HtmlScanner {
     this.text(s, from, cut, decode);
     if (cut < n) this.keep(s, cut);
     return -1;
+  }
+}
+
+/** Names counted: how many of each are in a multiset of open elements. */
+class NameCounts {
+  private readonly counts = new Map<string, number>();
+
+  constructor(names: Iterable<string>) {
+    for (const name of names) this.add(name);
+  }
+
+  add(name: string): void {
+    this.counts.set(name, (this.counts.get(name) ?? 0) + 1);
+  }
+
+  /** Takes one `name` away; a name no longer there is forgotten, so a page of many distinct names keeps few. */
+  remove(name: string): void {
+    const left = (this.counts.get(name) ?? 0) - 1;
+    if (left > 0) this.counts.set(name, left);
+    else this.counts.delete(name);
+  }
+
+  has(name: string): boolean {
+    return this.counts.has(name);
   }
 }
 
