@@ -36,6 +36,11 @@ function compile(outfile: string): void {
       "--minify",
       "--sourcemap",
       "--splitting",
+      // A compiled Bun program would otherwise read bunfig.toml and .env from whatever directory it is started in:
+      // a checked-out repository's bunfig.toml `preload` ran its code inside `linkpatrol check`, and its .env set
+      // LINKPATROL_* keys. Configuration comes from the config file and the process environment only.
+      "--no-compile-autoload-bunfig",
+      "--no-compile-autoload-dotenv",
       join(root, "src", "main.ts"),
       join(root, "src", "crawler", "crawl-worker.ts"),
       join(root, "src", "store", "backup-worker.ts"),

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildExecutable } from "../../scripts/build.ts";
@@ -44,6 +44,25 @@ describe("dist/linkpatrol", () => {
     const version = await runCli(["version"], { command: [binary], cwd: runDir });
     expect(version.exitCode).toBe(0);
     expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  test("reads no bunfig.toml and no .env from the directory it runs in", async () => {
+    // What a checked-out repository may hold where `linkpatrol check` runs in CI.
+    const repo = mkdtempSync(join(tmpdir(), "linkpatrol-repo-"));
+    try {
+      const marker = join(repo, "preload-ran");
+      writeFileSync(join(repo, "preload.ts"), `require("node:fs").writeFileSync(${JSON.stringify(marker)}, "ran");`);
+      writeFileSync(join(repo, "bunfig.toml"), 'preload = ["./preload.ts"]\n[run]\npreload = ["./preload.ts"]\n');
+      writeFileSync(join(repo, ".env"), "LINKPATROL_LOGGING_LEVEL=not-a-level\n");
+      const version = await runCli(["version"], { command: [binary], cwd: repo });
+      expect(version.exitCode).toBe(0);
+      expect(existsSync(marker)).toBe(false);
+      const config = await runCli(["config", "check"], { command: [binary], cwd: repo });
+      expect(config.stderr).not.toContain("LINKPATROL_LOGGING_LEVEL");
+      expect(config.exitCode).toBe(0);
+    } finally {
+      rmSync(repo, { recursive: true, force: true });
+    }
   });
 
   test("serve: migrates, prints a bootstrap key once, answers /healthz and an authenticated call, stops on SIGTERM", async () => {
