@@ -35,19 +35,27 @@ export interface ScannerCallbacks {
  */
 export class ReadAttributes {
   readonly names: NameTable;
+  /** Per tag, the names read on it, `everywhere` included: one lookup per tag instead of two per attribute. */
+  private readonly onTag = new Map<string, ReadonlySet<string>>();
+  /** What is read on a tag not in `byTag`: `everywhere`, or null when that is empty (nothing is cut). */
+  private readonly elsewhere: ReadonlySet<string> | null;
 
   constructor(
     readonly byTag: ReadonlyMap<string, ReadonlySet<string>>,
     readonly everywhere: ReadonlySet<string>,
   ) {
     const all = new Set(everywhere);
-    for (const onTag of byTag.values()) for (const name of onTag) all.add(name);
+    for (const [tag, names] of byTag) {
+      for (const name of names) all.add(name);
+      this.onTag.set(tag, new Set([...everywhere, ...names]));
+    }
     this.names = new NameTable(all);
+    this.elsewhere = everywhere.size > 0 ? everywhere : null;
   }
 
-  /** Whether attribute `name` is read on tag `tag`. */
-  reads(tag: string, name: string): boolean {
-    return this.everywhere.has(name) || this.byTag.get(tag)?.has(name) === true;
+  /** The attribute names read on tag `tag`, or null when none is. */
+  readOn(tag: string): ReadonlySet<string> | null {
+    return this.onTag.get(tag) ?? this.elsewhere;
   }
 }
 
@@ -470,7 +478,7 @@ export class HtmlScanner {
     if (i >= n) return;
     tag.nameEnd = i;
     tag.name = this.tagName(s, from, i);
-    const name = this.attributes.byTag.has(tag.name) || this.attributes.everywhere.size > 0 ? tag.name : null;
+    const reads = this.attributes.readOn(tag.name);
     // Before an attribute's name, or just after a `/`.
     let afterSlash = false;
     while (i < n) {
@@ -504,7 +512,7 @@ export class HtmlScanner {
       while (i < n && isWhitespace(s.charCodeAt(i))) i++;
       if (i >= n) return;
       if (s.charCodeAt(i) !== EQUALS) {
-        if (name !== null) this.attribute(s, name, nameStart, nameEnd, 0, 0);
+        if (reads !== null) this.attribute(s, reads, nameStart, nameEnd, 0, 0);
         continue;
       }
       i++;
@@ -514,7 +522,7 @@ export class HtmlScanner {
       if (q === DQUOTE || q === SQUOTE) {
         const close = s.indexOf(q === DQUOTE ? '"' : "'", i + 1);
         if (close === -1) return;
-        if (name !== null) this.attribute(s, name, nameStart, nameEnd, i + 1, close);
+        if (reads !== null) this.attribute(s, reads, nameStart, nameEnd, i + 1, close);
         i = close + 1;
       } else {
         const valueStart = i;
@@ -524,19 +532,19 @@ export class HtmlScanner {
           i++;
         }
         if (i >= n) return;
-        if (name !== null) this.attribute(s, name, nameStart, nameEnd, valueStart, i);
+        if (reads !== null) this.attribute(s, reads, nameStart, nameEnd, valueStart, i);
       }
     }
   }
 
-  /** Takes one attribute of element `tag` when it is read there and not already taken (the first one wins). */
-  private attribute(s: string, tag: string, nameStart: number, nameEnd: number, valueStart: number, valueEnd: number): void {
+  /** Takes one attribute of the tag when `reads` (the names read on it) has it and it is not already taken (the first one wins). */
+  private attribute(s: string, reads: ReadonlySet<string>, nameStart: number, nameEnd: number, valueStart: number, valueEnd: number): void {
     const known = this.attributes.names.lookup(s, nameStart, nameEnd);
     let name: string;
     if (known === UNREAD) return;
     if (known === UNUSUAL) name = s.slice(nameStart, nameEnd).toLowerCase();
     else name = known;
-    if (!this.attributes.reads(tag, name)) return;
+    if (!reads.has(name)) return;
     let attribs = this.attribs;
     if (attribs === null) {
       attribs = {};
@@ -598,7 +606,7 @@ export class HtmlScanner {
   private closeTag(name: string): void {
     const stack = this.stack;
     if (!VOID_ELEMENTS.has(name)) {
-      const at = this.isOpen(name) ? stack.lastIndexOf(name) : -1;
+      const at = this.openCounts === null || this.openCounts.has(name) ? stack.lastIndexOf(name) : -1;
       if (at !== -1) {
         while (stack.length - 1 > at) this.popElement(true);
         this.popElement(false);
