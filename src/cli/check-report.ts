@@ -35,6 +35,8 @@ export interface CheckReport {
   };
   /** The reported links in report order; each call streams them again from the start. */
   links: () => Iterable<LinkView>;
+  /** The broken ones among them, in the same order, read without the rest (the text and markdown reports). */
+  brokenLinks: () => Iterable<LinkView>;
   /** The reported orphan pages (`--sitemap`): listed in a sitemap, linked from no crawled page; streamed like links. */
   orphans?: () => Iterable<OrphanPageView>;
 }
@@ -133,8 +135,7 @@ function why(link: Pick<LinkView, "error" | "status_code">): string {
 /** Broken links grouped by the page they are on, in report order. */
 function brokenBySource(report: CheckReport): Map<string, LinkView[]> {
   const groups = new Map<string, LinkView[]>();
-  for (const link of report.links()) {
-    if (!link.is_broken) continue;
+  for (const link of report.brokenLinks()) {
     const group = groups.get(link.source_url) ?? [];
     group.push(link);
     groups.set(link.source_url, group);
@@ -264,8 +265,8 @@ function markdown(report: CheckReport): string {
   for (const warning of summary.warnings) lines.push("", `**Warning:** ${cell(warning)}`);
   if (summary.reported_broken > 0) {
     lines.push("", "| page | link | status | text |", "|---|---|---|---|");
-    for (const link of report.links()) {
-      if (link.is_broken) lines.push(`| ${cell(link.source_url)} | ${cell(link.url)} | ${cell(why(link))} | ${cell(link.link_text)} |`);
+    for (const link of report.brokenLinks()) {
+      lines.push(`| ${cell(link.source_url)} | ${cell(link.url)} | ${cell(why(link))} | ${cell(link.link_text)} |`);
     }
   } else if (summary.status !== "failed") {
     lines.push("", "No broken links.");

@@ -254,6 +254,9 @@ export async function runCheck(values: Values, positionals: string[]): Promise<n
         if (reported(link)) yield link;
       }
     }
+    function* brokenLinks(): Generator<LinkView> {
+      for (const link of crawls.allBrokenLinks(crawl.id)) if (reported(link)) yield link;
+    }
     function* orphans(): Generator<OrphanPageView> {
       for (const orphan of crawls.allOrphans(crawl.id)) if (reported(orphan)) yield orphan;
     }
@@ -273,6 +276,7 @@ export async function runCheck(values: Values, positionals: string[]): Promise<n
       options,
       summary: reportSummary(detail, { links: reportedLinks, broken: reportedBroken }),
       links,
+      brokenLinks,
       ...(options.use_sitemap && { orphans }),
     };
     const rendered = renderReport(report, format);

@@ -106,6 +106,11 @@ export class CrawlsService {
     return this.deps.links.each(this.require(id).id);
   }
 
+  /** The crawl's broken links in discovery order, streamed through their own index (what allLinks marks broken). */
+  allBrokenLinks(id: string): Iterable<LinkView> {
+    return this.deps.links.eachBroken(this.require(id).id);
+  }
+
   broken(id: string, page: number, limit: number): Page<BrokenLinkView> {
     const crawl = this.require(id);
     const filter = { isBroken: true };

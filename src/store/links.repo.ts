@@ -240,6 +240,20 @@ export class LinksRepo {
     }
   }
 
+  /**
+   * The crawl's broken links (those `each` marks broken) in discovery order, read in batches through the broken
+   * links' own index: a report that shows only them costs their rows, not the whole crawl's.
+   */
+  *eachBroken(crawlId: string): Generator<LinkRecord> {
+    const batch = this.sqlite.query<RawLink & { id: number }, { crawlId: string; afterId: number }>(
+      `SELECT b.link_id AS id, ${LINK_COLUMNS} FROM broken_links b JOIN links l ON l.id = b.link_id JOIN crawl_targets t ON t.id = l.target_id
+       WHERE b.crawl_id = $crawlId AND b.link_id > $afterId ORDER BY b.link_id LIMIT ${STREAM_BATCH}`,
+    );
+    for (const rows of keysetBatches((afterId) => batch.all({ crawlId, afterId }), STREAM_BATCH, (row) => row.id)) {
+      for (const row of rows) yield toLink(row);
+    }
+  }
+
   private *eachJoined(crawlId: string): Generator<LinkRecord> {
     const where = linkWhere({});
     const batch = this.sqlite.query<RawLink & { id: number }, Record<string, string | number>>(

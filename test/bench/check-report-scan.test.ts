@@ -36,6 +36,7 @@ function written(links: LinkView[], name: string): string {
       skipped_links: 0, truncated: false, duration_ms: 5, reported_links: links.length, reported_broken: links.filter((l) => l.is_broken).length,
     },
     links: () => links,
+    brokenLinks: () => links.filter((link) => link.is_broken),
   };
   const path = join(dir, name);
   writeFileSync(path, [...renderReport(report, "json")].join(""));

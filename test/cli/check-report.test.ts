@@ -26,6 +26,7 @@ function report(links: LinkView[]): CheckReport {
       truncated: false, duration_ms: 5, reported_links: links.length, reported_broken: links.filter((l) => l.is_broken).length,
     },
     links: () => links,
+    brokenLinks: () => links.filter((link) => link.is_broken),
   };
 }
 

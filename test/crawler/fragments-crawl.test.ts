@@ -137,6 +137,15 @@ describe("with check_fragments", () => {
     expect(run.byPair.get("/ → /404.html")).toMatchObject({ status_code: 404, is_broken: true, error: null });
   });
 
+  test("the store's broken-links stream (check's text report) is exactly the broken links of the whole stream, in order", () => {
+    const all = [...svc.runtime.crawls.allLinks(run.id)];
+    const broken = [...svc.runtime.crawls.allBrokenLinks(run.id)];
+    expect(broken).toEqual(all.filter((link) => link.is_broken));
+    // Both kinds of broken link are in it: a broken target's and a missing fragment's.
+    expect(broken.some((link) => link.status_code === 404)).toBe(true);
+    expect(broken.some((link) => link.status_code === 200 && link.error?.startsWith("fragment"))).toBe(true);
+  });
+
   test("/broken lists the fragment verdicts with the page's status", () => {
     const rows = run.broken.map((link) => `${new URL(link.source_url).pathname} → ${new URL(link.url).pathname} ${link.status_code} ${link.error}`).sort();
     expect(rows).toEqual([

@@ -19,6 +19,7 @@ export function crawlReport(crawls: CrawlsService, domains: DomainsService, id: 
     options: detail.options,
     summary: reportSummary(detail, { links: detail.total_links, broken: detail.broken_links }),
     links: () => crawls.allLinks(detail.id),
+    brokenLinks: () => crawls.allBrokenLinks(detail.id),
     ...(detail.options.use_sitemap && { orphans: () => crawls.allOrphans(detail.id) }),
   };
 }
