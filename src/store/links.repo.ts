@@ -245,22 +245,25 @@ export class LinksRepo {
    * links' own index: a report that shows only them costs their rows, not the whole crawl's.
    */
   *eachBroken(crawlId: string): Generator<LinkRecord> {
-    const batch = this.sqlite.query<RawLink & { id: number }, { crawlId: string; afterId: number }>(
+    yield* this.joinedBatches(
       `SELECT b.link_id AS id, ${LINK_COLUMNS} FROM broken_links b JOIN links l ON l.id = b.link_id JOIN crawl_targets t ON t.id = l.target_id
-       WHERE b.crawl_id = $crawlId AND b.link_id > $afterId ORDER BY b.link_id LIMIT ${STREAM_BATCH}`,
+       WHERE b.crawl_id = $crawlId AND b.link_id > $afterId ORDER BY b.link_id`,
+      { crawlId },
     );
-    for (const rows of keysetBatches((afterId) => batch.all({ crawlId, afterId }), STREAM_BATCH, (row) => row.id)) {
-      for (const row of rows) yield toLink(row);
-    }
   }
 
   private *eachJoined(crawlId: string): Generator<LinkRecord> {
     const where = linkWhere({});
-    const batch = this.sqlite.query<RawLink & { id: number }, Record<string, string | number>>(
-      `SELECT l.id, ${LINK_COLUMNS} FROM links l JOIN crawl_targets t ON t.id = l.target_id ${where.sql} AND l.id > $afterId
-       ORDER BY l.id LIMIT ${STREAM_BATCH}`,
+    yield* this.joinedBatches(
+      `SELECT l.id, ${LINK_COLUMNS} FROM links l JOIN crawl_targets t ON t.id = l.target_id ${where.sql} AND l.id > $afterId ORDER BY l.id`,
+      { ...where.params, crawlId },
     );
-    for (const rows of keysetBatches((afterId) => batch.all({ crawlId, afterId }), STREAM_BATCH, (row) => row.id)) {
+  }
+
+  /** The links a query selects (with their id, after `$afterId`, in id order), read STREAM_BATCH at a time. */
+  private *joinedBatches(sql: string, params: Record<string, string | number>): Generator<LinkRecord> {
+    const batch = this.sqlite.query<RawLink & { id: number }, Record<string, string | number>>(`${sql} LIMIT ${STREAM_BATCH}`);
+    for (const rows of keysetBatches((afterId) => batch.all({ ...params, afterId }), STREAM_BATCH, (row) => row.id)) {
       for (const row of rows) yield toLink(row);
     }
   }
