@@ -92,6 +92,13 @@ test("the unit carries the hardening options", () => {
   expect(service.has("MemoryDenyWriteExecute")).toBe(false);
 });
 
+test("the unit has the runtime's allocator give freed memory back within milliseconds (docs/operations.md, Memory)", () => {
+  const environment = service.get("Environment") ?? [];
+  const delay = environment.map((line) => /^MIMALLOC_PURGE_DELAY=(\d+)$/.exec(line)?.[1]).find((found) => found !== undefined);
+  expect(delay).toBeDefined();
+  expect(Number(delay)).toBeLessThanOrEqual(10);
+});
+
 test("TimeoutStopSec leaves room for server.shutdown_timeout", () => {
   const stopMs = timeSpanMs(value("TimeoutStopSec")!);
   expect(stopMs).toBeGreaterThan(defaultShutdownTimeoutMs());
