@@ -606,6 +606,7 @@ export class HtmlScanner {
   private closeTag(name: string): void {
     const stack = this.stack;
     if (!VOID_ELEMENTS.has(name)) {
+      // isOpen's answer without its search: lastIndexOf finds the name or not; the counts only spare it a search.
       const at = this.openCounts === null || this.openCounts.has(name) ? stack.lastIndexOf(name) : -1;
       if (at !== -1) {
         while (stack.length - 1 > at) this.popElement(true);
