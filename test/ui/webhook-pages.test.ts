@@ -12,14 +12,26 @@ beforeAll(async () => {
 }, 30_000); // a crawl of the loopback site and its webhook deliveries
 afterAll(() => fx.stop());
 
-async function endedDelivery(): Promise<{ id: string; state: string }> {
-  const deadline = Date.now() + 10_000;
+/**
+ * The crawl's deliveries once none is pending and the receiver has seen (at least) every attempt the store recorded.
+ * Deliveries written by crawl workers reach the dispatcher on its poll, so a crawl can end well before they
+ * are sent: counting the receiver's requests before that would count them as the redelivery's.
+ */
+async function settledDeliveries() {
+  const deadline = Date.now() + 8_000;
   while (Date.now() < deadline) {
-    const ended = fx.svc.runtime.webhooks.deliveries(fx.webhookId, 1, 20).items.find((d) => d.state !== "pending");
-    if (ended !== undefined) return ended;
+    const deliveries = fx.svc.runtime.webhooks.deliveries(fx.webhookId, 1, 20).items;
+    const attempts = deliveries.reduce((sum, d) => sum + d.attempts.length, 0);
+    const received = receivedDeliveries().filter(([event]) => event !== "webhook.test").length;
+    if (deliveries.length > 0 && deliveries.every((d) => d.state !== "pending") && received >= attempts) return deliveries;
     await Bun.sleep(50);
   }
-  throw new Error("no ended delivery within 10 s");
+  throw new Error("the crawl's deliveries did not settle within 8 s");
+}
+
+/** Every request the receiver got, as [event, delivery id] from the headers every delivery carries. */
+function receivedDeliveries(): [string, string][] {
+  return fx.receiver.requestHeaders.map((h) => [h["x-service-event"] ?? "?", h["x-service-delivery"] ?? "?"]);
 }
 
 describe("webhook pages", () => {
@@ -51,20 +63,24 @@ describe("webhook pages", () => {
   });
 
   test("the delivery log lists the crawl's events with their attempts, and an ended delivery can be redelivered", async () => {
-    const delivery = await endedDelivery();
+    const deliveries = await settledDeliveries();
     const page = await client.get(`/ui/webhooks/${fx.webhookId}`);
     expect(page.html).toContain("<code>crawl.started</code>");
     expect(page.html).toContain("<code>crawl.completed</code>");
     expect(page.html).toMatch(/<summary>1 attempt<\/summary>/);
     expect(page.html).toContain("HTTP 204 in");
-    const before = fx.receiver.requests.length;
+
+    const delivery = deliveries.find((d) => d.event === "crawl.completed")!;
+    expect(delivery.attempts).toHaveLength(1);
+    const before = receivedDeliveries().length;
     const redelivered = await client.post(`/ui/webhooks/${fx.webhookId}/deliveries/${delivery.id}/redeliver`);
     expect(redelivered.status).toBe(303);
     expect(redelivered.location).toBe(`/ui/webhooks/${fx.webhookId}?notice=redelivered`);
-    const deadline = Date.now() + 10_000;
-    while (fx.receiver.requests.length === before && Date.now() < deadline) await Bun.sleep(50);
-    expect(fx.receiver.requests.length).toBe(before + 1);
-  });
+    const after = await settledDeliveries();
+    expect(after.find((d) => d.id === delivery.id)!.attempts).toHaveLength(2);
+    // Exactly one new request, and it is the redelivered delivery under its own id.
+    expect(receivedDeliveries().slice(before)).toEqual([["crawl.completed", delivery.id]]);
+  }, 20_000);
 
   test("deleting asks first (with the script) and removes the webhook", async () => {
     const hook = fx.svc.runtime.webhooks.list().items.find((w) => w.name === "second")!;
