@@ -11,7 +11,7 @@ import { HostLimiter } from "./host-limiter.ts";
 import { isInternal, type SiteOrigin } from "./normalize.ts";
 import type { RobotsCache } from "./robots-cache.ts";
 import { recordSitemapEntries } from "./sitemap-phase.ts";
-import { learnNotFoundPage } from "./soft-404.ts";
+import { NotFoundProbe } from "./soft-404.ts";
 
 /**
  * One crawl, start to end: the short orchestrator. Targets come from the stored frontier in discovery order
@@ -203,9 +203,9 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
 
   try {
     env.frontier.seed(input.crawlId, site.href);
-    const notFound = await learnNotFoundPage(site, context, input.options.soft_404_broken);
-    context.softNotFound = notFound.detector;
-    if (notFound.warning !== null) env.frontier.addWarnings(input.crawlId, [notFound.warning]);
+    // Alongside the crawl, not before it: only pages read before it answers wait for it (soft-404.ts).
+    const notFound = new NotFoundProbe(site, context, input.options.soft_404_broken);
+    context.softNotFound = notFound;
     // Each turn starts work, or waits for a check to finish; it ends when nothing is queued, in flight or unwritten.
     while (!stop.signal.aborted) {
       if (buffer.length === 0) {
@@ -234,6 +234,9 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
     // Stopped: let checks in flight notice the abort, then keep what was finished.
     while (inFlight > 0) await nextEvent();
     flush();
+    // Bounded by the probe's own timeout, and aborted with the crawl.
+    const lesson = await notFound.settled;
+    if (!stop.signal.aborted && lesson.warning !== null) env.frontier.addWarnings(input.crawlId, [lesson.warning]);
     // Fragments are judged once every target is checked: only then is each target's final page known.
     if (!stop.signal.aborted && input.options.check_fragments) {
       await checkFragments(input.crawlId, { repo: env.frontier.fragments, context, concurrency: Math.min(env.concurrency, env.perHost), logger: env.logger });
