@@ -6,6 +6,7 @@ import { configSchema } from "../config/schema.ts";
 import type { CrawlOptions } from "../core/crawl-options.ts";
 import { UnsafeUrlError } from "../core/errors.ts";
 import { collectEvery, youngThenFull } from "../core/gc-rhythm.ts";
+import { visibleText } from "../core/visible-text.ts";
 import { openRuntime, type Runtime } from "../runtime.ts";
 import type { LinkView, OrphanPageView } from "../services/crawl-view.ts";
 import { describeStoreWriteFailure, storeWriteFailure } from "../store/write-failure.ts";
@@ -290,9 +291,9 @@ export async function runCheck(values: Values, positionals: string[]): Promise<n
       }
     }
 
-    for (const warning of detail.warnings) err(`linkpatrol: warning: ${warning}`);
+    for (const warning of detail.warnings) err(visibleText(`linkpatrol: warning: ${warning}`));
     if (detail.status === "failed") {
-      err(`linkpatrol: the crawl failed: ${detail.error ?? "unknown error"}`);
+      err(visibleText(`linkpatrol: the crawl failed: ${detail.error ?? "unknown error"}`));
       // A start page that cannot be crawled is a finding about the site, like a broken link; other failures are run errors.
       return detail.failure === "start_page" ? EXIT_FAILED : EXIT_USAGE;
     }
