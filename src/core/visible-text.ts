@@ -1,7 +1,7 @@
 /**
  * Text a crawled site wrote (link texts, a quoted sitemap line, a server's error) must read as what it is in
  * every output. Control characters (C0, DEL, C1) carry nothing a reader should see, so they are dropped; bidi
- * controls (embeddings, overrides, isolates, the marks) would reorder what is shown around them ("‮gnp.exe"
+ * controls (embeddings, overrides, isolates, the marks) would reorder what is shown around them (U+202E then "gnp.exe"
  * shows as "exe.png"), so each is replaced by a visible marker such as `⟨U+202E⟩`. Text is cleaned once where it
  * enters (`cleanPageText`) and every output passes what it writes through `visibleText`, which also catches text
  * stored before. Percent-encoded forms in URLs are plain ASCII and left alone. docs/decisions.md, "Control and

@@ -8,7 +8,7 @@ import { signedInClient } from "../ui/dashboard-client.ts";
 /**
  * Control and bidi characters a crawled page writes into its link texts and hrefs. Stored and answered by the API
  * with no control character (C0, DEL, C1) and each bidi control as a visible marker (`⟨U+202E⟩`), so
- * "‮gnp.exe" never reads as "exe.png"; an href that does not parse is recorded percent-encoded. Every output —
+ * U+202E then "gnp.exe" never reads as "exe.png"; an href that does not parse is recorded percent-encoded. Every output —
  * the dashboard, its downloads, every `check` format, webhook bodies — shows the markers and never a raw
  * control, including for text stored raw by an earlier version (written into the store here by hand).
  */
