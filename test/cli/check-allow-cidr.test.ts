@@ -25,7 +25,7 @@ afterAll(async () => {
 });
 
 const check = (...flags: string[]) => runCli(["check", start.url("/"), "--format", "json", ...flags], { timeoutMs: 20_000 });
-const linkTo = (report: { links: { url: string }[] }, path: string) => report.links.find((link) => link.url === start.url(path));
+const linkTo = (report: { links: { url: string; error: string | null }[] }, path: string) => report.links.find((link) => link.url === start.url(path))!;
 
 test("--allow-private opens the start address only: a redirect to 127.0.0.2 is refused, and never asked", async () => {
   const result = await check("--allow-private");
