@@ -234,9 +234,12 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
     // Stopped: let checks in flight notice the abort, then keep what was finished.
     while (inFlight > 0) await nextEvent();
     flush();
-    // Bounded by the probe's own timeout, and aborted with the crawl.
+    // Bounded by the probe's own timeout, and aborted with the crawl. A crawl that read no page fails at its start
+    // page, whose error already says why (a site that is down fails the probe too).
     const lesson = await notFound.settled;
-    if (!stop.signal.aborted && lesson.warning !== null) env.frontier.addWarnings(input.crawlId, [lesson.warning]);
+    if (!stop.signal.aborted && lesson.warning !== null && env.frontier.pagesCrawled(input.crawlId) > 0) {
+      env.frontier.addWarnings(input.crawlId, [lesson.warning]);
+    }
     // Fragments are judged once every target is checked: only then is each target's final page known.
     if (!stop.signal.aborted && input.options.check_fragments) {
       await checkFragments(input.crawlId, { repo: env.frontier.fragments, context, concurrency: Math.min(env.concurrency, env.perHost), logger: env.logger });
