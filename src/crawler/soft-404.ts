@@ -18,8 +18,9 @@ import { cleanPageText } from "../core/visible-text.ts";
  */
 
 /**
- * The longest the whole probe (its two missing URLs and the start page) may take; never longer than the
- * request timeouts either. Pages read meanwhile wait for it at most this long before their verdict.
+ * The longest the whole probe (its two missing URLs and the start page) may take; never longer than a request
+ * may take to start answering (the connect and header timeouts together). Pages read meanwhile wait for it at
+ * most this long before their verdict.
  */
 export const SOFT_404_PROBE_TIMEOUT_MS = 5_000;
 
@@ -99,10 +100,10 @@ function unansweredWarning(error: FetchErrorKind, what: string, timedOut: boolea
 /**
  * Asks the site at `root` for URLs that cannot exist and learns its "not found" page when they answer 2xx
  * HTML; `broken` makes the pages found to match it broken links rather than warnings. Bounded by
- * SOFT_404_PROBE_TIMEOUT_MS (or the header timeout, when shorter) and by the crawl's own signal.
+ * SOFT_404_PROBE_TIMEOUT_MS (or the connect and header timeouts together, when shorter) and by the crawl's signal.
  */
 export async function learnNotFoundPage(root: URL, context: ProbeContext, broken: boolean): Promise<NotFoundLesson> {
-  const limitMs = Math.min(SOFT_404_PROBE_TIMEOUT_MS, context.fetch.headerTimeoutMs);
+  const limitMs = Math.min(SOFT_404_PROBE_TIMEOUT_MS, context.fetch.connectTimeoutMs + context.fetch.headerTimeoutMs);
   const timer = new AbortController();
   const timeout = setTimeout(() => timer.abort(), limitMs);
   const bounded = { ...context, signal: AbortSignal.any([context.signal, timer.signal]) };
