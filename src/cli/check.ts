@@ -26,7 +26,7 @@ Crawling:
   --header "N: V"      extra request header for the site (repeatable; user:password@ in URL: Basic auth)
   --no-robots          ignore robots.txt
   --allow-private      allow private/loopback addresses (needed for localhost sites); for a start URL on such an
-                       address, that address only (its other hosts need --allow-cidr)
+                       address, that address only (other private addresses need --allow-cidr)
   --allow-cidr CIDR    also allow this private block, e.g. 127.0.0.2/32 or 10.1.0.0/16 (repeatable)
 Reporting:
   --include RE / --exclude RE   report only links whose URL matches / does not match (repeatable)
