@@ -54,7 +54,8 @@ export function reportSummary(detail: CrawlDetailView, reported: { links: number
     skipped_links: detail.skipped_links,
     truncated: detail.truncated,
     pages_cut: detail.pages_cut,
-    duration_ms: Date.parse(detail.completed_at ?? new Date().toISOString()) - Date.parse(detail.started_at ?? detail.created_at),
+    // Stored wall-clock times: a clock stepped back during the run makes no negative duration.
+    duration_ms: Math.max(0, Date.parse(detail.completed_at ?? new Date().toISOString()) - Date.parse(detail.started_at ?? detail.created_at)),
     reported_links: reported.links,
     reported_broken: reported.broken,
     sitemap_urls: detail.sitemap_urls,

@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
 import type { Config } from "../config/schema.ts";
+import { elapsedMs } from "../core/clock.ts";
 import { createLogger, type Logger, type LogLevel } from "../core/logger.ts";
 import { crawlerFetchOptions } from "../net/crawler-fetch-options.ts";
 import type { Resolve } from "../net/resolve.ts";
@@ -96,6 +97,9 @@ async function runCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: C
     const crawl = crawls.findById(crawlId);
     if (crawl === undefined || crawl.status !== "running") return "gone";
     const { crawler } = settings;
+    // max_duration counts from started_at on the wall clock, the only reading that survives a restart; a clock
+    // stepped back past started_at counts as no time spent, never as time gained (at most max_duration from here).
+    // Within this run the deadline is a timer, which no clock step moves.
     const startedAt = Date.parse(crawl.started_at ?? new Date().toISOString());
     // crawler.headers (a staging site's auth) go to the crawled site only, never to the hosts it links to.
     const fetchOptions = { ...crawlerFetchOptions(crawler, hooks.resolve), headersOrigin: new URL(crawl.root_url).origin };
@@ -103,7 +107,7 @@ async function runCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: C
     logger.info("crawl running", { crawl_id: crawlId, domain: crawl.domain_name });
 
     const end: CrawlRunEnd = await runCrawl(
-      { crawlId, rootUrl: crawl.root_url, options: crawl.options, timeLeftMs: crawler.max_duration - (Date.now() - startedAt) },
+      { crawlId, rootUrl: crawl.root_url, options: crawl.options, timeLeftMs: crawler.max_duration - elapsedMs(startedAt, Date.now()) },
       {
         frontier: new Frontier(sqlite),
         check: {

@@ -1,3 +1,4 @@
+import { monotonicNow } from "../core/clock.ts";
 import type { Logger } from "../core/logger.ts";
 import type { Resolve } from "../net/resolve.ts";
 import type { CrawlsRepo } from "../store/crawls.repo.ts";
@@ -65,6 +66,7 @@ export class CrawlPool {
   /** Why the last attempt to start crawls failed; null once one succeeds. */
   private fillFailure: string | null = null;
   /** Crawls left running by their last job: when they may be taken up again, and how often they were. */
+  /** Crawls left running, not taken up before `until` (monotonic ms: a clock step must not stretch the wait). */
   private readonly waiting = new Map<string, { until: number; attempts: number; timer: ReturnType<typeof setTimeout> }>();
 
   constructor(private readonly options: CrawlPoolOptions) {}
@@ -137,7 +139,7 @@ export class CrawlPool {
   }
 
   private nextCrawl(): string | undefined {
-    const now = Date.now();
+    const now = monotonicNow();
     const orphan = this.options.repo.runningIds().find((id) => !this.jobs.has(id) && (this.waiting.get(id)?.until ?? 0) <= now);
     return orphan ?? claimNextCrawl(this.options.repo, new Date().toISOString())?.id;
   }
@@ -174,7 +176,7 @@ export class CrawlPool {
     const delay = RETRY_DELAYS_MS[Math.min(attempts, RETRY_DELAYS_MS.length) - 1]!;
     const timer = setTimeout(() => this.fill(), delay);
     timer.unref?.();
-    this.waiting.set(crawlId, { until: Date.now() + delay, attempts, timer });
+    this.waiting.set(crawlId, { until: monotonicNow() + delay, attempts, timer });
     this.options.logger.warn("crawl left running; taken up again later", { crawl_id: crawlId, retry_in_ms: delay });
   }
 

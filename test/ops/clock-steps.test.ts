@@ -3,14 +3,18 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { removeAfterRun } from "../helpers/after-run.ts";
+import { cleanEnv, MAIN, runCli } from "../helpers/cli.ts";
 import { faketimeMissing, SteppedClock } from "../helpers/faketime.ts";
-import { startServeProcess, writeServeConfig, type ServeProcess } from "../helpers/serve-process.ts";
+import { startLoopbackSite, type LoopbackSite } from "../helpers/loopback-site.ts";
+import { apiClient, startServeProcess, writeServeConfig, type ServeProcess } from "../helpers/serve-process.ts";
 
 /**
  * Real wall-clock steps under a real `linkpatrol serve` (libfaketime, wall clock only, as an NTP step does):
  * stepped back 10 minutes, then 5 hours, then forward again, an existing key, the sign-in page and /healthz
  * are answered as before, never 429 (the buckets once used the wall clock: a step back of 10 min answered
- * everyone 429 with Retry-After 540). A step forward does not refill a drained bucket either.
+ * everyone 429 with Retry-After 540). A step forward does not refill a drained bucket either. What else a
+ * client sees across a step back: a crawl's progress keeps being written, a kept API answer that depends on
+ * the clock (a domain's next_run_at) is computed again, and `check` reports no negative duration.
  */
 
 const missing = faketimeMissing();
@@ -107,4 +111,107 @@ describe.skipIf(missing !== null)("wall-clock steps", () => {
     expect(later.status).toBe(429);
     expect(Number(later.headers.get("retry-after"))).toBeLessThanOrEqual(60 / LIMIT);
   }, 30_000);
+});
+
+/** A site whose pages each take a while, so a crawl of it runs for a few seconds. */
+async function slowSite(pages: number, delayMs: number): Promise<LoopbackSite> {
+  const links = Array.from({ length: pages }, (_, i) => `<a href="/p${i}">${i}</a>`).join(" ");
+  return startLoopbackSite(
+    { "/": { body: `<!doctype html><title>slow</title>${links}` } },
+    {
+      fallback: async () => {
+        await Bun.sleep(delayMs);
+        return new Response("<!doctype html><title>page</title><p>page</p>", { headers: { "content-type": "text/html" } });
+      },
+    },
+  );
+}
+
+describe.skipIf(missing !== null)("what clients see across a step back", () => {
+  const key = `lp_${"D".repeat(40)}`;
+  const api = apiClient(key);
+  let dir: string;
+  let clock: SteppedClock;
+  let serve: ServeProcess;
+  let base: string;
+  let site: LoopbackSite;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "linkpatrol-clock-seen-"));
+    clock = new SteppedClock(dir);
+    site = await slowSite(60, 300);
+    serve = startServeProcess(writeServeConfig(dir, key), clock.env());
+    base = await serve.ready;
+  }, 30_000);
+
+  afterAll(async () => {
+    serve?.proc.kill("SIGTERM");
+    await Promise.race([serve?.proc.exited, Bun.sleep(10_000)]);
+    await site?.stop();
+    removeAfterRun(dir);
+  });
+
+  async function domainId(): Promise<string> {
+    const listed = (await api(base, "GET", "/domains")).data as { id: string; name: string }[];
+    const known = listed.find((domain) => domain.name === site.host);
+    if (known !== undefined) return known.id;
+    const added = await runCli(["domains", "add", site.host, "--root-url", site.url("/"), "--verified", "--json", "--config", join(dir, "linkpatrol.yaml")]);
+    if (added.exitCode !== 0) throw new Error(`domains add: ${added.stderr}`);
+    return JSON.parse(added.stdout).id;
+  }
+
+  test("a running crawl's progress keeps moving after the clock is set back 5 hours", async () => {
+    clock.set(0);
+    const crawl = (await api(base, "POST", "/crawls", { domain_id: await domainId() })).data;
+    const read = async () => (await api(base, "GET", `/crawls/${crawl.id}`)).data as { status: string; pages_crawled: number };
+    let now = await read();
+    for (let i = 0; i < 100 && !(now.status === "running" && now.pages_crawled > 0); i++) now = (await Bun.sleep(50), await read());
+    expect(now.status).toBe("running");
+    clock.set(-5 * 3600);
+    const atStep = now.pages_crawled;
+    const seenWhileRunning = new Set<number>();
+    for (let i = 0; i < 300 && now.status === "running"; i++) {
+      await Bun.sleep(50);
+      now = await read();
+      if (now.status === "running") seenWhileRunning.add(now.pages_crawled);
+    }
+    expect(now.status).toBe("completed");
+    expect(now.pages_crawled).toBe(61);
+    // Written while it ran (every 250 ms, on the monotonic clock), not only once the queue ran dry: that
+    // happens past page 44 (16 checks in flight), and the wall clock once stopped the timed writes before it.
+    expect([...seenWhileRunning].some((pages) => pages > atStep && pages < 40)).toBe(true);
+  }, 60_000);
+
+  test("a domain's next_run_at follows the clock once the kept answer is a second old", async () => {
+    clock.set(0);
+    const id = await domainId();
+    await api(base, "PATCH", `/domains/${id}`, { schedule: "0 * * * *", schedule_timezone: "UTC" });
+    const nextRun = async () => (await api(base, "GET", `/domains/${id}`)).data.next_run_at as string;
+    const before = await nextRun();
+    clock.set(-5 * 3600);
+    const expected = new Date(Math.ceil((clock.now() + 1) / 3_600_000) * 3_600_000).toISOString();
+    let after = await nextRun();
+    for (let i = 0; i < 60 && after === before; i++) after = (await Bun.sleep(100), await nextRun());
+    expect(after).toBe(expected);
+    await api(base, "PATCH", `/domains/${id}`, { schedule: null });
+  }, 30_000);
+
+  test("check reports no negative duration when the clock is set back during its run", async () => {
+    clock.set(0);
+    const proc = Bun.spawn({
+      cmd: [process.execPath, MAIN, "check", site.url("/"), "--allow-private", "--format", "json"],
+      env: { ...cleanEnv(), ...clock.env() },
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+      timeout: 60_000,
+    });
+    await Bun.sleep(1_500);
+    clock.set(-600);
+    const [stdout, exitCode] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+    expect(exitCode).toBe(0);
+    const report = JSON.parse(stdout);
+    expect(report.summary.pages_crawled).toBe(61);
+    expect(report.summary.duration_ms).toBeGreaterThanOrEqual(0);
+  }, 60_000);
 });
