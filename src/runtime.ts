@@ -199,6 +199,8 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
       (await import("./api/app.ts")).createApp({
         basePath: config.server.base_path,
         rateLimitPerMinute: config.auth.rate_limit,
+        trustedProxies: config.server.trusted_proxies,
+        forwardedHeader: config.server.forwarded_header,
         maxRequestBodyBytes: config.server.max_request_body_bytes,
         keys,
         domains,

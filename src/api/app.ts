@@ -10,6 +10,8 @@ import type { WebhooksService } from "../services/webhooks.service.ts";
 import type { AppEnv } from "./env.ts";
 import { errorResponse } from "./error-envelope.ts";
 import { authenticate } from "./middleware/auth/auth.ts";
+import { clientAddress } from "./middleware/client-address/client-address.ts";
+import type { ForwardedHeader } from "./middleware/client-address/forwarded-chain.ts";
 import { rateLimit, RateLimiter } from "./middleware/rate-limit/rate-limit.ts";
 import { requestId } from "./middleware/request-id/request-id.ts";
 import { requestHeadLimit } from "./middleware/request-head-limit/request-head-limit.ts";
@@ -27,8 +29,9 @@ import { webhooksRouter } from "./routes/webhooks.ts";
 import { dashboardRouter } from "../ui/dashboard.tsx";
 
 /**
- * The HTTP application: middleware chain (request id → metrics → log → head limit → auth → rate limit → response
- * cache → body limit, the last only for methods with a body), one router per resource under the base path, the
+ * The HTTP application: middleware chain (request id → client address → metrics → log → head limit → auth → rate
+ * limit → response cache → body limit, the last only for methods with a body; the dashboard's pages are rate
+ * limited by the dashboard, once it knows who is signed in), one router per resource under the base path, the
  * OpenAPI document built from the routes' own zod schemas, and the single error mapping. Unknown paths answer 404
  * and known paths with the wrong method 405, both JSON.
  */
@@ -36,6 +39,9 @@ import { dashboardRouter } from "../ui/dashboard.tsx";
 export interface AppDeps {
   basePath: string;
   rateLimitPerMinute: number;
+  /** Reverse proxies whose `forwardedHeader` names the client (server.trusted_proxies). */
+  trustedProxies: readonly string[];
+  forwardedHeader: ForwardedHeader;
   maxRequestBodyBytes: number;
   keys: KeysService;
   domains: DomainsService;
@@ -64,13 +70,14 @@ export function createApp(deps: AppDeps) {
   });
 
   app.use("*", requestId());
+  app.use("*", clientAddress({ trustedProxies: deps.trustedProxies, forwardedHeader: deps.forwardedHeader }));
   app.use("*", requestMetrics(deps.metrics));
   app.use("*", requestLog(logger));
   app.use("*", requestHeadLimit());
   app.use("*", authenticate(deps.keys));
   const openapiPath = `${deps.basePath}/openapi.json`;
   const limiter = new RateLimiter({ requestsPerMinute: deps.rateLimitPerMinute, publicPaths: ["/healthz", "/docs", openapiPath] });
-  app.use("*", rateLimit(limiter));
+  app.use("*", rateLimit(limiter, deps.ui === null ? undefined : isDashboardPath));
   app.use("*", responseCache(new ResponseCache({ version: deps.storeVersion })));
   // Only requests that may carry a body pass through the limit: one middleware less on every GET.
   app.on(
@@ -91,7 +98,7 @@ export function createApp(deps: AppDeps) {
   app.route(deps.basePath, crawlsRouter(deps.crawls, deps.basePath));
   app.route(deps.basePath, webhooksRouter(deps.webhooks));
   if (deps.ui !== null) {
-    app.route("/", dashboardRouter({ ...deps, sessionSecret: deps.ui.sessionSecret }));
+    app.route("/", dashboardRouter({ ...deps, sessionSecret: deps.ui.sessionSecret, limiter }));
   }
   app.doc31(openapiPath, {
     openapi: "3.1.0",
@@ -115,3 +122,8 @@ export function createApp(deps: AppDeps) {
 }
 
 export type App = ReturnType<typeof createApp>;
+
+/** The dashboard's paths (ui/dashboard.tsx): `/`, and `/ui/*`, which Hono also matches for `/ui`. */
+function isDashboardPath(path: string): boolean {
+  return path === "/" || path === "/ui" || path.startsWith("/ui/");
+}

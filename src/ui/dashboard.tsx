@@ -1,7 +1,8 @@
 /** @jsxImportSource hono/jsx */
 import { Hono } from "hono";
 import { STATUS_OF } from "../api/error-envelope.ts";
-import { AppError } from "../core/errors.ts";
+import type { RateLimiter } from "../api/middleware/rate-limit/rate-limit.ts";
+import { AppError, RateLimitedError } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
 import type { CrawlsService } from "../services/crawls.service.ts";
 import type { DomainsService } from "../services/domains.service.ts";
@@ -9,6 +10,7 @@ import type { KeysService } from "../services/keys.service.ts";
 import type { WebhooksService } from "../services/webhooks.service.ts";
 import { assetsRouter } from "./assets.ts";
 import { ErrorPage } from "./components/error-page.tsx";
+import { dashboardRateLimit } from "./middleware/dashboard-rate-limit.ts";
 import { dashboardSession, requireCsrf, requireViewer } from "./middleware/dashboard-session.ts";
 import { securityHeaders } from "./middleware/security-headers.ts";
 import { renderPage } from "./render.ts";
@@ -18,12 +20,15 @@ import { overviewRouter } from "./routes/overview.tsx";
 import { signInRouter } from "./routes/sign-in.tsx";
 import { webhooksRouter } from "./routes/webhooks.tsx";
 import { SessionCodec } from "./session.ts";
+import { SignInBackoff } from "./sign-in-backoff.ts";
 import type { UiEnv } from "./ui-env.ts";
 
 /**
  * The web dashboard: server-rendered pages at `/` and under `/ui/`, over the same services as the API. Its
  * middleware is scoped to those paths, so the API under its base path never sees a session cookie. Order:
- * security headers (on everything, errors included) → session → sign-in wall → CSRF on POSTs → pages.
+ * security headers (on everything, errors included) → session → rate limit (per the session's key, else per
+ * address; sign-in attempts have their backoff) → sign-in wall → CSRF on POSTs → pages. Every refusal, 429
+ * included, is a page of the dashboard.
  */
 
 export interface DashboardDeps {
@@ -34,6 +39,8 @@ export interface DashboardDeps {
   /** Signs session cookies (ui/session-secret.ts). */
   sessionSecret: Uint8Array;
   logger: Logger;
+  /** The app's rate limiter (the API's limiter leaves dashboard paths to this router). */
+  limiter: RateLimiter;
 }
 
 const PAGES = ["/", "/ui/*"];
@@ -44,9 +51,10 @@ export function dashboardRouter(deps: DashboardDeps): Hono<UiEnv> {
   for (const path of PAGES) {
     dashboard.use(path, securityHeaders());
     dashboard.use(path, dashboardSession(deps.keys, codec));
+    dashboard.use(path, dashboardRateLimit(deps.limiter));
   }
   dashboard.route("/", assetsRouter());
-  dashboard.route("/", signInRouter(deps.keys, codec));
+  dashboard.route("/", signInRouter(deps.keys, codec, new SignInBackoff()));
   for (const path of PAGES) {
     dashboard.use(path, requireViewer());
     dashboard.use(path, requireCsrf(codec));
@@ -61,6 +69,11 @@ export function dashboardRouter(deps: DashboardDeps): Hono<UiEnv> {
       deps.logger.error("dashboard error", { request_id: c.get("requestId"), error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
     }
     const message = status === 500 ? "internal server error" : error.message;
+    if (error instanceof RateLimitedError) {
+      // A page even for the progress endpoint: the script waits Retry-After; a person reads why.
+      c.header("Retry-After", String(error.retryAfterSeconds));
+      return renderPage(c, <ErrorPage viewer={c.get("viewer") ?? null} status={status} message={`Too many requests; try again in ${error.retryAfterSeconds} s.`} />, status);
+    }
     if (c.req.path.endsWith(".json")) return c.json({ error: { code: error instanceof AppError ? error.code : "internal", message } }, status);
     return renderPage(c, <ErrorPage viewer={c.get("viewer") ?? null} status={status} message={message} />, status);
   });
