@@ -16,6 +16,7 @@ import { requestHeadLimit } from "./middleware/request-head-limit/request-head-l
 import { requestLog } from "./middleware/request-log/request-log.ts";
 import { requestMetrics } from "./middleware/request-metrics/request-metrics.ts";
 import { ResponseCache, responseCache } from "./middleware/response-cache/response-cache.ts";
+import { storeGuard, type StoreFileCheck } from "./middleware/store-guard/store-guard.ts";
 import type { ServiceMetrics } from "../metrics/service-metrics.ts";
 import { metricsRouter } from "./routes/metrics.ts";
 import { methodLookup } from "./route-methods.ts";
@@ -27,8 +28,8 @@ import { webhooksRouter } from "./routes/webhooks.ts";
 import { dashboardRouter } from "../ui/dashboard.tsx";
 
 /**
- * The HTTP application: middleware chain (request id → metrics → log → head limit → auth → rate limit → response
- * cache → body limit, the last only for methods with a body), one router per resource under the base path, the
+ * The HTTP application: middleware chain (request id → metrics → log → head limit → auth → rate limit → store
+ * guard and body limit for methods that may write, response cache for reads), one router per resource under the base path, the
  * OpenAPI document built from the routes' own zod schemas, and the single error mapping. Unknown paths answer 404
  * and known paths with the wrong method 405, both JSON.
  */
@@ -43,6 +44,8 @@ export interface AppDeps {
   webhooks: WebhooksService;
   /** What /healthz reports about the store; told of every error a request ends with (it keeps the store's own). */
   storeHealth: StoreCheck & { noteFailure(error: unknown): void };
+  /** Whether the store's path still names the file opened: writes are refused (503) while it does not. */
+  storeFile: StoreFileCheck;
   logger: Logger;
   metrics: ServiceMetrics;
   /** Serve GET /metrics here (for keys with metrics:read); false when it has a listener of its own or is off. */
@@ -71,6 +74,7 @@ export function createApp(deps: AppDeps) {
   const openapiPath = `${deps.basePath}/openapi.json`;
   const limiter = new RateLimiter({ requestsPerMinute: deps.rateLimitPerMinute, publicPaths: ["/healthz", "/docs", openapiPath] });
   app.use("*", rateLimit(limiter));
+  app.use(`${deps.basePath}/*`, storeGuard(deps.storeFile, logger));
   app.use("*", responseCache(new ResponseCache({ version: deps.storeVersion })));
   // Only requests that may carry a body pass through the limit: one middleware less on every GET.
   app.on(
