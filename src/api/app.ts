@@ -16,7 +16,7 @@ import { requestHeadLimit } from "./middleware/request-head-limit/request-head-l
 import { requestLog } from "./middleware/request-log/request-log.ts";
 import { requestMetrics } from "./middleware/request-metrics/request-metrics.ts";
 import { ResponseCache, responseCache } from "./middleware/response-cache/response-cache.ts";
-import { storeGuard, type StoreFileCheck } from "./middleware/store-guard/store-guard.ts";
+import { storeGuard, WRITE_METHODS, type StoreFileCheck } from "./middleware/store-guard/store-guard.ts";
 import type { ServiceMetrics } from "../metrics/service-metrics.ts";
 import { metricsRouter } from "./routes/metrics.ts";
 import { methodLookup } from "./route-methods.ts";
@@ -74,11 +74,12 @@ export function createApp(deps: AppDeps) {
   const openapiPath = `${deps.basePath}/openapi.json`;
   const limiter = new RateLimiter({ requestsPerMinute: deps.rateLimitPerMinute, publicPaths: ["/healthz", "/docs", openapiPath] });
   app.use("*", rateLimit(limiter));
-  app.use(`${deps.basePath}/*`, storeGuard(deps.storeFile, logger));
+  // Only requests that may write are checked: a GET pays nothing.
+  app.on(WRITE_METHODS, `${deps.basePath}/*`, storeGuard(deps.storeFile, logger));
   app.use("*", responseCache(new ResponseCache({ version: deps.storeVersion })));
   // Only requests that may carry a body pass through the limit: one middleware less on every GET.
   app.on(
-    ["POST", "PUT", "PATCH", "DELETE"],
+    WRITE_METHODS,
     "*",
     bodyLimit({
       maxSize: deps.maxRequestBodyBytes,

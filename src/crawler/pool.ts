@@ -123,7 +123,7 @@ export class CrawlPool {
   private fill(): void {
     const lost = this.options.storeProblem?.() ?? null;
     if (lost !== null) {
-      if (this.fillFailure !== lost) this.options.logger.error("crawl pool paused", { reason: lost });
+      if (this.fillFailure !== lost) this.options.logger.warn("crawl pool paused", { reason: lost });
       this.fillFailure = lost;
       this.retryFill();
       return;

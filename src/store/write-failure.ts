@@ -35,10 +35,14 @@ export function describeStoreWriteFailure(failure: StoreWriteFailure, path: stri
 
 /** What a client is told about `failure` (API and dashboard): the cause without the file's name. */
 export function storeUnavailable(failure: StoreWriteFailure): StoreUnavailableError {
-  const why = {
-    disk_full: "the disk holding the store is full",
-    io_error: "the store cannot be written",
-    file_lost: "the store's file was deleted, moved or replaced while the service ran (the operator must put it back and restart the service)",
-  }[failure];
-  return new StoreUnavailableError(`${why}; nothing was changed, reads still work: try again later`);
+  switch (failure) {
+    case "disk_full":
+      return new StoreUnavailableError("the disk holding the store is full; nothing was changed, reads still work: try again later");
+    case "io_error":
+      return new StoreUnavailableError("the store cannot be written; nothing was changed, reads still work: try again later");
+    case "file_lost":
+      return new StoreUnavailableError(
+        "the store's file was deleted, moved or replaced while the service ran: writes are refused until the operator puts it back and restarts the service; reads still work",
+      );
+  }
 }

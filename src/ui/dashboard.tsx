@@ -55,7 +55,7 @@ export function dashboardRouter(deps: DashboardDeps): Hono<UiEnv> {
   for (const path of PAGES) {
     dashboard.use(path, requireViewer());
     dashboard.use(path, requireCsrf(codec));
-    dashboard.use(path, storeGuard(deps.storeFile, deps.logger));
+    dashboard.on("POST", path, storeGuard(deps.storeFile, deps.logger));
   }
   dashboard.route("/", overviewRouter(deps.domains, deps.crawls));
   dashboard.route("/", domainRouter(deps.domains, deps.crawls));

@@ -98,7 +98,7 @@ export class WebhookDispatcher {
   private storeLost(): boolean {
     const problem = this.options.storeProblem?.() ?? null;
     if (problem !== this.paused) {
-      if (problem !== null) this.options.logger.error("webhook deliveries paused", { reason: problem });
+      if (problem !== null) this.options.logger.warn("webhook deliveries paused", { reason: problem });
       else this.options.logger.info("webhook deliveries resumed");
     }
     this.paused = problem;

@@ -15,8 +15,8 @@ export interface StoreFileCheck {
   problem(): string | null;
 }
 
-/** Methods that may write. */
-const WRITES = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+/** Methods that may write: the guard is registered for these only. */
+export const WRITE_METHODS = ["POST", "PUT", "PATCH", "DELETE"];
 
 /** Refuses writes (503 `store_unavailable`) while the store's file is not the one the service opened. */
 export function storeGuard(file: StoreFileCheck, logger: Logger): MiddlewareHandler {
@@ -28,7 +28,6 @@ export function storeGuard(file: StoreFileCheck, logger: Logger): MiddlewareHand
     return storeUnavailable("file_lost");
   };
   return async function storeGuardMiddleware(c, next) {
-    if (!WRITES.has(c.req.method)) return next();
     const before = file.problem();
     if (before !== null) throw refuse(before, c.get("requestId"));
     reported = null;
