@@ -18,6 +18,7 @@ import { requestHeadLimit } from "./middleware/request-head-limit/request-head-l
 import { requestLog } from "./middleware/request-log/request-log.ts";
 import { requestMetrics } from "./middleware/request-metrics/request-metrics.ts";
 import { ResponseCache, responseCache } from "./middleware/response-cache/response-cache.ts";
+import { storeGuard, WRITE_METHODS, type StoreFileCheck } from "./middleware/store-guard/store-guard.ts";
 import type { ServiceMetrics } from "../metrics/service-metrics.ts";
 import { metricsRouter } from "./routes/metrics.ts";
 import { methodLookup } from "./route-methods.ts";
@@ -30,8 +31,8 @@ import { dashboardRouter } from "../ui/dashboard.tsx";
 
 /**
  * The HTTP application: middleware chain (request id → client address → metrics → log → head limit → auth → rate
- * limit → response cache → body limit, the last only for methods with a body; the dashboard's pages are rate
- * limited by the dashboard, once it knows who is signed in), one router per resource under the base path, the
+ * limit → store guard and body limit for methods that may write, response cache for reads; the dashboard's pages
+ * are rate limited by the dashboard, once it knows who is signed in), one router per resource under the base path, the
  * OpenAPI document built from the routes' own zod schemas, and the single error mapping. Unknown paths answer 404
  * and known paths with the wrong method 405, both JSON.
  */
@@ -49,6 +50,8 @@ export interface AppDeps {
   webhooks: WebhooksService;
   /** What /healthz reports about the store; told of every error a request ends with (it keeps the store's own). */
   storeHealth: StoreCheck & { noteFailure(error: unknown): void };
+  /** Whether the store's path still names the file opened: writes are refused (503) while it does not. */
+  storeFile: StoreFileCheck;
   logger: Logger;
   metrics: ServiceMetrics;
   /** Serve GET /metrics here (for keys with metrics:read); false when it has a listener of its own or is off. */
@@ -78,10 +81,12 @@ export function createApp(deps: AppDeps) {
   const openapiPath = `${deps.basePath}/openapi.json`;
   const limiter = new RateLimiter({ requestsPerMinute: deps.rateLimitPerMinute, publicPaths: ["/healthz", "/docs", openapiPath] });
   app.use("*", rateLimit(limiter, deps.ui === null ? undefined : isDashboardPath));
+  // Only requests that may write are checked: a GET pays nothing.
+  app.on(WRITE_METHODS, `${deps.basePath}/*`, storeGuard(deps.storeFile, logger));
   app.use("*", responseCache(new ResponseCache({ version: deps.storeVersion })));
   // Only requests that may carry a body pass through the limit: one middleware less on every GET.
   app.on(
-    ["POST", "PUT", "PATCH", "DELETE"],
+    WRITE_METHODS,
     "*",
     bodyLimit({
       maxSize: deps.maxRequestBodyBytes,

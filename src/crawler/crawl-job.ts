@@ -7,7 +7,8 @@ import type { Resolve } from "../net/resolve.ts";
 import { CrawlsRepo } from "../store/crawls.repo.ts";
 import { LinksRepo } from "../store/links.repo.ts";
 import { openDatabase } from "../store/sqlite.ts";
-import { runCrawl, type CrawlProgress, type CrawlRunEnd } from "./crawl.ts";
+import { StoreFile, type FileIdentity } from "../store/store-file.ts";
+import { runCrawl, type CrawlProgress, type CrawlRunEnd, type StopReason } from "./crawl.ts";
 import { crawlWarnings, judgeCrawlEnd, type CrawlEndFacts } from "./crawl-end.ts";
 import { completeCrawl, failCrawl } from "./crawl-transitions.ts";
 import { Frontier } from "./frontier.ts";
@@ -25,6 +26,11 @@ import { describeStoreWriteFailure, storeWriteFailure } from "../store/write-fai
 /** What a job needs from the service's configuration; structured-clone safe. */
 export interface CrawlJobSettings {
   dbPath: string;
+  /**
+   * The store file the service opened: the job opens that file or nothing, never a new store at the path, and
+   * pauses as soon as the path names another file or none (store/store-file.ts).
+   */
+  storeFile?: FileIdentity;
   busyTimeoutMs: number;
   /** The store is `check`'s file of its own, deleted when it ends (runtime.ts `temporaryStore`). */
   temporaryStore?: boolean;
@@ -57,8 +63,8 @@ export function maxDurationError(maxDurationMs: number): string {
 }
 
 /** The job's own connection to the store, set for a crawl's writes. */
-export function openJobDatabase(settings: Pick<CrawlJobSettings, "dbPath" | "busyTimeoutMs" | "temporaryStore">): Database {
-  const sqlite = openDatabase(settings.dbPath, { busyTimeoutMs: settings.busyTimeoutMs, temporary: settings.temporaryStore });
+export function openJobDatabase(settings: Pick<CrawlJobSettings, "dbPath" | "storeFile" | "busyTimeoutMs" | "temporaryStore">): Database {
+  const sqlite = openDatabase(settings.dbPath, { busyTimeoutMs: settings.busyTimeoutMs, temporary: settings.temporaryStore, expect: settings.storeFile });
   try {
     // A power cut may cost the last batches of this connection, never consistency: they are fetched again on resume.
     if (!settings.temporaryStore) sqlite.exec("PRAGMA synchronous = NORMAL");
@@ -76,7 +82,8 @@ export function openJobDatabase(settings: Pick<CrawlJobSettings, "dbPath" | "bus
 
 /**
  * Runs crawl `crawlId` (already marked running) until it ends or `hooks.signal` stops it. A store that refuses
- * writes (a full disk) pauses the crawl: it stays running with everything committed so far, to resume later.
+ * writes (a full disk, its file deleted, moved or replaced) pauses the crawl: it stays running with everything
+ * committed so far, to resume later.
  */
 export async function executeCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: CrawlJobHooks): Promise<CrawlJobEnd> {
   const logger = hooks.logger ?? createLogger(settings.logLevel);
@@ -92,6 +99,12 @@ export async function executeCrawlJob(crawlId: string, settings: CrawlJobSetting
 
 async function runCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: CrawlJobHooks, logger: Logger): Promise<CrawlJobEnd> {
   const sqlite = openJobDatabase(settings);
+  const storeFile = settings.storeFile === undefined ? null : new StoreFile(settings.dbPath, settings.storeFile);
+  // Aborted at the first batch written after the store's file was lost; the crawl then pauses (below).
+  const stop = new AbortController();
+  const forwardStop = () => stop.abort(hooks.signal.reason);
+  hooks.signal.addEventListener("abort", forwardStop, { once: true });
+  if (hooks.signal.aborted) forwardStop();
   try {
     const crawls = new CrawlsRepo(sqlite);
     const crawl = crawls.findById(crawlId);
@@ -121,13 +134,16 @@ async function runCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: C
         perHost: crawler.per_host_concurrency,
         limits: { maxPages: crawler.max_pages, maxDepth: crawler.max_depth },
         logger,
-        signal: hooks.signal,
+        signal: stop.signal,
         onProgress: (progress) => {
           trimHeap();
           hooks.onProgress?.(progress);
+          if (storeFile?.problem() != null) stop.abort("shutdown" satisfies StopReason);
         },
       },
     );
+    // Nothing is ended (and no event queued for the webhooks) in a file that is no longer the store.
+    storeFile?.assertSame();
     const now = new Date().toISOString();
     const facts = (): CrawlEndFacts => {
       const counts = crawls.findById(crawlId)!;
@@ -164,6 +180,7 @@ async function runCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: C
     logger.info("crawl stopped", { crawl_id: crawlId, reason: end.reason });
     return end.reason === "cancelled" ? "failed" : "stopped";
   } finally {
+    hooks.signal.removeEventListener("abort", forwardStop);
     sqlite.close();
   }
 }

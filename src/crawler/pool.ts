@@ -46,6 +46,11 @@ export interface CrawlPoolOptions {
   onTransition?: () => void;
   /** Called with what a crawl checked since its last report (metrics). */
   onProgress?: (progress: CrawlProgress) => void;
+  /**
+   * Null while the store's path still names the file the service opened; else why not. No crawl is handed out
+   * meanwhile: its job would open the path anew and its writes would be lost (store/store-file.ts).
+   */
+  storeProblem?: () => string | null;
 }
 
 /** Wait before trying again when the store refused to hand out a crawl. */
@@ -118,6 +123,13 @@ export class CrawlPool {
   }
 
   private fill(): void {
+    const lost = this.options.storeProblem?.() ?? null;
+    if (lost !== null) {
+      if (this.fillFailure !== lost) this.options.logger.warn("crawl pool paused", { reason: lost });
+      this.fillFailure = lost;
+      this.retryFill();
+      return;
+    }
     try {
       while (!this.stopping && this.jobs.size < this.options.size) {
         const crawlId = this.nextCrawl();
@@ -129,13 +141,16 @@ export class CrawlPool {
       this.fillFailure = `the store refused to start a crawl: ${String(error)}`;
       // The store is busy or failing: nothing is lost (pending crawls wait in it); try again shortly.
       this.options.logger.error("crawl pool could not start a crawl", { error: String(error) });
-      if (this.retryTimer === null) {
-        this.retryTimer = setTimeout(() => {
-          this.retryTimer = null;
-          this.fill();
-        }, FILL_RETRY_MS);
-      }
+      this.retryFill();
     }
+  }
+
+  private retryFill(): void {
+    if (this.retryTimer !== null || this.stopping) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      this.fill();
+    }, FILL_RETRY_MS);
   }
 
   private nextCrawl(): string | undefined {

@@ -5,7 +5,7 @@ import type { VerifiedBy } from "../core/verified-by.ts";
 import type { CrawlStatus, CrawlTrigger } from "../core/crawl-status.ts";
 import type { DeliveryState } from "../core/delivery-state.ts";
 import type { StoredLinkKind } from "../core/link-kind.ts";
-import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /**
  * The drizzle schema: the one source of the tables. `npm run db:generate` turns a change here into a new
@@ -352,4 +352,19 @@ export const webhookAttempts = sqliteTable(
     attemptedAt: text("attempted_at").notNull(),
   },
   (t) => [index("webhook_attempts_delivery_idx").on(t.deliveryId, t.attempt)],
+);
+
+/**
+ * The store's identity: one row with a random id, made with the store (the migration inserts it) and carried by
+ * its backups. The lock file beside the store records it (store/store-record.ts), so a start tells a restored
+ * backup of this store from another install's store put in its place.
+ */
+export const storeIdentity = sqliteTable(
+  "store_identity",
+  {
+    id: integer("id").primaryKey(),
+    storeId: text("store_id").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [check("store_identity_one_row", sql`${t.id} = 1`)],
 );

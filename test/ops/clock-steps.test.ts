@@ -33,7 +33,7 @@ describe.skipIf(missing !== null)("wall-clock steps", () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "linkpatrol-clock-"));
     clock = new SteppedClock(dir);
-    serve = startServeProcess(writeServeConfig(dir, KEY), { ...clock.env(), LINKPATROL_AUTH_RATE_LIMIT: String(LIMIT) });
+    serve = startServeProcess(writeServeConfig(dir, KEY), [], { ...clock.env(), LINKPATROL_AUTH_RATE_LIMIT: String(LIMIT) });
     origin = (await serve.ready).replace(/\/v1$/, "");
   }, 30_000);
 
@@ -140,7 +140,7 @@ describe.skipIf(missing !== null)("what clients see across a step back", () => {
     dir = mkdtempSync(join(tmpdir(), "linkpatrol-clock-seen-"));
     clock = new SteppedClock(dir);
     site = await slowSite(60, 300);
-    serve = startServeProcess(writeServeConfig(dir, key), clock.env());
+    serve = startServeProcess(writeServeConfig(dir, key), [], clock.env());
     base = await serve.ready;
   }, 30_000);
 

@@ -5,7 +5,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runCli } from "../helpers/cli.ts";
+import { runCli, setUpStore } from "../helpers/cli.ts";
 import { apiClient, startServeProcess, writeServeConfig, type ServeProcess } from "../helpers/serve-process.ts";
 
 /**
@@ -68,6 +68,7 @@ function fill(leaveBytes: number, name = "filler"): string {
 
 test.skipIf(!mounted)("a full disk pauses the crawl, the service stays up and readable, and freeing space resumes it exactly", async () => {
   const config = writeServeConfig(mountDir, KEY, [], `allowed_cidrs: [127.0.0.1/32], max_pages: ${MAX_PAGES}`);
+  await setUpStore(["--config", config]);
   const added = await runCli(["domains", "add", new URL(siteOrigin).host, "--root-url", `${siteOrigin}/`, "--verified", "--config", config]);
   expect(added.exitCode).toBe(0);
   const domainId = added.stdout.match(/\(([0-9a-f-]{36})\)/)![1]!;

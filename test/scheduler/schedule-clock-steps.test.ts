@@ -36,7 +36,7 @@ describe.skipIf(missing !== null)("schedules across wall-clock steps", () => {
     clock = new SteppedClock(dir);
     minutely = await startLoopbackSite({ "/": { body: "<p>minutely</p>" } });
     daily = await startLoopbackSite({ "/": { body: "<p>daily</p>" } });
-    serve = startServeProcess(writeServeConfig(dir, KEY), clock.env());
+    serve = startServeProcess(writeServeConfig(dir, KEY), [], clock.env());
     base = await serve.ready;
   }, 30_000);
 
