@@ -15,6 +15,7 @@ const link = (n: number, broken: boolean): LinkView => ({
   final_url: null,
   error: null,
   warning: null,
+  broken_since: broken ? "2026-01-01T00:00:00.000Z" : null,
 });
 
 function report(links: LinkView[]): CheckReport {
