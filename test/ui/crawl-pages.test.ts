@@ -121,7 +121,7 @@ describe("crawl page", () => {
     await waitForCrawl(svc, second);
     const answer = await client.get(`/ui/crawls/${second}/changes`);
     expect(answer.status).toBe(200);
-    expect(answer.html).toContain("<strong>0</strong> newly broken, <strong>1</strong> fixed.");
+    expect(answer.html).toContain("<strong>0</strong> newly broken, <strong>1</strong> fixed, <strong>0</strong> not checked this time.");
     expect(answer.html).toContain(`href="${site.url("/gone")}"`);
     expect(answer.html).toContain(`href="/ui/crawls/${crawlId}"`);
   });
