@@ -256,7 +256,8 @@ function markdown(report: CheckReport): string {
   const lines = [
     `## Link check: ${cell(report.url)}`,
     "",
-    `Checked: ${cell(describeOptions(report.options))}`,
+    // Our own words, not crawled text: nothing in them needs escaping.
+    `Checked: ${describeOptions(report.options)}`,
     "",
     "| pages | links | broken | skipped | status |",
     "|---:|---:|---:|---:|---|",
