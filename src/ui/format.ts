@@ -36,12 +36,13 @@ export function seconds(fromIso: string | null, toIso: string | null, now = Date
   return Math.max(1, (end - new Date(fromIso).getTime()) / 1000);
 }
 
-/** "12 days", "1 day", "5 h", "3 min": how long `ms` is, to the largest whole unit. */
+/** "12 days", "1 day", "5 h", "3 min", "4 s": how long `ms` is, to the largest whole unit. */
 export function span(ms: number): string {
   const units: [number, string, string][] = [
     [86_400_000, "day", "days"],
     [3_600_000, "h", "h"],
     [60_000, "min", "min"],
+    [1_000, "s", "s"],
   ];
   const [size, one, many] = units.find(([unit]) => ms >= unit) ?? units[units.length - 1]!;
   const amount = Math.max(1, Math.floor(ms / size));

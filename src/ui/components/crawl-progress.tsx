@@ -9,7 +9,7 @@ export function isActive(crawl: CrawlDetailView): boolean {
   return crawl.status === "pending" || crawl.status === "running";
 }
 
-/** What a poll of a running crawl answers: numbers only. */
+/** What a poll of a running crawl answers: its numbers, and why it waits when it does. */
 export function progressOf(crawl: CrawlDetailView, queued: number) {
   const elapsed = seconds(crawl.started_at, crawl.completed_at);
   return {
@@ -48,7 +48,7 @@ export function Progress(props: { crawl: CrawlDetailView; queued: number }) {
           </div>
         ))}
       </dl>
-      <p class="muted" data-field="waiting_reason" role="status">
+      <p class="muted" data-field="waiting_reason" aria-live="polite">
         {p.waiting_reason}
       </p>
       <p class="muted">This page updates by itself while the crawl runs.</p>
