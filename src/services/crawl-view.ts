@@ -57,7 +57,7 @@ export const CrawlDetailSchema = z
     sitemap_urls: z.number().int().nullable(),
     /** Of those, the pages no crawled page links to (GET /crawls/{id}/orphans); null like `sitemap_urls`. */
     orphan_pages: z.number().int().nullable(),
-    /** Broken links that were not broken in the previous completed crawl of the domain; null until completed. */
+    /** Broken links that were not open before this crawl (docs/api.md "What changed"); null until completed. */
     new_broken_links: z.number().int().nullable(),
     trigger: CrawlTriggerSchema,
     /** True when max_pages or max_depth left pages unparsed. */

@@ -236,7 +236,7 @@ export class CrawlsRepo {
     return result.changes > 0;
   }
 
-  /** Sets how many of the crawl's broken links the previous completed crawl did not have. */
+  /** Sets how many of the crawl's broken links were not open before it (`new_broken_links`). */
   setNewBrokenLinks(id: string, count: number): void {
     this.sqlite.query("UPDATE crawls SET new_broken_links = $n WHERE id = $id").run({ id, n: count });
   }

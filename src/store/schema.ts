@@ -78,7 +78,7 @@ export const crawls = sqliteTable(
     options: text("options", { mode: "json" }).$type<CrawlOptions>().notNull(),
     /** Who started it: an API call or the domain's schedule. */
     trigger: text("trigger").$type<CrawlTrigger>().notNull().default("api"),
-    /** Broken links the previous completed crawl of the domain did not have broken; set when the crawl completes. */
+    /** Broken links that were not open before this crawl (crawler/open-links.ts); set when the crawl completes. */
     newBrokenLinks: integer("new_broken_links"),
     /** Why a failed crawl failed ("cancelled", the duration limit, …); null otherwise. */
     error: text("error"),
