@@ -66,7 +66,9 @@ export function judgeOpenLink(link: OpenLinkRecord, found: CrawlFindings): OpenL
   if (found.brokenNow(link.url, link.source_url)) return "broken";
   if (!inScope(found.options, link)) return "not_checked";
   if (link.cause === "fragment" && !found.completed) return "not_checked";
-  const target = found.target(link.url);
+  // A Link's URL may keep its fragment (check_fragments); the target checked is the URL without it.
+  const hash = link.url.indexOf("#");
+  const target = found.target(hash === -1 ? link.url : link.url.slice(0, hash));
   const page = found.page(link.source_url);
   // The page was read whole and the link is not broken on it: it was judged good there, or it is gone. A target
   // still queued or robots-skipped may be linked from it unjudged.
