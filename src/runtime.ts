@@ -240,7 +240,8 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
         logger,
         metrics,
         metricsOnApi: config.metrics.enabled && config.metrics.port === null,
-        storeVersion: version,
+        // A crawl's detail also says why it waits, which the pool holds in memory: answers are kept under both.
+        storeVersion: () => `${version()}.${crawlPool.stateVersion}`,
         ui: config.ui.enabled ? { sessionSecret: loadSessionSecret(config.storage.path) } : null,
       }),
     close: () => {

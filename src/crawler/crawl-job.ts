@@ -39,10 +39,10 @@ export interface CrawlJobSettings {
 }
 
 /**
- * How a job ended: the crawl's new state, "stopped" (left running, to resume), "paused" (left running because
- * the store refused writes; to try again later) or "gone" (nothing to do).
+ * How a job ended: the crawl's new state, "stopped" (left running, to resume), `paused` (left running because
+ * the store refused writes, saying why; to try again later) or "gone" (nothing to do).
  */
-export type CrawlJobEnd = "completed" | "failed" | "stopped" | "paused" | "gone";
+export type CrawlJobEnd = "completed" | "failed" | "stopped" | "gone" | { paused: string };
 
 export interface CrawlJobHooks {
   signal: AbortSignal;
@@ -92,8 +92,9 @@ export async function executeCrawlJob(crawlId: string, settings: CrawlJobSetting
   } catch (error) {
     const failure = storeWriteFailure(error);
     if (failure === null) throw error;
-    logger.warn("crawl paused: the store refused a write", { crawl_id: crawlId, reason: describeStoreWriteFailure(failure, settings.dbPath) });
-    return "paused";
+    const reason = describeStoreWriteFailure(failure, settings.dbPath);
+    logger.warn("crawl paused: the store refused a write", { crawl_id: crawlId, reason });
+    return { paused: reason };
   }
 }
 

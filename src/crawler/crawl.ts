@@ -238,7 +238,13 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
     flush();
     // Fragments are judged once every target is checked: only then is each target's final page known.
     if (!stop.signal.aborted && input.options.check_fragments) {
-      await checkFragments(input.crawlId, { repo: env.frontier.fragments, context, concurrency: Math.min(env.concurrency, env.perHost), logger: env.logger });
+      await checkFragments(input.crawlId, {
+        repo: env.frontier.fragments,
+        context,
+        concurrency: Math.min(env.concurrency, env.perHost),
+        logger: env.logger,
+        brokenSince: (url, source) => env.frontier.brokenSinceOf(input.crawlId, url, source),
+      });
     }
     if (stop.signal.aborted) return { kind: "stopped", reason: stop.signal.reason as StopReason };
     return { kind: "finished" };
