@@ -32,8 +32,11 @@ export interface CrawlProgress {
 /** Why a crawl stopped before its frontier ran out. */
 export type StopReason = "cancelled" | "shutdown" | "max_duration";
 
-/** How a crawl run ended. */
-export type CrawlRunEnd = { kind: "finished" } | { kind: "stopped"; reason: StopReason };
+/**
+ * How a crawl run ended, and whether its soft-404 probe let it tell soft 404s (soft-404.ts `NotFoundLesson`):
+ * without that, the soft 404s of earlier crawls are not checked by this one (open-links.ts).
+ */
+export type CrawlRunEnd = ({ kind: "finished" } | { kind: "stopped"; reason: StopReason }) & { soft404Judged: boolean };
 
 export interface CrawlRunInput {
   crawlId: string;
@@ -252,8 +255,8 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
         brokenSince: (url, source) => env.frontier.brokenSinceOf(input.crawlId, url, source),
       });
     }
-    if (stop.signal.aborted) return { kind: "stopped", reason: stop.signal.reason as StopReason };
-    return { kind: "finished" };
+    if (stop.signal.aborted) return { kind: "stopped", reason: stop.signal.reason as StopReason, soft404Judged: lesson.judged };
+    return { kind: "finished", soft404Judged: lesson.judged };
   } finally {
     clearTimeout(deadline);
     if (!stop.signal.aborted) stop.abort("shutdown" satisfies StopReason); // nothing may outlive the run

@@ -36,6 +36,12 @@ export interface ProbeContext {
 export interface NotFoundLesson {
   detector: SoftNotFoundDetector | null;
   warning: string | null;
+  /**
+   * Whether the crawl can tell a soft 404: the site answers a missing URL with an error status, or its not-found
+   * page is known. False when the probe was refused, unanswered, stopped, or could not tell (a warning says why):
+   * a soft 404 found broken before is then not checked by this crawl (open-links.ts).
+   */
+  judged: boolean;
 }
 
 /** One page compared with the not-found page as it streams in; `isNotFound` once, after the last write. */
@@ -90,6 +96,11 @@ async function ask(url: string, context: ProbeContext): Promise<ProbeAnswer> {
   return { kind: "page", status: result.status, html: decodeHtml(result.body, result.headers["content-type"]), finalUrl: result.finalUrl };
 }
 
+/** A lesson that leaves soft 404s unjudged, with the warning that says why (none when the crawl itself stopped the probe). */
+function blind(warning: string | null): NotFoundLesson {
+  return { detector: null, warning, judged: false };
+}
+
 /** The warning for a probe that got no answer, or null when the crawl itself stopped it. */
 function unansweredWarning(error: FetchErrorKind, what: string, timedOut: boolean, limitMs: number, crawlStopped: boolean): string | null {
   if (crawlStopped) return null;
@@ -109,18 +120,16 @@ export async function learnNotFoundPage(root: URL, context: ProbeContext, broken
   const bounded = { ...context, signal: AbortSignal.any([context.signal, timer.signal]) };
   // No random part in any warning: a resumed crawl probes again, and the same warning must not appear twice.
   const asked = `GET ${root.origin}/linkpatrol-missing-…`;
-  const unanswered = (error: FetchErrorKind): NotFoundLesson => ({
-    detector: null,
-    warning: unansweredWarning(error, asked, timer.signal.aborted, limitMs, context.signal.aborted),
-  });
+  const unanswered = (error: FetchErrorKind): NotFoundLesson => blind(unansweredWarning(error, asked, timer.signal.aborted, limitMs, context.signal.aborted));
   try {
     const first = `${root.origin}/linkpatrol-missing-${randomHex(12)}`;
     const probe = await ask(first, bounded);
     if (probe.kind === "no_answer") return unanswered(probe.error);
-    if (probe.kind === "status" || probe.kind === "refused") return { detector: null, warning: null };
+    if (probe.kind === "status") return { detector: null, warning: null, judged: true };
+    if (probe.kind === "refused") return blind(null);
     if (probe.kind === "not_page") {
       const answer = probe.offSite !== null ? `by redirecting off the site (to ${probe.offSite})` : `with ${probe.contentType === "" ? "a body without a Content-Type" : probe.contentType}, not an HTML page`;
-      return { detector: null, warning: `the site answers HTTP ${probe.status} for a URL that does not exist (${asked}) ${answer}: ${BLIND}` };
+      return blind(`the site answers HTTP ${probe.status} for a URL that does not exist (${asked}) ${answer}: ${BLIND}`);
     }
     // A second missing URL, and the start page, at once: a page that differs each time teaches nothing.
     const second = `${root.origin}/linkpatrol-missing-${randomHex(12)}`;
@@ -129,22 +138,16 @@ export async function learnNotFoundPage(root: URL, context: ProbeContext, broken
     if (start.kind === "no_answer" && timer.signal.aborted) return unanswered(start.error);
     const notFound = fingerprintPage(probe.html, urlNeedles(first, probe.finalUrl));
     if (again.kind !== "page" || !samePage(notFound, fingerprintPage(again.html, urlNeedles(second, again.finalUrl)))) {
-      return {
-        detector: null,
-        warning: `the site answers HTTP ${probe.status} for URLs that do not exist (${asked}), with a different page each time: ${BLIND}`,
-      };
+      return blind(`the site answers HTTP ${probe.status} for URLs that do not exist (${asked}), with a different page each time: ${BLIND}`);
     }
     const startUrls = new Set([root.href]);
     if (start.kind === "page") {
       startUrls.add(start.finalUrl);
       if (samePage(notFound, fingerprintPage(start.html, urlNeedles(root.href, start.finalUrl)))) {
-        return {
-          detector: null,
-          warning: `the site answers HTTP ${probe.status} with its start page for a URL that does not exist (${root.origin}/linkpatrol-missing-…): ${BLIND}`,
-        };
+        return blind(`the site answers HTTP ${probe.status} with its start page for a URL that does not exist (${root.origin}/linkpatrol-missing-…): ${BLIND}`);
       }
     }
-    return { detector: new SoftNotFoundDetector(notFound, startUrls, broken), warning: null };
+    return { detector: new SoftNotFoundDetector(notFound, startUrls, broken), warning: null, judged: true };
   } finally {
     clearTimeout(timeout);
   }
@@ -205,7 +208,7 @@ export class NotFoundProbe implements SoftNotFoundCheck {
     broken: boolean,
   ) {
     this.settled = learnNotFoundPage(root, context, broken)
-      .catch((error: unknown) => ({ detector: null, warning: `the soft-404 probe failed (${String(error).slice(0, 200)}): soft 404s are not detected in this crawl` }))
+      .catch((error: unknown) => blind(`the soft-404 probe failed (${String(error).slice(0, 200)}): soft 404s are not detected in this crawl`))
       .then((lesson) => (this.lesson = lesson));
   }
 
