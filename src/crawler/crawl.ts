@@ -1,6 +1,7 @@
 import type { CrawlOptions } from "../core/crawl-options.ts";
 import type { Logger } from "../core/logger.ts";
 import type { NoAnswerReason } from "../core/link-outcome.ts";
+import { CrawlEndedError } from "../store/crawl-fence.ts";
 import type { FrontierTarget } from "../store/frontier.repo.ts";
 import { checkTarget, type CheckContext, type ParsedPage } from "./check-target.ts";
 import { uncheckableVerdict } from "./classify.ts";
@@ -17,8 +18,8 @@ import { learnNotFoundPage } from "./soft-404.ts";
  * One crawl, start to end: the short orchestrator. Targets come from the stored frontier in discovery order
  * (breadth first), up to `concurrency` are checked at once (and at most `perHost` per host), and finished
  * results are written back in batches. The store is the truth: a target is only "done" once its batch is
- * committed, so stopping at any point (cancel, shutdown, crash) loses nothing but work in flight, which a
- * resumed crawl simply does again.
+ * committed, so stopping at any point (shutdown, crash) loses nothing but work in flight, which a resumed crawl
+ * simply does again. A cancelled crawl writes nothing after the cancel (every batch is fenced: crawl-fence.ts).
  */
 
 /** What a crawl did since its last report (sent after each written batch; the service's metrics count it). */
@@ -231,15 +232,22 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
       await nextEvent();
       if (finished.length >= BATCH_SIZE || unwrittenLinks >= BATCH_LINKS || Date.now() - lastFlush >= BATCH_DELAY_MS) flush();
     }
-    // Stopped: let checks in flight notice the abort, then keep what was finished.
+    // Stopped: let checks in flight notice the abort, then keep what was finished, unless the crawl was
+    // cancelled: it has ended, and what it had written when it ended is its result (crawl-fence.ts).
     while (inFlight > 0) await nextEvent();
-    flush();
+    if (stop.signal.reason !== ("cancelled" satisfies StopReason)) flush();
     // Fragments are judged once every target is checked: only then is each target's final page known.
     if (!stop.signal.aborted && input.options.check_fragments) {
       await checkFragments(input.crawlId, { repo: env.frontier.fragments, context, concurrency: Math.min(env.concurrency, env.perHost), logger: env.logger });
     }
     if (stop.signal.aborted) return { kind: "stopped", reason: stop.signal.reason as StopReason };
     return { kind: "finished" };
+  } catch (error) {
+    // The crawl was ended elsewhere (cancelled) before this job heard of it: the store refused the write.
+    if (!(error instanceof CrawlEndedError)) throw error;
+    if (!stop.signal.aborted) stop.abort("cancelled" satisfies StopReason);
+    while (inFlight > 0) await nextEvent();
+    return { kind: "stopped", reason: "cancelled" };
   } finally {
     clearTimeout(deadline);
     if (!stop.signal.aborted) stop.abort("shutdown" satisfies StopReason); // nothing may outlive the run

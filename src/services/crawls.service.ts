@@ -1,5 +1,6 @@
 import type { CrawlOptions } from "../core/crawl-options.ts";
 import { ConflictError, CrawlInProgressError, DomainNotVerifiedError, NotFoundError } from "../core/errors.ts";
+import { describeWarnings, warningCauses } from "../core/crawl-warnings.ts";
 import { canonicalId, newId } from "../core/ids.ts";
 import { failCrawl } from "../crawler/crawl-transitions.ts";
 import type { CrawlFilter, CrawlRecord, CrawlsRepo } from "../store/crawls.repo.ts";
@@ -15,6 +16,7 @@ import type {
 import type { CrawlTrigger } from "../store/schema.ts";
 import type {
   BrokenLinkView,
+  CrawlBriefView,
   ChangeView,
   CrawlDetailView,
   CrawlSummaryView,
@@ -90,7 +92,14 @@ export class CrawlsService {
   }
 
   get(id: string): CrawlDetailView {
-    return toDetail(this.require(id));
+    const row = this.require(id);
+    const warnings = this.deps.repo.warnings.entries(row.id);
+    return { ...toBrief(row), warnings: describeWarnings(warnings), warning_causes: warningCauses(warnings) };
+  }
+
+  /** A crawl's detail without its warnings, which pages listing crawls never read. */
+  brief(id: string): CrawlBriefView {
+    return toBrief(this.require(id));
   }
 
   /** One page of a crawl's links; a deep page's positions are found first without holding the thread long. */
@@ -170,10 +179,13 @@ export class CrawlsService {
     return this.deps.links.orphans.each(this.require(id).id);
   }
 
-  /** Ends a pending or running crawl as failed with error "cancelled"; what it found stays readable. */
+  /**
+   * Ends a pending or running crawl as failed with error "cancelled"; what it found, and its warnings, stay
+   * readable. The answer is final: the crawl's worker writes nothing after this transaction (store/crawl-fence.ts).
+   */
   cancel(id: string): CrawlDetailView {
     const crawl = this.require(id);
-    if (!failCrawl(this.deps.repo, crawl.id, { error: CANCELLED, failure: "cancelled", warnings: [], now: new Date().toISOString() })) {
+    if (!failCrawl(this.deps.repo, crawl.id, { error: CANCELLED, failure: "cancelled", now: new Date().toISOString() })) {
       throw new ConflictError(`crawl ${crawl.id} has already ended (${this.require(id).status})`, [
         { field: "id", status: this.require(id).status },
       ]);
@@ -198,12 +210,13 @@ function toSummary(row: CrawlRecord): CrawlSummaryView {
     status: row.status,
     total_links: row.total_links,
     broken_links: row.broken_links,
+    failure: row.failure,
     created_at: row.created_at,
     completed_at: row.completed_at,
   };
 }
 
-function toDetail(row: CrawlRecord): CrawlDetailView {
+function toBrief(row: CrawlRecord): CrawlBriefView {
   return {
     id: row.id,
     domain_id: row.domain_id,
@@ -222,7 +235,6 @@ function toDetail(row: CrawlRecord): CrawlDetailView {
     pages_cut: row.pages_cut,
     error: row.error,
     failure: row.failure,
-    warnings: row.warnings,
     created_at: row.created_at,
     started_at: row.started_at,
     completed_at: row.completed_at,

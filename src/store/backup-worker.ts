@@ -34,6 +34,9 @@ function copyStore({ sourcePath, partialPath, busyTimeoutMs }: BackupCopyRequest
   const source = new Database(sourcePath, { readonly: true });
   try {
     source.exec(`PRAGMA busy_timeout = ${Math.floor(busyTimeoutMs)}`);
+    // The copy can give deleted space back (store/sqlite.ts), even when the store it is made from cannot: restoring
+    // it converts an old store (docs/operations.md, "Disk space"). The source itself is left as it is.
+    source.exec("PRAGMA auto_vacuum = INCREMENTAL");
     source.query("VACUUM INTO ?").run(partialPath);
   } catch (error) {
     throw new Error(`backup failed: ${(error as Error).message}`);

@@ -4,6 +4,7 @@ import type { CrawlOptions } from "../core/crawl-options.ts";
 import { withDefaultOptions } from "../core/stored-options.ts";
 import type { CrawlEvent } from "../core/crawl-events.ts";
 import { OutboxRepo } from "./outbox.repo.ts";
+import { WarningsRepo } from "./warnings.repo.ts";
 import type { CrawlStatus, CrawlTrigger, TargetState } from "./schema.ts";
 
 /**
@@ -27,7 +28,6 @@ export interface CrawlRecord {
   new_broken_links: number | null;
   error: string | null;
   failure: CrawlFailure | null;
-  warnings: string[];
   truncated: boolean;
   pages_cut: number;
   pages_crawled: number;
@@ -46,17 +46,16 @@ export interface CrawlFilter {
   status?: CrawlStatus;
 }
 
-const CRAWL_COLUMNS = `c.id, c.domain_id, d.name AS domain_name, d.root_url, c.status, c.options, c.trigger, c.new_broken_links, c.error, c.failure, c.warnings, c.truncated,
+const CRAWL_COLUMNS = `c.id, c.domain_id, d.name AS domain_name, d.root_url, c.status, c.options, c.trigger, c.new_broken_links, c.error, c.failure, c.truncated,
   c.pages_cut, c.pages_crawled, c.total_links, c.broken_links, c.skipped_links, c.sitemap_urls, c.orphan_pages, c.created_at, c.started_at, c.completed_at`;
 
-type RawCrawl = Omit<CrawlRecord, "options" | "truncated" | "warnings"> & { options: string; truncated: number; warnings: string };
+type RawCrawl = Omit<CrawlRecord, "options" | "truncated"> & { options: string; truncated: number };
 
 function toCrawl(raw: RawCrawl | null): CrawlRecord | undefined {
   if (raw === null) return undefined;
   return {
     ...raw,
     options: withDefaultOptions(JSON.parse(raw.options) as Partial<CrawlOptions>),
-    warnings: JSON.parse(raw.warnings) as string[],
     truncated: raw.truncated === 1,
   };
 }
@@ -66,7 +65,6 @@ export interface CrawlEnd {
   status: "completed" | "failed";
   error: string | null;
   failure: CrawlFailure | null;
-  warnings: string[];
   now: string;
 }
 
@@ -97,9 +95,12 @@ function crawlWhere(filter: CrawlFilter): { sql: string; params: Record<string, 
 
 export class CrawlsRepo {
   private readonly outbox: OutboxRepo;
+  /** The crawls' warnings, kept apart from their rows (warnings.repo.ts): no crawl list reads them. */
+  readonly warnings: WarningsRepo;
 
   constructor(private readonly sqlite: Database) {
     this.outbox = new OutboxRepo(sqlite);
+    this.warnings = new WarningsRepo(sqlite);
   }
 
   /** Runs `work` in one transaction. */
@@ -225,10 +226,10 @@ export class CrawlsRepo {
   markEnded(id: string, end: CrawlEnd): boolean {
     const result = this.sqlite
       .query(
-        `UPDATE crawls SET status = $status, error = $error, failure = $failure, warnings = $warnings, completed_at = $now
+        `UPDATE crawls SET status = $status, error = $error, failure = $failure, completed_at = $now
          WHERE id = $id AND status IN ('pending', 'running')`,
       )
-      .run({ id, status: end.status, error: end.error, failure: end.failure, warnings: JSON.stringify(end.warnings), now: end.now });
+      .run({ id, status: end.status, error: end.error, failure: end.failure, now: end.now });
     return result.changes > 0;
   }
 

@@ -40,7 +40,8 @@ function downgradeTo0003(path: string): void {
   try {
     db.exec("PRAGMA foreign_keys = OFF");
     db.transaction(() => {
-      db.exec("ALTER TABLE crawls DROP COLUMN failure; ALTER TABLE crawls DROP COLUMN warnings; ALTER TABLE crawls DROP COLUMN pages_cut;");
+      db.exec("DROP TABLE crawl_warnings;"); // 0008 (it dropped crawls.warnings, which 0005 had added)
+      db.exec("ALTER TABLE crawls DROP COLUMN failure; ALTER TABLE crawls DROP COLUMN pages_cut;");
       db.exec("DROP TABLE broken_links; DROP TABLE crawl_status_counts; DROP TABLE crawl_waiting;");
       db.exec("DROP TABLE link_fragments; DROP TABLE crawl_page_ids;"); // 0006; links' fragment columns go with the rebuild below
       db.exec("DROP INDEX crawl_targets_unlinked_idx; ALTER TABLE crawls DROP COLUMN sitemap_urls; ALTER TABLE crawls DROP COLUMN orphan_pages;"); // 0007
