@@ -21,6 +21,8 @@ export interface CrawlEndFacts {
   skippedLinks: number;
   pagesCut: number;
   truncated: boolean;
+  /** Targets were left unchecked (a crawl that ended before its frontier ran out: cancelled, out of time). */
+  unfinished: boolean;
 }
 
 export type CrawlEndJudgement = { status: "completed" } | { status: "failed"; failure: CrawlFailure; error: string };
@@ -37,6 +39,7 @@ export function readEndFacts(crawls: CrawlsRepo, crawlId: string): CrawlEndFacts
     skippedLinks: crawl.skipped_links,
     pagesCut: crawl.pages_cut,
     truncated: crawl.truncated,
+    unfinished: crawls.hasQueued(crawlId),
   };
 }
 
@@ -61,7 +64,8 @@ export function startPageError(url: string, row: TargetRow | undefined): string 
  */
 export function crawlWarnings(facts: CrawlEndFacts): WarningInput[] {
   const warnings: WarningInput[] = [];
-  if (facts.pagesCrawled > 0 && facts.totalLinks === 0 && facts.skippedLinks === 0) {
+  // Links count once their target is checked: a crawl stopped with targets left may have links not counted yet.
+  if (facts.pagesCrawled > 0 && facts.totalLinks === 0 && facts.skippedLinks === 0 && !facts.unfinished) {
     warnings.push({ cause: "no_links_in_scope", count: facts.pagesCrawled });
   }
   if (facts.pagesCut > 0) warnings.push({ cause: "pages_cut", count: facts.pagesCut });

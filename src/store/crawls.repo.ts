@@ -143,6 +143,15 @@ export class CrawlsRepo {
     );
   }
 
+  /** Whether the crawl has targets still waiting to be checked. */
+  hasQueued(crawlId: string): boolean {
+    return (
+      this.sqlite
+        .query<{ queued: number }, { crawlId: string }>("SELECT EXISTS (SELECT 1 FROM crawl_targets WHERE crawl_id = $crawlId AND state = 'queued') AS queued")
+        .get({ crawlId })?.queued === 1
+    );
+  }
+
   /** The domain's newest crawl, if any. */
   lastCrawlId(domainId: string): string | undefined {
     return (
