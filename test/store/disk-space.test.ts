@@ -1,0 +1,47 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { statSync } from "node:fs";
+import { verifiedDomain } from "../helpers/crawls.ts";
+import { startTestService, type TestService } from "../helpers/service.ts";
+
+/**
+ * A store gives space back after big deletions: a new store is created with auto_vacuum=INCREMENTAL, and deleting
+ * a domain whose crawl held tens of MB frees those pages to the file system (incremental vacuum after the
+ * deletion, the WAL cut back after its checkpoint), through the API over a real socket.
+ */
+
+let svc: TestService;
+beforeAll(async () => {
+  svc = await startTestService({}, { startCrawls: false });
+});
+afterAll(async () => {
+  await svc?.stop();
+});
+
+const fileSize = () => {
+  svc.runtime.store.sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  return statSync(svc.config.storage.path).size;
+};
+
+test("a new store can give pages back", () => {
+  expect(svc.runtime.store.sqlite.query("PRAGMA auto_vacuum").get()).toEqual({ auto_vacuum: 2 });
+});
+
+test("deleting a domain with a big crawl shrinks the store file", async () => {
+  const domainId = await verifiedDomain(svc, "http://big.example/");
+  const crawlId = "01a20460-0000-7000-8000-0000000000d1";
+  const db = svc.runtime.store.sqlite;
+  db.run("INSERT INTO crawls (id, domain_id, status, options, created_at, completed_at) VALUES (?, ?, 'completed', '{}', '2026-01-01', '2026-01-01')", [crawlId, domainId]);
+  const target = db.query<{ id: number }, [string]>(
+    "INSERT INTO crawl_targets (crawl_id, url, state, internal, depth, status_code, is_broken) VALUES (?, 'http://big.example/t', 'done', 1, 1, 200, 0) RETURNING id",
+  ).get(crawlId)!.id;
+  const insert = db.prepare("INSERT INTO links (crawl_id, source_url, target_id, link_text, kind) VALUES (?, ?, ?, ?, 'anchor')");
+  db.transaction(() => {
+    for (let i = 0; i < 60_000; i++) insert.run(crawlId, `http://big.example/page/${i}`, target, `link text ${i} ${"x".repeat(400)}`);
+  })();
+  const full = fileSize();
+  expect(full).toBeGreaterThan(20 * 1024 * 1024);
+
+  expect((await svc.call("DELETE", `/domains/${domainId}`)).status).toBe(204);
+  const after = fileSize();
+  expect(after).toBeLessThan(full / 4);
+}, 30_000); // writes and deletes ~30 MB
