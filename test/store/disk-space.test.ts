@@ -1,12 +1,20 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { statSync } from "node:fs";
+import { Database } from "bun:sqlite";
+import { mkdtempSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { backupStore } from "../../src/store/backup.ts";
+import { migrate } from "../../src/store/migrate.ts";
+import { openDatabase } from "../../src/store/sqlite.ts";
+import { removeAfterRun } from "../helpers/after-run.ts";
 import { verifiedDomain } from "../helpers/crawls.ts";
 import { startTestService, type TestService } from "../helpers/service.ts";
 
 /**
  * A store gives space back after big deletions: a new store is created with auto_vacuum=INCREMENTAL, and deleting
  * a domain whose crawl held tens of MB frees those pages to the file system (incremental vacuum after the
- * deletion, the WAL cut back after its checkpoint), through the API over a real socket.
+ * deletion, the WAL cut back after its checkpoint), through the API over a real socket. A store made by an
+ * earlier release cannot; a backup of it can, so restoring one converts it.
  */
 
 let svc: TestService;
@@ -45,3 +53,30 @@ test("deleting a domain with a big crawl shrinks the store file", async () => {
   const after = fileSize();
   expect(after).toBeLessThan(full / 4);
 }, 30_000); // writes and deletes ~30 MB
+
+test("a store made before the mode keeps it; its backup gives space back", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "linkpatrol-old-store-"));
+  removeAfterRun(dir);
+  const path = join(dir, "old.db");
+  // As the previous release made stores: WAL first, so the file can no longer take the mode.
+  const old = new Database(path, { create: true });
+  old.exec("PRAGMA journal_mode = WAL");
+  migrate(old);
+  old.close();
+  const reopened = openDatabase(path);
+  expect(reopened.query("PRAGMA auto_vacuum").get()).toEqual({ auto_vacuum: 0 });
+  // Taken while the store is open elsewhere, as `linkpatrol backup` is beside a running service.
+  await backupStore(path, join(dir, "copy.db"), { busyTimeoutMs: 5_000 });
+  reopened.close();
+  const copy = new Database(join(dir, "copy.db"), { readonly: true });
+  expect(copy.query("PRAGMA auto_vacuum").get()).toEqual({ auto_vacuum: 2 });
+  copy.close();
+  // A backup of a new store (which has the mode) works too, and keeps it.
+  const fresh = openDatabase(join(dir, "new.db"));
+  migrate(fresh);
+  await backupStore(join(dir, "new.db"), join(dir, "copy2.db"), { busyTimeoutMs: 5_000 });
+  fresh.close();
+  const second = new Database(join(dir, "copy2.db"), { readonly: true });
+  expect(second.query("PRAGMA auto_vacuum").get()).toEqual({ auto_vacuum: 2 });
+  second.close();
+}, 30_000);
