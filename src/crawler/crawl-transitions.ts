@@ -4,15 +4,18 @@ import { mergeWarnings } from "../core/crawl-warnings.ts";
 import type { CrawlRecord, CrawlsRepo } from "../store/crawls.repo.ts";
 import type { LinksRepo } from "../store/links.repo.ts";
 import { crawlWarnings, readEndFacts } from "./crawl-end.ts";
+import { settleOpenLinks } from "./open-links.ts";
 
 /**
  * The changes of a crawl's state that clients hear about: it starts running (`crawl.started`), it completes
  * (`crawl.completed`, and `broken_links.found` when it found any) or it fails (`crawl.failed`). Each change and
  * its webhook deliveries are one transaction, so a delivery exists exactly when its change was committed
  * (docs/architecture.md, "Outbox, not fire-and-forget"). What the end state is, crawl-end.ts judges. However a
- * crawl ends (completed, failed, cancelled, crashed), the warnings recorded while it ran are kept and those of
- * its end (crawl-end.ts `crawlWarnings`) are added in the same transaction, from its counts as they are then:
- * a crawl's worker writes nothing after its end (store/crawl-fence.ts), so those counts are final.
+ * crawl ends (completed, failed, cancelled, crashed), in the transaction that ends it the warnings of its end
+ * (crawl-end.ts `crawlWarnings`) join those recorded while it ran, and its domain's open links are settled
+ * (open-links.ts: what it did not check is carried), so what it changed is known the moment it has ended. Both
+ * read the crawl as it is then, and that is final: its worker writes nothing after its end (store/crawl-fence.ts),
+ * so a cancel, ending the crawl from the API while the worker still holds a batch, settles it once and for all.
  */
 
 /** Moves the oldest pending crawl to running and queues `crawl.started`; the crawl, or undefined when none waits. */
@@ -38,28 +41,33 @@ function endedCrawl(crawls: CrawlsRepo, id: string) {
 }
 
 /**
- * Ends crawl `id` (still pending or running) as completed, counts the broken links the previous completed
- * crawl of its domain did not have (`new_broken_links`) and queues its end events; false when it had already
- * ended (or is gone).
+ * Ends crawl `id` (still pending or running) as completed, settles its open links, counts its broken links that
+ * were not open before it (`new_broken_links`) and queues its end events; false when it had already ended (or is
+ * gone).
  */
 export function completeCrawl(store: { crawls: CrawlsRepo; links: LinksRepo }, id: string, end: { now: string }): boolean {
   const { crawls, links } = store;
   return crawls.transaction(() => {
     if (!crawls.markEnded(id, { status: "completed", error: null, failure: null, now: end.now })) return false;
     recordEndWarnings(crawls, id);
-    const previous = crawls.previousCompleted(id);
-    crawls.setNewBrokenLinks(id, links.countChanges(id, previous?.id ?? null, "new_broken"));
+    settleOpenLinks(crawls.openLinks, crawls.findById(id)!);
+    const previous = crawls.openLinks.previousEnded(id);
+    crawls.setNewBrokenLinks(id, links.changes.countNewBroken(id, previous?.id ?? null));
     const crawl = endedCrawl(crawls, id);
     crawls.queueDeliveries(endedEvents(crawl, crawl.broken_links > 0 ? links.brokenSample(id) : []), end.now);
     return true;
   });
 }
 
-/** Ends crawl `id` (still pending or running) as failed and queues `crawl.failed`; false when it had already ended (or is gone). */
+/**
+ * Ends crawl `id` (still pending or running) as failed, settles its open links and queues `crawl.failed`; false
+ * when it had already ended (or is gone).
+ */
 export function failCrawl(crawls: CrawlsRepo, id: string, end: { error: string; failure: CrawlFailure; now: string }): boolean {
   return crawls.transaction(() => {
     if (!crawls.markEnded(id, { status: "failed", ...end })) return false;
     recordEndWarnings(crawls, id);
+    settleOpenLinks(crawls.openLinks, crawls.findById(id)!);
     crawls.queueDeliveries(endedEvents(endedCrawl(crawls, id), []), end.now);
     return true;
   });

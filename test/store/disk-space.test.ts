@@ -72,7 +72,7 @@ test("a store made before the mode keeps it; its backup gives space back", async
   expect(copy.query("PRAGMA auto_vacuum").get()).toEqual({ auto_vacuum: 2 });
   copy.close();
   // A backup of a new store (which has the mode) works too, and keeps it.
-  const fresh = openDatabase(join(dir, "new.db"));
+  const fresh = openDatabase(join(dir, "new.db"), { create: true });
   migrate(fresh);
   await backupStore(join(dir, "new.db"), join(dir, "copy2.db"), { busyTimeoutMs: 5_000 });
   fresh.close();

@@ -40,7 +40,9 @@ function downgradeTo0003(path: string): void {
   try {
     db.exec("PRAGMA foreign_keys = OFF");
     db.transaction(() => {
-      db.exec("DROP TABLE crawl_warnings;"); // 0008 (it dropped crawls.warnings, which 0005 had added)
+      db.exec("DROP TABLE crawl_warnings;"); // 0010 (it dropped crawls.warnings, which 0005 had added)
+      db.exec("DROP TABLE unchecked_links; ALTER TABLE crawl_pages DROP COLUMN cut;"); // 0009; broken_links (and its broken_since) go below
+      db.exec("DROP TABLE store_identity;"); // 0008
       db.exec("ALTER TABLE crawls DROP COLUMN failure; ALTER TABLE crawls DROP COLUMN pages_cut;");
       db.exec("DROP TABLE broken_links; DROP TABLE crawl_status_counts; DROP TABLE crawl_waiting;");
       db.exec("DROP TABLE link_fragments; DROP TABLE crawl_page_ids;"); // 0006; links' fragment columns go with the rebuild below
