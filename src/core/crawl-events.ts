@@ -3,6 +3,7 @@
  * from the crawl as it is at the state change. Pure: crawler/crawl-transitions.ts calls these inside the
  * transaction that makes the change, so an event exists exactly when its cause does.
  */
+import { describeWarnings, warningCauses, type WarningEntry } from "./crawl-warnings.ts";
 
 /** The event kinds a webhook may subscribe to, in the order docs/webhooks.md lists them. */
 export const WEBHOOK_EVENT_KINDS = ["crawl.started", "crawl.completed", "crawl.failed", "broken_links.found"] as const;
@@ -25,7 +26,8 @@ export interface CrawlFacts {
   status: string;
   error: string | null;
   failure: string | null;
-  warnings: string[];
+  /** Its warnings, aggregated per cause: the payloads carry their texts and causes, so a body stays small. */
+  warnings: readonly WarningEntry[];
   total_links: number;
   broken_links: number;
   /** Broken links that were not open before this crawl (an extra field in the end events). */
@@ -35,7 +37,7 @@ export interface CrawlFacts {
 }
 
 /** `crawl.started`, when a crawl begins running. */
-export function startedEvent(crawl: CrawlFacts): CrawlEvent {
+export function startedEvent(crawl: Pick<CrawlFacts, "id" | "domain_name" | "started_at">): CrawlEvent {
   const startedAt = crawl.started_at ?? new Date().toISOString();
   return { event: "crawl.started", timestamp: startedAt, data: { crawl_id: crawl.id, domain_name: crawl.domain_name, started_at: startedAt } };
 }
@@ -44,7 +46,12 @@ export function startedEvent(crawl: CrawlFacts): CrawlEvent {
 export function endedEvents(crawl: CrawlFacts, sample: { url: string; status_code: number }[]): CrawlEvent[] {
   const timestamp = crawl.completed_at ?? new Date().toISOString();
   const base = { crawl_id: crawl.id, domain_name: crawl.domain_name };
-  if (crawl.status === "failed") return [{ event: "crawl.failed", timestamp, data: { ...base, error: crawl.error ?? "failed", failure: crawl.failure, warnings: crawl.warnings } }];
+  const warnings = { warnings: describeWarnings(crawl.warnings), warning_causes: warningCauses(crawl.warnings) };
+  if (crawl.status === "failed") {
+    // What it had found when it ended (a cancelled crawl's counts are final: crawler/crawl-transitions.ts).
+    const counts = { total_links: crawl.total_links, broken_links: crawl.broken_links };
+    return [{ event: "crawl.failed", timestamp, data: { ...base, error: crawl.error ?? "failed", failure: crawl.failure, ...counts, ...warnings } }];
+  }
   const started = Date.parse(crawl.started_at ?? timestamp);
   const events: CrawlEvent[] = [
     {
@@ -56,7 +63,7 @@ export function endedEvents(crawl: CrawlFacts, sample: { url: string; status_cod
         broken_links: crawl.broken_links,
         duration_seconds: Math.max(0, Math.round((Date.parse(timestamp) - started) / 1000)),
         new_broken_links: crawl.new_broken_links ?? 0,
-        warnings: crawl.warnings,
+        ...warnings,
       },
     },
   ];

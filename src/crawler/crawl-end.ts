@@ -1,12 +1,14 @@
 import type { CrawlFailure } from "../core/crawl-failure.ts";
-import type { TargetRow } from "../store/crawls.repo.ts";
+import type { WarningInput } from "../core/crawl-warnings.ts";
+import type { CrawlsRepo, TargetRow } from "../store/crawls.repo.ts";
 import { isInternal } from "./normalize.ts";
 
 /**
  * How a crawl whose frontier ran out is judged, from what the store holds (so a resumed crawl is judged the
  * same way). A start page that yields no parsed page is a failure that names its cause: a site that is down,
  * moved or refuses us must never read as a clean crawl. A crawl that did run gets warnings for what a clean
- * count would hide: nothing in scope, pages cut at the body limit, pages left unparsed by a limit.
+ * count would hide: nothing in scope, pages cut at the body limit, pages left unparsed by a limit; a cancelled
+ * or failed crawl gets them too, from what it had done when it ended (crawl-transitions.ts).
  */
 
 /** What the judgement reads. */
@@ -19,14 +21,27 @@ export interface CrawlEndFacts {
   skippedLinks: number;
   pagesCut: number;
   truncated: boolean;
-  maxBodyBytes: number;
-  /** Warnings recorded while the crawl ran (its sitemaps, a site that answers 200 for missing pages); kept first. */
-  recordedWarnings?: readonly string[];
+  /** Targets were left unchecked (a crawl that ended before its frontier ran out: cancelled, out of time). */
+  unfinished: boolean;
 }
 
-export type CrawlEndJudgement =
-  | { status: "completed"; warnings: string[] }
-  | { status: "failed"; failure: CrawlFailure; error: string; warnings: string[] };
+export type CrawlEndJudgement = { status: "completed" } | { status: "failed"; failure: CrawlFailure; error: string };
+
+/** The facts of crawl `crawlId` as the store holds them now. */
+export function readEndFacts(crawls: CrawlsRepo, crawlId: string): CrawlEndFacts {
+  const crawl = crawls.findById(crawlId)!;
+  const startUrl = new URL(crawl.root_url).href;
+  return {
+    startUrl,
+    startPage: crawls.target(crawlId, startUrl),
+    pagesCrawled: crawl.pages_crawled,
+    totalLinks: crawl.total_links,
+    skippedLinks: crawl.skipped_links,
+    pagesCut: crawl.pages_cut,
+    truncated: crawl.truncated,
+    unfinished: crawls.hasQueued(crawlId),
+  };
+}
 
 /** Why the start page gave nothing to crawl, in one sentence naming it. */
 export function startPageError(url: string, row: TargetRow | undefined): string {
@@ -43,31 +58,25 @@ export function startPageError(url: string, row: TargetRow | undefined): string 
   return `${subject} answered HTTP ${status}${via} but is not an HTML page, so there is nothing to crawl`;
 }
 
-/** Warnings for a crawl that ran: what its counts alone would hide. */
-export function crawlWarnings(facts: CrawlEndFacts): string[] {
-  const warnings: string[] = [...(facts.recordedWarnings ?? [])];
-  if (facts.pagesCrawled > 0 && facts.totalLinks === 0 && facts.skippedLinks === 0) {
-    warnings.push(
-      `no links to check: the ${facts.pagesCrawled === 1 ? "page crawled has" : `${facts.pagesCrawled} pages crawled have`} no link in scope ` +
-        "(links to other hosts need follow_external; images, scripts and stylesheets need their scan option)",
-    );
+/**
+ * Warnings for a crawl that ran, added to those recorded while it ran when it ends (however it ends): what its
+ * counts alone would hide. A warning without a cause of its own may be plain text (core/crawl-warnings.ts).
+ */
+export function crawlWarnings(facts: CrawlEndFacts): WarningInput[] {
+  const warnings: WarningInput[] = [];
+  // Links count once their target is checked: a crawl stopped with targets left may have links not counted yet.
+  if (facts.pagesCrawled > 0 && facts.totalLinks === 0 && facts.skippedLinks === 0 && !facts.unfinished) {
+    warnings.push({ cause: "no_links_in_scope", count: facts.pagesCrawled });
   }
-  if (facts.pagesCut > 0) {
-    warnings.push(
-      `${facts.pagesCut === 1 ? "1 page was" : `${facts.pagesCut} pages were`} cut short by crawler.max_body_bytes ` +
-        `(${facts.maxBodyBytes} bytes) or crawler.max_links_per_page: links past the cut were not checked; ` +
-        "links to such a page carry a warning saying which",
-    );
-  }
-  if (facts.truncated) warnings.push("max_pages or max_depth left pages unparsed: their links were not checked");
+  if (facts.pagesCut > 0) warnings.push({ cause: "pages_cut", count: facts.pagesCut });
+  if (facts.truncated) warnings.push({ cause: "truncated" });
   return warnings;
 }
 
 /** The end state of a crawl whose frontier ran out. */
 export function judgeCrawlEnd(facts: CrawlEndFacts): CrawlEndJudgement {
-  const warnings = crawlWarnings(facts);
   if (facts.pagesCrawled === 0) {
-    return { status: "failed", failure: "start_page", error: startPageError(facts.startUrl, facts.startPage), warnings };
+    return { status: "failed", failure: "start_page", error: startPageError(facts.startUrl, facts.startPage) };
   }
-  return { status: "completed", warnings };
+  return { status: "completed" };
 }

@@ -9,7 +9,7 @@ import { LinksRepo } from "../store/links.repo.ts";
 import { openDatabase } from "../store/sqlite.ts";
 import { StoreFile, type FileIdentity } from "../store/store-file.ts";
 import { runCrawl, type CrawlProgress, type CrawlRunEnd, type StopReason } from "./crawl.ts";
-import { crawlWarnings, judgeCrawlEnd, type CrawlEndFacts } from "./crawl-end.ts";
+import { judgeCrawlEnd, readEndFacts } from "./crawl-end.ts";
 import { completeCrawl, failCrawl } from "./crawl-transitions.ts";
 import { Frontier } from "./frontier.ts";
 import { BATCHES_PER_COLLECTION, unlessCollectedSince, youngThenFull } from "../core/gc-rhythm.ts";
@@ -146,35 +146,20 @@ async function runCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: C
     // Nothing is ended (and no event queued for the webhooks) in a file that is no longer the store.
     storeFile?.assertSame();
     const now = new Date().toISOString();
-    const facts = (): CrawlEndFacts => {
-      const counts = crawls.findById(crawlId)!;
-      const startUrl = new URL(crawl.root_url).href;
-      return {
-        startUrl,
-        startPage: crawls.target(crawlId, startUrl),
-        pagesCrawled: counts.pages_crawled,
-        totalLinks: counts.total_links,
-        skippedLinks: counts.skipped_links,
-        pagesCut: counts.pages_cut,
-        truncated: counts.truncated,
-        maxBodyBytes: crawler.max_body_bytes,
-        recordedWarnings: counts.warnings,
-      };
-    };
     if (end.kind === "finished") {
-      const judged = judgeCrawlEnd(facts());
+      const judged = judgeCrawlEnd(readEndFacts(crawls, crawlId));
       if (judged.status === "completed") {
-        completeCrawl({ crawls, links: new LinksRepo(sqlite) }, crawlId, { warnings: judged.warnings, now, soft404Judged: end.soft404Judged });
+        completeCrawl({ crawls, links: new LinksRepo(sqlite) }, crawlId, { now, soft404Judged: end.soft404Judged });
         logger.info("crawl completed", { crawl_id: crawlId });
         return "completed";
       }
-      failCrawl(crawls, crawlId, { error: judged.error, failure: judged.failure, warnings: judged.warnings, now, soft404Judged: end.soft404Judged });
+      failCrawl(crawls, crawlId, { error: judged.error, failure: judged.failure, now, soft404Judged: end.soft404Judged });
       logger.warn("crawl failed", { crawl_id: crawlId, reason: judged.failure, error: judged.error });
       return "failed";
     }
     if (end.reason === "max_duration") {
       const error = maxDurationError(crawler.max_duration);
-      failCrawl(crawls, crawlId, { error, failure: "max_duration", warnings: crawlWarnings(facts()), now, soft404Judged: end.soft404Judged });
+      failCrawl(crawls, crawlId, { error, failure: "max_duration", now, soft404Judged: end.soft404Judged });
       logger.warn("crawl failed", { crawl_id: crawlId, reason: "max_duration" });
       return "failed";
     }

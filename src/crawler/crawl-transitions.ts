@@ -1,16 +1,21 @@
 import type { CrawlFailure } from "../core/crawl-failure.ts";
 import { endedEvents, startedEvent } from "../core/crawl-events.ts";
+import { mergeWarnings } from "../core/crawl-warnings.ts";
 import type { CrawlRecord, CrawlsRepo } from "../store/crawls.repo.ts";
 import type { LinksRepo } from "../store/links.repo.ts";
+import { crawlWarnings, readEndFacts } from "./crawl-end.ts";
 import { settleOpenLinks } from "./open-links.ts";
 
 /**
  * The changes of a crawl's state that clients hear about: it starts running (`crawl.started`), it completes
  * (`crawl.completed`, and `broken_links.found` when it found any) or it fails (`crawl.failed`). Each change and
  * its webhook deliveries are one transaction, so a delivery exists exactly when its change was committed
- * (docs/architecture.md, "Outbox, not fire-and-forget"). An ended crawl settles its domain's open links in the
- * same transaction (open-links.ts: what it did not check is carried), so what it changed is known the moment
- * it has ended. What the end state is, crawl-end.ts judges.
+ * (docs/architecture.md, "Outbox, not fire-and-forget"). What the end state is, crawl-end.ts judges. However a
+ * crawl ends (completed, failed, cancelled, crashed), in the transaction that ends it the warnings of its end
+ * (crawl-end.ts `crawlWarnings`) join those recorded while it ran, and its domain's open links are settled
+ * (open-links.ts: what it did not check is carried), so what it changed is known the moment it has ended. Both
+ * read the crawl as it is then, and that is final: its worker writes nothing after its end (store/crawl-fence.ts),
+ * so a cancel, ending the crawl from the API while the worker still holds a batch, settles it once and for all.
  */
 
 /** Moves the oldest pending crawl to running and queues `crawl.started`; the crawl, or undefined when none waits. */
@@ -22,6 +27,17 @@ export function claimNextCrawl(crawls: CrawlsRepo, now: string): CrawlRecord | u
     crawls.queueDeliveries([startedEvent(crawl)], now);
     return crawl;
   });
+}
+
+/** Adds the warnings of its end to crawl `id`'s; inside the end's transaction. */
+function recordEndWarnings(crawls: CrawlsRepo, id: string): void {
+  const added = crawlWarnings(readEndFacts(crawls, id));
+  if (added.length > 0) crawls.warnings.replace(id, mergeWarnings(crawls.warnings.entries(id), added));
+}
+
+/** The crawl as its end events describe it: the row and its aggregated warnings. */
+function endedCrawl(crawls: CrawlsRepo, id: string) {
+  return { ...crawls.findById(id)!, warnings: crawls.warnings.entries(id) };
 }
 
 /**
@@ -37,18 +53,15 @@ export interface RunFindings {
  * were not open before it (`new_broken_links`) and queues its end events; false when it had already ended (or is
  * gone).
  */
-export function completeCrawl(
-  store: { crawls: CrawlsRepo; links: LinksRepo },
-  id: string,
-  end: { warnings: string[]; now: string } & RunFindings,
-): boolean {
+export function completeCrawl(store: { crawls: CrawlsRepo; links: LinksRepo }, id: string, end: { now: string } & RunFindings): boolean {
   const { crawls, links } = store;
   return crawls.transaction(() => {
-    if (!crawls.markEnded(id, { status: "completed", error: null, failure: null, warnings: end.warnings, now: end.now })) return false;
+    if (!crawls.markEnded(id, { status: "completed", error: null, failure: null, now: end.now })) return false;
+    recordEndWarnings(crawls, id);
     settleOpenLinks(crawls.openLinks, crawls.findById(id)!, end.soft404Judged === true);
     const previous = crawls.openLinks.previousEnded(id);
     crawls.setNewBrokenLinks(id, links.changes.countNewBroken(id, previous?.id ?? null));
-    const crawl = crawls.findById(id)!;
+    const crawl = endedCrawl(crawls, id);
     crawls.queueDeliveries(endedEvents(crawl, crawl.broken_links > 0 ? links.brokenSample(id) : []), end.now);
     return true;
   });
@@ -58,17 +71,13 @@ export function completeCrawl(
  * Ends crawl `id` (still pending or running) as failed, settles its open links and queues `crawl.failed`; false
  * when it had already ended (or is gone).
  */
-export function failCrawl(
-  crawls: CrawlsRepo,
-  id: string,
-  end: { error: string; failure: CrawlFailure; warnings: string[]; now: string } & RunFindings,
-): boolean {
+export function failCrawl(crawls: CrawlsRepo, id: string, end: { error: string; failure: CrawlFailure; now: string } & RunFindings): boolean {
   const { soft404Judged, ...ended } = end;
   return crawls.transaction(() => {
     if (!crawls.markEnded(id, { status: "failed", ...ended })) return false;
-    const crawl = crawls.findById(id)!;
-    settleOpenLinks(crawls.openLinks, crawl, soft404Judged === true);
-    crawls.queueDeliveries(endedEvents(crawl, []), end.now);
+    recordEndWarnings(crawls, id);
+    settleOpenLinks(crawls.openLinks, crawls.findById(id)!, soft404Judged === true);
+    crawls.queueDeliveries(endedEvents(endedCrawl(crawls, id), []), end.now);
     return true;
   });
 }

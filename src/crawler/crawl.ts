@@ -2,6 +2,7 @@ import { monotonicNow } from "../core/clock.ts";
 import type { CrawlOptions } from "../core/crawl-options.ts";
 import type { Logger } from "../core/logger.ts";
 import type { NoAnswerReason } from "../core/link-outcome.ts";
+import { CrawlEndedError } from "../store/crawl-fence.ts";
 import type { FrontierTarget } from "../store/frontier.repo.ts";
 import { checkTarget, type CheckContext, type ParsedPage } from "./check-target.ts";
 import { uncheckableVerdict } from "./classify.ts";
@@ -18,8 +19,8 @@ import { NotFoundProbe } from "./soft-404.ts";
  * One crawl, start to end: the short orchestrator. Targets come from the stored frontier in discovery order
  * (breadth first), up to `concurrency` are checked at once (and at most `perHost` per host), and finished
  * results are written back in batches. The store is the truth: a target is only "done" once its batch is
- * committed, so stopping at any point (cancel, shutdown, crash) loses nothing but work in flight, which a
- * resumed crawl simply does again.
+ * committed, so stopping at any point (shutdown, crash) loses nothing but work in flight, which a resumed crawl
+ * simply does again. A cancelled crawl writes nothing after the cancel (every batch is fenced: crawl-fence.ts).
  */
 
 /** What a crawl did since its last report (sent after each written batch; the service's metrics count it). */
@@ -155,9 +156,21 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
       }
       wakeUp = done;
     });
+  let notFound: NotFoundProbe | null = null;
+  let probeWarned = false;
+  // The probe's warning is written with the first batch after it answers, not at the end, so a cancelled crawl
+  // keeps it. A crawl that read no page gets none: it fails at its start page, whose error already says why.
+  const recordProbeWarning = (): void => {
+    const lesson = notFound?.learnt;
+    if (probeWarned || lesson === undefined || lesson.warning === null || stop.signal.aborted) return;
+    if (env.frontier.pagesCrawled(input.crawlId) === 0) return;
+    probeWarned = true;
+    env.frontier.addWarnings(input.crawlId, [{ cause: "soft_404_blind", sample: lesson.warning }]);
+  };
   const flush = (): void => {
     if (finished.length === 0) return;
     const redo = env.frontier.commit(input.crawlId, finished.splice(0), env.limits);
+    recordProbeWarning();
     pagesFull = env.frontier.pagesCrawled(input.crawlId) >= env.limits.maxPages;
     unwrittenLinks = 0;
     if (!stop.signal.aborted) buffer.unshift(...redo);
@@ -209,7 +222,7 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
   try {
     env.frontier.seed(input.crawlId, site.href);
     // Alongside the crawl, not before it: only pages read before it answers wait for it (soft-404.ts).
-    const notFound = new NotFoundProbe(site, context, input.options.soft_404_broken);
+    notFound = new NotFoundProbe(site, context, input.options.soft_404_broken);
     context.softNotFound = notFound;
     // Each turn starts work, or waits for a check to finish; it ends when nothing is queued, in flight or unwritten.
     while (!stop.signal.aborted) {
@@ -236,15 +249,13 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
       await nextEvent();
       if (finished.length >= BATCH_SIZE || unwrittenLinks >= BATCH_LINKS || monotonicNow() - lastFlush >= BATCH_DELAY_MS) flush();
     }
-    // Stopped: let checks in flight notice the abort, then keep what was finished.
+    // Stopped: let checks in flight notice the abort, then keep what was finished, unless the crawl was
+    // cancelled: it has ended, and what it had written when it ended is its result (crawl-fence.ts).
     while (inFlight > 0) await nextEvent();
-    flush();
-    // Bounded by the probe's own timeout, and aborted with the crawl. A crawl that read no page fails at its start
-    // page, whose error already says why (a site that is down fails the probe too).
+    if (stop.signal.reason !== ("cancelled" satisfies StopReason)) flush();
+    // Bounded by the probe's own timeout, and aborted with the crawl.
     const lesson = await notFound.settled;
-    if (!stop.signal.aborted && lesson.warning !== null && env.frontier.pagesCrawled(input.crawlId) > 0) {
-      env.frontier.addWarnings(input.crawlId, [lesson.warning]);
-    }
+    recordProbeWarning();
     // Fragments are judged once every target is checked: only then is each target's final page known.
     if (!stop.signal.aborted && input.options.check_fragments) {
       await checkFragments(input.crawlId, {
@@ -257,6 +268,12 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
     }
     if (stop.signal.aborted) return { kind: "stopped", reason: stop.signal.reason as StopReason, soft404Judged: lesson.judged };
     return { kind: "finished", soft404Judged: lesson.judged };
+  } catch (error) {
+    // The crawl was ended elsewhere (cancelled) before this job heard of it: the store refused the write.
+    if (!(error instanceof CrawlEndedError)) throw error;
+    if (!stop.signal.aborted) stop.abort("cancelled" satisfies StopReason);
+    while (inFlight > 0) await nextEvent();
+    return { kind: "stopped", reason: "cancelled", soft404Judged: false };
   } finally {
     clearTimeout(deadline);
     if (!stop.signal.aborted) stop.abort("shutdown" satisfies StopReason); // nothing may outlive the run

@@ -10,6 +10,8 @@ import type { PageIds } from "./page-ids.ts";
 import { TargetTable, type KnownTarget } from "./target-table.ts";
 import type { SitemapList } from "./sitemap-discovery.ts";
 import { UNLINKED_DEPTH } from "../core/sitemap-entry.ts";
+import { mergeWarnings, type WarningInput, type WarningTally } from "../core/crawl-warnings.ts";
+import { WarningsRepo } from "../store/warnings.repo.ts";
 
 /**
  * A crawl's frontier as the crawler works it: seeded with the start page, pulled in discovery order, and told
@@ -116,6 +118,7 @@ class BatchChanges {
 
 export class Frontier {
   private readonly repo: FrontierRepo;
+  private readonly warnings: WarningsRepo;
   private readonly known: TargetTable;
   private knownFor: string | null = null;
   /** Stylesheets of the crawl read for their links so far (committed); they have a max_pages budget of their own. */
@@ -130,6 +133,7 @@ export class Frontier {
 
   constructor(sqlite: Database, options: { maxKnownTargets?: number } = {}) {
     this.repo = new FrontierRepo(sqlite);
+    this.warnings = new WarningsRepo(sqlite);
     this.openLinks = new OpenLinksRepo(sqlite);
     this.fragments = new FragmentsRepo(sqlite);
     this.known = new TargetTable(options.maxKnownTargets ?? MAX_KNOWN_TARGETS);
@@ -139,7 +143,7 @@ export class Frontier {
   seed(crawlId: string, rootUrl: string): void {
     this.use(crawlId);
     const changes = new BatchChanges();
-    this.repo.immediate(() => this.target(crawlId, { url: rootUrl, internal: true, kind: "anchor" }, 0, changes));
+    this.repo.whileRunning(crawlId, () => this.target(crawlId, { url: rootUrl, internal: true, kind: "anchor" }, 0, changes));
     this.keepCommitted(changes);
   }
 
@@ -156,7 +160,7 @@ export class Frontier {
     if (results.length === 0) return [];
     this.use(crawlId);
     const changes = new BatchChanges();
-    const redo = this.repo.immediate(() => this.recordBatch(crawlId, results, limits, changes));
+    const redo = this.repo.whileRunning(crawlId, () => this.recordBatch(crawlId, results, limits, changes));
     this.keepCommitted(changes);
     return redo;
   }
@@ -191,7 +195,7 @@ export class Frontier {
       for (const row of this.repo.targets(crawlId)) {
         if (!full && !this.known.set(row.url, toKnown(row))) full = true;
       }
-      this.repo.immediate(() => {
+      this.repo.whileRunning(crawlId, () => {
         this.repo.forgetWaiting(crawlId);
         const overflow: number[] = [];
         for (const row of this.repo.waitingCounts(crawlId)) {
@@ -373,13 +377,13 @@ export class Frontier {
    * Records the entries of a site's sitemaps, once the pages reachable by links have all been crawled: one
    * Link of kind `sitemap` per (sitemap, entry), counted like any link. An entry no page led to becomes a new
    * target at UNLINKED_DEPTH, checked like an image (not parsed): the crawl's orphan pages. `warnings` join the
-   * crawl's in the same transaction, with the counts `sitemap_urls` and `orphan_pages`. Once per crawl
+   * crawl's (merged per cause, within their budget) in the same transaction, with the counts `sitemap_urls` and `orphan_pages`. Once per crawl
    * (sitemapsRecorded tells a resumed crawl).
    */
-  recordSitemaps(crawlId: string, lists: readonly SitemapList[], warnings: readonly string[]): void {
+  recordSitemaps(crawlId: string, lists: readonly SitemapList[], warnings: WarningTally): void {
     this.use(crawlId);
     const changes = new BatchChanges();
-    this.repo.immediate(() => {
+    this.repo.whileRunning(crawlId, () => {
       const listed = new Set<string>();
       let orphans = 0;
       for (const list of lists) {
@@ -395,7 +399,7 @@ export class Frontier {
       }
       this.writeChanges(crawlId, changes);
       this.repo.setSitemapCounts(crawlId, listed.size, orphans);
-      this.repo.addWarnings(crawlId, warnings);
+      this.warnings.replace(crawlId, mergeWarnings(this.warnings.entries(crawlId), warnings));
     });
     this.keepCommitted(changes);
   }
@@ -422,9 +426,10 @@ export class Frontier {
     return this.repo.sitemapUrls(crawlId) !== null;
   }
 
-  /** Adds `warnings` (each once) to the crawl's, for what its end judgement cannot see. */
-  addWarnings(crawlId: string, warnings: readonly string[]): void {
-    if (warnings.length > 0) this.repo.immediate(() => this.repo.addWarnings(crawlId, warnings));
+  /** Adds `warnings` to the crawl's (merged per cause; plain text once), for what its end judgement cannot see. */
+  addWarnings(crawlId: string, warnings: readonly WarningInput[]): void {
+    if (warnings.length === 0) return;
+    this.repo.whileRunning(crawlId, () => this.warnings.replace(crawlId, mergeWarnings(this.warnings.entries(crawlId), warnings)));
   }
 
   /**

@@ -112,12 +112,7 @@ export function settleOpenLinks(
     page: (url) => remembered(pages, url, () => repo.page(crawl.id, url)),
   };
   let unchecked: OpenLinkRecord[] = [];
-  // A pair is open once; should a crawl hold it twice (broken in a batch written after its cancel settled it), it is judged once.
-  const judged = new Set<string>();
   for (const link of repo.eachOpen(previous)) {
-    const pair = `${link.url}\n${link.source_url}`;
-    if (judged.has(pair)) continue;
-    judged.add(pair);
     if (judgeOpenLink(link, found) !== "not_checked") continue;
     unchecked.push(link);
     if (unchecked.length >= WRITE_BATCH) {

@@ -182,7 +182,7 @@ export class CrawlPool {
       if (typeof end === "object" && "crashed" in end && !this.stopping) {
         this.options.logger.error("crawl job crashed", { crawl_id: crawlId, error: end.crashed });
         try {
-          failCrawl(this.options.repo, crawlId, { error: CRASHED_ERROR, failure: "internal", warnings: [], now: new Date().toISOString() });
+          failCrawl(this.options.repo, crawlId, { error: CRASHED_ERROR, failure: "internal", now: new Date().toISOString() });
         } catch (error) {
           leftRunning = "its crawl job stopped unexpectedly and the store refused to record that";
           this.options.logger.error("could not record a crashed crawl; it will be taken up again later", { crawl_id: crawlId, error: String(error) });

@@ -1,20 +1,21 @@
 import { cleanPageText } from "../core/visible-text.ts";
 import { isInternal, normalizeUrl, type SiteOrigin } from "./normalize.ts";
-import { SITEMAP_MAX_BYTES, SITEMAP_MAX_URLS, type SitemapRead } from "./sitemap-read.ts";
+import { WarningTally } from "../core/crawl-warnings.ts";
+import { MAX_SITEMAP_URLS, MAX_SITEMAPS } from "../core/sitemap-limits.ts";
+import type { SitemapRead } from "./sitemap-read.ts";
 
 /**
  * Finding a site's sitemaps and the pages they list: the Sitemap lines of robots.txt and /sitemap.xml of the
  * crawl's origin, then every sitemap an index names, breadth first. Only sitemaps on the crawled site are read
  * and only entries on it are kept (the protocol lets a sitemap list its own host only, and the crawl's scope
- * is that site). Everything is bounded: sitemaps read, URLs per sitemap, distinct URLs in all; reaching a bound,
- * a sitemap that fails or lists garbage, each becomes a crawl warning, since a silently shorter list would
- * hide exactly the pages the option exists to find.
+ * is that site). Everything is bounded: sitemaps read, URLs per sitemap, distinct URLs in all, time and nesting
+ * per sitemap; reaching a bound, a sitemap that fails, lists garbage or nothing, each becomes a crawl warning,
+ * since a silently shorter list would hide exactly the pages the option exists to find. Warnings are aggregated
+ * per cause as they are found (core/crawl-warnings.ts), and no more than MAX_SITEMAPS names are ever held, so
+ * what discovery holds does not follow what a hostile index names.
  */
 
-/** Sitemaps (indexes included) read per crawl at most. */
-export const MAX_SITEMAPS = 50;
-/** Distinct URLs taken from all sitemaps of a crawl at most. */
-export const MAX_SITEMAP_URLS = 100_000;
+export { MAX_SITEMAPS, MAX_SITEMAP_URLS };
 
 /** The in-scope URLs one sitemap lists, normalised, each once, in document order. */
 export interface SitemapList {
@@ -25,7 +26,8 @@ export interface SitemapList {
 /** What the sitemaps of a site came to. */
 export interface DiscoveredSitemaps {
   lists: SitemapList[];
-  warnings: string[];
+  /** Aggregated per cause as they are found: a hostile index costs a count and a few samples, not a text per name. */
+  warnings: WarningTally;
 }
 
 /** How discovery reads: robots.txt's Sitemap lines and one sitemap (sitemap-read.ts), both bound to the crawl. */
@@ -37,29 +39,31 @@ export interface SitemapSources {
   signal: AbortSignal;
 }
 
-function plural(n: number, one: string, many: string): string {
-  return `${n} ${n === 1 ? one : many}`;
-}
-
 /** Reads the sitemaps of the site at `root` and returns the in-scope URLs each lists, with warnings. */
 export async function discoverSitemaps(root: URL, sources: SitemapSources): Promise<DiscoveredSitemaps> {
   const site: SiteOrigin = root;
-  const warnings: string[] = [];
+  const warnings = new WarningTally();
   const lists: SitemapList[] = [];
+  // Never more than MAX_SITEMAPS names are held (queued or read): a name past that is only counted.
   const queue: { url: string; named: boolean }[] = [];
   const seen = new Set<string>();
   const enqueue = (raw: string, base: string, named: boolean, where: string): void => {
     const normalized = normalizeUrl(raw, base);
+    const from = where === "" ? "" : ` in ${where}`;
     if (normalized.kind !== "url") {
-      warnings.push(`sitemap ${JSON.stringify(cleanPageText(raw.slice(0, 200)))} named in ${where} is not a valid http(s) URL; not read`);
+      warnings.add({ cause: "sitemap_name_invalid", sample: `${JSON.stringify(cleanPageText(raw.slice(0, 200)))}${from}` });
+      return;
+    }
+    if (!isInternal(new URL(normalized.url), site)) {
+      warnings.add({ cause: "sitemap_off_site", sample: `${normalized.url}${from}` });
       return;
     }
     if (seen.has(normalized.url)) return;
-    seen.add(normalized.url);
-    if (!isInternal(new URL(normalized.url), site)) {
-      warnings.push(`sitemap ${normalized.url} named in ${where} is not on the crawled site; not read`);
+    if (seen.size >= MAX_SITEMAPS) {
+      warnings.add({ cause: "sitemaps_over_limit" });
       return;
     }
+    seen.add(normalized.url);
     queue.push({ url: normalized.url, named });
   };
 
@@ -68,31 +72,26 @@ export async function discoverSitemaps(root: URL, sources: SitemapSources): Prom
   enqueue("/sitemap.xml", root.origin, false, "");
 
   const taken = new Set<string>();
-  let read = 0;
-  let outside = 0;
-  let invalid = 0;
   let capped = false;
+  // Bounded: at most MAX_SITEMAPS names are ever queued (enqueue).
   while (queue.length > 0 && !sources.signal.aborted) {
-    if (read >= MAX_SITEMAPS) {
-      warnings.push(`more than ${MAX_SITEMAPS} sitemaps: ${plural(queue.length, "sitemap was", "sitemaps were")} not read`);
-      break;
-    }
     const { url, named } = queue.shift()!;
-    read++;
     const result = await sources.read(url);
     if (sources.signal.aborted) break;
     if (result.kind === "failed") {
       // An unnamed /sitemap.xml that is missing is the common case, not a finding.
-      if (named) warnings.push(`sitemap ${url} ${result.reason}; its entries were not read`);
+      if (named) warnings.add({ cause: "sitemap_failed", sample: `${url} ${result.reason}` });
       continue;
     }
     const { sitemap, cut } = result;
-    if (cut) warnings.push(`sitemap ${url} is longer than ${SITEMAP_MAX_BYTES} bytes; entries past that point were not read`);
-    if (sitemap.capped) warnings.push(`sitemap ${url} lists more than ${SITEMAP_MAX_URLS} URLs; the rest were not read`);
+    if (cut) warnings.add({ cause: "sitemap_cut", sample: url });
+    if (sitemap.capped) warnings.add({ cause: "sitemap_url_limit", sample: url });
+    if (sitemap.stopped !== undefined) warnings.add({ cause: sitemap.stopped === "too_deep" ? "sitemap_too_deep" : "sitemap_too_slow", sample: url });
     if (sitemap.kind === "unknown") {
-      warnings.push(`sitemap ${url} is neither a <urlset> nor a <sitemapindex>; nothing was read from it`);
+      warnings.add({ cause: "sitemap_not_a_sitemap", sample: url });
       continue;
     }
+    if (sitemap.locs.length === 0) warnings.add({ cause: "sitemap_empty", sample: url });
     if (sitemap.kind === "sitemapindex") {
       for (const loc of sitemap.locs) enqueue(loc, url, true, url);
       continue;
@@ -102,11 +101,11 @@ export async function discoverSitemaps(root: URL, sources: SitemapSources): Prom
     for (const loc of sitemap.locs) {
       const normalized = normalizeUrl(loc, url);
       if (normalized.kind !== "url") {
-        invalid++;
+        warnings.add({ cause: "sitemap_entries_invalid", sample: loc.slice(0, 200) });
         continue;
       }
       if (!isInternal(new URL(normalized.url), site)) {
-        outside++;
+        warnings.add({ cause: "sitemap_entries_off_site", sample: normalized.url });
         continue;
       }
       if (inThisOne.has(normalized.url)) continue;
@@ -123,11 +122,9 @@ export async function discoverSitemaps(root: URL, sources: SitemapSources): Prom
     }
     if (urls.length > 0) lists.push({ sitemapUrl: url, urls });
     if (capped) {
-      warnings.push(`the sitemaps list more than ${MAX_SITEMAP_URLS} distinct URLs; the rest were not checked`);
+      warnings.add({ cause: "sitemap_entries_over_limit" });
       break;
     }
   }
-  if (outside > 0) warnings.push(`${plural(outside, "sitemap entry is", "sitemap entries are")} not on the crawled site; not checked`);
-  if (invalid > 0) warnings.push(`${plural(invalid, "sitemap entry is", "sitemap entries are")} not a valid http(s) URL; not checked`);
   return { lists, warnings };
 }

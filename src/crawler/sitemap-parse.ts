@@ -1,4 +1,5 @@
 import { Parser } from "htmlparser2";
+import { SITEMAP_MAX_DEPTH, SITEMAP_PARSE_BUDGET_MS } from "../core/sitemap-limits.ts";
 
 /**
  * Reading one sitemap (sitemaps.org protocol) as a stream: htmlparser2's tokenizer in XML mode, fed the body
@@ -6,7 +7,8 @@ import { Parser } from "htmlparser2";
  * costs its URLs, never a document tree. It is forgiving like the rest of the crawler: unknown elements,
  * namespace prefixes and broken markup are skipped; what was read before the damage is kept. Only a `<loc>`
  * directly inside `<url>` (a URL set) or `<sitemap>` (an index) counts, so extension elements such as
- * `<image:loc>` are not taken for pages.
+ * `<image:loc>` are not taken for pages. Reading is bounded in time as well as size: it stops, keeping what was
+ * read, at markup nested deeper than a sitemap's (SITEMAP_MAX_DEPTH) and when the time allowed runs out.
  */
 
 /** What the document is: a list of pages, a list of sitemaps, or neither. */
@@ -19,17 +21,20 @@ export interface ParsedSitemap {
   locs: string[];
   /** True when more `<loc>` values followed than `maxLocs`. */
   capped: boolean;
+  /** Set when reading stopped early: markup nested deeper than SITEMAP_MAX_DEPTH, or the time budget spent. */
+  stopped?: "too_deep" | "too_slow";
 }
+
+/** The time one parse may take, and the clock it is measured on (tests pass their own). */
+export interface ParseBudget {
+  ms: number;
+  now: () => number;
+}
+
+const DEFAULT_BUDGET: ParseBudget = { ms: SITEMAP_PARSE_BUDGET_MS, now: () => performance.now() };
 
 /** Characters of one `<loc>` kept at most: longer ones cannot be checked anyway (normalize.ts, MAX_URL_LENGTH). */
 const MAX_LOC_CHARS = 4096;
-/** Element nesting followed at most; deeper markup is not a sitemap's. */
-const MAX_DEPTH = 32;
-/**
- * Nesting at which reading stops, keeping what was read: htmlparser2 searches its open elements for each end tag,
- * so 10 MB of unclosed elements and stray end tags would keep it busy for hours. No `<loc>` is read that deep.
- */
-const STOP_DEPTH = 256;
 /** Bytes decoded and tokenized per step, so no decoded copy of the whole body exists at once. */
 const SLICE_BYTES = 64 * 1024;
 
@@ -73,23 +78,30 @@ function parseTextSitemap(body: Uint8Array, maxLocs: number): ParsedSitemap {
  * Reads the `<loc>` values of a sitemap body (UTF-8, as the protocol requires), keeping at most `maxLocs`; a
  * body that is not markup is read as the protocol's text format.
  */
-export function parseSitemap(body: Uint8Array, maxLocs: number): ParsedSitemap {
+export function parseSitemap(body: Uint8Array, maxLocs: number, budget: ParseBudget = DEFAULT_BUDGET): ParsedSitemap {
   if (!looksLikeMarkup(body)) return parseTextSitemap(body, maxLocs);
   let kind: SitemapKind = "unknown";
   const locs: string[] = [];
   let capped = false;
+  let stopped: ParsedSitemap["stopped"];
   const path: string[] = [];
   let loc: string | null = null;
   let done = false;
+  const stop = (why?: ParsedSitemap["stopped"]) => {
+    done = true;
+    stopped ??= why;
+    // At once, mid-slice: htmlparser2 searches its open elements for every end tag (and moves them all for every
+    // start tag), so a slice of stray end tags under deep nesting would otherwise cost it minutes.
+    parser.pause();
+  };
 
   const parser = new Parser(
     {
       onopentag(name) {
         const local = localName(name);
         if (path.length === 0 && kind === "unknown" && (local === "urlset" || local === "sitemapindex")) kind = local;
-        if (path.length < MAX_DEPTH) path.push(local);
-        else path.push("");
-        if (path.length > STOP_DEPTH) done = true;
+        path.push(local);
+        if (path.length > SITEMAP_MAX_DEPTH) return stop("too_deep");
         if (local === "loc" && path.length === 3 && path[0] === kind && path[1] === (kind === "urlset" ? "url" : "sitemap")) loc = "";
       },
       ontext(text) {
@@ -104,7 +116,7 @@ export function parseSitemap(body: Uint8Array, maxLocs: number): ParsedSitemap {
             if (locs.length < maxLocs) locs.push(value);
             else {
               capped = true;
-              done = true;
+              stop();
             }
           }
         }
@@ -115,9 +127,11 @@ export function parseSitemap(body: Uint8Array, maxLocs: number): ParsedSitemap {
   );
 
   const decoder = new TextDecoder("utf-8");
+  const deadline = budget.now() + budget.ms;
   for (let offset = 0; offset < body.length && !done; offset += SLICE_BYTES) {
     parser.write(decoder.decode(body.subarray(offset, offset + SLICE_BYTES), { stream: true }));
+    if (!done && budget.now() > deadline) stop("too_slow");
   }
   if (!done) parser.end();
-  return { kind, locs, capped };
+  return stopped === undefined ? { kind, locs, capped } : { kind, locs, capped, stopped };
 }

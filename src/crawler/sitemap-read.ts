@@ -1,3 +1,4 @@
+import { SITEMAP_MAX_BYTES, SITEMAP_MAX_URLS } from "../core/sitemap-limits.ts";
 import { BodySink } from "../net/body-sink.ts";
 import { safeFetch, type SafeFetchOptions } from "../net/safe-fetch.ts";
 import { isInternal, type SiteOrigin } from "./normalize.ts";
@@ -10,10 +11,7 @@ import { parseSitemap, type ParsedSitemap } from "./sitemap-parse.ts";
  * capped decoder as response bodies (net/body-sink.ts), so a small file cannot inflate past the cap.
  */
 
-/** Bytes of one sitemap read at most, after decompression; the rest is not read (a crawl warning says so). */
-export const SITEMAP_MAX_BYTES = 10 * 1024 * 1024;
-/** URLs taken from one sitemap at most: the protocol's own limit per file. */
-export const SITEMAP_MAX_URLS = 50_000;
+export { SITEMAP_MAX_BYTES, SITEMAP_MAX_URLS };
 const SITEMAP_MAX_REDIRECTS = 5;
 
 /** What reading one sitemap came to. */

@@ -230,4 +230,9 @@ export class NotFoundProbe implements SoftNotFoundCheck {
   mark(verdict: LinkVerdict): LinkVerdict {
     return this.lesson?.detector?.mark(verdict) ?? verdict;
   }
+
+  /** The probe's lesson if it has answered yet, else undefined. */
+  get learnt(): NotFoundLesson | undefined {
+    return this.lesson;
+  }
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { CRAWL_FAILURES } from "../core/crawl-failure.ts";
+import { WARNING_CAUSES } from "../core/crawl-warnings.ts";
 import { CrawlOptionsSchema } from "../core/crawl-options.ts";
 import { CRAWL_STATUSES, CRAWL_TRIGGERS } from "../core/crawl-status.ts";
 import { LINK_KINDS } from "../core/link-kind.ts";
@@ -11,6 +12,9 @@ import { LINK_KINDS } from "../core/link-kind.ts";
  */
 
 export const CrawlStatusSchema = z.enum(CRAWL_STATUSES).meta({ id: "CrawlStatus" });
+
+/** One cause of a crawl's warnings and how many findings it aggregates (core/crawl-warnings.ts). */
+export const WarningCauseCountSchema = z.object({ cause: z.enum(WARNING_CAUSES), count: z.number().int() }).meta({ id: "WarningCause" });
 export const CrawlTriggerSchema = z.enum(CRAWL_TRIGGERS).meta({ id: "CrawlTrigger" });
 
 /** Spec "Crawl (as returned on creation)", plus the options it runs with. */
@@ -35,6 +39,8 @@ export const CrawlSummarySchema = z
     status: CrawlStatusSchema,
     total_links: z.number().int(),
     broken_links: z.number().int(),
+    /** The kind of failure (start_page, max_duration, cancelled, internal); null unless failed. */
+    failure: z.enum(CRAWL_FAILURES).nullable(),
     created_at: z.string(),
     completed_at: z.string().nullable(),
   })
@@ -68,8 +74,13 @@ export const CrawlDetailSchema = z
     error: z.string().nullable(),
     /** The kind of failure: start_page, max_duration, cancelled or internal; null unless failed. */
     failure: z.enum(CRAWL_FAILURES).nullable(),
-    /** What the counts alone would hide: no link in scope, pages cut short, pages left unparsed; empty when none. */
+    /**
+     * What the counts alone would hide (no link in scope, pages cut short, pages left unparsed, sitemap limits…),
+     * one text per cause with a count and the first samples; empty when none. Bounded per crawl (docs/api.md, "Warnings").
+     */
     warnings: z.array(z.string()),
+    /** The cause and count behind each text of `warnings`, in the same order: what a client matches on. */
+    warning_causes: z.array(WarningCauseCountSchema),
     /**
      * Why a pending or running crawl makes no progress right now, e.g. the disk holding the store is full (it
      * resumes by itself once it can write); null otherwise. Known to the serving process only, never stored.
@@ -137,6 +148,8 @@ export const BrokenLinkSchema = z.object({ ...linkFields, broken_since: brokenSi
 export type CrawlView = z.output<typeof CrawlSchema>;
 export type CrawlSummaryView = z.output<typeof CrawlSummarySchema>;
 export type CrawlDetailView = z.output<typeof CrawlDetailSchema>;
+/** A crawl's detail without its warnings, for pages that list crawls (the overview). */
+export type CrawlBriefView = Omit<CrawlDetailView, "warnings" | "warning_causes">;
 export type LinkView = z.output<typeof LinkSchema>;
 export type BrokenLinkView = z.output<typeof BrokenLinkSchema>;
 export type ChangeView = z.output<typeof ChangeSchema>;

@@ -1,5 +1,6 @@
 import type { CrawlOptions } from "../core/crawl-options.ts";
 import { ConflictError, CrawlInProgressError, DomainNotVerifiedError, NotFoundError } from "../core/errors.ts";
+import { describeWarnings, warningCauses } from "../core/crawl-warnings.ts";
 import { canonicalId, newId } from "../core/ids.ts";
 import { failCrawl } from "../crawler/crawl-transitions.ts";
 import type { CrawlFilter, CrawlRecord, CrawlsRepo } from "../store/crawls.repo.ts";
@@ -9,6 +10,7 @@ import type { CrawlTrigger } from "../store/schema.ts";
 import type {
   BrokenLinkView,
   ChangeKind,
+  CrawlBriefView,
   ChangeView,
   CrawlDetailView,
   CrawlSummaryView,
@@ -91,9 +93,21 @@ export class CrawlsService {
   /** A crawl's detail, with why it is waiting when the runner knows it cannot make progress. */
   get(id: string): CrawlDetailView {
     const row = this.require(id);
+    const warnings = this.deps.repo.warnings.entries(row.id);
+    return { ...toBrief(row, this.waitingReason(row)), warnings: describeWarnings(warnings), warning_causes: warningCauses(warnings) };
+  }
+
+  /** A crawl's detail without its warnings, which pages listing crawls never read. */
+  brief(id: string): CrawlBriefView {
+    const row = this.require(id);
+    return toBrief(row, this.waitingReason(row));
+  }
+
+  /** Why an active crawl waits, when the runner knows it cannot make progress; null otherwise. */
+  private waitingReason(row: CrawlRecord): string | null {
     const active = row.status === "pending" || row.status === "running";
     const stalled = active ? this.deps.runner.stalled(row.id) : null;
-    return toDetail(row, stalled === null ? null : `paused: ${stalled}; it keeps what it has written and goes on by itself once that is resolved`);
+    return stalled === null ? null : `paused: ${stalled}; it keeps what it has written and goes on by itself once that is resolved`;
   }
 
   /** One page of a crawl's links; a deep page's positions are found first without holding the thread long. */
@@ -188,10 +202,14 @@ export class CrawlsService {
     return this.deps.links.orphans.each(this.require(id).id);
   }
 
-  /** Ends a pending or running crawl as failed with error "cancelled"; what it found stays readable. */
+  /**
+   * Ends a pending or running crawl as failed with error "cancelled"; what it found, and its warnings, stay
+   * readable, and its changes are settled (crawl-transitions.ts). The answer is final: the crawl's worker writes
+   * nothing after this transaction (store/crawl-fence.ts).
+   */
   cancel(id: string): CrawlDetailView {
     const crawl = this.require(id);
-    if (!failCrawl(this.deps.repo, crawl.id, { error: CANCELLED, failure: "cancelled", warnings: [], now: new Date().toISOString() })) {
+    if (!failCrawl(this.deps.repo, crawl.id, { error: CANCELLED, failure: "cancelled", now: new Date().toISOString() })) {
       throw new ConflictError(`crawl ${crawl.id} has already ended (${this.require(id).status})`, [
         { field: "id", status: this.require(id).status },
       ]);
@@ -216,12 +234,13 @@ function toSummary(row: CrawlRecord): CrawlSummaryView {
     status: row.status,
     total_links: row.total_links,
     broken_links: row.broken_links,
+    failure: row.failure,
     created_at: row.created_at,
     completed_at: row.completed_at,
   };
 }
 
-function toDetail(row: CrawlRecord, waitingReason: string | null): CrawlDetailView {
+function toBrief(row: CrawlRecord, waitingReason: string | null): CrawlBriefView {
   return {
     id: row.id,
     domain_id: row.domain_id,
@@ -240,7 +259,6 @@ function toDetail(row: CrawlRecord, waitingReason: string | null): CrawlDetailVi
     pages_cut: row.pages_cut,
     error: row.error,
     failure: row.failure,
-    warnings: row.warnings,
     waiting_reason: waitingReason,
     created_at: row.created_at,
     started_at: row.started_at,

@@ -31,6 +31,8 @@ export interface RetentionPrunerOptions {
 }
 
 const DEFAULT_CHUNK_ROWS = 2_000;
+/** Free pages given back to the file system per transaction (8 MiB of 4 KiB pages), the event loop free between. */
+const RELEASE_PAGES = 2_048;
 /** Crawls listed per query; a run goes on listing until none is left, or the per-run cap (the rest waits). */
 const LIST_BATCH = 100;
 const MAX_CRAWLS_PER_RUN = 10_000;
@@ -86,8 +88,25 @@ export class RetentionPruner {
         report.deliveries += gone;
       }
     }
-    if (report.crawls > 0 || report.deliveries > 0) logger.info("retention pruned", { ...report });
+    if (report.crawls > 0 || report.deliveries > 0) {
+      await this.releaseSpace(() => this.stopping);
+      logger.info("retention pruned", { ...report });
+    }
     return report;
+  }
+
+  /**
+   * Gives the pages that deletions freed back to the file system, a few MiB per transaction, so a store that
+   * once held a huge crawl does not keep its size for ever (docs/operations.md, "Disk space").
+   */
+  private async releaseSpace(stop: () => boolean): Promise<void> {
+    const { repo } = this.options;
+    if (!repo.canReleasePages()) return;
+    // Bounded: each step frees up to RELEASE_PAGES of the pages free when it started; new ones wait for next time.
+    for (let steps = Math.ceil(repo.freePages() / RELEASE_PAGES); steps > 0 && !stop(); steps--) {
+      repo.releaseFreePages(RELEASE_PAGES);
+      await nextTurn();
+    }
   }
 
   /**
@@ -105,6 +124,7 @@ export class RetentionPruner {
         removed++;
       }
     }
+    if (removed > 0) await this.releaseSpace(() => false);
     return removed;
   }
 

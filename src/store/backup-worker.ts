@@ -34,6 +34,11 @@ function copyStore({ sourcePath, partialPath, busyTimeoutMs }: BackupCopyRequest
   const source = new Database(sourcePath, { readonly: true });
   try {
     source.exec(`PRAGMA busy_timeout = ${Math.floor(busyTimeoutMs)}`);
+    // The copy can give deleted space back (store/sqlite.ts), even when the store it is made from cannot: restoring
+    // it converts an old store (docs/operations.md, "Disk space"). Only asked of such a store: the source is left
+    // as it is, and on one that has the mode already SQLite would write it again (refused on this connection).
+    const mode = source.query<{ auto_vacuum: number }, []>("PRAGMA auto_vacuum").get()?.auto_vacuum;
+    if (mode === 0) source.exec("PRAGMA auto_vacuum = INCREMENTAL");
     source.query("VACUUM INTO ?").run(partialPath);
   } catch (error) {
     throw new Error(`backup failed: ${(error as Error).message}`);

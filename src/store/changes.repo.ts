@@ -39,14 +39,7 @@ export const CLOSED_FROM = `FROM (
       FROM unchecked_links u WHERE u.crawl_id = $from
   ) open WHERE (open.url, open.source_url) NOT IN (${OPEN_PAIRS})`;
 
-/**
- * The crawl's unchecked links, less any it holds broken too: a cancelled crawl is settled by the cancel, and its
- * worker may still write a batch after that.
- */
-const UNCHECKED_FROM = `FROM unchecked_links u WHERE u.crawl_id = $crawlId AND (u.url, u.source_url) NOT IN (
-    SELECT ot.url, o.source_url FROM broken_links ob JOIN links o ON o.id = ob.link_id JOIN crawl_targets ot ON ot.id = ob.target_id
-    WHERE ob.crawl_id = $crawlId
-  )`;
+const UNCHECKED_COLUMNS = "url, source_url, status_code, 1 AS is_broken, link_text, kind, final_url, error, warning, broken_since";
 
 type Sides = { from: string; other: string | null };
 type Paged = Sides & { limit: number; offset: number };
@@ -85,14 +78,13 @@ export class ChangesRepo {
   unchecked(crawlId: string, offset: number, limit: number): LinkRecord[] {
     return this.sqlite
       .query<RawLink, { crawlId: string; limit: number; offset: number }>(
-        `SELECT u.url, u.source_url, u.status_code, 1 AS is_broken, u.link_text, u.kind, u.final_url, u.error, u.warning, u.broken_since
-         ${UNCHECKED_FROM} ORDER BY u.id LIMIT $limit OFFSET $offset`,
+        `SELECT ${UNCHECKED_COLUMNS} FROM unchecked_links WHERE crawl_id = $crawlId ORDER BY id LIMIT $limit OFFSET $offset`,
       )
       .all({ crawlId, limit, offset })
       .map(toLink);
   }
 
   countUnchecked(crawlId: string): number {
-    return this.sqlite.query<{ n: number }, { crawlId: string }>(`SELECT COUNT(*) AS n ${UNCHECKED_FROM}`).get({ crawlId })?.n ?? 0;
+    return this.sqlite.query<{ n: number }, { crawlId: string }>("SELECT COUNT(*) AS n FROM unchecked_links WHERE crawl_id = $crawlId").get({ crawlId })?.n ?? 0;
   }
 }

@@ -5,6 +5,7 @@ import { withDefaultOptions } from "../core/stored-options.ts";
 import type { CrawlEvent } from "../core/crawl-events.ts";
 import { OpenLinksRepo } from "./open-links.repo.ts";
 import { OutboxRepo } from "./outbox.repo.ts";
+import { WarningsRepo } from "./warnings.repo.ts";
 import type { CrawlStatus, CrawlTrigger, TargetState } from "./schema.ts";
 
 /**
@@ -28,7 +29,6 @@ export interface CrawlRecord {
   new_broken_links: number | null;
   error: string | null;
   failure: CrawlFailure | null;
-  warnings: string[];
   truncated: boolean;
   pages_cut: number;
   pages_crawled: number;
@@ -47,17 +47,16 @@ export interface CrawlFilter {
   status?: CrawlStatus;
 }
 
-const CRAWL_COLUMNS = `c.id, c.domain_id, d.name AS domain_name, d.root_url, c.status, c.options, c.trigger, c.new_broken_links, c.error, c.failure, c.warnings, c.truncated,
+const CRAWL_COLUMNS = `c.id, c.domain_id, d.name AS domain_name, d.root_url, c.status, c.options, c.trigger, c.new_broken_links, c.error, c.failure, c.truncated,
   c.pages_cut, c.pages_crawled, c.total_links, c.broken_links, c.skipped_links, c.sitemap_urls, c.orphan_pages, c.created_at, c.started_at, c.completed_at`;
 
-type RawCrawl = Omit<CrawlRecord, "options" | "truncated" | "warnings"> & { options: string; truncated: number; warnings: string };
+type RawCrawl = Omit<CrawlRecord, "options" | "truncated"> & { options: string; truncated: number };
 
 function toCrawl(raw: RawCrawl | null): CrawlRecord | undefined {
   if (raw === null) return undefined;
   return {
     ...raw,
     options: withDefaultOptions(JSON.parse(raw.options) as Partial<CrawlOptions>),
-    warnings: JSON.parse(raw.warnings) as string[],
     truncated: raw.truncated === 1,
   };
 }
@@ -67,7 +66,6 @@ export interface CrawlEnd {
   status: "completed" | "failed";
   error: string | null;
   failure: CrawlFailure | null;
-  warnings: string[];
   now: string;
 }
 
@@ -98,11 +96,14 @@ function crawlWhere(filter: CrawlFilter): { sql: string; params: Record<string, 
 
 export class CrawlsRepo {
   private readonly outbox: OutboxRepo;
+  /** The crawls' warnings, kept apart from their rows (warnings.repo.ts): no crawl list reads them. */
+  readonly warnings: WarningsRepo;
   /** The domain's open links, which a crawl's end settles in the same transaction (crawler/open-links.ts). */
   readonly openLinks: OpenLinksRepo;
 
   constructor(private readonly sqlite: Database) {
     this.outbox = new OutboxRepo(sqlite);
+    this.warnings = new WarningsRepo(sqlite);
     this.openLinks = new OpenLinksRepo(sqlite);
   }
 
@@ -143,6 +144,15 @@ export class CrawlsRepo {
       this.sqlite
         .query<{ n: number }, { crawlId: string }>("SELECT COUNT(*) AS n FROM crawl_targets WHERE crawl_id = $crawlId AND state = 'queued'")
         .get({ crawlId })?.n ?? 0
+    );
+  }
+
+  /** Whether the crawl has targets still waiting to be checked. */
+  hasQueued(crawlId: string): boolean {
+    return (
+      this.sqlite
+        .query<{ queued: number }, { crawlId: string }>("SELECT EXISTS (SELECT 1 FROM crawl_targets WHERE crawl_id = $crawlId AND state = 'queued') AS queued")
+        .get({ crawlId })?.queued === 1
     );
   }
 
@@ -229,10 +239,10 @@ export class CrawlsRepo {
   markEnded(id: string, end: CrawlEnd): boolean {
     const result = this.sqlite
       .query(
-        `UPDATE crawls SET status = $status, error = $error, failure = $failure, warnings = $warnings, completed_at = $now
+        `UPDATE crawls SET status = $status, error = $error, failure = $failure, completed_at = $now
          WHERE id = $id AND status IN ('pending', 'running')`,
       )
-      .run({ id, status: end.status, error: end.error, failure: end.failure, warnings: JSON.stringify(end.warnings), now: end.now });
+      .run({ id, status: end.status, error: end.error, failure: end.failure, now: end.now });
     return result.changes > 0;
   }
 

@@ -1,4 +1,5 @@
 import type { Database, Statement } from "bun:sqlite";
+import { requireRunning } from "./crawl-fence.ts";
 import { MultiRowInsert } from "./multi-row-insert.ts";
 
 /**
@@ -53,7 +54,7 @@ export class FragmentsRepo {
   private readonly forgetStatement: Statement<unknown, [string, number]>;
   private readonly inTransaction: { immediate: (work: () => unknown) => unknown };
 
-  constructor(sqlite: Database) {
+  constructor(private readonly sqlite: Database) {
     this.insertFragments = new MultiRowInsert(sqlite, "INSERT INTO link_fragments (crawl_id, link_id, target_id, fragments) VALUES", "(?1, ?, ?, ?)", 1);
     this.savePageIdsStatement = sqlite.prepare("INSERT INTO crawl_page_ids (crawl_id, url, ids, complete) VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING");
     // Checked, not broken, 2xx targets whose page has no stored ids: asked with HEAD, or never parsed.
@@ -92,9 +93,16 @@ export class FragmentsRepo {
     if (values.length > 0) this.insertFragments.run([crawlId], values);
   }
 
-  /** Stores a page's ids under its final URL, unless some are stored already (a page reached twice). */
+  /** Stores a page's ids under its final URL, unless some are stored already (a page reached twice); fenced (crawl-fence.ts). */
   savePageIds(crawlId: string, url: string, ids: string | null, complete: boolean): void {
-    this.savePageIdsStatement.run(crawlId, url, ids, complete ? 1 : 0);
+    const save = () => this.savePageIdsStatement.run(crawlId, url, ids, complete ? 1 : 0);
+    // Within a frontier batch, the batch's transaction was fenced already.
+    if (this.sqlite.inTransaction) save();
+    else
+      this.inTransaction.immediate(() => {
+        requireRunning(this.sqlite, crawlId);
+        save();
+      });
   }
 
   /** Up to `limit` targets whose page must be fetched for its ids: the URL to fetch and the page URL to store under. */
@@ -116,9 +124,11 @@ export class FragmentsRepo {
    * Writes verdicts and forgets the judged links, in one transaction: a link with an error becomes a broken
    * link (listed in broken_links, moved from its status code's working count to its broken one, counted in the
    * crawl's broken_links); every waiting link up to `judgedThrough` (judged in link order) is forgotten.
+   * Fenced: nothing is written once the crawl is no longer running (crawl-fence.ts).
    */
   apply(crawlId: string, outcomes: readonly FragmentOutcome[], judgedThrough: number): void {
     this.inTransaction.immediate(() => {
+      requireRunning(this.sqlite, crawlId);
       const brokenByStatus = new Map<number, number>();
       for (const outcome of outcomes) {
         this.setOutcomeStatement.run(outcome.error, outcome.warning, outcome.linkId);

@@ -1,5 +1,6 @@
 import type { Database, Statement } from "bun:sqlite";
 import type { LinkVerdict } from "../core/link-outcome.ts";
+import { requireRunning } from "./crawl-fence.ts";
 import { MultiRowInsert } from "./multi-row-insert.ts";
 import type { TargetState } from "./schema.ts";
 
@@ -180,10 +181,14 @@ export class FrontierRepo {
    * Runs `work` in one IMMEDIATE transaction. Immediate because the crawler reads before it writes, and a
    * deferred transaction whose snapshot went stale while another connection wrote (the API, another crawl)
    * fails at its first write with SQLITE_BUSY, which the busy timeout cannot wait out. Taking the write lock
-   * first makes it wait its turn instead.
+   * first makes it wait its turn instead. Fenced: nothing is written for a crawl that is no longer running
+   * (crawl-fence.ts; CrawlEndedError).
    */
-  immediate<T>(work: () => T): T {
-    return this.inTransaction.immediate(work) as T;
+  whileRunning<T>(crawlId: string, work: () => T): T {
+    return this.inTransaction.immediate(() => {
+      requireRunning(this.sqlite, crawlId);
+      return work();
+    }) as T;
   }
 
   /** Up to `limit` queued targets after `afterId`, in discovery order. */
@@ -295,15 +300,6 @@ export class FrontierRepo {
   /** Stylesheets the crawl has parsed so far (claimed in crawl_pages without counting as pages). */
   stylesheetsParsed(crawlId: string): number {
     return this.stylesheetsStatement.get(crawlId)?.stylesheets ?? 0;
-  }
-
-  /** Adds `warnings` to the crawl's, each once, after those it has. */
-  addWarnings(crawlId: string, warnings: readonly string[]): void {
-    if (warnings.length === 0) return;
-    const row = this.sqlite.query<{ warnings: string }, [string]>("SELECT warnings FROM crawls WHERE id = ?1").get(crawlId);
-    if (row === null) return;
-    const merged = [...new Set([...(JSON.parse(row.warnings) as string[]), ...warnings])];
-    this.sqlite.query("UPDATE crawls SET warnings = ?1 WHERE id = ?2").run(JSON.stringify(merged), crawlId);
   }
 
   /** How many pages the crawl's sitemaps list; null until they were read. */

@@ -74,6 +74,24 @@ export class RetentionRepo {
     })();
   }
 
+  /** Pages of the store file that deletions left free (they are reused before the file grows). */
+  freePages(): number {
+    return this.sqlite.query<{ freelist_count: number }, []>("PRAGMA freelist_count").get()?.freelist_count ?? 0;
+  }
+
+  /**
+   * Gives up to `pages` free pages back to the file system (the file shrinks at the next checkpoint). Only a
+   * store created with auto_vacuum=INCREMENTAL can (store/sqlite.ts); on any other it does nothing.
+   */
+  releaseFreePages(pages: number): void {
+    this.sqlite.exec(`PRAGMA incremental_vacuum(${Math.max(1, Math.floor(pages))})`);
+  }
+
+  /** Whether the store can give free pages back (created with auto_vacuum=INCREMENTAL). */
+  canReleasePages(): boolean {
+    return this.sqlite.query<{ auto_vacuum: number }, []>("PRAGMA auto_vacuum").get()?.auto_vacuum === 2;
+  }
+
   /**
    * Ended webhook deliveries (and their attempts) created before `before`; returns how many deliveries went.
    * Counted by RETURNING: `changes` would add the cascaded attempts, and the caller compares it to `max`.

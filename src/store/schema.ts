@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { CrawlOptions } from "../core/crawl-options.ts";
 import type { CrawlFailure } from "../core/crawl-failure.ts";
+import type { WarningCause } from "../core/crawl-warnings.ts";
 import type { VerifiedBy } from "../core/verified-by.ts";
 import type { CrawlStatus, CrawlTrigger } from "../core/crawl-status.ts";
 import type { DeliveryState } from "../core/delivery-state.ts";
@@ -84,8 +85,6 @@ export const crawls = sqliteTable(
     error: text("error"),
     /** What kind of failure `error` describes (core/crawl-failure.ts); null unless failed. */
     failure: text("failure").$type<CrawlFailure>(),
-    /** Things a clean-looking result must not hide (nothing in scope, pages cut short), as a JSON array of text. */
-    warnings: text("warnings", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
     /** True when a page limit (max_pages, max_depth) left pages unparsed. */
     truncated: integer("truncated", { mode: "boolean" }).notNull().default(false),
     /** Pages whose body was cut at max_body_bytes: links after the cut were never seen. */
@@ -319,6 +318,31 @@ export const crawlStatusCounts = sqliteTable(
     links: integer("links").notNull(),
   },
   (t) => [primaryKey({ columns: [t.crawlId, t.statusCode, t.isBroken] })],
+);
+
+/**
+ * A crawl's warnings, aggregated per cause (core/crawl-warnings.ts): one row per cause (per distinct text of an
+ * `other` warning), with its count and first samples, at most MAX_WARNING_ENTRIES + 1 rows and MAX_WARNING_BYTES
+ * of samples per crawl. Apart from the crawl row so that the crawl list and the overview never read them, and a
+ * hostile site can never grow the row every list query reads (docs/decisions.md, "Warnings are findings with a
+ * budget").
+ */
+export const crawlWarnings = sqliteTable(
+  "crawl_warnings",
+  {
+    crawlId: text("crawl_id")
+      .notNull()
+      .references(() => crawls.id, { onDelete: "cascade" }),
+    /** The order the causes were first found in. */
+    position: integer("position").notNull(),
+    cause: text("cause").$type<WarningCause>().notNull(),
+    /** The text of an `other` warning; "" for every other cause. */
+    message: text("message").notNull().default(""),
+    count: integer("count").notNull(),
+    /** The first samples, as a JSON array of text. */
+    samples: text("samples", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+  },
+  (t) => [primaryKey({ columns: [t.crawlId, t.position] })],
 );
 
 /**

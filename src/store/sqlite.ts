@@ -51,6 +51,9 @@ export interface OpenOptions {
   expect?: FileIdentity;
 }
 
+/** Bytes a store's WAL file is cut back to after a checkpoint (SQLite's journal_size_limit). */
+export const WAL_SIZE_LIMIT = 64 * 1024 * 1024;
+
 /** Opens the store at `path` (creating it only with `create`), or an in-memory one for ":memory:". */
 export function openStore(path: string, options: OpenOptions = {}): Store {
   const sqlite = openDatabase(path, options);
@@ -76,15 +79,22 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database 
   try {
     sqlite = new Database(path, { create: options.create === true, readwrite: true, strict: true });
     sqlite.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5_000))}`);
-    // The journal mode is the first statement that reads the file: a file that is not a database fails here.
+    // The first statement that reads the file (the page count, or the journal mode): a file that is not a database fails here.
     if (options.temporary) {
       // A rollback still works (a failed batch, a full disk); only a crash could leave the file torn, and then
       // nothing reads it again.
       sqlite.exec("PRAGMA journal_mode = MEMORY");
       sqlite.exec("PRAGMA synchronous = OFF");
     } else {
+      // Only a new, empty file takes this (it must come before WAL): big deletions can then give their pages back
+      // to the file system (retention.ts). An existing store keeps its mode until rewritten (docs/operations.md);
+      // asked of one, SQLite would write its header (refused on a read-only store, which assertWritable explains).
+      const empty = sqlite.query<{ page_count: number }, []>("PRAGMA page_count").get()?.page_count === 0;
+      if (empty) sqlite.exec("PRAGMA auto_vacuum = INCREMENTAL");
       sqlite.exec("PRAGMA journal_mode = WAL");
       sqlite.exec("PRAGMA synchronous = FULL");
+      // A WAL grown by one big transaction is cut back to this once it has been checkpointed, not kept at its peak.
+      sqlite.exec(`PRAGMA journal_size_limit = ${WAL_SIZE_LIMIT}`);
     }
     sqlite.exec("PRAGMA foreign_keys = ON");
   } catch (error) {

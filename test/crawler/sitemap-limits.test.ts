@@ -77,12 +77,21 @@ test("entries before every limit are checked, none past it", () => {
   expect(site.requests.some((r) => r.includes("/after-cut") || r.includes("/m-last") || r.includes("/half-url"))).toBe(false);
 });
 
-test("each limit reached is a crawl warning naming the sitemap", () => {
-  expect(crawl.warnings).toContainEqual(`sitemap ${site.url("/big.xml")} is longer than ${SITEMAP_MAX_BYTES} bytes; entries past that point were not read`);
-  expect(crawl.warnings).toContainEqual(`sitemap ${site.url("/many.xml")} lists more than ${SITEMAP_MAX_URLS} URLs; the rest were not read`);
-  expect(crawl.warnings).toContainEqual(`sitemap ${site.url("/bomb.xml.gz")} is longer than ${SITEMAP_MAX_BYTES} bytes; entries past that point were not read`);
-  expect(crawl.warnings).toContainEqual(`sitemap ${site.url("/garbage.xml")} is neither a <urlset> nor a <sitemapindex>; nothing was read from it`);
-  expect(crawl.warnings).toContainEqual(`${SITEMAP_MAX_URLS - 10} sitemap entries are not on the crawled site; not checked`);
+test("each limit reached is a crawl warning naming the sitemap, one per cause", () => {
+  const other = (i: number) => `https://other.example/p${i}`;
+  expect(crawl.warnings).toEqual([
+    `2 sitemaps are longer than ${SITEMAP_MAX_BYTES} bytes; entries past that point were not read (${site.url("/big.xml")}, ${site.url("/bomb.xml.gz")})`,
+    `1 sitemap lists more than ${SITEMAP_MAX_URLS} URLs; the rest were not read (${site.url("/many.xml")})`,
+    `${SITEMAP_MAX_URLS - 10} sitemap entries are not on the crawled site; not checked (first 5: ${[10, 11, 12, 13, 14].map(other).join(", ")})`,
+    // The bomb inflates to NUL bytes: cut at the cap, and no markup.
+    `2 sitemaps are neither a <urlset> nor a <sitemapindex>; nothing was read from them (${site.url("/bomb.xml.gz")}, ${site.url("/garbage.xml")})`,
+  ]);
+  expect(crawl.warning_causes).toEqual([
+    { cause: "sitemap_cut", count: 2 },
+    { cause: "sitemap_url_limit", count: 1 },
+    { cause: "sitemap_entries_off_site", count: SITEMAP_MAX_URLS - 10 },
+    { cause: "sitemap_not_a_sitemap", count: 2 },
+  ]);
 });
 
 test("memory does not follow the sitemaps' sizes", () => {

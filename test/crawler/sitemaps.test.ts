@@ -113,9 +113,16 @@ test("each target is fetched once; orphans are checked but not parsed; disallowe
 });
 
 test("a missing child sitemap and a sitemap on another host are crawl warnings", () => {
-  expect(crawl.warnings).toContainEqual(`sitemap ${site.url("/sitemap-gone.xml")} answered HTTP 404; its entries were not read`);
-  expect(crawl.warnings).toContainEqual(`sitemap https://elsewhere.example/sitemap.xml named in ${site.origin}/robots.txt is not on the crawled site; not read`);
-  expect(crawl.warnings).toContainEqual("1 sitemap entry is not on the crawled site; not checked");
+  expect(crawl.warnings).toEqual([
+    `1 sitemap name points off the crawled site; not read (https://elsewhere.example/sitemap.xml in ${site.origin}/robots.txt)`,
+    "1 sitemap entry is not on the crawled site; not checked (https://other.example/x)",
+    `1 named sitemap could not be read; its entries were not read (${site.url("/sitemap-gone.xml")} answered HTTP 404)`,
+  ]);
+  expect(crawl.warning_causes).toEqual([
+    { cause: "sitemap_off_site", count: 1 },
+    { cause: "sitemap_entries_off_site", count: 1 },
+    { cause: "sitemap_failed", count: 1 },
+  ]);
 });
 
 describe("without use_sitemap", () => {

@@ -146,6 +146,13 @@ describe("crawl page", () => {
       const cancelled = await client.post(`/ui/crawls/${id}/cancel`);
       expect(cancelled.status).toBe(303);
       expect(svc.runtime.crawls.get(id)).toMatchObject({ status: "failed", error: "cancelled" });
+      // It says cancelled wherever it is shown: its page, its domain's crawls, the overview.
+      const badge = '<span class="badge neutral" title="status failed, failure cancelled">cancelled</span>';
+      const shown = await client.get(`/ui/crawls/${id}`);
+      expect(shown.html).toContain(badge);
+      expect(shown.html).toContain("Cancelled: the counts and links below are what the crawl had found when it was cancelled, and final.");
+      expect((await client.get(`/ui/domains/${slowDomain}`)).html).toContain(badge);
+      expect((await client.get("/")).html).toContain(badge);
       const again = await client.post(`/ui/crawls/${id}/cancel`);
       expect(again.status).toBe(409);
       expect(again.html).toContain("already ended");

@@ -115,6 +115,7 @@ describe("a crawl that finds broken links", () => {
       duration_seconds: duration,
       new_broken_links: BROKEN, // the domain's first crawl: every broken link is new
       warnings: [],
+      warning_causes: [],
     });
     expect(body.timestamp).toBe(crawl.completed_at);
   });
@@ -166,7 +167,17 @@ describe("a cancelled crawl, and a webhook subscribed to crawl.failed only", () 
     expect(narrow.requests).toHaveLength(1);
     expect(narrow.requests[0]!.verified).toBe(true);
     expect(envelope(narrow.requests[0]!)).toMatchObject({ event: "crawl.failed", data: { crawl_id: id, domain_name: domainName, error: "cancelled" } });
-    expect(envelope(narrow.requests[0]!).data).toEqual({ crawl_id: id, domain_name: domainName, error: "cancelled", failure: "cancelled", warnings: [] });
+    // What it had found when it was cancelled (nothing: the slow site never answered), and its warnings.
+    expect(envelope(narrow.requests[0]!).data).toEqual({
+      crawl_id: id,
+      domain_name: domainName,
+      error: "cancelled",
+      failure: "cancelled",
+      total_links: 0,
+      broken_links: 0,
+      warnings: [],
+      warning_causes: [],
+    });
     expect(receiver.requests.map((r) => r.headers["x-service-event"]).sort()).toEqual(["crawl.failed", "crawl.started"]);
     // One delivery per webhook: the same event has a different delivery id at each receiver.
     expect(receiver.requests.find((r) => r.headers["x-service-event"] === "crawl.failed")!.headers["x-service-delivery"]).not.toBe(

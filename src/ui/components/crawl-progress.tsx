@@ -1,16 +1,16 @@
 /** @jsxImportSource hono/jsx */
-import type { CrawlDetailView } from "../../services/crawl-view.ts";
+import type { CrawlBriefView } from "../../services/crawl-view.ts";
 import { count, seconds } from "../format.ts";
 
 /** A running crawl's numbers: the JSON the script polls and the panel it updates (the same fields). */
 
 /** True while the crawl may still change. */
-export function isActive(crawl: CrawlDetailView): boolean {
+export function isActive(crawl: CrawlBriefView): boolean {
   return crawl.status === "pending" || crawl.status === "running";
 }
 
 /** What a poll of a running crawl answers: its numbers, and why it waits when it does. */
-export function progressOf(crawl: CrawlDetailView, queued: number) {
+export function progressOf(crawl: CrawlBriefView, queued: number) {
   const elapsed = seconds(crawl.started_at, crawl.completed_at);
   return {
     status: crawl.status,
@@ -26,7 +26,7 @@ export function progressOf(crawl: CrawlDetailView, queued: number) {
 }
 
 /** The live panel: the script finds it by `data-progress-url` and fills each `data-field`. */
-export function Progress(props: { crawl: CrawlDetailView; queued: number }) {
+export function Progress(props: { crawl: CrawlBriefView; queued: number }) {
   const p = progressOf(props.crawl, props.queued);
   const fields: [Exclude<keyof typeof p, "waiting_reason">, string][] = [
     ["status", "Status"],

@@ -9,7 +9,7 @@ import { count, relative, when } from "../format.ts";
 import { safeHref } from "../safe-url.ts";
 import { can, type Viewer } from "../ui-env.ts";
 import { FormError } from "./form-error.tsx";
-import { Csrf, Layout, StatusBadge } from "./layout.tsx";
+import { Csrf, CrawlStatusBadge, Layout, StatusBadge } from "./layout.tsx";
 
 /**
  * A domain's page: the verification methods and the verify button, starting a crawl, recent crawls, the
@@ -153,7 +153,7 @@ export function DomainPage(props: DomainPageProps) {
                         <a href={`/ui/crawls/${crawl.id}`}>{when(crawl.created_at)}</a>
                       </td>
                       <td>
-                        <StatusBadge status={crawl.status} />
+                        <CrawlStatusBadge status={crawl.status} failure={crawl.failure} />
                       </td>
                       <td class="num">{count(crawl.total_links)}</td>
                       <td class="num">{count(crawl.broken_links)}</td>

@@ -85,3 +85,15 @@ export function StatusBadge(props: { status: string }) {
           : "neutral";
   return <span class={`badge ${tone}`}>{props.status}</span>;
 }
+
+/** A crawl's status as a badge; a cancelled crawl (spec status `failed`, failure `cancelled`) reads "cancelled". */
+export function CrawlStatusBadge(props: { status: string; failure: string | null }) {
+  if (props.status === "failed" && props.failure === "cancelled") {
+    return (
+      <span class="badge neutral" title="status failed, failure cancelled">
+        cancelled
+      </span>
+    );
+  }
+  return <StatusBadge status={props.status} />;
+}

@@ -10,7 +10,7 @@ import { BrokenTargets } from "../components/broken-targets.tsx";
 import { Changes, CHANGES_PER_PAGE } from "../components/crawl-changes.tsx";
 import { isActive, Progress, progressOf } from "../components/crawl-progress.tsx";
 import { FormError } from "../components/form-error.tsx";
-import { Csrf, Layout, StatusBadge } from "../components/layout.tsx";
+import { Csrf, CrawlStatusBadge, Layout } from "../components/layout.tsx";
 import { filtersFrom, repoFilter } from "../crawl-filters.ts";
 import { count, when } from "../format.ts";
 import { renderPage } from "../render.ts";
@@ -36,7 +36,7 @@ function CrawlPage(props: { viewer: Viewer; crawl: CrawlDetailView; queued: numb
         <a href={`/ui/domains/${crawl.domain_id}`}>← {crawl.domain_name}</a>
       </p>
       <h1>
-        Crawl of {crawl.domain_name} <StatusBadge status={crawl.status} />
+        Crawl of {crawl.domain_name} <CrawlStatusBadge status={crawl.status} failure={crawl.failure} />
       </h1>
       {props.error !== undefined && <FormError message={props.error} />}
       <p class="muted">
@@ -50,7 +50,11 @@ function CrawlPage(props: { viewer: Viewer; crawl: CrawlDetailView; queued: numb
           {crawl.waiting_reason}
         </p>
       )}
-      {crawl.error !== null && <p class="notice error">{crawl.error}</p>}
+      {crawl.failure === "cancelled" ? (
+        <p class="notice">Cancelled: the counts and links below are what the crawl had found when it was cancelled, and final.</p>
+      ) : (
+        crawl.error !== null && <p class="notice error">{crawl.error}</p>
+      )}
       {crawl.warnings.length > 0 && (
         <ul class="notice">
           {crawl.warnings.map((warning) => (
@@ -130,7 +134,7 @@ export function crawlRouter(crawls: CrawlsService, domains: DomainsService) {
 
   router.get("/ui/crawls/:id/progress.json", (c) => {
     requireUiScope(c, "crawls:read");
-    const crawl = crawls.get(c.req.param("id"));
+    const crawl = crawls.brief(c.req.param("id"));
     return c.json(progressOf(crawl, isActive(crawl) ? crawls.queued(crawl.id) : 0));
   });
 

@@ -3,8 +3,8 @@ import { Hono } from "hono";
 import type { CrawlsService } from "../../services/crawls.service.ts";
 import type { DomainsService } from "../../services/domains.service.ts";
 import type { DomainView } from "../../services/domain-view.ts";
-import type { CrawlDetailView, CrawlSummaryView } from "../../services/crawl-view.ts";
-import { Csrf, Layout, StatusBadge } from "../components/layout.tsx";
+import type { CrawlBriefView, CrawlSummaryView } from "../../services/crawl-view.ts";
+import { Csrf, CrawlStatusBadge, Layout, StatusBadge } from "../components/layout.tsx";
 import { TrendChart } from "../components/trend-chart.tsx";
 import { count, relative, when } from "../format.ts";
 import { renderPage } from "../render.ts";
@@ -24,7 +24,7 @@ const TREND_CRAWLS = 10;
 
 interface DomainRow {
   domain: DomainView;
-  last: CrawlDetailView | null;
+  last: CrawlBriefView | null;
   recent: CrawlSummaryView[];
 }
 
@@ -68,7 +68,7 @@ function Overview(props: { viewer: Viewer; rows: DomainRow[]; total: number; pag
                     ) : (
                       <>
                         <a href={`/ui/crawls/${last.id}`}>
-                          <StatusBadge status={last.status} />
+                          <CrawlStatusBadge status={last.status} failure={last.failure} />
                         </a>{" "}
                         <span title={when(last.created_at)}>{relative(last.completed_at ?? last.started_at ?? last.created_at)}</span>
                       </>
@@ -122,7 +122,7 @@ function overviewRows(domains: DomainsService, crawls: CrawlsService, page: numb
   const list = domains.list(page, DOMAINS_PER_PAGE);
   const rows = list.items.map((domain) => ({
     domain,
-    last: domain.last_crawl_id === null ? null : crawls.get(domain.last_crawl_id),
+    last: domain.last_crawl_id === null ? null : crawls.brief(domain.last_crawl_id),
     recent: crawls.list({ domainId: domain.id }, 1, TREND_CRAWLS).items,
   }));
   return { rows, total: list.total };
