@@ -1,14 +1,26 @@
+import { DIGEST_EVENT } from "../core/channels.ts";
 import type { CrawlFailure } from "../core/crawl-failure.ts";
 import { endedEvents, startedEvent } from "../core/crawl-events.ts";
+import { buildDigest, wantsDigest } from "../notifications/digest.ts";
 import type { CrawlRecord, CrawlsRepo } from "../store/crawls.repo.ts";
 import type { LinksRepo } from "../store/links.repo.ts";
 
 /**
  * The changes of a crawl's state that clients hear about: it starts running (`crawl.started`), it completes
- * (`crawl.completed`, and `broken_links.found` when it found any) or it fails (`crawl.failed`). Each change and
- * its webhook deliveries are one transaction, so a delivery exists exactly when its change was committed
- * (docs/architecture.md, "Outbox, not fire-and-forget"). What the end state is, crawl-end.ts judges.
+ * (`crawl.completed`, and `broken_links.found` when it found any) or it fails (`crawl.failed`). An ended crawl's
+ * digest goes to the notification channels that want it. Each change and its webhook and channel deliveries
+ * are one transaction, so a delivery exists exactly when its change was committed (docs/architecture.md,
+ * "Outbox, not fire-and-forget"). What the end state is, crawl-end.ts judges.
  */
+
+/** Queues the ended crawl's digest for the domain's channels that want it; builds it only when some channel exists. */
+function queueDigest(crawls: CrawlsRepo, crawl: CrawlRecord, previousId: string | null, now: string): void {
+  const channels = crawls.outbox.channelsFor(crawl.domain_id);
+  if (channels.length === 0) return;
+  const digest = buildDigest(crawls.digests, crawl, previousId);
+  const wanted = channels.filter((channel) => wantsDigest(channel.notify_when, digest)).map((channel) => channel.id);
+  if (wanted.length > 0) crawls.outbox.enqueueForChannels(wanted, DIGEST_EVENT, crawl.completed_at ?? now, digest, now);
+}
 
 /** Moves the oldest pending crawl to running and queues `crawl.started`; the crawl, or undefined when none waits. */
 export function claimNextCrawl(crawls: CrawlsRepo, now: string): CrawlRecord | undefined {
@@ -34,11 +46,12 @@ export function completeCrawl(store: { crawls: CrawlsRepo; links: LinksRepo }, i
     crawls.setNewBrokenLinks(id, links.countChanges(id, previous?.id ?? null, "new_broken"));
     const crawl = crawls.findById(id)!;
     crawls.queueDeliveries(endedEvents(crawl, crawl.broken_links > 0 ? links.brokenSample(id) : []), end.now);
+    queueDigest(crawls, crawl, previous?.id ?? null, end.now);
     return true;
   });
 }
 
-/** Ends crawl `id` (still pending or running) as failed and queues `crawl.failed`; false when it had already ended (or is gone). */
+/** Ends crawl `id` (still pending or running) as failed and queues `crawl.failed` and its digest; false when it had already ended (or is gone). */
 export function failCrawl(
   crawls: CrawlsRepo,
   id: string,
@@ -46,7 +59,9 @@ export function failCrawl(
 ): boolean {
   return crawls.transaction(() => {
     if (!crawls.markEnded(id, { status: "failed", ...end })) return false;
-    crawls.queueDeliveries(endedEvents(crawls.findById(id)!, []), end.now);
+    const crawl = crawls.findById(id)!;
+    crawls.queueDeliveries(endedEvents(crawl, []), end.now);
+    queueDigest(crawls, crawl, null, end.now);
     return true;
   });
 }

@@ -3,6 +3,7 @@ import type { CrawlFailure } from "../core/crawl-failure.ts";
 import type { CrawlOptions } from "../core/crawl-options.ts";
 import { withDefaultOptions } from "../core/stored-options.ts";
 import type { CrawlEvent } from "../core/crawl-events.ts";
+import { DigestRepo } from "./digest.repo.ts";
 import { OutboxRepo } from "./outbox.repo.ts";
 import type { CrawlStatus, CrawlTrigger, TargetState } from "./schema.ts";
 
@@ -96,10 +97,14 @@ function crawlWhere(filter: CrawlFilter): { sql: string; params: Record<string, 
 }
 
 export class CrawlsRepo {
-  private readonly outbox: OutboxRepo;
+  /** The outbox, written in the transactions that change a crawl's state. */
+  readonly outbox: OutboxRepo;
+  /** What an ended crawl's notification digest reads. */
+  readonly digests: DigestRepo;
 
   constructor(private readonly sqlite: Database) {
     this.outbox = new OutboxRepo(sqlite);
+    this.digests = new DigestRepo(sqlite);
   }
 
   /** Runs `work` in one transaction. */

@@ -1,0 +1,30 @@
+/**
+ * Text from crawled sites, made fit to place in any message: one line (CR, LF, tabs, the other C0 and C1
+ * controls, line and paragraph separators and bidi controls become a space, so nothing can start a new header
+ * line, a new markdown block or reorder what follows it) and a bounded length. Every format escapes on top of
+ * this for its own syntax.
+ */
+
+// C0 and C1 controls, U+2028/2029, and the bidi embeddings, overrides and isolates.
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]+/g;
+
+/** `text` on one line, without control characters, runs of spaces collapsed and trimmed. */
+export function oneLine(text: string): string {
+  return text.replace(UNSAFE, " ").replace(/ {2,}/g, " ").trim();
+}
+
+/** `text` cut to at most `max` characters (code points), with an ellipsis when cut. */
+export function clip(text: string, max: number): string {
+  const chars = Array.from(text);
+  return chars.length <= max ? text : `${chars.slice(0, Math.max(0, max - 1)).join("")}…`;
+}
+
+/** oneLine then clip: how every crawled string enters a digest. */
+export function cleanText(text: string, max: number): string {
+  return clip(oneLine(text), max);
+}
+
+/** Size of `text` in UTF-8 bytes. */
+export function utf8Bytes(text: string): number {
+  return Buffer.byteLength(text, "utf8");
+}
