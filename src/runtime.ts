@@ -168,6 +168,7 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     domainExists: (id) => domainsRepo.findById(id) !== undefined,
     send: sendToChannel,
     wake: () => dispatcher.wake(),
+    publicUrl: config.server.public_url,
   });
   const webhooks = new WebhooksService({
     repo: webhooksRepo,

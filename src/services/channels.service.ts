@@ -6,6 +6,9 @@ import type { Resolve } from "../net/resolve.ts";
 import { assertUrlAllowed } from "../net/url-policy.ts";
 import { channelUrlProblem } from "../notifications/channel-url-rules.ts";
 import { DESTINATIONS } from "../notifications/destinations/index.ts";
+import type { Digest } from "../notifications/digest.ts";
+import { crawlPageUrl, messageOf } from "../notifications/message.ts";
+import { plainMessage } from "../notifications/plain-message.ts";
 import { sampleDigest } from "../notifications/sample-digest.ts";
 import type { ChannelRecord, ChannelsRepo } from "../store/channels.repo.ts";
 import type { DeliveriesRepo, DeliveryTarget } from "../store/deliveries.repo.ts";
@@ -34,6 +37,8 @@ export interface ChannelsServiceDeps {
   send: (channel: ChannelRecord, deliveryId: string, payload: string) => Promise<AttemptOutcome>;
   /** Tells the dispatcher a delivery became due. */
   wake: () => void;
+  /** server.public_url, for the links in message previews. */
+  publicUrl: string | null;
 }
 
 /** What a channel is created with: the common fields and its destination's own (validated by the API's schema). */
@@ -126,12 +131,18 @@ export class ChannelsService {
     };
   }
 
-  /** The stored body of one of the channel's deliveries (the dashboard shows it as text). */
-  deliveryPayload(id: string, deliveryId: string): string {
+  /** The message one of the channel's deliveries carries, as plain text (the dashboard shows it); null when it holds none. */
+  deliveryPreview(id: string, deliveryId: string): string | null {
     const key = canonicalId(deliveryId);
     const delivery = key === null ? undefined : this.deps.deliveries.find(targetOf(this.require(id)), key);
-    if (delivery === undefined || delivery.event !== DIGEST_EVENT) throw new NotFoundError("delivery", deliveryId);
-    return delivery.payload;
+    if (delivery === undefined) throw new NotFoundError("delivery", deliveryId);
+    if (delivery.event !== DIGEST_EVENT) return null;
+    try {
+      const digest = (JSON.parse(delivery.payload) as { data: Digest }).data;
+      return plainMessage(messageOf(digest, crawlPageUrl(this.deps.publicUrl, digest.crawl_id)));
+    } catch {
+      return null;
+    }
   }
 
   /** Queues an ended (dead or delivered) delivery again, due now, with a fresh retry schedule. */

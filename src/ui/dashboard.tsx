@@ -7,6 +7,7 @@ import type { CrawlsService } from "../services/crawls.service.ts";
 import type { DomainsService } from "../services/domains.service.ts";
 import type { KeysService } from "../services/keys.service.ts";
 import type { WebhooksService } from "../services/webhooks.service.ts";
+import type { ChannelsService } from "../services/channels.service.ts";
 import { assetsRouter } from "./assets.ts";
 import { ErrorPage } from "./components/error-page.tsx";
 import { dashboardSession, requireCsrf, requireViewer } from "./middleware/dashboard-session.ts";
@@ -17,6 +18,7 @@ import { domainRouter } from "./routes/domain.tsx";
 import { overviewRouter } from "./routes/overview.tsx";
 import { signInRouter } from "./routes/sign-in.tsx";
 import { webhooksRouter } from "./routes/webhooks.tsx";
+import { channelsRouter } from "./routes/channels.tsx";
 import { SessionCodec } from "./session.ts";
 import type { UiEnv } from "./ui-env.ts";
 
@@ -31,6 +33,7 @@ export interface DashboardDeps {
   domains: DomainsService;
   crawls: CrawlsService;
   webhooks: WebhooksService;
+  channels: ChannelsService;
   /** Signs session cookies (ui/session-secret.ts). */
   sessionSecret: Uint8Array;
   logger: Logger;
@@ -55,6 +58,7 @@ export function dashboardRouter(deps: DashboardDeps): Hono<UiEnv> {
   dashboard.route("/", domainRouter(deps.domains, deps.crawls));
   dashboard.route("/", crawlRouter(deps.crawls, deps.domains));
   dashboard.route("/", webhooksRouter(deps.webhooks));
+  dashboard.route("/", channelsRouter(deps.channels, deps.domains));
   dashboard.onError((error, c) => {
     const status = error instanceof AppError ? STATUS_OF[error.code] : 500;
     if (status === 500) {

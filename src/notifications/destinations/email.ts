@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { z } from "zod";
 import { failedWithoutAnswer, type AttemptOutcome } from "../../webhooks/attempt.ts";
 import type { ChannelConfig, Destination, SendContext } from "../destination.ts";
@@ -48,7 +49,8 @@ async function sendEmail(message: Message, channel: ChannelConfig, context: Send
     connectionTimeout: context.timeoutMs,
     greetingTimeout: context.timeoutMs,
     socketTimeout: context.timeoutMs,
-    tls: { servername: host, ca: context.ca, minVersion: "TLSv1.2" },
+    // SNI only for a name (an IP address may not be sent as one); the certificate is checked against `host` either way.
+    tls: { ...(isIP(host.replace(/^\[|\]$/g, "")) === 0 ? { servername: host } : {}), ca: context.ca, minVersion: "TLSv1.2" },
   });
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), context.timeoutMs)));
