@@ -44,7 +44,8 @@ export async function startChatReceiver(options: { port?: number } = {}): Promis
       const url = new URL(request.url);
       requests.push({ method: request.method, path: `${url.pathname}${url.search}`, headers: request.headers.toJSON(), body, json });
       const status = queue.shift() ?? 200;
-      return new Response(status === 200 ? '{"ok":true,"event_id":"$event"}' : `{"error":"status ${status}"}`, {
+      // A failure echoes the path it was called at, as some servers do: a token in it must not reach the delivery log.
+      return new Response(status === 200 ? '{"ok":true,"event_id":"$event"}' : JSON.stringify({ error: `status ${status}`, path: url.pathname }), {
         status,
         headers: { "content-type": "application/json" },
       });
