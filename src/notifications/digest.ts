@@ -37,7 +37,10 @@ export interface DigestTarget {
   /** Links of this list pointing at the target; `sources` holds the first few. */
   links: number;
   sources: DigestSource[];
-  /** Still broken: the start of the first crawl in the unbroken run that found its first listed link broken. */
+  /**
+   * Since when it is broken: a new one since this crawl's start; a still broken one since the start of the first
+   * crawl in the unbroken run that found its first listed link broken. Absent for fixed targets.
+   */
   broken_since?: string;
 }
 
@@ -106,7 +109,7 @@ export interface DigestReader {
 
 const EMPTY: DigestSection = { links: 0, targets: 0, items: [] };
 
-function section(reader: DigestReader, list: List, crawlId: string, previousId: string | null): DigestSection {
+function section(reader: DigestReader, list: List, crawlId: string, previousId: string | null, startedAt: string | null): DigestSection {
   // Rows of one target come together; a new URL starts a new target (compared raw, before cleaning).
   let lastUrl: string | null = null;
   const totals = reader.count(list, crawlId, previousId);
@@ -124,6 +127,7 @@ function section(reader: DigestReader, list: List, crawlId: string, previousId: 
         sources: [],
       };
       if (list === "still_broken") item.broken_since = brokenSince(reader, crawlId, row.url, row.source_url);
+      else if (list === "new_broken" && startedAt !== null) item.broken_since = startedAt;
       items.push(item);
     }
     item.sources.push({ url: cleanText(row.source_url, URL_CHARS), text: cleanText(row.link_text, TEXT_CHARS) });
@@ -168,10 +172,10 @@ export function buildDigest(reader: DigestReader, crawl: DigestCrawl, previousId
     fixed: { ...EMPTY },
   };
   if (!completed) return digest;
-  digest.new_broken = section(reader, "new_broken", crawl.id, previousId);
+  digest.new_broken = section(reader, "new_broken", crawl.id, previousId, crawl.started_at);
   if (previousId !== null) {
-    digest.still_broken = section(reader, "still_broken", crawl.id, previousId);
-    digest.fixed = section(reader, "fixed", crawl.id, previousId);
+    digest.still_broken = section(reader, "still_broken", crawl.id, previousId, crawl.started_at);
+    digest.fixed = section(reader, "fixed", crawl.id, previousId, crawl.started_at);
   }
   return digest;
 }

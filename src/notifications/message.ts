@@ -17,7 +17,7 @@ export interface MessageItem {
   url: string;
   /** "404", "no answer: connection refused", "was 404" for a fixed one. */
   status: string;
-  /** "broken since 2026-11-20 (8 days)" for a link still broken, else null. */
+  /** "broken since 2026-11-20 03:00 UTC (8 days)" for a broken link, else null. */
   since: string | null;
   /** Pages linking to it (URLs and link texts from the crawled site: hostile). */
   sources: { url: string; text: string }[];

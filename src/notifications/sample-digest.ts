@@ -29,7 +29,7 @@ export function sampleDigest(now = new Date()): Digest {
     completed_at: at,
     compared_with: "00000000-0000-7000-8000-000000000001",
     previous_failed: false,
-    new_broken: { links: 1, targets: 1, items: [target("/missing-page", 404, "a link that broke")] },
+    new_broken: { links: 1, targets: 1, items: [{ ...target("/missing-page", 404, "a link that broke"), broken_since: at }] },
     still_broken: { links: 1, targets: 1, items: [{ ...target("/old-page", 410, "a link still broken"), broken_since: weekAgo }] },
     fixed: { links: 1, targets: 1, items: [target("/fixed-page", 404, "a link fixed since")] },
     test: true,

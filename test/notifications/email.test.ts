@@ -99,7 +99,7 @@ beforeAll(async () => {
   });
   crawlId = await startCrawl(svc, hostileDomain);
   await waitForCrawl(svc, crawlId);
-  [mail] = await mailbox.waitForMessages(1, 20_000);
+  mail = (await mailbox.waitForMessages(1, 20_000))[0]!;
 }, 40_000); // a crawl, an SMTP conversation over TLS
 
 afterAll(async () => {
@@ -184,7 +184,7 @@ describe.skipIf(!smtpAvailable)("servers that fail", () => {
       expect(test.status).toBe(200);
       expect(test.json.data).toMatchObject({ delivered: true, status_code: null, error: null });
       expect(test.json.data.response).toMatch(/^250 /);
-      const [sample] = await flaky.tls.waitForMessages(1);
+      const sample = (await flaky.tls.waitForMessages(1))[0]!;
       expect(sample.tls).toBe(true);
       expect(sample.subject).toBe("[test] www.example.com: 1 new broken link, 1 link fixed");
     } finally {
@@ -221,7 +221,7 @@ describe.skipIf(!smtpAvailable)("servers that fail", () => {
     for (const name of Object.keys(reasons)) {
       const [delivered] = await deliveriesUntil(ids[name]!, (list) => list[0]?.state === "delivered");
       expect(delivered.attempts.at(-1).response_body).toMatch(/^250 /);
-      const [arrived] = await flaky[name]!.waitForMessages(1);
+      const arrived = (await flaky[name]!.waitForMessages(1))[0]!;
       expect(arrived.text).toContain(flakySite.url("/gone"));
     }
   }, 60_000); // retries on a 1 s schedule, a hung server's 2 s timeout each time
