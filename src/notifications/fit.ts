@@ -1,4 +1,4 @@
-import type { MessageItem } from "./message.ts";
+import type { Message, MessageItem } from "./message.ts";
 
 /**
  * Bounding by dropping, never by failing: every destination has a size limit (Slack's 3,000 characters a
@@ -47,4 +47,22 @@ export function boundedItem<T>(item: MessageItem, render: (item: MessageItem) =>
     if (size(piece) <= max) return piece;
   }
   return null;
+}
+
+/**
+ * `message` with listed targets dropped, last first from the longest list (each counted in that list's "and N
+ * more"), until `size(render(message))` is at most `max`; for formats rendered whole rather than piece by piece.
+ */
+export function shrinkToFit(message: Message, render: (message: Message) => string, size: Size<string>, max: number): Message {
+  let current = message;
+  // Bounded: each round drops one of the finitely many listed items.
+  while (size(render(current)) > max) {
+    const longest = current.sections.reduce<number>((best, section, i) => (section.items.length > (current.sections[best]?.items.length ?? 0) ? i : best), 0);
+    const section = current.sections[longest];
+    if (section === undefined || section.items.length === 0) break;
+    const sections = [...current.sections];
+    sections[longest] = { ...section, items: section.items.slice(0, -1), moreTargets: section.moreTargets + 1 };
+    current = { ...current, sections };
+  }
+  return current;
 }

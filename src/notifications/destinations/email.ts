@@ -2,10 +2,11 @@ import { isIP } from "node:net";
 import { z } from "zod";
 import { failedWithoutAnswer, type AttemptOutcome } from "../../webhooks/attempt.ts";
 import type { ChannelConfig, Destination, SendContext } from "../destination.ts";
+import { shrinkToFit } from "../fit.ts";
 import { htmlMessage } from "../html-message.ts";
 import type { Message } from "../message.ts";
 import { plainMessage } from "../plain-message.ts";
-import { clip, oneLine } from "../plain-text.ts";
+import { clip, oneLine, utf8Bytes } from "../plain-text.ts";
 
 /**
  * Email over SMTP with nodemailer: a plain-text and an HTML part, From and a To list, STARTTLS, implicit TLS
@@ -13,8 +14,11 @@ import { clip, oneLine } from "../plain-text.ts";
  * it may be private (no address policy applies). The subject is the message's title on one line (nodemailer
  * encodes it; oneLine already took out anything that could end a header). The server's answer ("250 2.0.0
  * queued as …") is kept as the attempt's response; a refusal, a dropped connection or a server that stops
- * answering is a failed attempt with SMTP's reason, retried on the outbox's schedule.
+ * answering is a failed attempt with SMTP's reason, retried on the outbox's schedule. The HTML part is kept
+ * under 100 KB, where Gmail starts clipping a message, by listing fewer targets.
  */
+
+const HTML_BYTES = 95_000;
 
 const address = z.email().max(320);
 
@@ -32,7 +36,8 @@ function smtpReason(error: SmtpError): string {
   return oneLine(`${error.code === undefined ? "" : `${error.code}: `}${error.message ?? "failed"}`);
 }
 
-async function sendEmail(message: Message, channel: ChannelConfig, context: SendContext): Promise<AttemptOutcome> {
+async function sendEmail(full: Message, channel: ChannelConfig, context: SendContext): Promise<AttemptOutcome> {
+  const message = shrinkToFit(full, htmlMessage, utf8Bytes, HTML_BYTES);
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const { host, port, security, username, from, to } = channel.settings as { host: string; port: number; security: "starttls" | "tls" | "none"; username?: string; from: string; to: string[] };
