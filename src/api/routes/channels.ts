@@ -11,7 +11,7 @@ import { validationHook } from "../validation-hook.ts";
 
 /** /channels (notification channels): handlers only validate, call ChannelsService and return JSON. */
 
-const TAG = "notifications";
+const TAG = "channels";
 
 const createChannel = securedRoute(TAG, "notifications:write", {
   method: "post",
