@@ -97,7 +97,7 @@ const webhooksFields = z.strictObject({
 /** Notification channels (email and chat); their deliveries share the webhooks' outbox, retry schedule and concurrency. */
 const notificationsFields = z.strictObject({
   /** Time one attempt may take: the SMTP conversation, or a chat request with its whole answer. */
-  timeout: duration(1_000, 300_000).default(30_000),
+  timeout: duration(1_000, 300_000).default(20_000),
   /** Accept http:// chat and push URLs (a self-hosted ntfy, Gotify or Matrix on a trusted network). */
   allow_http: z.boolean().default(false),
   /** Allow chat and push URLs on private addresses (webhooks.allow_private_targets allows them too). SMTP hosts are always allowed. */

@@ -18,7 +18,7 @@ describe("notifications config", () => {
   test("defaults", () => {
     const { config } = loadConfig({ env: {} });
     expect(config.server.public_url).toBeNull();
-    expect(config.notifications).toEqual({ timeout: 30_000, allow_http: false, allow_private_targets: false, ca_file: null });
+    expect(config.notifications).toEqual({ timeout: 20_000, allow_http: false, allow_private_targets: false, ca_file: null });
   });
 
   test("every key can be set from the environment", () => {
