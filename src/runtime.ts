@@ -124,7 +124,7 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
   const deliveriesRepo = new DeliveriesRepo(store.sqlite);
   const metrics = new ServiceMetrics({
     crawlsByStatus: () => crawlsRepo.countByStatus(),
-    deliveriesByState: () => deliveriesRepo.countByState(),
+    deliveriesByState: (target) => deliveriesRepo.countByState(target),
   });
   const webhookPolicy = webhookAddressPolicy(config.webhooks);
   const ca = config.webhooks.ca_file === null ? undefined : readFileSync(config.webhooks.ca_file, "utf8");
@@ -157,7 +157,7 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     disableAfterMs: config.webhooks.disable_after,
     maxConcurrent: config.webhooks.max_concurrent,
     logger,
-    onAttempt: (outcome) => metrics.recordWebhookAttempt(outcome),
+    onAttempt: (outcome, target) => (target === "webhook" ? metrics.recordWebhookAttempt(outcome) : metrics.recordNotificationAttempt(outcome)),
   });
   const channels = new ChannelsService({
     repo: channelsRepo,

@@ -201,9 +201,11 @@ export class DeliveriesRepo {
     );
   }
 
-  /** How many deliveries are in each state (metrics). */
-  countByState(): Record<string, number> {
-    const rows = this.sqlite.query<{ state: string; n: number }, []>("SELECT state, COUNT(*) AS n FROM webhook_deliveries GROUP BY state").all();
+  /** How many deliveries of webhooks, or of channels, are in each state (metrics). */
+  countByState(kind: DeliveryTarget["kind"]): Record<string, number> {
+    const rows = this.sqlite
+      .query<{ state: string; n: number }, []>(`SELECT state, COUNT(*) AS n FROM webhook_deliveries WHERE ${TARGET_COLUMN[kind]} IS NOT NULL GROUP BY state`)
+      .all();
     return Object.fromEntries(rows.map((row) => [row.state, row.n]));
   }
 

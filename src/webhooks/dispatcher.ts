@@ -28,8 +28,8 @@ export interface DispatcherOptions {
   logger: Logger;
   /** How often the outbox is looked at when nothing wakes the dispatcher; default 1 s. */
   pollMs?: number;
-  /** Told each attempt's outcome once it is recorded (metrics). */
-  onAttempt?: (outcome: AttemptOutcomeLabel) => void;
+  /** Told each attempt's outcome, and whose it was, once it is recorded (metrics). */
+  onAttempt?: (outcome: AttemptOutcomeLabel, target: DueDelivery["target"]["kind"]) => void;
 }
 
 const DEFAULT_POLL_MS = 1_000;
@@ -105,7 +105,7 @@ export class WebhookDispatcher {
     const outcome = await this.options.send(delivery);
     const result = this.decide(delivery, outcome, attemptNumber, attemptedAt);
     repo.recordAttempt(delivery.target, result);
-    this.options.onAttempt?.(result.state === "pending" ? "retrying" : result.state);
+    this.options.onAttempt?.(result.state === "pending" ? "retrying" : result.state, delivery.target.kind);
     // Ids, outcome and status only: a channel's error may come from its server, and no secret is ever logged.
     const target = delivery.target.kind === "webhook" ? { webhook_id: delivery.target.id } : { channel_id: delivery.target.id };
     logger.info(delivery.target.kind === "webhook" ? "webhook attempt" : "notification attempt", {

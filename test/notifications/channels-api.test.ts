@@ -184,6 +184,12 @@ describe("the delivery log", () => {
     expectErrorEnvelope(await svc.call("GET", `/webhooks/${id}/deliveries`), 404, "not_found");
 
     expect(logLines.some((line) => line.includes('"msg":"notification attempt"') && line.includes(id))).toBe(true);
+    // Counted apart from webhooks (this crawl's one webhook delivery; the channels' dead and delivered ones).
+    const metrics = (await svc.call("GET", "/metrics", { root: true })).text;
+    expect(metrics).toMatch(/linkpatrol_notification_attempts_total\{outcome="dead"\} [1-9]/);
+    expect(metrics).toMatch(/linkpatrol_notification_deliveries\{state="delivered"\} [1-9]/);
+    expect(metrics).toContain('linkpatrol_webhook_deliveries{state="delivered"} 1');
+    expect(metrics).toContain('linkpatrol_webhook_attempts_total{outcome="delivered"} 1');
     for (const line of logLines) expect(line).not.toContain(SECRET);
     await own.stop();
   }, 20_000);
