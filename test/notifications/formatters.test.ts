@@ -78,7 +78,7 @@ describe("every destination stays within its limit on the largest digest", () =>
     for (const text of texts) expect(text.length).toBeLessThanOrEqual(3_000);
     expect(texts.reduce((sum, t) => sum + t.length, 0)).toBeLessThanOrEqual(40_000);
     expect(texts.filter((t) => /and [\d,]+ more URLs/.test(t))).toHaveLength(3);
-  });
+  }, 20_000); // renders the largest digest: slow on a loaded machine
 
   test("Discord: content ≤ 2,000; embeds ≤ 6,000 together, descriptions ≤ 4,096, titles ≤ 256", () => {
     const body = JSON.parse(discord.render(message, channel({}, { url: "https://discord.com/api/webhooks/1/x" }), "id").body);
@@ -90,7 +90,7 @@ describe("every destination stays within its limit on the largest digest", () =>
       expect(embed.title.length).toBeLessThanOrEqual(256);
     }
     expect(body.embeds.filter((e: any) => /and [\d,]+ more URLs/.test(e.description))).toHaveLength(3);
-  });
+  }, 20_000); // renders the largest digest: slow on a loaded machine
 
   test("Teams ≤ 28 KB; Matrix ≤ 64 KiB; ntfy's message ≤ 4,096 bytes; Gotify's ≤ 10,000 characters", () => {
     const teamsBody = teams.render(message, channel({}, { url: "https://x.example/workflows/x" }), "id").body;
@@ -102,7 +102,7 @@ describe("every destination stays within its limit on the largest digest", () =>
     const gotifyBody = JSON.parse(gotify.render(message, channel({ server_url: "https://g.example" }, { token: "t" }), "id").body);
     expect(gotifyBody.message.length).toBeLessThanOrEqual(10_000);
     for (const text of [teamsBody, JSON.parse(matrixBody).body, ntfyBody.message, gotifyBody.message]) expect(text).toMatch(/and [\d,]+ more URLs/);
-  });
+  }, 20_000); // renders the largest digest: slow on a loaded machine
 
   test("email: the HTML part stays under 100 KB (where Gmail clips), listing fewer targets and counting them", () => {
     const fitted = shrinkToFit(message, htmlMessage, (t) => Buffer.byteLength(t), 95_000);
@@ -115,7 +115,7 @@ describe("every destination stays within its limit on the largest digest", () =>
     expect(text).toContain(`- and ${(40_000 - listed[0]!).toLocaleString("en-US")} more URLs`);
     expect(text.split("\n").filter((line) => line.startsWith("- https://")).length).toBe(listed.reduce((a, b) => a + b, 0));
     expect(html).not.toMatch(/<(?!\/?(html|head|meta|title|body|h2|h3|p|ul|li|a|strong)\b)[a-z]/i);
-  });
+  }, 20_000); // renders the largest digest: slow on a loaded machine
 
   test("a digest with nothing broken still renders for every destination", () => {
     const empty: Digest = { ...WORST, warnings: [], previous_failed: false, broken_links: 0, new_broken: { links: 0, targets: 0, items: [] }, still_broken: { links: 0, targets: 0, items: [] }, fixed: { links: 0, targets: 0, items: [] } };
