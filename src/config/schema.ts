@@ -1,7 +1,7 @@
 import { CrawlOptionsSchema } from "../core/crawl-options.ts";
 import { z } from "zod";
 import { duration } from "./duration.ts";
-import { cidr, dnsServer, publicUrl } from "./network-values.ts";
+import { addressOrCidr, cidr, dnsServer, publicUrl } from "./network-values.ts";
 
 /**
  * The whole configuration as one zod schema: every key has a default, unknown keys are errors
@@ -24,6 +24,10 @@ const serverFields = z.strictObject({
      * https://linkpatrol.example.com/; links in notifications and the start-up log are built from it. null: none.
      */
     public_url: publicUrl.nullable().default(null),
+    /** Reverse proxies whose forwarding header names the client (addresses or CIDRs); none: the peer is the client. */
+    trusted_proxies: z.array(addressOrCidr).max(1_000).default([]),
+    /** The header those proxies write the client's address into. */
+    forwarded_header: z.enum(["x-forwarded-for", "forwarded"]).default("x-forwarded-for"),
   });
 
 /** Which ended crawls (with their links and webhook deliveries) are pruned, and how often that is checked. */

@@ -4,13 +4,16 @@ import { endedEvents, startedEvent } from "../core/crawl-events.ts";
 import { buildDigest, wantsDigest } from "../notifications/digest.ts";
 import type { CrawlRecord, CrawlsRepo } from "../store/crawls.repo.ts";
 import type { LinksRepo } from "../store/links.repo.ts";
+import { settleOpenLinks } from "./open-links.ts";
 
 /**
  * The changes of a crawl's state that clients hear about: it starts running (`crawl.started`), it completes
  * (`crawl.completed`, and `broken_links.found` when it found any) or it fails (`crawl.failed`). An ended crawl's
  * digest goes to the notification channels that want it. Each change and its webhook and channel deliveries
  * are one transaction, so a delivery exists exactly when its change was committed (docs/architecture.md,
- * "Outbox, not fire-and-forget"). What the end state is, crawl-end.ts judges.
+ * "Outbox, not fire-and-forget"). An ended crawl settles its domain's open links in the same transaction
+ * (open-links.ts: what it did not check is carried), so what it changed is known the moment it has ended, and
+ * its digest says so. What the end state is, crawl-end.ts judges.
  */
 
 /** Queues the ended crawl's digest for the domain's channels that want it; builds it only when some channel exists. */
@@ -34,16 +37,17 @@ export function claimNextCrawl(crawls: CrawlsRepo, now: string): CrawlRecord | u
 }
 
 /**
- * Ends crawl `id` (still pending or running) as completed, counts the broken links the previous completed
- * crawl of its domain did not have (`new_broken_links`) and queues its end events; false when it had already
+ * Ends crawl `id` (still pending or running) as completed, settles its open links, counts its broken links that
+ * were not open before it (`new_broken_links`) and queues its end events and digest; false when it had already
  * ended (or is gone).
  */
 export function completeCrawl(store: { crawls: CrawlsRepo; links: LinksRepo }, id: string, end: { warnings: string[]; now: string }): boolean {
   const { crawls, links } = store;
   return crawls.transaction(() => {
     if (!crawls.markEnded(id, { status: "completed", error: null, failure: null, warnings: end.warnings, now: end.now })) return false;
-    const previous = crawls.previousCompleted(id);
-    crawls.setNewBrokenLinks(id, links.countChanges(id, previous?.id ?? null, "new_broken"));
+    settleOpenLinks(crawls.openLinks, crawls.findById(id)!);
+    const previous = crawls.openLinks.previousEnded(id);
+    crawls.setNewBrokenLinks(id, links.changes.countNewBroken(id, previous?.id ?? null));
     const crawl = crawls.findById(id)!;
     crawls.queueDeliveries(endedEvents(crawl, crawl.broken_links > 0 ? links.brokenSample(id) : []), end.now);
     queueDigest(crawls, crawl, previous?.id ?? null, end.now);
@@ -51,7 +55,10 @@ export function completeCrawl(store: { crawls: CrawlsRepo; links: LinksRepo }, i
   });
 }
 
-/** Ends crawl `id` (still pending or running) as failed and queues `crawl.failed` and its digest; false when it had already ended (or is gone). */
+/**
+ * Ends crawl `id` (still pending or running) as failed, settles its open links and queues `crawl.failed` and its
+ * digest; false when it had already ended (or is gone).
+ */
 export function failCrawl(
   crawls: CrawlsRepo,
   id: string,
@@ -60,8 +67,9 @@ export function failCrawl(
   return crawls.transaction(() => {
     if (!crawls.markEnded(id, { status: "failed", ...end })) return false;
     const crawl = crawls.findById(id)!;
+    settleOpenLinks(crawls.openLinks, crawl);
     crawls.queueDeliveries(endedEvents(crawl, []), end.now);
-    queueDigest(crawls, crawl, null, end.now);
+    queueDigest(crawls, crawl, crawls.openLinks.previousEnded(id)?.id ?? null, end.now);
     return true;
   });
 }

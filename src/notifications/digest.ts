@@ -4,11 +4,13 @@ import { cleanText } from "./plain-text.ts";
 
 /**
  * The digest of an ended crawl, as channels are sent it: what the crawl came to, which links broke, which are
- * still broken and since when, which were fixed, and what went wrong. Built inside the transaction that ends
- * the crawl (crawler/crawl-transitions.ts) and stored as the delivery's payload, so every attempt and every
- * destination formats the same facts. It is bounded when built: a few dozen targets per list, a few linking
- * pages each, every crawled text on one line and cut to a length; the lists' totals say how much more there is.
- * Each destination bounds it again to its own size limit (notifications/fit.ts).
+ * still broken and since when, which were fixed, how many it did not check, and what went wrong. The lists are
+ * the crawl's changes (crawler/open-links.ts holds the rule): a link is fixed only when the crawl checked it and
+ * found it good, and one it did not check is neither fixed nor new. Built inside the transaction that ends the
+ * crawl (crawler/crawl-transitions.ts), after its open links are settled, and stored as the delivery's payload,
+ * so every attempt and every destination formats the same facts. It is bounded when built: a few dozen targets
+ * per list, a few linking pages each, every crawled text on one line and cut to a length; the lists' totals say
+ * how much more there is. Each destination bounds it again to its own size limit (notifications/fit.ts).
  */
 
 /** Targets kept per list, and linking pages kept per target. */
@@ -19,8 +21,6 @@ export const URL_CHARS = 400;
 export const TEXT_CHARS = 160;
 export const ERROR_CHARS = 600;
 const WARNINGS = 10;
-/** Completed crawls looked back through to tell since when a link is broken. */
-const SINCE_LOOKBACK = 200;
 
 /** A page linking to a listed target, with the link's text. */
 export interface DigestSource {
@@ -38,8 +38,9 @@ export interface DigestTarget {
   links: number;
   sources: DigestSource[];
   /**
-   * Since when it is broken: a new one since this crawl's start; a still broken one since the start of the first
-   * crawl in the unbroken run that found its first listed link broken. Absent for fixed targets.
+   * Since when its first listed link is broken, as the crawl recorded it (crawler/broken-since.ts): a new one
+   * since this crawl's start; a still broken one since the crawl that first found it broken, carried across
+   * crawls that did not check it. Absent for fixed targets.
    */
   broken_since?: string;
 }
@@ -64,13 +65,18 @@ export interface Digest {
   broken_links: number;
   started_at: string | null;
   completed_at: string | null;
-  /** The completed crawl the lists compare against; null for a domain's first crawl (every broken link is new). */
+  /**
+   * The previous ended crawl (completed or failed) the lists compare against, as the crawl's changes do; null
+   * for a domain's first crawl (every broken link is new) and for a crawl that never started (no lists).
+   */
   compared_with: string | null;
   /** The domain's previous crawl had failed: this one is news even with no link changed. */
   previous_failed: boolean;
   new_broken: DigestSection;
   still_broken: DigestSection;
   fixed: DigestSection;
+  /** Links open before this crawl (broken, or carried unchecked) that it did not check: neither fixed nor new. */
+  not_checked: number;
   /** Set on the sample a channel's "Send test" sends. */
   test?: boolean;
 }
@@ -102,14 +108,14 @@ export interface DigestReader {
     previousId: string | null,
     maxTargets: number,
     maxSources: number,
-  ): { url: string; status_code: number; error: string | null; source_url: string; link_text: string; links: number }[];
-  brokenRun(crawlId: string, url: string, sourceUrl: string, max: number): { started_at: string; broken: boolean }[];
+  ): { url: string; status_code: number; error: string | null; source_url: string; link_text: string; broken_since: string | null; links: number }[];
+  notChecked(crawlId: string): number;
   previousEnded(crawlId: string): { status: "completed" | "failed"; failure: CrawlFailure | null } | undefined;
 }
 
 const EMPTY: DigestSection = { links: 0, targets: 0, items: [] };
 
-function section(reader: DigestReader, list: List, crawlId: string, previousId: string | null, startedAt: string | null): DigestSection {
+function section(reader: DigestReader, list: List, crawlId: string, previousId: string | null): DigestSection {
   // Rows of one target come together; a new URL starts a new target (compared raw, before cleaning).
   let lastUrl: string | null = null;
   const totals = reader.count(list, crawlId, previousId);
@@ -126,8 +132,7 @@ function section(reader: DigestReader, list: List, crawlId: string, previousId: 
         links: row.links,
         sources: [],
       };
-      if (list === "still_broken") item.broken_since = brokenSince(reader, crawlId, row.url, row.source_url);
-      else if (list === "new_broken" && startedAt !== null) item.broken_since = startedAt;
+      if (list !== "fixed" && row.broken_since !== null) item.broken_since = row.broken_since;
       items.push(item);
     }
     item.sources.push({ url: cleanText(row.source_url, URL_CHARS), text: cleanText(row.link_text, TEXT_CHARS) });
@@ -136,22 +141,13 @@ function section(reader: DigestReader, list: List, crawlId: string, previousId: 
 }
 
 /**
- * SEAM(broken_since): since when the (URL, source page) link is broken: the start of the oldest crawl of the
- * unbroken run of completed crawls, newest first, that found it broken. Once links carry `broken_since` in the
- * store, read that instead (it also carries a link across a crawl that did not check it, which this walk does not).
+ * The digest of crawl `crawl`, which has just ended and settled its open links; `previousId` is the previous ended
+ * crawl it is compared with. A failed crawl has lists too (what it did check counts, and the next crawl compares
+ * with it); one that never started checked nothing and has none.
  */
-function brokenSince(reader: DigestReader, crawlId: string, url: string, sourceUrl: string): string | undefined {
-  let since: string | undefined;
-  for (const crawl of reader.brokenRun(crawlId, url, sourceUrl, SINCE_LOOKBACK)) {
-    if (!crawl.broken) break;
-    since = crawl.started_at;
-  }
-  return since;
-}
-
-/** The digest of crawl `crawl`, which has just ended; `previousId` is the completed crawl it is compared with. */
 export function buildDigest(reader: DigestReader, crawl: DigestCrawl, previousId: string | null): Digest {
   const completed = crawl.status === "completed";
+  const started = crawl.started_at !== null;
   const digest: Digest = {
     crawl_id: crawl.id,
     domain_name: crawl.domain_name,
@@ -165,30 +161,33 @@ export function buildDigest(reader: DigestReader, crawl: DigestCrawl, previousId
     broken_links: crawl.broken_links,
     started_at: crawl.started_at,
     completed_at: crawl.completed_at,
-    compared_with: completed ? previousId : null,
+    compared_with: started ? previousId : null,
     previous_failed: reader.previousEnded(crawl.id)?.status === "failed",
     new_broken: { ...EMPTY },
     still_broken: { ...EMPTY },
     fixed: { ...EMPTY },
+    not_checked: 0,
   };
-  if (!completed) return digest;
-  digest.new_broken = section(reader, "new_broken", crawl.id, previousId, crawl.started_at);
+  if (!started) return digest;
+  digest.new_broken = section(reader, "new_broken", crawl.id, previousId);
   if (previousId !== null) {
-    digest.still_broken = section(reader, "still_broken", crawl.id, previousId, crawl.started_at);
-    digest.fixed = section(reader, "fixed", crawl.id, previousId, crawl.started_at);
+    digest.still_broken = section(reader, "still_broken", crawl.id, previousId);
+    digest.fixed = section(reader, "fixed", crawl.id, previousId);
+    digest.not_checked = reader.notChecked(crawl.id);
   }
   return digest;
 }
 
 /** True when a channel that wants `when` is sent this digest (core/channels.ts says what each mode means). */
 export function wantsDigest(when: NotifyWhen, digest: Digest): boolean {
-  if (digest.status === "failed") return digest.failure !== "cancelled" || when === "always";
+  const changed = digest.new_broken.links > 0 || digest.fixed.links > 0;
+  if (digest.status === "failed") return digest.failure !== "cancelled" || when === "always" || (when === "changed" && changed);
   switch (when) {
     case "always":
       return true;
     case "failure":
       return false;
     case "changed":
-      return digest.new_broken.links > 0 || digest.fixed.links > 0 || digest.previous_failed;
+      return changed || digest.previous_failed;
   }
 }

@@ -87,6 +87,11 @@ function sectionOf(key: MessageSection["key"], section: DigestSection, title: st
   return { key, heading: `${title} (${count})`, items, moreTargets: Math.max(0, section.targets - items.length) };
 }
 
+/** "3 links broken before were not checked this time." */
+function notChecked(n: number): string {
+  return `${plural(n, "link")} broken before ${n === 1 ? "was" : "were"} not checked this time.`;
+}
+
 function titleOf(digest: Digest): { title: string; tone: Tone } {
   const domain = oneLine(digest.domain_name);
   const prefix = digest.test ? "[test] " : "";
@@ -103,10 +108,12 @@ function titleOf(digest: Digest): { title: string; tone: Tone } {
 export function messageOf(digest: Digest, crawlUrl: string | null, now = Date.now()): Message {
   const { title, tone } = titleOf(digest);
   const counts = `${plural(digest.total_links, "link")} on ${plural(digest.pages_crawled, "page")}, ${plural(digest.broken_links, "broken link")}`;
-  const summary =
+  const ended =
     digest.status === "failed"
       ? `Crawl failed ${when(digest.completed_at)} after checking ${counts}.`
-      : `Crawl completed ${when(digest.completed_at)}: ${counts}${digest.compared_with === null ? " (the domain's first completed crawl: every broken link is new)" : ""}.`;
+      : `Crawl completed ${when(digest.completed_at)}: ${counts}${digest.compared_with === null ? " (the domain's first crawl: every broken link is new)" : ""}.`;
+  // Links open before that this crawl did not check are in no list: say how many, so silence is not read as fixed.
+  const summary = digest.not_checked > 0 ? `${ended} ${notChecked(digest.not_checked)}` : ended;
   const warnings = [...digest.warnings];
   if (digest.previous_failed && digest.status === "completed") warnings.unshift("The domain's previous crawl had failed; this one completed.");
   const sections = [

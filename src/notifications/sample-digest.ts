@@ -32,6 +32,7 @@ export function sampleDigest(now = new Date()): Digest {
     new_broken: { links: 1, targets: 1, items: [{ ...target("/missing-page", 404, "a link that broke"), broken_since: at }] },
     still_broken: { links: 1, targets: 1, items: [{ ...target("/old-page", 410, "a link still broken"), broken_since: weekAgo }] },
     fixed: { links: 1, targets: 1, items: [target("/fixed-page", 404, "a link fixed since")] },
+    not_checked: 0,
     test: true,
   };
 }

@@ -30,6 +30,12 @@ export interface DispatcherOptions {
   pollMs?: number;
   /** Told each attempt's outcome, and whose it was, once it is recorded (metrics). */
   onAttempt?: (outcome: AttemptOutcomeLabel, target: DueDelivery["target"]["kind"]) => void;
+  /**
+   * Null while the store's path still names the file the service opened; else why not. Nothing is sent
+   * meanwhile, to webhooks or channels: an event or digest read from a lost file would tell receivers of what
+   * the store no longer holds.
+   */
+  storeProblem?: () => string | null;
 }
 
 const DEFAULT_POLL_MS = 1_000;
@@ -40,6 +46,8 @@ export class WebhookDispatcher {
   private readonly busyTargets = new Set<string>();
   private timer: ReturnType<typeof setTimeout> | null = null;
   private running = false;
+  /** Why sending is paused (the store's file was lost), as last logged. */
+  private paused: string | null = null;
 
   constructor(private readonly options: DispatcherOptions) {}
 
@@ -72,7 +80,7 @@ export class WebhookDispatcher {
     this.timer = null;
     try {
       const free = this.options.maxConcurrent - this.inFlight.size;
-      if (free > 0) {
+      if (free > 0 && !this.storeLost()) {
         const busy = new Set(this.inFlight.keys());
         for (const delivery of this.options.repo.due(new Date().toISOString(), free * 4, busy)) {
           if (this.inFlight.size >= this.options.maxConcurrent) break;
@@ -84,6 +92,16 @@ export class WebhookDispatcher {
       this.options.logger.error("delivery dispatch failed", { error: String(error) });
     }
     this.timer = setTimeout(() => this.tick(), this.options.pollMs ?? DEFAULT_POLL_MS);
+  }
+
+  private storeLost(): boolean {
+    const problem = this.options.storeProblem?.() ?? null;
+    if (problem !== this.paused) {
+      if (problem !== null) this.options.logger.warn("deliveries paused", { reason: problem });
+      else this.options.logger.info("deliveries resumed");
+    }
+    this.paused = problem;
+    return problem !== null;
   }
 
   private send(delivery: DueDelivery): void {

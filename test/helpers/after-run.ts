@@ -20,5 +20,5 @@ try {
     for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
 } catch {
-  // Outside the test runner (test/fixtures/upgrade/generate.ts uses the test service): the temp dirs stay for the OS.
+  // Loaded by a script outside the test runner (test/fixtures/upgrade/generate.ts): its stores are left to it.
 }

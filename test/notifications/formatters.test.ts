@@ -65,6 +65,7 @@ const WORST: Digest = {
   new_broken: fullSection(1),
   still_broken: fullSection(2),
   fixed: fullSection(3),
+  not_checked: 123_456,
 };
 
 const message = messageOf(WORST, "https://patrol.example.com/ui/crawls/01a2203a-3737-7000-8afa-aa58a0fd9dc3");
@@ -118,12 +119,27 @@ describe("every destination stays within its limit on the largest digest", () =>
   }, 20_000); // renders the largest digest: slow on a loaded machine
 
   test("a digest with nothing broken still renders for every destination", () => {
-    const empty: Digest = { ...WORST, warnings: [], previous_failed: false, broken_links: 0, new_broken: { links: 0, targets: 0, items: [] }, still_broken: { links: 0, targets: 0, items: [] }, fixed: { links: 0, targets: 0, items: [] } };
+    const empty: Digest = { ...WORST, warnings: [], previous_failed: false, broken_links: 0, new_broken: { links: 0, targets: 0, items: [] }, still_broken: { links: 0, targets: 0, items: [] }, fixed: { links: 0, targets: 0, items: [] }, not_checked: 0 };
     const calm = messageOf(empty, null);
     expect(calm.title).toBe("very-long-subdomain-name.example.com:8443: no broken links");
     expect(calm.sections).toEqual([]);
+    expect(calm.summary).not.toContain("not checked");
     expect(JSON.parse(slack.render(calm, channel({}, { url: "https://h.example/x" }), "id").body).blocks.length).toBeGreaterThan(1);
     expect(plainMessage(calm)).toContain("Set server.public_url");
+  });
+
+  test("links not checked this time are counted in the summary every destination shows, in no list", () => {
+    const quiet: Digest = { ...WORST, warnings: [], previous_failed: false, new_broken: { links: 0, targets: 0, items: [] }, fixed: { links: 0, targets: 0, items: [] }, not_checked: 3 };
+    const told = messageOf(quiet, null);
+    expect(told.summary).toEndWith("3 links broken before were not checked this time.");
+    expect(told.sections.map((s) => s.key)).toEqual(["still_broken"]);
+    expect(messageOf({ ...quiet, not_checked: 1 }, null).summary).toEndWith("1 link broken before was not checked this time.");
+    expect(plainMessage(told)).toContain("3 links broken before were not checked this time.");
+    expect(htmlMessage(told)).toContain("3 links broken before were not checked this time.");
+    const slackText = JSON.parse(slack.render(told, channel({}, { url: "https://h.example/x" }), "id").body).blocks.map((b: any) => b.text?.text ?? "").join("\n");
+    expect(slackText).toContain("3 links broken before were not checked this time.");
+    const teamsBody = teams.render(told, channel({}, { url: "https://x.example/workflows/x" }), "id").body;
+    expect(teamsBody).toContain("3 links broken before were not checked this time.");
   });
 });
 

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startChatReceiver, type ChatReceiver } from "../helpers/chat-receiver.ts";
-import { runCli } from "../helpers/cli.ts";
+import { runCli, setUpStore } from "../helpers/cli.ts";
 import { startLoopbackSite, type LoopbackSite } from "../helpers/loopback-site.ts";
 import { apiClient, startServeProcess, writeServeConfig, type ServeProcess } from "../helpers/serve-process.ts";
 import { freePort, smtpAvailable, startSmtpReceiver, type SmtpReceiver } from "../helpers/smtp-receiver.ts";
@@ -41,9 +41,10 @@ beforeAll(async () => {
     "notifications: {allow_http: true, allow_private_targets: true, timeout: 2s}",
     `schedules: [{domain: "${site.host}", cron: "*/2 * * * * *"}]`,
   ]);
+  await setUpStore(["--config", config]); // domains add opens an existing store only
   const added = await runCli(["domains", "add", site.host, "--root-url", site.url("/"), "--verified", "--json", "--config", config]);
   if (added.exitCode !== 0) throw new Error(`domains add: ${added.stderr}`);
-  serve = startServeProcess(config, { LINKPATROL_SERVER_PUBLIC_URL: PUBLIC_URL });
+  serve = startServeProcess(config, [], { LINKPATROL_SERVER_PUBLIC_URL: PUBLIC_URL });
 }, 20_000);
 
 afterAll(async () => {

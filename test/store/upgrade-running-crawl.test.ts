@@ -44,8 +44,10 @@ function downgradeTo0003(path: string): void {
       db.exec("DROP TABLE broken_links; DROP TABLE crawl_status_counts; DROP TABLE crawl_waiting;");
       db.exec("DROP TABLE link_fragments; DROP TABLE crawl_page_ids;"); // 0006; links' fragment columns go with the rebuild below
       db.exec("DROP INDEX crawl_targets_unlinked_idx; ALTER TABLE crawls DROP COLUMN sitemap_urls; ALTER TABLE crawls DROP COLUMN orphan_pages;"); // 0007
+      db.exec("DROP TABLE store_identity;"); // 0008
       db.exec("DROP INDEX webhook_deliveries_crawl_idx; DROP INDEX webhook_deliveries_created_idx;");
-      // 0008: no channels, and deliveries back to a webhook's alone (foreign keys are off: the attempts stay).
+      db.exec("DROP TABLE unchecked_links; ALTER TABLE crawl_pages DROP COLUMN cut;"); // 0009; broken_links went above
+      // 0010: no channels, and deliveries back to a webhook's alone (foreign keys are off: the attempts stay).
       db.exec("DROP TABLE channel_domains; DROP TABLE channels;");
       db.exec(`CREATE TABLE old_deliveries (
         id text PRIMARY KEY NOT NULL, webhook_id text NOT NULL, event text NOT NULL, payload text NOT NULL,
