@@ -241,3 +241,26 @@ describe("links a crawl did not check", () => {
     expect(digestOf("changed", runs[3]!)).toMatchObject({ fixed: { links: 1 } });
   });
 });
+
+describe("bounds", () => {
+  test("a list keeps its first 25 targets in discovery order, 3 linking pages each, and counts the rest", async () => {
+    const pages = ["/p1", "/p2", "/p3", "/p4"];
+    const broken = Array.from({ length: 30 }, (_, i) => `/b${i}`);
+    const many = await startLoopbackSite({
+      "/": () => html([...broken, ...pages].map((href) => `<a href="${href}">to ${href}</a>`).join(" ")),
+      ...Object.fromEntries(pages.map((page) => [page, () => html(`<a href="/b0">again</a>`)])),
+      ...Object.fromEntries(broken.map((path) => [path, () => new Response("gone", { status: 404 })])),
+    });
+    try {
+      const id = await startCrawl(svc, await verifiedDomain(svc, many.url("/")));
+      await waitForCrawl(svc, id);
+      const digest = digestOf("always", id);
+      expect(digest.new_broken).toMatchObject({ links: 34, targets: 30 });
+      expect(digest.new_broken.items.map((i: any) => i.url)).toEqual(broken.slice(0, 25).map((path) => many.url(path)));
+      expect(digest.new_broken.items[0]).toMatchObject({ links: 5 });
+      expect(digest.new_broken.items[0].sources).toHaveLength(3);
+    } finally {
+      await many.stop();
+    }
+  }, 20_000);
+});
