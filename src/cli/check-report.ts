@@ -1,5 +1,6 @@
 import type { CrawlOptions } from "../core/crawl-options.ts";
 import { describeOptions } from "../core/options-summary.ts";
+import { hasUnshown, visibleText } from "../core/visible-text.ts";
 import type { CrawlDetailView, LinkView, OrphanPageView } from "../services/crawl-view.ts";
 
 /**
@@ -73,6 +74,42 @@ export type ReportFormat = (typeof FORMATS)[number];
 
 /** The report in `format` as chunks of text, ending with a newline. */
 export function renderReport(report: CheckReport, format: ReportFormat): Iterable<string> {
+  return renderFormat(visibleReport(report), format);
+}
+
+/** `text` as visibleText writes it (core/visible-text.ts), null kept. */
+function visible<T extends string | null>(text: T): T {
+  return (text === null ? null : visibleText(text)) as T;
+}
+
+/** A link whose texts visibleText would change, changed; the same object otherwise (nearly always: texts are cleaned when stored). */
+function visibleLink<T extends Pick<LinkView, "error" | "warning"> & { link_text?: string }>(link: T): T {
+  const text = link.link_text ?? "";
+  if (!hasUnshown(text) && (link.error === null || !hasUnshown(link.error)) && (link.warning === null || !hasUnshown(link.warning))) return link;
+  return { ...link, ...(link.link_text !== undefined && { link_text: visibleText(text) }), error: visible(link.error), warning: visible(link.warning) };
+}
+
+function* mapped<T>(items: Iterable<T>, map: (item: T) => T): Generator<T> {
+  for (const item of items) yield map(item);
+}
+
+/**
+ * The report with every text a crawled site wrote (link texts, errors, warnings) as visibleText writes it:
+ * control characters dropped, bidi controls made visible. The one place every format's text passes; URLs are
+ * ASCII by construction (a parsed URL is percent-encoded, an href that does not parse is recorded encoded).
+ */
+function visibleReport(report: CheckReport): CheckReport {
+  const { summary } = report;
+  return {
+    ...report,
+    summary: { ...summary, error: visible(summary.error), warnings: summary.warnings.map(visibleText) },
+    links: () => mapped(report.links(), visibleLink),
+    brokenLinks: () => mapped(report.brokenLinks(), visibleLink),
+    ...(report.orphans !== undefined && { orphans: () => mapped(report.orphans!(), visibleLink) }),
+  };
+}
+
+function renderFormat(report: CheckReport, format: ReportFormat): Iterable<string> {
   switch (format) {
     case "text":
       return [text(report)];

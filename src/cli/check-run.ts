@@ -7,6 +7,10 @@ import { elapsedMs, monotonicNow } from "../core/clock.ts";
 import type { CrawlOptions } from "../core/crawl-options.ts";
 import { UnsafeUrlError } from "../core/errors.ts";
 import { collectEvery, youngThenFull } from "../core/gc-rhythm.ts";
+import { visibleText } from "../core/visible-text.ts";
+import { isPrivateAddress } from "../net/address-policy.ts";
+import { parseCidr } from "../net/cidr.ts";
+import { systemResolve } from "../net/resolve.ts";
 import { openRuntime, type Runtime } from "../runtime.ts";
 import type { LinkView, OrphanPageView } from "../services/crawl-view.ts";
 import { describeStoreWriteFailure, storeWriteFailure } from "../store/write-failure.ts";
@@ -96,6 +100,32 @@ function takeCredentials(url: URL, headers: Record<string, string>): void {
   headers.Authorization = `Basic ${Buffer.from(credentials).toString("base64")}`;
 }
 
+/** The --allow-cidr blocks; a bare address is a block of one (/32, /128). */
+function cidrFlags(values: string[] | undefined): string[] {
+  return (values ?? []).map((text) => {
+    const block = text.includes("/") ? text : `${text}/${text.includes(":") ? 128 : 32}`;
+    if (parseCidr(block) === null) throw new UsageError(`--allow-cidr takes a CIDR block such as 10.1.0.0/16 or fd00::/64, got ${JSON.stringify(text)}`);
+    return block;
+  });
+}
+
+/**
+ * Which private addresses the crawl may reach. --allow-cidr opens its blocks. --allow-private on a start URL whose
+ * host is (or resolves to) a private or loopback address opens those addresses only, so a redirect or a link
+ * cannot carry the crawl into the rest of the private network (127.0.0.2, the router, a metadata endpoint);
+ * on a public start URL it opens every private range, as its name says (docs/cli.md, "check").
+ */
+async function privateAccess(url: URL, values: Values): Promise<{ allow_private_networks: boolean; allowed_cidrs: string[] }> {
+  const named = cidrFlags(values["allow-cidr"]);
+  if (!values["allow-private"]) return { allow_private_networks: false, allowed_cidrs: named };
+  // A name that does not resolve now fails the crawl at its start page whatever is open: open nothing more.
+  const addresses = await systemResolve(url.hostname).catch(() => null);
+  if (addresses === null) return { allow_private_networks: false, allowed_cidrs: named };
+  const start = addresses.filter((entry) => isPrivateAddress(entry.address)).map((entry) => `${entry.address}/${entry.family === 4 ? 32 : 128}`);
+  if (start.length === 0) return { allow_private_networks: true, allowed_cidrs: named };
+  return { allow_private_networks: false, allowed_cidrs: [...new Set([...start, ...named])] };
+}
+
 /** The crawler section from the flags; everything else keeps its built-in default. */
 function crawlerSettings(values: Values) {
   const concurrency = positiveInt("concurrency", values.concurrency);
@@ -114,7 +144,6 @@ function crawlerSettings(values: Values) {
     ...(acceptStatus !== undefined && { accept_status: acceptStatus }),
     ...(values["user-agent"] !== undefined && { user_agent: values["user-agent"] }),
     ...(values["no-robots"] && { respect_robots: false }),
-    ...(values["allow-private"] && { allow_private_networks: true }),
     headers: headers(values.header),
   };
 }
@@ -197,7 +226,7 @@ export async function runCheck(values: Values, positionals: string[]): Promise<n
   const include = patterns("include", values.include);
   const exclude = patterns("exclude", values.exclude);
   const options = crawlOptions(values);
-  const crawler = crawlerSettings(values);
+  const crawler = { ...crawlerSettings(values), ...(await privateAccess(url, values)) };
   takeCredentials(url, crawler.headers);
 
   const dir = mkdtempSync(join(tmpdir(), "linkpatrol-check-"));
@@ -222,7 +251,7 @@ export async function runCheck(values: Values, positionals: string[]): Promise<n
     }
     const domain = await runtime.domains.add({ name: url.host, root_url: url.href }, true).catch((error: unknown) => {
       if (error instanceof UnsafeUrlError && !values["allow-private"]) {
-        throw new UsageError(`${error.message} (checking a site on a private or loopback address needs --allow-private)`);
+        throw new UsageError(`${error.message} (checking a site on a private or loopback address needs --allow-private, or --allow-cidr naming it)`);
       }
       throw error;
     });
@@ -291,9 +320,9 @@ export async function runCheck(values: Values, positionals: string[]): Promise<n
       }
     }
 
-    for (const warning of detail.warnings) err(`linkpatrol: warning: ${warning}`);
+    for (const warning of detail.warnings) err(visibleText(`linkpatrol: warning: ${warning}`));
     if (detail.status === "failed") {
-      err(`linkpatrol: the crawl failed: ${detail.error ?? "unknown error"}`);
+      err(visibleText(`linkpatrol: the crawl failed: ${detail.error ?? "unknown error"}`));
       // A start page that cannot be crawled is a finding about the site, like a broken link; other failures are run errors.
       return detail.failure === "start_page" ? EXIT_FAILED : EXIT_USAGE;
     }

@@ -25,7 +25,9 @@ Crawling:
   --accept-status L    statuses never broken, e.g. 403,999       --user-agent UA
   --header "N: V"      extra request header for the site (repeatable; user:password@ in URL: Basic auth)
   --no-robots          ignore robots.txt
-  --allow-private      allow private/loopback addresses (needed for localhost sites)
+  --allow-private      allow private/loopback addresses (needed for localhost sites); for a start URL on such an
+                       address, that address only (other private addresses need --allow-cidr)
+  --allow-cidr CIDR    also allow this private block, e.g. 127.0.0.2/32 or 10.1.0.0/16 (repeatable)
 Reporting:
   --include RE / --exclude RE   report only links whose URL matches / does not match (repeatable)
   --format text|json|jsonl|csv|junit|markdown (default text)   --output FILE (default stdout)
@@ -52,6 +54,7 @@ export const CHECK_OPTIONS = {
   header: { type: "string", multiple: true },
   "no-robots": { type: "boolean" },
   "allow-private": { type: "boolean" },
+  "allow-cidr": { type: "string", multiple: true },
   include: { type: "string", multiple: true },
   exclude: { type: "string", multiple: true },
   format: { type: "string" },

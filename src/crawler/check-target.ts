@@ -11,7 +11,7 @@ import { isInternal, type SiteOrigin } from "./normalize.ts";
 import type { PageIds } from "./page-ids.ts";
 import { PageReading } from "./page-reading.ts";
 import { retryDecision, type RetryPolicy } from "./retry.ts";
-import type { SoftNotFoundDetector } from "./soft-404.ts";
+import type { SoftNotFoundCheck } from "./soft-404.ts";
 
 /**
  * Checking one frontier target, start to verdict. Pages (internal targets an anchor points at) are fetched with
@@ -68,8 +68,8 @@ export interface CheckContext {
    * (ids for fragments, the soft-404 comparison). Every page's links are wanted when not given.
    */
   wantsLinks?: (target: FrontierTarget) => boolean;
-  /** Set only when the site answers a missing URL with a 2xx page (soft-404.ts): parsed pages are compared with it. */
-  softNotFound?: SoftNotFoundDetector | null;
+  /** The crawl's soft-404 probe (soft-404.ts): parsed pages are compared with the site's 2xx "not found" page, if it has one. */
+  softNotFound?: SoftNotFoundCheck | null;
   site: SiteOrigin;
   acceptStatus: ReadonlySet<number>;
   retry: RetryPolicy;
@@ -82,7 +82,7 @@ export const MAX_REDIRECTS = 10;
 const NO_BODY = () => false;
 /** A page whose body is not read at all (its links are not wanted, nor anything else in it). */
 const NOT_READ = Symbol("not read");
-const unreadPage = (): { links: ExtractedLink[]; dropped: number; ids: PageIds | null; notFound: boolean } => ({ links: [], dropped: 0, ids: null, notFound: false });
+const unreadPage = (): { links: ExtractedLink[]; dropped: number; ids: PageIds | null; notFound: boolean | Promise<boolean> } => ({ links: [], dropped: 0, ids: null, notFound: false });
 /** Takes a body that is read to its end but not kept. */
 const DROP_BODY = () => {};
 
@@ -209,7 +209,8 @@ export async function checkTarget(target: FrontierTarget, context: CheckContext)
   const read = reading as PageReading | typeof NOT_READ | null;
   if (target.asPage && result.kind === "response" && read !== null && isSitePage(result.status, result.headers, result.finalUrl, context.site)) {
     const { links, dropped, ids, notFound } = read === NOT_READ ? unreadPage() : read.finish(result.truncated);
-    softNotFound = notFound;
+    // A promise only for a page read before the probe answered: bounded by the probe's own timeout.
+    softNotFound = notFound === true || (notFound !== false && (await notFound));
     const cut: PageCut | null = result.truncated
       ? { limit: "max_body_bytes", value: context.fetch.maxBodyBytes }
       : dropped > 0 && wantsLinks

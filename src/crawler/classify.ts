@@ -1,4 +1,5 @@
 import type { LinkOutcome, LinkVerdict } from "../core/link-outcome.ts";
+import { cleanPageText } from "../core/visible-text.ts";
 import type { UncheckableReason } from "./extract.ts";
 import { MAX_URL_LENGTH } from "./normalize.ts";
 
@@ -21,7 +22,8 @@ export interface ClassifyContext {
 /** The verdict for one checked target. */
 export function classifyOutcome(outcome: LinkOutcome, context: ClassifyContext): LinkVerdict {
   if (outcome.kind === "no_answer") {
-    return { status_code: 0, is_broken: true, error: outcome.message, warning: null };
+    // A message may quote what the server sent (a certificate's names, a Location header): stored clean.
+    return { status_code: 0, is_broken: true, error: cleanPageText(outcome.message), warning: null };
   }
   const { status } = outcome;
   if (status < 400 || context.acceptStatus.has(status)) {

@@ -164,17 +164,17 @@ async function runCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: C
     if (end.kind === "finished") {
       const judged = judgeCrawlEnd(facts());
       if (judged.status === "completed") {
-        completeCrawl({ crawls, links: new LinksRepo(sqlite) }, crawlId, { warnings: judged.warnings, now });
+        completeCrawl({ crawls, links: new LinksRepo(sqlite) }, crawlId, { warnings: judged.warnings, now, soft404Judged: end.soft404Judged });
         logger.info("crawl completed", { crawl_id: crawlId });
         return "completed";
       }
-      failCrawl(crawls, crawlId, { error: judged.error, failure: judged.failure, warnings: judged.warnings, now });
+      failCrawl(crawls, crawlId, { error: judged.error, failure: judged.failure, warnings: judged.warnings, now, soft404Judged: end.soft404Judged });
       logger.warn("crawl failed", { crawl_id: crawlId, reason: judged.failure, error: judged.error });
       return "failed";
     }
     if (end.reason === "max_duration") {
       const error = maxDurationError(crawler.max_duration);
-      failCrawl(crawls, crawlId, { error, failure: "max_duration", warnings: crawlWarnings(facts()), now });
+      failCrawl(crawls, crawlId, { error, failure: "max_duration", warnings: crawlWarnings(facts()), now, soft404Judged: end.soft404Judged });
       logger.warn("crawl failed", { crawl_id: crawlId, reason: "max_duration" });
       return "failed";
     }

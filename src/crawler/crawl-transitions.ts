@@ -37,15 +37,27 @@ export function claimNextCrawl(crawls: CrawlsRepo, now: string): CrawlRecord | u
 }
 
 /**
+ * What the run that ends a crawl knows and the store does not: whether its soft-404 probe let it tell soft 404s
+ * (crawl.ts `CrawlRunEnd`). Unknown (a cancel, a crashed worker) counts as no.
+ */
+export interface RunFindings {
+  soft404Judged?: boolean;
+}
+
+/**
  * Ends crawl `id` (still pending or running) as completed, settles its open links, counts its broken links that
  * were not open before it (`new_broken_links`) and queues its end events and digest; false when it had already
  * ended (or is gone).
  */
-export function completeCrawl(store: { crawls: CrawlsRepo; links: LinksRepo }, id: string, end: { warnings: string[]; now: string }): boolean {
+export function completeCrawl(
+  store: { crawls: CrawlsRepo; links: LinksRepo },
+  id: string,
+  end: { warnings: string[]; now: string } & RunFindings,
+): boolean {
   const { crawls, links } = store;
   return crawls.transaction(() => {
     if (!crawls.markEnded(id, { status: "completed", error: null, failure: null, warnings: end.warnings, now: end.now })) return false;
-    settleOpenLinks(crawls.openLinks, crawls.findById(id)!);
+    settleOpenLinks(crawls.openLinks, crawls.findById(id)!, end.soft404Judged === true);
     const previous = crawls.openLinks.previousEnded(id);
     crawls.setNewBrokenLinks(id, links.changes.countNewBroken(id, previous?.id ?? null));
     const crawl = crawls.findById(id)!;
@@ -62,12 +74,13 @@ export function completeCrawl(store: { crawls: CrawlsRepo; links: LinksRepo }, i
 export function failCrawl(
   crawls: CrawlsRepo,
   id: string,
-  end: { error: string; failure: CrawlFailure; warnings: string[]; now: string },
+  end: { error: string; failure: CrawlFailure; warnings: string[]; now: string } & RunFindings,
 ): boolean {
+  const { soft404Judged, ...ended } = end;
   return crawls.transaction(() => {
-    if (!crawls.markEnded(id, { status: "failed", ...end })) return false;
+    if (!crawls.markEnded(id, { status: "failed", ...ended })) return false;
     const crawl = crawls.findById(id)!;
-    settleOpenLinks(crawls.openLinks, crawl);
+    settleOpenLinks(crawls.openLinks, crawl, soft404Judged === true);
     crawls.queueDeliveries(endedEvents(crawl, []), end.now);
     queueDigest(crawls, crawl, crawls.openLinks.previousEnded(id)?.id ?? null, end.now);
     return true;

@@ -12,7 +12,7 @@ import { HostLimiter } from "./host-limiter.ts";
 import { isInternal, type SiteOrigin } from "./normalize.ts";
 import type { RobotsCache } from "./robots-cache.ts";
 import { recordSitemapEntries } from "./sitemap-phase.ts";
-import { learnNotFoundPage } from "./soft-404.ts";
+import { NotFoundProbe } from "./soft-404.ts";
 
 /**
  * One crawl, start to end: the short orchestrator. Targets come from the stored frontier in discovery order
@@ -32,8 +32,11 @@ export interface CrawlProgress {
 /** Why a crawl stopped before its frontier ran out. */
 export type StopReason = "cancelled" | "shutdown" | "max_duration";
 
-/** How a crawl run ended. */
-export type CrawlRunEnd = { kind: "finished" } | { kind: "stopped"; reason: StopReason };
+/**
+ * How a crawl run ended, and whether its soft-404 probe let it tell soft 404s (soft-404.ts `NotFoundLesson`):
+ * without that, the soft 404s of earlier crawls are not checked by this one (open-links.ts).
+ */
+export type CrawlRunEnd = ({ kind: "finished" } | { kind: "stopped"; reason: StopReason }) & { soft404Judged: boolean };
 
 export interface CrawlRunInput {
   crawlId: string;
@@ -205,9 +208,9 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
 
   try {
     env.frontier.seed(input.crawlId, site.href);
-    const notFound = await learnNotFoundPage(site, context, input.options.soft_404_broken);
-    context.softNotFound = notFound.detector;
-    if (notFound.warning !== null) env.frontier.addWarnings(input.crawlId, [notFound.warning]);
+    // Alongside the crawl, not before it: only pages read before it answers wait for it (soft-404.ts).
+    const notFound = new NotFoundProbe(site, context, input.options.soft_404_broken);
+    context.softNotFound = notFound;
     // Each turn starts work, or waits for a check to finish; it ends when nothing is queued, in flight or unwritten.
     while (!stop.signal.aborted) {
       if (buffer.length === 0) {
@@ -236,6 +239,12 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
     // Stopped: let checks in flight notice the abort, then keep what was finished.
     while (inFlight > 0) await nextEvent();
     flush();
+    // Bounded by the probe's own timeout, and aborted with the crawl. A crawl that read no page fails at its start
+    // page, whose error already says why (a site that is down fails the probe too).
+    const lesson = await notFound.settled;
+    if (!stop.signal.aborted && lesson.warning !== null && env.frontier.pagesCrawled(input.crawlId) > 0) {
+      env.frontier.addWarnings(input.crawlId, [lesson.warning]);
+    }
     // Fragments are judged once every target is checked: only then is each target's final page known.
     if (!stop.signal.aborted && input.options.check_fragments) {
       await checkFragments(input.crawlId, {
@@ -246,8 +255,8 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
         brokenSince: (url, source) => env.frontier.brokenSinceOf(input.crawlId, url, source),
       });
     }
-    if (stop.signal.aborted) return { kind: "stopped", reason: stop.signal.reason as StopReason };
-    return { kind: "finished" };
+    if (stop.signal.aborted) return { kind: "stopped", reason: stop.signal.reason as StopReason, soft404Judged: lesson.judged };
+    return { kind: "finished", soft404Judged: lesson.judged };
   } finally {
     clearTimeout(deadline);
     if (!stop.signal.aborted) stop.abort("shutdown" satisfies StopReason); // nothing may outlive the run

@@ -4,6 +4,7 @@ import { attributesRead, CONTEXT_TAGS, eachRawUrl, LINK_TAGS, type LinkKind, row
 import { recordedForm } from "./normalize.ts";
 import { PageIdCollector, type PageIds } from "./page-ids.ts";
 import { InlineCss } from "./css-inline.ts";
+import { cleanPageText } from "../core/visible-text.ts";
 
 /**
  * Link extraction in one streaming pass over the scanner's events (html-scanner.ts: htmlparser2's events and
@@ -245,14 +246,15 @@ function documentBase(baseHref: string | null, pageUrl: string): string {
   }
 }
 
-/** Whitespace runs as one space, trimmed, at most MAX_LINK_TEXT code points. */
+/** Controls dropped, bidi controls as markers, whitespace runs as one space, trimmed, at most MAX_LINK_TEXT code points. */
 function linkText(raw: string): string {
-  return takeCodePoints(collapseWhitespace(raw).trim(), MAX_LINK_TEXT).trimEnd();
+  return takeCodePoints(cleanText(raw).trim(), MAX_LINK_TEXT).trimEnd();
 }
 
 const WHITESPACE_RUN = /\s+/g;
 
-function collapseWhitespace(s: string): string {
+/** The text as stored: controls dropped and bidi controls made visible (core/visible-text.ts), whitespace runs collapsed. */
+function cleanText(s: string): string {
   // Most link texts are printable ASCII with single spaces between words: nothing to replace, no regex run.
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
@@ -261,7 +263,8 @@ function collapseWhitespace(s: string): string {
       const next = s.charCodeAt(i + 1);
       if (next > 0x20 && next < 0x7f) continue;
     }
-    return s.replace(WHITESPACE_RUN, " ");
+    // Controls first: "a \0 b" is "a  b" before its spaces are collapsed.
+    return cleanPageText(s).replace(WHITESPACE_RUN, " ");
   }
   return s;
 }
@@ -292,7 +295,7 @@ class TextCollector {
   }
 
   private compact(): void {
-    const collapsed = collapseWhitespace(this.text);
+    const collapsed = cleanText(this.text);
     // Two spare code points: a leading space that trim() removes, and one to know the cap was reached.
     const kept = takeCodePoints(collapsed, MAX_LINK_TEXT + 2);
     this.full = kept.length < collapsed.length;

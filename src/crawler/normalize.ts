@@ -1,3 +1,4 @@
+import { encodeUnshown } from "../core/visible-text.ts";
 import { redactPassword } from "../net/redact.ts";
 
 /**
@@ -68,8 +69,10 @@ function effectivePort(origin: SiteOrigin): string {
 /**
  * How a URL or href that cannot be checked is recorded: as written, cut at MAX_URL_LENGTH with its full length
  * noted, so a hostile page cannot fill the store with one link, and two long URLs of different lengths stay apart.
+ * Control and bidi characters are percent-encoded, as in a URL that parses, so nothing garbles what shows it.
  */
-export function recordedForm(urlOrHref: string): string {
+export function recordedForm(written: string): string {
+  const urlOrHref = encodeUnshown(written);
   if (urlOrHref.length <= MAX_URL_LENGTH) return urlOrHref;
   let end = MAX_URL_LENGTH;
   const last = urlOrHref.charCodeAt(end - 1);

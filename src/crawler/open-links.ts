@@ -10,8 +10,9 @@ import type { OpenLinkRecord, OpenLinksRepo, TargetReach } from "../store/open-l
  *
  * - its kind is on by the crawl's options (anchors always; images, scripts, stylesheets, media, sitemap entries
  *   by their option), it is internal or the crawl follows external links, and what made it broken is judged by
- *   this crawl (a soft 404 needs `soft_404_broken`; a missing `#fragment` needs `check_fragments` and a crawl that
- *   completed, since fragments are judged at its end); and
+ *   this crawl (a soft 404 needs `soft_404_broken` and a soft-404 probe that could tell a missing page from a
+ *   real one; a missing `#fragment` needs `check_fragments` and a crawl that completed, since fragments are
+ *   judged at its end); and
  * - the crawl reached it with a verdict: it read the page the link was on in full (the link is then broken on
  *   it, good on it, or no longer there), or, for a link broken by its target's answer, it checked the target and
  *   the target answers well now (from whatever page links to it).
@@ -29,6 +30,8 @@ export interface CrawlFindings {
   options: CrawlOptions;
   /** The crawl completed: its fragment verdicts are all written (they are judged at the end). */
   completed: boolean;
+  /** The run that ended the crawl could tell soft 404s (its probe learnt the not-found page, or missing pages answer an error). */
+  soft404Judged: boolean;
   /** Whether the crawl has the link from `source` to `url` among its broken links. */
   brokenNow(url: string, source: string): boolean;
   /** What the crawl made of the target at `url`, if it has one. */
@@ -46,8 +49,9 @@ const KIND_OPTION: Record<StoredLinkKind, keyof CrawlOptions | null> = {
   sitemap: "use_sitemap",
 };
 
-/** Whether a crawl with `options` checks links like `link` at all: its kind, its host, what made it broken. */
-export function inScope(options: CrawlOptions, link: Pick<OpenLinkRecord, "kind" | "internal" | "cause">): boolean {
+/** Whether the crawl `found` describes checks links like `link` at all: its kind, its host, what made it broken. */
+export function inScope(found: Pick<CrawlFindings, "options" | "soft404Judged">, link: Pick<OpenLinkRecord, "kind" | "internal" | "cause">): boolean {
+  const { options } = found;
   const option = KIND_OPTION[link.kind];
   if (option !== null && !options[option]) return false;
   if (!link.internal && !options.follow_external) return false;
@@ -55,7 +59,8 @@ export function inScope(options: CrawlOptions, link: Pick<OpenLinkRecord, "kind"
     case "answer":
       return true;
     case "soft_404":
-      return options.soft_404_broken;
+      // Without a probe that could tell, a soft 404 answers 200 like a fixed link: nothing was judged.
+      return options.soft_404_broken && found.soft404Judged;
     case "fragment":
       return options.check_fragments;
   }
@@ -64,7 +69,7 @@ export function inScope(options: CrawlOptions, link: Pick<OpenLinkRecord, "kind"
 /** The fate of one open link in the crawl that `found` describes. */
 export function judgeOpenLink(link: OpenLinkRecord, found: CrawlFindings): OpenLinkFate {
   if (found.brokenNow(link.url, link.source_url)) return "broken";
-  if (!inScope(found.options, link)) return "not_checked";
+  if (!inScope(found, link)) return "not_checked";
   if (link.cause === "fragment" && !found.completed) return "not_checked";
   // A Link's URL may keep its fragment (check_fragments); the target checked is the URL without it.
   const hash = link.url.indexOf("#");
@@ -84,9 +89,13 @@ const WRITE_BATCH = 500;
 /**
  * Copies the open links the ended crawl did not check into its unchecked links. Runs in the transaction that
  * ends the crawl (crawl-transitions.ts), once; a crawl that never started checked nothing and carries nothing
- * (the next crawl compares with the one before it).
+ * (the next crawl compares with the one before it). `soft404Judged`: the run that ended it could tell soft 404s.
  */
-export function settleOpenLinks(repo: OpenLinksRepo, crawl: { id: string; options: CrawlOptions; status: string; started_at: string | null }): void {
+export function settleOpenLinks(
+  repo: OpenLinksRepo,
+  crawl: { id: string; options: CrawlOptions; status: string; started_at: string | null },
+  soft404Judged: boolean,
+): void {
   if (crawl.started_at === null) return;
   const previous = repo.previousEnded(crawl.id);
   if (previous === undefined) return;
@@ -97,6 +106,7 @@ export function settleOpenLinks(repo: OpenLinksRepo, crawl: { id: string; option
   const found: CrawlFindings = {
     options: crawl.options,
     completed: crawl.status === "completed",
+    soft404Judged,
     brokenNow: (url, source) => broken.has(`${url}\n${source}`),
     target: (url) => remembered(targets, url, () => repo.target(crawl.id, url)),
     page: (url) => remembered(pages, url, () => repo.page(crawl.id, url)),

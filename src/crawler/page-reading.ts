@@ -37,10 +37,13 @@ export class PageReading {
     };
   }
 
-  /** The page's links and what else was read, once the body is complete or cut (`cut`). */
-  finish(cut: boolean): { links: ExtractedLink[]; dropped: number; ids: PageIds | null; notFound: boolean } {
+  /**
+   * The page's links and what else was read, once the body is complete or cut (`cut`). `notFound` is a promise
+   * only while the site's soft-404 probe has not answered (soft-404.ts).
+   */
+  finish(cut: boolean): { links: ExtractedLink[]; dropped: number; ids: PageIds | null; notFound: boolean | Promise<boolean> } {
     this.text.end();
     const links = this.extractor.end();
-    return { links, dropped: this.extractor.dropped, ids: this.extractor.ids(cut), notFound: this.notFound?.isNotFound() === true };
+    return { links, dropped: this.extractor.dropped, ids: this.extractor.ids(cut), notFound: this.notFound?.isNotFound() ?? false };
   }
 }

@@ -1,3 +1,4 @@
+import { cleanPageText } from "../core/visible-text.ts";
 import { isInternal, normalizeUrl, type SiteOrigin } from "./normalize.ts";
 import { SITEMAP_MAX_BYTES, SITEMAP_MAX_URLS, type SitemapRead } from "./sitemap-read.ts";
 
@@ -50,7 +51,7 @@ export async function discoverSitemaps(root: URL, sources: SitemapSources): Prom
   const enqueue = (raw: string, base: string, named: boolean, where: string): void => {
     const normalized = normalizeUrl(raw, base);
     if (normalized.kind !== "url") {
-      warnings.push(`sitemap ${JSON.stringify(raw.slice(0, 200))} named in ${where} is not a valid http(s) URL; not read`);
+      warnings.push(`sitemap ${JSON.stringify(cleanPageText(raw.slice(0, 200)))} named in ${where} is not a valid http(s) URL; not read`);
       return;
     }
     if (seen.has(normalized.url)) return;

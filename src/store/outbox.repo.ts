@@ -2,6 +2,7 @@ import type { Database, Statement } from "bun:sqlite";
 import type { CrawlEvent } from "../core/crawl-events.ts";
 import type { NotifyWhen } from "../core/channels.ts";
 import { newId } from "../core/ids.ts";
+import { visibleText } from "../core/visible-text.ts";
 
 /**
  * The outbox's write side: turns events into one pending delivery per subscribed active webhook, and a crawl's
@@ -39,7 +40,8 @@ export class OutboxRepo {
     for (const event of events) {
       for (const { id: webhookId } of this.subscribers.all(event.event)) {
         const id = newId();
-        const payload = JSON.stringify({ id, event: event.event, timestamp: event.timestamp, data: event.data });
+        // A crawled site's text (a warning quoting it, an error) reaches receivers with no control or bidi character.
+        const payload = visibleText(JSON.stringify({ id, event: event.event, timestamp: event.timestamp, data: event.data }));
         this.insert.run(id, webhookId, event.event, payload, now, now);
         queued++;
       }

@@ -69,3 +69,16 @@ for (const links of [[], [link(1, false), link(2, true), link(3, false)]]) {
     ]);
   });
 }
+
+test("every format writes a crawled site's control characters dropped and bidi controls as markers, even in text stored raw", () => {
+  const raw: LinkView = { ...link(7, true), link_text: "A\u0000B\u0001C\u202Egnp.exe\u007f\u0085\u200Fz", error: "err\u2066or", warning: "w\u0007arn" };
+  const r = report([link(1, false), raw]);
+  r.summary = { ...r.summary, error: "crawl \u202Aerror", warnings: ["sitemap \"x\u202Ey\u0000\" named in robots.txt"] };
+  const unshown = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+  for (const format of ["text", "json", "jsonl", "csv", "junit", "markdown"] as const) {
+    const text = [...renderReport(r, format)].join("");
+    expect(text).not.toMatch(unshown);
+    // Markdown backslash-escapes the marker's "+" (it renders as the marker).
+    expect(text).toContain(format === "markdown" ? "ABC⟨U\\+202E⟩gnp\\.exe⟨U\\+200F⟩z" : "ABC⟨U+202E⟩gnp.exe⟨U+200F⟩z");
+  }
+});
