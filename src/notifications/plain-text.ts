@@ -1,16 +1,22 @@
+import { bidiMarker } from "../core/visible-text.ts";
+
 /**
  * Text from crawled sites, made fit to place in any message: one line (CR, LF, tabs, the other C0 and C1
- * controls, line and paragraph separators and bidi controls become a space, so nothing can start a new header
- * line, a new markdown block or reorder what follows it) and a bounded length. Every format escapes on top of
- * this for its own syntax.
+ * controls and line and paragraph separators become a space, so nothing can start a new header line or a new
+ * markdown block; bidi controls become visible markers such as `⟨U+202E⟩`, as in every output, so nothing
+ * reorders what follows them) and a bounded length. Every format escapes on top of this for its own syntax.
  */
 
-// C0 and C1 controls, U+2028/2029, and the bidi embeddings, overrides and isolates.
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]+/g;
+// C0 and C1 controls, U+2028/2029.
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g;
+// The bidi marks, embeddings, overrides and isolates (core/visible-text.ts).
+const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const HAS_BIDI = new RegExp(BIDI.source);
 
-/** `text` on one line, without control characters, runs of spaces collapsed and trimmed. */
+/** `text` on one line, without control characters, bidi controls shown as markers, runs of spaces collapsed and trimmed. */
 export function oneLine(text: string): string {
-  return text.replace(UNSAFE, " ").replace(/ {2,}/g, " ").trim();
+  const marked = HAS_BIDI.test(text) ? text.replace(BIDI, bidiMarker) : text;
+  return marked.replace(UNSAFE, " ").replace(/ {2,}/g, " ").trim();
 }
 
 /** `text` cut to at most `max` characters (code points), with an ellipsis when cut. */

@@ -153,9 +153,9 @@ describe.skipIf(!smtpAvailable)("a crawl's digest by email", () => {
     // The text part shows it on one line, never starting a line with the injected header.
     expect(mail.text).not.toMatch(/^Bcc:/m);
     expect(mail.text).toContain("line one Bcc: victim@example.com Subject: injected");
-    // The bidi override is gone, the letters around it stay.
+    // The bidi override shows as a marker (as in every output) and reorders nothing.
     expect(mail.text).not.toContain("\u202E");
-    expect(mail.text).toContain("abc txt.exe");
+    expect(mail.text).toContain("abc⟨U+202E⟩txt.exe");
   });
 
   test("the attempt keeps the server's answer; the password is in no answer or log", async () => {

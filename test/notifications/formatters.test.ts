@@ -157,6 +157,11 @@ describe("escapers", () => {
     }
   });
 
+  test("a bidi control a crawled text still holds (an error, a text stored before it was cleaned) shows as a marker", () => {
+    expect(oneLine("abc\u202Etxt.exe\r\nnext\u2066")).toBe("abc⟨U+202E⟩txt.exe next⟨U+2066⟩");
+    expect(oneLine("plain  text")).toBe("plain text");
+  });
+
   test("HTML and Slack: no raw <, > or & left; a Slack code span holds no backtick of its own", () => {
     for (const sample of samples) {
       expect(escapeHtml(sample)).not.toMatch(/[<>"']|&(?!(amp|lt|gt|quot|#39);)/);
