@@ -7,6 +7,7 @@ import { availableParallelism } from "node:os";
 import { CrawlOptionsSchema } from "./core/crawl-options.ts";
 import { CrawlPool } from "./crawler/pool.ts";
 import { readFileSync } from "node:fs";
+import { rootCertificates } from "node:tls";
 import { CrawlScheduler } from "./scheduler/scheduler.ts";
 import { RetentionPruner } from "./services/retention.ts";
 import { ServiceMetrics } from "./metrics/service-metrics.ts";
@@ -14,6 +15,12 @@ import { RetentionRepo } from "./store/retention.repo.ts";
 import { CrawlsService } from "./services/crawls.service.ts";
 import { WebhooksService } from "./services/webhooks.service.ts";
 import { WebhooksRepo } from "./store/webhooks.repo.ts";
+import { ChannelsRepo, type ChannelRecord } from "./store/channels.repo.ts";
+import { DeliveriesRepo, type DueDelivery } from "./store/deliveries.repo.ts";
+import { ChannelsService } from "./services/channels.service.ts";
+import { channelAddressPolicy, channelAllowHttp } from "./notifications/channel-url-rules.ts";
+import { failedWithoutAnswer, type AttemptOutcome } from "./webhooks/attempt.ts";
+import { deliverOnce } from "./webhooks/deliver.ts";
 import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
 import { webhookAddressPolicy } from "./webhooks/url-rules.ts";
 import { DomainsService } from "./services/domains.service.ts";
@@ -46,7 +53,9 @@ export interface Runtime {
   /** Runs crawls; `serve` starts it, and stops it before closing the store. */
   crawlPool: CrawlPool;
   webhooks: WebhooksService;
-  /** Sends queued webhook deliveries; `serve` starts it, and stops it before closing the store. */
+  /** Notification channels (email and chat). */
+  channels: ChannelsService;
+  /** Sends queued webhook and channel deliveries; `serve` starts it, and stops it before closing the store. */
   dispatcher: WebhookDispatcher;
   /** Starts recurring crawls; `serve` starts it. */
   scheduler: CrawlScheduler;
@@ -119,8 +128,9 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
   const resolve = options.resolve ?? systemResolve;
   const linksRepo = new LinksRepo(store.sqlite);
   const crawlsRepo = new CrawlsRepo(store.sqlite);
+  const domainsRepo = new DomainsRepo(store.sqlite);
   const domains = new DomainsService({
-    repo: new DomainsRepo(store.sqlite),
+    repo: domainsRepo,
     verifier: createDomainVerifier(config, { resolve }),
     policy: policyFromCrawlerConfig(config.crawler),
     resolve,
@@ -130,27 +140,60 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     removeEndedCrawlsOf: (domainId) => retention.removeEndedCrawlsOf(domainId),
   });
   const webhooksRepo = new WebhooksRepo(store.sqlite);
+  const channelsRepo = new ChannelsRepo(store.sqlite);
+  const deliveriesRepo = new DeliveriesRepo(store.sqlite);
   const metrics = new ServiceMetrics({
     crawlsByStatus: () => crawlsRepo.countByStatus(),
-    deliveriesByState: () => webhooksRepo.countByState(),
+    deliveriesByState: (target) => deliveriesRepo.countByState(target),
   });
   const webhookPolicy = webhookAddressPolicy(config.webhooks);
   const ca = config.webhooks.ca_file === null ? undefined : readFileSync(config.webhooks.ca_file, "utf8");
+  const channelCa = config.notifications.ca_file === null ? undefined : [...rootCertificates, readFileSync(config.notifications.ca_file, "utf8")];
+  // Loaded with the first channel delivery or test: commands that never send one do not load the formatters' mail library.
+  const sendToChannel = async (channel: ChannelRecord, deliveryId: string, payload: string): Promise<AttemptOutcome> =>
+    (await import("./notifications/notifier.ts")).sendToChannel(channel, deliveryId, payload, {
+      publicUrl: config.server.public_url,
+      policy: channelAddressPolicy(config),
+      resolve: options.resolve,
+      timeoutMs: config.notifications.timeout,
+      ca: channelCa,
+    });
+  const sendDelivery = async (delivery: DueDelivery): Promise<AttemptOutcome> => {
+    if (delivery.target.kind === "channel") {
+      const channel = channelsRepo.findById(delivery.target.id);
+      return channel === undefined ? failedWithoutAnswer(0, "the channel was deleted") : sendToChannel(channel, delivery.id, delivery.payload);
+    }
+    const hook = webhooksRepo.findById(delivery.target.id);
+    if (hook === undefined) return failedWithoutAnswer(0, "the webhook was deleted");
+    return deliverOnce(
+      { url: hook.url, secret: hook.secret, event: delivery.event, deliveryId: delivery.id, body: delivery.payload },
+      { policy: webhookPolicy, resolve: options.resolve, timeoutMs: config.webhooks.timeout, ca },
+    );
+  };
   const dispatcher = new WebhookDispatcher({
-    repo: webhooksRepo,
-    policy: webhookPolicy,
-    resolve: options.resolve,
-    timeoutMs: config.webhooks.timeout,
+    repo: deliveriesRepo,
+    send: sendDelivery,
     scheduleMs: config.webhooks.retry_schedule,
     disableAfterMs: config.webhooks.disable_after,
     maxConcurrent: config.webhooks.max_concurrent,
-    ca,
     logger,
-    onAttempt: (outcome) => metrics.recordWebhookAttempt(outcome),
+    onAttempt: (outcome, target) => (target === "webhook" ? metrics.recordWebhookAttempt(outcome) : metrics.recordNotificationAttempt(outcome)),
     storeProblem: storeFile.problem,
+  });
+  const channels = new ChannelsService({
+    repo: channelsRepo,
+    deliveries: deliveriesRepo,
+    policy: channelAddressPolicy(config),
+    resolve,
+    allowHttp: channelAllowHttp(config),
+    domainExists: (id) => domainsRepo.findById(id) !== undefined,
+    send: sendToChannel,
+    wake: () => dispatcher.wake(),
+    publicUrl: config.server.public_url,
   });
   const webhooks = new WebhooksService({
     repo: webhooksRepo,
+    deliveries: deliveriesRepo,
     policy: webhookPolicy,
     resolve,
     allowHttp: config.webhooks.allow_http,
@@ -218,6 +261,7 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     crawls,
     crawlPool,
     webhooks,
+    channels,
     dispatcher,
     scheduler,
     retention,
@@ -235,6 +279,7 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
         domains,
         crawls,
         webhooks,
+        channels,
         storeHealth,
         storeFile,
         logger,

@@ -7,6 +7,7 @@ import type { CrawlsService } from "../services/crawls.service.ts";
 import type { DomainsService } from "../services/domains.service.ts";
 import type { KeysService } from "../services/keys.service.ts";
 import type { WebhooksService } from "../services/webhooks.service.ts";
+import type { ChannelsService } from "../services/channels.service.ts";
 import type { AppEnv } from "./env.ts";
 import { errorResponse } from "./error-envelope.ts";
 import { authenticate } from "./middleware/auth/auth.ts";
@@ -27,6 +28,7 @@ import { docsRouter } from "./routes/docs.ts";
 import { domainsRouter } from "./routes/domains.ts";
 import { healthRouter, type StoreCheck } from "./routes/health.ts";
 import { webhooksRouter } from "./routes/webhooks.ts";
+import { channelsRouter } from "./routes/channels.ts";
 import { dashboardRouter } from "../ui/dashboard.tsx";
 
 /**
@@ -48,6 +50,7 @@ export interface AppDeps {
   domains: DomainsService;
   crawls: CrawlsService;
   webhooks: WebhooksService;
+  channels: ChannelsService;
   /** What /healthz reports about the store; told of every error a request ends with (it keeps the store's own). */
   storeHealth: StoreCheck & { noteFailure(error: unknown): void };
   /** Whether the store's path still names the file opened: writes are refused (503) while it does not. */
@@ -102,6 +105,7 @@ export function createApp(deps: AppDeps) {
   app.route(deps.basePath, domainsRouter(deps.domains));
   app.route(deps.basePath, crawlsRouter(deps.crawls, deps.basePath));
   app.route(deps.basePath, webhooksRouter(deps.webhooks));
+  app.route(deps.basePath, channelsRouter(deps.channels));
   if (deps.ui !== null) {
     app.route("/", dashboardRouter({ ...deps, sessionSecret: deps.ui.sessionSecret, limiter }));
   }

@@ -97,6 +97,8 @@ async function serveStore(config: Config, file: string | null, logger: Logger, s
     url: `http://${server.hostname}:${server.port}${config.server.base_path}`,
     port: server.port,
     docs: `http://${server.hostname}:${server.port}/docs`,
+    // Where people reach it (behind a proxy, the proxy's address): what notifications link to.
+    ...(config.server.public_url === null ? {} : { public_url: config.server.public_url }),
     config: file ?? "built-in defaults",
     storage: config.storage.path,
   });

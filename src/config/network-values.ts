@@ -29,3 +29,15 @@ export function isDnsServer(value: string): boolean {
 export const cidr = z.string().refine(isCidr, "must be a CIDR such as 10.0.0.0/8 or fd00::/8");
 export const addressOrCidr = z.string().refine((value) => isIP(value) !== 0 || isCidr(value), "must be an IP address or a CIDR such as 10.0.0.0/8");
 export const dnsServer = z.string().refine(isDnsServer, "must be an IP address, IPv4:PORT or [IPv6]:PORT");
+
+/** True for an absolute http(s) URL without credentials, query or fragment: a base the dashboard's paths are appended to. */
+export function isPublicUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === "http:" || url.protocol === "https:") && url.username === "" && url.password === "" && url.search === "" && url.hash === "" && !value.includes("#");
+  } catch {
+    return false;
+  }
+}
+
+export const publicUrl = z.string().refine(isPublicUrl, "must be an http(s) URL without credentials, query or fragment, such as https://linkpatrol.example.com/");

@@ -1,7 +1,7 @@
 import { CrawlOptionsSchema } from "../core/crawl-options.ts";
 import { z } from "zod";
 import { duration } from "./duration.ts";
-import { addressOrCidr, cidr, dnsServer } from "./network-values.ts";
+import { addressOrCidr, cidr, dnsServer, publicUrl } from "./network-values.ts";
 
 /**
  * The whole configuration as one zod schema: every key has a default, unknown keys are errors
@@ -19,6 +19,11 @@ const serverFields = z.strictObject({
     max_request_body_bytes: z.number().int().min(1024).max(16 * 1024 * 1024).default(1024 * 1024),
     /** After SIGTERM: how long in-flight requests, crawl checkpoints and webhook attempts may take before exit. */
     shutdown_timeout: duration(1_000, 600_000).default(25_000),
+    /**
+     * The address people reach the dashboard at (behind a reverse proxy: the proxy's), e.g.
+     * https://linkpatrol.example.com/; links in notifications and the start-up log are built from it. null: none.
+     */
+    public_url: publicUrl.nullable().default(null),
     /** Reverse proxies whose forwarding header names the client (addresses or CIDRs); none: the peer is the client. */
     trusted_proxies: z.array(addressOrCidr).max(1_000).default([]),
     /** The header those proxies write the client's address into. */
@@ -93,6 +98,18 @@ const webhooksFields = z.strictObject({
     max_concurrent: z.number().int().min(1).max(256).default(8),
   });
 
+/** Notification channels (email and chat); their deliveries share the webhooks' outbox, retry schedule and concurrency. */
+const notificationsFields = z.strictObject({
+  /** Time one attempt may take: the SMTP conversation, or a chat request with its whole answer. */
+  timeout: duration(1_000, 300_000).default(20_000),
+  /** Accept http:// chat and push URLs (a self-hosted ntfy, Gotify or Matrix on a trusted network). */
+  allow_http: z.boolean().default(false),
+  /** Allow chat and push URLs on private addresses (webhooks.allow_private_targets allows them too). SMTP hosts are always allowed. */
+  allow_private_targets: z.boolean().default(false),
+  /** PEM file of CA certificates trusted IN ADDITION to the system roots, for SMTP over TLS and chat URLs. */
+  ca_file: z.string().min(1).nullable().default(null),
+});
+
 const loggingFields = z.strictObject({
     level: z.enum(["debug", "info", "warn", "error"]).default("info"),
   });
@@ -132,6 +149,7 @@ export const SECTION_SCHEMAS = {
   scheduler: schedulerFields,
   verification: verificationFields,
   webhooks: webhooksFields,
+  notifications: notificationsFields,
   metrics: metricsFields,
   ui: uiFields,
   logging: loggingFields,
@@ -150,6 +168,7 @@ export const configSchema = z.strictObject({
     schedules: z.array(scheduleEntry).max(10_000).default([]),
     verification: verificationFields.prefault({}),
     webhooks: webhooksFields.prefault({}),
+    notifications: notificationsFields.prefault({}),
     metrics: metricsFields.prefault({}),
     ui: uiFields.prefault({}),
     logging: loggingFields.prefault({}),

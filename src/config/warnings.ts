@@ -19,5 +19,11 @@ export function configWarnings(config: Config): string[] {
         "a delivery attempt in flight at SIGTERM can be cut off, and is then sent again after the restart",
     );
   }
+  if (config.notifications.timeout > shutdown_timeout) {
+    warnings.push(
+      `notifications.timeout (${seconds(config.notifications.timeout)}) is longer than server.shutdown_timeout (${seconds(shutdown_timeout)}): ` +
+        "an email or chat attempt in flight at SIGTERM can be cut off, and is then sent again after the restart",
+    );
+  }
   return warnings;
 }

@@ -6,6 +6,9 @@ export const SCOPES = [
   "domains:write",
   "webhooks:read",
   "webhooks:write",
+  /** Notification channels (email and chat): their own scopes, so a key that wires up chat cannot add webhooks. */
+  "notifications:read",
+  "notifications:write",
   /** GET /metrics on the API listener (its own scope, so a monitoring key can read nothing else). */
   "metrics:read",
   "admin",

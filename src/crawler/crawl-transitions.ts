@@ -1,6 +1,8 @@
+import { DIGEST_EVENT } from "../core/channels.ts";
 import type { CrawlFailure } from "../core/crawl-failure.ts";
 import { endedEvents, startedEvent } from "../core/crawl-events.ts";
-import { mergeWarnings } from "../core/crawl-warnings.ts";
+import { describeWarnings, mergeWarnings } from "../core/crawl-warnings.ts";
+import { buildDigest, wantsDigest } from "../notifications/digest.ts";
 import type { CrawlRecord, CrawlsRepo } from "../store/crawls.repo.ts";
 import type { LinksRepo } from "../store/links.repo.ts";
 import { crawlWarnings, readEndFacts } from "./crawl-end.ts";
@@ -8,15 +10,26 @@ import { settleOpenLinks } from "./open-links.ts";
 
 /**
  * The changes of a crawl's state that clients hear about: it starts running (`crawl.started`), it completes
- * (`crawl.completed`, and `broken_links.found` when it found any) or it fails (`crawl.failed`). Each change and
- * its webhook deliveries are one transaction, so a delivery exists exactly when its change was committed
- * (docs/architecture.md, "Outbox, not fire-and-forget"). What the end state is, crawl-end.ts judges. However a
- * crawl ends (completed, failed, cancelled, crashed), in the transaction that ends it the warnings of its end
- * (crawl-end.ts `crawlWarnings`) join those recorded while it ran, and its domain's open links are settled
- * (open-links.ts: what it did not check is carried), so what it changed is known the moment it has ended. Both
- * read the crawl as it is then, and that is final: its worker writes nothing after its end (store/crawl-fence.ts),
- * so a cancel, ending the crawl from the API while the worker still holds a batch, settles it once and for all.
+ * (`crawl.completed`, and `broken_links.found` when it found any) or it fails (`crawl.failed`). An ended crawl's
+ * digest goes to the notification channels that want it. Each change and its webhook and channel deliveries
+ * are one transaction, so a delivery exists exactly when its change was committed (docs/architecture.md,
+ * "Outbox, not fire-and-forget"). What the end state is, crawl-end.ts judges. However a crawl ends (completed,
+ * failed, cancelled, crashed), in the transaction that ends it the warnings of its end (crawl-end.ts
+ * `crawlWarnings`) join those recorded while it ran, and its domain's open links are settled (open-links.ts: what
+ * it did not check is carried), so what it changed is known the moment it has ended, and its digest says so.
+ * Both read the crawl as it is then, and that is final: its worker writes nothing after its end
+ * (store/crawl-fence.ts), so a cancel, ending the crawl from the API while the worker still holds a batch,
+ * settles it once and for all.
  */
+
+/** Queues the ended crawl's digest for the domain's channels that want it; builds it only when some channel exists. */
+function queueDigest(crawls: CrawlsRepo, crawl: EndedCrawl, previousId: string | null, now: string): void {
+  const channels = crawls.outbox.channelsFor(crawl.domain_id);
+  if (channels.length === 0) return;
+  const digest = buildDigest(crawls.digests, { ...crawl, warnings: describeWarnings(crawl.warnings) }, previousId);
+  const wanted = channels.filter((channel) => wantsDigest(channel.notify_when, digest)).map((channel) => channel.id);
+  if (wanted.length > 0) crawls.outbox.enqueueForChannels(wanted, DIGEST_EVENT, crawl.completed_at ?? now, digest, now);
+}
 
 /** Moves the oldest pending crawl to running and queues `crawl.started`; the crawl, or undefined when none waits. */
 export function claimNextCrawl(crawls: CrawlsRepo, now: string): CrawlRecord | undefined {
@@ -35,7 +48,9 @@ function recordEndWarnings(crawls: CrawlsRepo, id: string): void {
   if (added.length > 0) crawls.warnings.replace(id, mergeWarnings(crawls.warnings.entries(id), added));
 }
 
-/** The crawl as its end events describe it: the row and its aggregated warnings. */
+type EndedCrawl = ReturnType<typeof endedCrawl>;
+
+/** The crawl as its end events and digest describe it: the row and its aggregated warnings. */
 function endedCrawl(crawls: CrawlsRepo, id: string) {
   return { ...crawls.findById(id)!, warnings: crawls.warnings.entries(id) };
 }
@@ -50,8 +65,8 @@ export interface RunFindings {
 
 /**
  * Ends crawl `id` (still pending or running) as completed, settles its open links, counts its broken links that
- * were not open before it (`new_broken_links`) and queues its end events; false when it had already ended (or is
- * gone).
+ * were not open before it (`new_broken_links`) and queues its end events and digest; false when it had already
+ * ended (or is gone).
  */
 export function completeCrawl(store: { crawls: CrawlsRepo; links: LinksRepo }, id: string, end: { now: string } & RunFindings): boolean {
   const { crawls, links } = store;
@@ -63,13 +78,14 @@ export function completeCrawl(store: { crawls: CrawlsRepo; links: LinksRepo }, i
     crawls.setNewBrokenLinks(id, links.changes.countNewBroken(id, previous?.id ?? null));
     const crawl = endedCrawl(crawls, id);
     crawls.queueDeliveries(endedEvents(crawl, crawl.broken_links > 0 ? links.brokenSample(id) : []), end.now);
+    queueDigest(crawls, crawl, previous?.id ?? null, end.now);
     return true;
   });
 }
 
 /**
- * Ends crawl `id` (still pending or running) as failed, settles its open links and queues `crawl.failed`; false
- * when it had already ended (or is gone).
+ * Ends crawl `id` (still pending or running) as failed, settles its open links and queues `crawl.failed` and its
+ * digest; false when it had already ended (or is gone).
  */
 export function failCrawl(crawls: CrawlsRepo, id: string, end: { error: string; failure: CrawlFailure; now: string } & RunFindings): boolean {
   const { soft404Judged, ...ended } = end;
@@ -77,7 +93,9 @@ export function failCrawl(crawls: CrawlsRepo, id: string, end: { error: string; 
     if (!crawls.markEnded(id, { status: "failed", ...ended })) return false;
     recordEndWarnings(crawls, id);
     settleOpenLinks(crawls.openLinks, crawls.findById(id)!, soft404Judged === true);
-    crawls.queueDeliveries(endedEvents(endedCrawl(crawls, id), []), end.now);
+    const crawl = endedCrawl(crawls, id);
+    crawls.queueDeliveries(endedEvents(crawl, []), end.now);
+    queueDigest(crawls, crawl, crawls.openLinks.previousEnded(id)?.id ?? null, end.now);
     return true;
   });
 }

@@ -4,14 +4,15 @@ import type { AttemptOutcomeLabel } from "../webhooks/dispatcher.ts";
 import { CallbackGauge, Counter, Histogram, Registry } from "./registry.ts";
 
 /**
- * The service's metrics (GET /metrics): crawls by state and webhook deliveries by state read from the store at
- * scrape time; pages, link checks and fetch errors as crawl workers report them; webhook attempts by outcome;
- * and API request durations by route. Counters start at zero with the process, as Prometheus expects.
+ * The service's metrics (GET /metrics): crawls by state and webhook and notification deliveries by state read
+ * from the store at scrape time; pages, link checks and fetch errors as crawl workers report them; webhook and
+ * notification attempts by outcome; and API request durations by route. Counters start at zero with the process, as Prometheus expects.
  */
 
 export interface MetricsSources {
   crawlsByStatus(): Record<string, number>;
-  deliveriesByState(): Record<string, number>;
+  /** Deliveries by state, of webhooks or of notification channels. */
+  deliveriesByState(target: "webhook" | "channel"): Record<string, number>;
 }
 
 const CRAWL_STATES = ["pending", "running", "completed", "failed"];
@@ -30,6 +31,9 @@ export class ServiceMetrics {
   );
   private readonly webhookAttempts = this.registry.add(
     new Counter("linkpatrol_webhook_attempts_total", "Webhook delivery attempts by outcome (delivered, retrying, dead).", ["outcome"]),
+  );
+  private readonly notificationAttempts = this.registry.add(
+    new Counter("linkpatrol_notification_attempts_total", "Email and chat notification attempts by outcome (delivered, retrying, dead).", ["outcome"]),
   );
   private readonly requestDuration = this.registry.add(
     new Histogram("linkpatrol_http_request_duration_seconds", "API request duration by route, method and status.", DURATION_BUCKETS, [
@@ -59,7 +63,12 @@ export class ServiceMetrics {
     );
     this.registry.add(
       new CallbackGauge("linkpatrol_webhook_deliveries", "Webhook deliveries in the store by state.", () =>
-        byState(DELIVERY_STATES, sources.deliveriesByState()),
+        byState(DELIVERY_STATES, sources.deliveriesByState("webhook")),
+      ),
+    );
+    this.registry.add(
+      new CallbackGauge("linkpatrol_notification_deliveries", "Email and chat notification deliveries in the store by state.", () =>
+        byState(DELIVERY_STATES, sources.deliveriesByState("channel")),
       ),
     );
   }
@@ -72,6 +81,10 @@ export class ServiceMetrics {
 
   recordWebhookAttempt(outcome: AttemptOutcomeLabel): void {
     this.webhookAttempts.inc({ outcome });
+  }
+
+  recordNotificationAttempt(outcome: AttemptOutcomeLabel): void {
+    this.notificationAttempts.inc({ outcome });
   }
 
   recordRequest(route: string, method: string, status: number, seconds: number): void {

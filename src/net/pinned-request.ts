@@ -27,7 +27,7 @@ import { ipLiteral, type ResolvedAddress } from "./resolve.ts";
 export interface PinnedRequest {
   url: URL;
   address: ResolvedAddress;
-  method: "GET" | "HEAD" | "POST";
+  method: "GET" | "HEAD" | "POST" | "PUT";
   headers: Record<string, string>;
   /** Request body, sent as given (POST); strings go out as UTF-8. */
   body?: string | Uint8Array;

@@ -19,8 +19,8 @@ export interface SafeFetchOptions {
   policy: AddressPolicy;
   /** Name resolution; defaults to the system resolver. */
   resolve?: Resolve;
-  method?: "GET" | "HEAD" | "POST";
-  /** Request body (POST); sent with Content-Length. A 301/302/303 turns a POST into a body-less GET. */
+  method?: "GET" | "HEAD" | "POST" | "PUT";
+  /** Request body (POST, PUT); sent with Content-Length. A 301/302/303 turns a POST into a body-less GET. */
   body?: string | Uint8Array;
   /** Extra request headers; Host, Content-Length, User-Agent and Accept-Encoding are always set by safeFetch. */
   headers?: Record<string, string>;

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { WEBHOOK_EVENT_KINDS } from "../core/crawl-events.ts";
 import { DELIVERY_STATES } from "../core/delivery-state.ts";
-import type { AttemptRecord, DeliveryRecord, WebhookRecord } from "../store/webhooks.repo.ts";
+import type { AttemptRecord, DeliveryRecord } from "../store/deliveries.repo.ts";
+import type { WebhookRecord } from "../store/webhooks.repo.ts";
 
 /**
  * Webhooks, deliveries and attempts as clients see them (docs/api.md "Webhooks"). The

@@ -5,6 +5,7 @@ import { canonicalId, newId } from "../core/ids.ts";
 import type { AddressPolicy } from "../net/address-policy.ts";
 import type { Resolve } from "../net/resolve.ts";
 import { assertUrlAllowed } from "../net/url-policy.ts";
+import type { DeliveriesRepo, DeliveryTarget } from "../store/deliveries.repo.ts";
 import type { WebhooksRepo, WebhookRecord } from "../store/webhooks.repo.ts";
 import { deliverOnce } from "../webhooks/deliver.ts";
 import { TEST_EVENT } from "../webhooks/events.ts";
@@ -27,6 +28,8 @@ import type { Page } from "./domains.service.ts";
 
 export interface WebhooksServiceDeps {
   repo: WebhooksRepo;
+  /** The outbox's deliveries and attempts (shared with notification channels). */
+  deliveries: DeliveriesRepo;
   policy: AddressPolicy;
   resolve: Resolve;
   allowHttp: boolean;
@@ -43,6 +46,10 @@ export const SECRET_WARNING = "Save the secret now: it is shown only in this res
 /** A new signing secret: 32 random bytes, base64url, with a prefix that makes it recognisable in a config file. */
 function newSecret(): string {
   return `whsec_${randomBytes(32).toString("base64url")}`;
+}
+
+function targetOf(webhook: WebhookRecord): DeliveryTarget {
+  return { kind: "webhook", id: webhook.id };
 }
 
 export class WebhooksService {
@@ -103,10 +110,10 @@ export class WebhooksService {
 
   /** One page of the webhook's deliveries, newest first, with every attempt. */
   deliveries(id: string, page: number, limit: number): Page<DeliveryView> {
-    const row = this.require(id);
+    const target = targetOf(this.require(id));
     return {
-      items: this.deps.repo.deliveries(row.id, (page - 1) * limit, limit).map(({ delivery, attempts }) => toDeliveryView(delivery, attempts)),
-      total: this.deps.repo.countDeliveries(row.id),
+      items: this.deps.deliveries.page(target, (page - 1) * limit, limit).map(({ delivery, attempts }) => toDeliveryView(delivery, attempts)),
+      total: this.deps.deliveries.count(target),
     };
   }
 
@@ -114,16 +121,16 @@ export class WebhooksService {
   redeliver(id: string, deliveryId: string): DeliveryView {
     const webhook = this.require(id);
     const key = canonicalId(deliveryId);
-    const delivery = key === null ? undefined : this.deps.repo.findDelivery(webhook.id, key);
+    const delivery = key === null ? undefined : this.deps.deliveries.find(targetOf(webhook), key);
     if (delivery === undefined) throw new NotFoundError("delivery", deliveryId);
     if (!webhook.active) {
       throw new ConflictError(`webhook ${webhook.id} is inactive (${webhook.disabled_reason ?? "disabled"}); nothing would be sent`);
     }
-    if (!this.deps.repo.requeue(delivery.id, new Date().toISOString())) {
+    if (!this.deps.deliveries.requeue(delivery.id, new Date().toISOString())) {
       throw new ConflictError(`delivery ${delivery.id} is still pending; it will be attempted on its schedule`);
     }
     this.deps.wake();
-    const entry = this.deps.repo.deliveryWithAttempts(delivery.id);
+    const entry = this.deps.deliveries.withAttempts(delivery.id);
     if (entry === undefined) throw new NotFoundError("delivery", deliveryId); // the webhook was deleted meanwhile
     return toDeliveryView(entry.delivery, entry.attempts);
   }
@@ -137,7 +144,7 @@ export class WebhooksService {
     const events = changes.events === undefined ? undefined : changes.events.length === 0 ? [...WEBHOOK_EVENT_KINDS] : [...new Set(changes.events)];
     this.deps.repo.update(row.id, { name: changes.name, events });
     if (changes.active !== undefined && changes.active !== row.active) {
-      this.deps.repo.setActive(row.id, changes.active, changes.active ? null : "switched off through the API");
+      this.deps.deliveries.setActive(targetOf(row), changes.active, changes.active ? null : "switched off through the API");
     }
     return this.get(row.id);
   }

@@ -18,7 +18,7 @@ import { LINK_COLUMNS, toLink, type LinkRecord, type RawLink } from "./link-reco
  */
 
 /** The open links of crawl `$other` as (URL, source page) pairs; empty when `$other` is null. */
-const OPEN_PAIRS = `SELECT ot.url, o.source_url FROM broken_links ob JOIN links o ON o.id = ob.link_id JOIN crawl_targets ot ON ot.id = ob.target_id
+export const OPEN_PAIRS = `SELECT ot.url, o.source_url FROM broken_links ob JOIN links o ON o.id = ob.link_id JOIN crawl_targets ot ON ot.id = ob.target_id
       WHERE ob.crawl_id = $other
     UNION ALL
     SELECT ou.url, ou.source_url FROM unchecked_links ou WHERE ou.crawl_id = $other`;

@@ -3,6 +3,7 @@ import type { CrawlFailure } from "../core/crawl-failure.ts";
 import type { CrawlOptions } from "../core/crawl-options.ts";
 import { withDefaultOptions } from "../core/stored-options.ts";
 import type { CrawlEvent } from "../core/crawl-events.ts";
+import { DigestRepo } from "./digest.repo.ts";
 import { OpenLinksRepo } from "./open-links.repo.ts";
 import { OutboxRepo } from "./outbox.repo.ts";
 import { WarningsRepo } from "./warnings.repo.ts";
@@ -95,15 +96,19 @@ function crawlWhere(filter: CrawlFilter): { sql: string; params: Record<string, 
 }
 
 export class CrawlsRepo {
-  private readonly outbox: OutboxRepo;
+  /** The outbox, written in the transactions that change a crawl's state. */
+  readonly outbox: OutboxRepo;
   /** The crawls' warnings, kept apart from their rows (warnings.repo.ts): no crawl list reads them. */
   readonly warnings: WarningsRepo;
+  /** What an ended crawl's notification digest reads. */
+  readonly digests: DigestRepo;
   /** The domain's open links, which a crawl's end settles in the same transaction (crawler/open-links.ts). */
   readonly openLinks: OpenLinksRepo;
 
   constructor(private readonly sqlite: Database) {
     this.outbox = new OutboxRepo(sqlite);
     this.warnings = new WarningsRepo(sqlite);
+    this.digests = new DigestRepo(sqlite);
     this.openLinks = new OpenLinksRepo(sqlite);
   }
 

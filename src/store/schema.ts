@@ -6,6 +6,7 @@ import type { VerifiedBy } from "../core/verified-by.ts";
 import type { CrawlStatus, CrawlTrigger } from "../core/crawl-status.ts";
 import type { DeliveryState } from "../core/delivery-state.ts";
 import type { StoredLinkKind } from "../core/link-kind.ts";
+import type { ChannelKind, NotifyWhen } from "../core/channels.ts";
 import type { BreakageCause } from "../core/breakage-cause.ts";
 import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
@@ -19,7 +20,7 @@ import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } fro
  * The closed sets stored in columns live in core/; the types are re-exported for the repos.
  */
 
-export type { BreakageCause, CrawlStatus, CrawlTrigger, DeliveryState, StoredLinkKind };
+export type { BreakageCause, ChannelKind, CrawlStatus, CrawlTrigger, DeliveryState, NotifyWhen, StoredLinkKind };
 
 const createdAt = () =>
   text("created_at")
@@ -368,17 +369,56 @@ export const webhooks = sqliteTable(
 );
 
 /**
- * The outbox: one row per (event, webhook), written in the same transaction as the crawl state change that
- * caused it, then sent by the dispatcher until delivered or dead. `payload` holds the exact JSON body; its id
- * (this row's id) is the X-Service-Delivery header, stable across attempts.
+ * A notification channel: an email address list behind an SMTP server, or a chat/push destination
+ * (core/channels.ts). `settings` holds what may be shown (host, port, From/To, a server URL); `secrets` what
+ * never is (the SMTP password, a webhook URL that carries its token, an access token), kept as given like a
+ * webhook's secret because every attempt needs it. `all_domains` false: only the domains in channel_domains.
+ * `failing_since` and `active` work as a webhook's do.
+ */
+export const channels = sqliteTable(
+  "channels",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    kind: text("kind").$type<ChannelKind>().notNull(),
+    settings: text("settings", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    secrets: text("secrets", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    notifyWhen: text("notify_when").$type<NotifyWhen>().notNull().default("changed"),
+    allDomains: integer("all_domains", { mode: "boolean" }).notNull().default(true),
+    active: integer("active", { mode: "boolean" }).notNull().default(true),
+    disabledReason: text("disabled_reason"),
+    failingSince: text("failing_since"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("channels_created_at_idx").on(t.createdAt, t.id)],
+);
+
+/** The domains a channel with `all_domains` false is for; a deleted domain or channel takes its rows along. */
+export const channelDomains = sqliteTable(
+  "channel_domains",
+  {
+    channelId: text("channel_id")
+      .notNull()
+      .references(() => channels.id, { onDelete: "cascade" }),
+    domainId: text("domain_id")
+      .notNull()
+      .references(() => domains.id, { onDelete: "cascade" }),
+  },
+  (t) => [primaryKey({ columns: [t.channelId, t.domainId] }), index("channel_domains_domain_idx").on(t.domainId)],
+);
+
+/**
+ * The outbox: one row per (event, webhook) or (digest, channel), written in the same transaction as the crawl
+ * state change that caused it, then sent by the dispatcher until delivered or dead. Exactly one of `webhook_id`
+ * and `channel_id` is set. `payload` holds the exact JSON body (for a channel, the digest each attempt formats
+ * for its destination); its id (this row's id) is the X-Service-Delivery header, stable across attempts.
  */
 export const webhookDeliveries = sqliteTable(
   "webhook_deliveries",
   {
     id: text("id").primaryKey(),
-    webhookId: text("webhook_id")
-      .notNull()
-      .references(() => webhooks.id, { onDelete: "cascade" }),
+    webhookId: text("webhook_id").references(() => webhooks.id, { onDelete: "cascade" }),
+    channelId: text("channel_id").references(() => channels.id, { onDelete: "cascade" }),
     event: text("event").notNull(),
     payload: text("payload").notNull(),
     state: text("state").$type<DeliveryState>().notNull().default("pending"),
@@ -393,9 +433,11 @@ export const webhookDeliveries = sqliteTable(
   (t) => [
     index("webhook_deliveries_due_idx").on(t.state, t.nextAttemptAt),
     index("webhook_deliveries_webhook_idx").on(t.webhookId, t.createdAt),
+    index("webhook_deliveries_channel_idx").on(t.channelId, t.createdAt),
     // Retention: a pruned crawl takes its deliveries along, and old deliveries go by age.
     index("webhook_deliveries_crawl_idx").on(sql`json_extract(${t.payload}, '$.data.crawl_id')`),
     index("webhook_deliveries_created_idx").on(t.createdAt),
+    check("webhook_deliveries_one_target", sql`(${t.webhookId} IS NULL) <> (${t.channelId} IS NULL)`),
   ],
 );
 

@@ -10,6 +10,7 @@ import type { CrawlsService } from "../services/crawls.service.ts";
 import type { DomainsService } from "../services/domains.service.ts";
 import type { KeysService } from "../services/keys.service.ts";
 import type { WebhooksService } from "../services/webhooks.service.ts";
+import type { ChannelsService } from "../services/channels.service.ts";
 import { assetsRouter } from "./assets.ts";
 import { ErrorPage } from "./components/error-page.tsx";
 import { dashboardRateLimit } from "./middleware/dashboard-rate-limit.ts";
@@ -21,6 +22,7 @@ import { domainRouter } from "./routes/domain.tsx";
 import { overviewRouter } from "./routes/overview.tsx";
 import { signInRouter } from "./routes/sign-in.tsx";
 import { webhooksRouter } from "./routes/webhooks.tsx";
+import { channelsRouter } from "./routes/channels.tsx";
 import { SessionCodec } from "./session.ts";
 import { SignInBackoff } from "./sign-in-backoff.ts";
 import type { UiEnv } from "./ui-env.ts";
@@ -38,6 +40,7 @@ export interface DashboardDeps {
   domains: DomainsService;
   crawls: CrawlsService;
   webhooks: WebhooksService;
+  channels: ChannelsService;
   /** Signs session cookies (ui/session-secret.ts). */
   sessionSecret: Uint8Array;
   /** Whether the store's path still names the file opened (api/middleware/store-guard). */
@@ -68,6 +71,7 @@ export function dashboardRouter(deps: DashboardDeps): Hono<UiEnv> {
   dashboard.route("/", domainRouter(deps.domains, deps.crawls));
   dashboard.route("/", crawlRouter(deps.crawls, deps.domains));
   dashboard.route("/", webhooksRouter(deps.webhooks));
+  dashboard.route("/", channelsRouter(deps.channels, deps.domains));
   dashboard.onError((thrown, c) => {
     // A write the store refused (full disk, failing disk) is a 503 to retry, not an internal error.
     const failure = storeWriteFailure(thrown);

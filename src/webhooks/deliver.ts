@@ -1,22 +1,15 @@
 /**
- * One delivery attempt → one typed outcome (the svix model): POST the exact body, signed with the time of THIS
- * attempt, through safeFetch, so the address is checked and pinned at every attempt and redirects are never
- * followed (a 3xx is a failure: following it would send a signed body wherever a receiver points). Whether and
- * when to try again is not decided here (retry-schedule.ts, the dispatcher); this file only reports what
- * happened, with enough detail to store: status, duration, the first KiB of the answer, and the two hints a
- * receiver can give (410 Gone, Retry-After).
- *
- * The timeout covers the whole attempt. safeFetch budgets each phase on its own (DNS, connect + headers, body);
- * here every phase may use the whole budget and one deadline, shared by all of them, ends the attempt when the
- * total runs out, so "2xx within the timeout" means the complete answer arrived within it.
+ * One webhook delivery attempt: the stored body, signed with the time of THIS attempt (so a retry hours later
+ * still falls inside the receiver's 300 s window), sent by attempt.ts, which checks and pins the address and
+ * never follows a redirect (a redirect would send a signed body wherever a receiver points).
  */
-import { VERSION } from "../core/version.ts";
 import type { AddressPolicy } from "../net/address-policy.ts";
 import type { Resolve } from "../net/resolve.ts";
-import { parseRetryAfter } from "../net/retry-after.ts";
-import { safeFetch } from "../net/safe-fetch.ts";
+import { requestOnce, type AttemptOutcome } from "./attempt.ts";
 import { signatureHeader } from "./sign.ts";
 import { WEBHOOK_POLICY_HINT } from "./url-rules.ts";
+
+export { RESPONSE_BODY_LIMIT, type AttemptOutcome } from "./attempt.ts";
 
 /** What to send: where, signed with which secret, and the exact JSON body. */
 export interface DeliveryRequest {
@@ -43,54 +36,12 @@ export interface DeliverOptions {
   signal?: AbortSignal;
 }
 
-/** What one attempt came to. `statusCode` is null when no HTTP answer arrived. */
-export type AttemptOutcome =
-  | { kind: "delivered"; statusCode: number; durationMs: number; responseBody: string }
-  | {
-      kind: "failed";
-      statusCode: number | null;
-      durationMs: number;
-      error: string;
-      responseBody: string;
-      /** What the receiver asked for with Retry-After on a 429 or 503; null otherwise. */
-      retryAfterMs: number | null;
-      /** True on 410 Gone: the receiver wants no more deliveries, and the webhook is disabled. */
-      gone: boolean;
-    };
-
-/** How much of a receiver's answer is kept with the attempt. */
-export const RESPONSE_BODY_LIMIT = 1024;
-const RETRY_AFTER_STATUSES = new Set([429, 503]);
-
-function failedWithoutAnswer(durationMs: number, error: string): AttemptOutcome {
-  return { kind: "failed", statusCode: null, durationMs, error, responseBody: "", retryAfterMs: null, gone: false };
-}
-
-/** Why a non-2xx answer is a failure, in words for the deliveries list. */
-function statusError(status: number, headers: Record<string, string>): string {
-  if (status >= 300 && status < 400) {
-    const location = headers.location === undefined ? "" : ` to ${headers.location}`;
-    return `HTTP ${status}: redirects are not followed (redirect${location})`;
-  }
-  if (status === 410) return "HTTP 410 Gone: the receiver asked for no more deliveries";
-  return `HTTP ${status}: only a 2xx answer counts as delivered`;
-}
-
 /** Sends one attempt of `request`; resolves to its outcome and never rejects for network outcomes. */
 export async function deliverOnce(request: DeliveryRequest, options: DeliverOptions): Promise<AttemptOutcome> {
-  const started = performance.now();
-  const elapsed = () => Math.round(performance.now() - started);
   const unixSeconds = options.nowSeconds?.() ?? Math.floor(Date.now() / 1000);
-
-  // Our own timer rather than AbortSignal.timeout(): see the note on Bun's timeout signals in safe-fetch.ts.
-  const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(), options.timeoutMs);
-  const signal = options.signal === undefined ? deadline.signal : AbortSignal.any([options.signal, deadline.signal]);
-
-  try {
-    const result = await safeFetch(request.url, {
-      policy: options.policy,
-      resolve: options.resolve,
+  return requestOnce(
+    {
+      url: request.url,
       method: "POST",
       body: request.body,
       headers: {
@@ -99,43 +50,7 @@ export async function deliverOnce(request: DeliveryRequest, options: DeliverOpti
         "x-service-delivery": request.deliveryId,
         "x-service-signature": signatureHeader(request.secret, request.body, unixSeconds),
       },
-      userAgent: `linkpatrol/${VERSION}`,
-      connectTimeoutMs: options.timeoutMs,
-      headerTimeoutMs: options.timeoutMs,
-      bodyTimeoutMs: options.timeoutMs,
-      maxBodyBytes: RESPONSE_BODY_LIMIT,
-      maxRedirects: 0,
-      ca: options.ca,
-      policyHint: WEBHOOK_POLICY_HINT,
-      signal,
-    });
-
-    if (result.kind === "error") {
-      // Our deadline and safeFetch's own phase budgets are the same length: whichever fires first, it is the attempt's timeout.
-      const ourDeadline = result.error === "aborted" && deadline.signal.aborted && options.signal?.aborted !== true;
-      if (ourDeadline || result.error === "timeout") {
-        return failedWithoutAnswer(elapsed(), `timed out: no complete answer within ${options.timeoutMs} ms`);
-      }
-      return failedWithoutAnswer(elapsed(), result.message);
-    }
-
-    const durationMs = elapsed();
-    // stream: a character cut in two by the byte cap is dropped, not turned into U+FFFD.
-    const responseBody = new TextDecoder().decode(result.body, { stream: true });
-    if (result.status >= 200 && result.status < 300) {
-      return { kind: "delivered", statusCode: result.status, durationMs, responseBody };
-    }
-    const retryAfterMs = RETRY_AFTER_STATUSES.has(result.status) ? parseRetryAfter(result.headers["retry-after"]) : null;
-    return {
-      kind: "failed",
-      statusCode: result.status,
-      durationMs,
-      error: statusError(result.status, result.headers),
-      responseBody,
-      retryAfterMs,
-      gone: result.status === 410,
-    };
-  } finally {
-    clearTimeout(timer);
-  }
+    },
+    { policy: options.policy, resolve: options.resolve, timeoutMs: options.timeoutMs, ca: options.ca, policyHint: WEBHOOK_POLICY_HINT, signal: options.signal },
+  );
 }

@@ -1,41 +1,39 @@
 import { untilAborted } from "../core/until-aborted.ts";
 import type { Logger } from "../core/logger.ts";
-import type { AddressPolicy } from "../net/address-policy.ts";
-import type { Resolve } from "../net/resolve.ts";
-import type { AttemptResult, DueDelivery, WebhooksRepo } from "../store/webhooks.repo.ts";
-import { deliverOnce, type AttemptOutcome } from "./deliver.ts";
+import type { AttemptResult, DeliveriesRepo, DueDelivery } from "../store/deliveries.repo.ts";
+import type { AttemptOutcome } from "./attempt.ts";
 import { nextAttemptDelayMs } from "./retry-schedule.ts";
 
 /**
- * The webhook sender: takes due deliveries from the outbox, makes one attempt each (deliver.ts), and stores
- * what happened before deciding what comes next, in named phases (after svix's worker): delivered; failed and
- * rescheduled with jitter (never slept on); dead when the schedule runs out; the webhook switched off on
- * 410 Gone or after failing for `disableAfterMs`. At most one attempt per webhook is in flight, so a slow
- * receiver holds only its own deliveries back, and at most `maxConcurrent` in all. Deliveries written by crawl
- * workers (other connections) are found by polling; `wake()` shortens the wait when this thread queued one.
+ * The outbox's sender, for webhooks and notification channels alike: takes due deliveries, makes one attempt
+ * each (`send`: deliver.ts for a webhook, notifications/ for a channel), and stores what happened before
+ * deciding what comes next, in named phases (after svix's worker): delivered; failed and rescheduled with
+ * jitter (never slept on); dead when the schedule runs out; the target switched off on 410 Gone or after
+ * failing for `disableAfterMs`. At most one attempt per target is in flight, so a slow receiver holds only its
+ * own deliveries back, and at most `maxConcurrent` in all. Deliveries written by crawl workers (other
+ * connections) are found by polling; `wake()` shortens the wait when this thread queued one.
  */
 
 /** What one attempt came to, as the dispatcher recorded it. */
 export type AttemptOutcomeLabel = "delivered" | "retrying" | "dead";
 
 export interface DispatcherOptions {
-  repo: WebhooksRepo;
-  policy: AddressPolicy;
-  resolve?: Resolve;
-  timeoutMs: number;
+  repo: DeliveriesRepo;
+  /** Makes one attempt of a delivery (never rejects for network outcomes). */
+  send: (delivery: DueDelivery) => Promise<AttemptOutcome>;
   /** Delays between attempts, in ms (webhooks.retry_schedule). */
   scheduleMs: number[];
   disableAfterMs: number;
   maxConcurrent: number;
-  ca?: string;
   logger: Logger;
   /** How often the outbox is looked at when nothing wakes the dispatcher; default 1 s. */
   pollMs?: number;
-  /** Told each attempt's outcome once it is recorded (metrics). */
-  onAttempt?: (outcome: AttemptOutcomeLabel) => void;
+  /** Told each attempt's outcome, and whose it was, once it is recorded (metrics). */
+  onAttempt?: (outcome: AttemptOutcomeLabel, target: DueDelivery["target"]["kind"]) => void;
   /**
    * Null while the store's path still names the file the service opened; else why not. Nothing is sent
-   * meanwhile: an event read from a lost file would tell receivers of what the store no longer holds.
+   * meanwhile, to webhooks or channels: an event or digest read from a lost file would tell receivers of what
+   * the store no longer holds.
    */
   storeProblem?: () => string | null;
 }
@@ -44,7 +42,8 @@ const DEFAULT_POLL_MS = 1_000;
 
 export class WebhookDispatcher {
   private readonly inFlight = new Map<string, Promise<void>>();
-  private readonly busyWebhooks = new Set<string>();
+  /** Targets (webhook or channel ids) with an attempt in flight. */
+  private readonly busyTargets = new Set<string>();
   private timer: ReturnType<typeof setTimeout> | null = null;
   private running = false;
   /** Why sending is paused (the store's file was lost), as last logged. */
@@ -85,12 +84,12 @@ export class WebhookDispatcher {
         const busy = new Set(this.inFlight.keys());
         for (const delivery of this.options.repo.due(new Date().toISOString(), free * 4, busy)) {
           if (this.inFlight.size >= this.options.maxConcurrent) break;
-          if (this.busyWebhooks.has(delivery.webhook_id)) continue;
+          if (this.busyTargets.has(delivery.target.id)) continue;
           this.send(delivery);
         }
       }
     } catch (error) {
-      this.options.logger.error("webhook dispatch failed", { error: String(error) });
+      this.options.logger.error("delivery dispatch failed", { error: String(error) });
     }
     this.timer = setTimeout(() => this.tick(), this.options.pollMs ?? DEFAULT_POLL_MS);
   }
@@ -98,20 +97,20 @@ export class WebhookDispatcher {
   private storeLost(): boolean {
     const problem = this.options.storeProblem?.() ?? null;
     if (problem !== this.paused) {
-      if (problem !== null) this.options.logger.warn("webhook deliveries paused", { reason: problem });
-      else this.options.logger.info("webhook deliveries resumed");
+      if (problem !== null) this.options.logger.warn("deliveries paused", { reason: problem });
+      else this.options.logger.info("deliveries resumed");
     }
     this.paused = problem;
     return problem !== null;
   }
 
   private send(delivery: DueDelivery): void {
-    this.busyWebhooks.add(delivery.webhook_id);
+    this.busyTargets.add(delivery.target.id);
     const work = this.attempt(delivery)
-      .catch((error: unknown) => this.options.logger.error("webhook attempt failed", { delivery_id: delivery.id, error: String(error) }))
+      .catch((error: unknown) => this.options.logger.error("delivery attempt failed", { delivery_id: delivery.id, error: String(error) }))
       .finally(() => {
         this.inFlight.delete(delivery.id);
-        this.busyWebhooks.delete(delivery.webhook_id);
+        this.busyTargets.delete(delivery.target.id);
         this.wake();
       });
     this.inFlight.set(delivery.id, work);
@@ -121,16 +120,15 @@ export class WebhookDispatcher {
     const { repo, logger } = this.options;
     const attemptNumber = repo.nextAttemptNumber(delivery.id);
     const attemptedAt = new Date().toISOString();
-    const outcome = await deliverOnce(
-      { url: delivery.url, secret: delivery.secret, event: delivery.event, deliveryId: delivery.id, body: delivery.payload },
-      { policy: this.options.policy, resolve: this.options.resolve, timeoutMs: this.options.timeoutMs, ca: this.options.ca },
-    );
+    const outcome = await this.options.send(delivery);
     const result = this.decide(delivery, outcome, attemptNumber, attemptedAt);
-    repo.recordAttempt(delivery.webhook_id, result);
-    this.options.onAttempt?.(result.state === "pending" ? "retrying" : result.state);
-    logger.info("webhook attempt", {
+    repo.recordAttempt(delivery.target, result);
+    this.options.onAttempt?.(result.state === "pending" ? "retrying" : result.state, delivery.target.kind);
+    // Ids, outcome and status only: a channel's error may come from its server, and no secret is ever logged.
+    const target = delivery.target.kind === "webhook" ? { webhook_id: delivery.target.id } : { channel_id: delivery.target.id };
+    logger.info(delivery.target.kind === "webhook" ? "webhook attempt" : "notification attempt", {
       delivery_id: delivery.id,
-      webhook_id: delivery.webhook_id,
+      ...target,
       event: delivery.event,
       attempt: attemptNumber,
       outcome: result.state,
@@ -138,14 +136,14 @@ export class WebhookDispatcher {
     });
 
     if (outcome.kind === "failed" && outcome.gone) {
-      repo.setActive(delivery.webhook_id, false, "the endpoint answered 410 Gone");
-      logger.warn("webhook disabled", { webhook_id: delivery.webhook_id, reason: "410 Gone" });
+      repo.setActive(delivery.target, false, "the endpoint answered 410 Gone");
+      logger.warn(`${delivery.target.kind} disabled`, { ...target, reason: "410 Gone" });
       return;
     }
     const failingSince = outcome.kind === "failed" ? (delivery.failing_since ?? attemptedAt) : null;
     if (failingSince !== null && Date.parse(attemptedAt) - Date.parse(failingSince) >= this.options.disableAfterMs) {
-      repo.setActive(delivery.webhook_id, false, `every attempt failed since ${failingSince}`);
-      logger.warn("webhook disabled", { webhook_id: delivery.webhook_id, reason: "failing too long" });
+      repo.setActive(delivery.target, false, `every attempt failed since ${failingSince}`);
+      logger.warn(`${delivery.target.kind} disabled`, { ...target, reason: "failing too long" });
     }
   }
 

@@ -22,7 +22,7 @@ describe("/healthz", () => {
 });
 
 describe("OpenAPI document", () => {
-  test("is OpenAPI 3.1 with every domain, crawl and webhook operation, served without a key", async () => {
+  test("is OpenAPI 3.1 with every domain, crawl, webhook and channel operation, served without a key", async () => {
     const res = await svc.call("GET", "/openapi.json", { key: null });
     expect(res.status).toBe(200);
     const doc = res.json;
@@ -31,6 +31,11 @@ describe("OpenAPI document", () => {
     expect(Object.keys(doc.paths).sort()).toEqual([
       "/healthz",
       "/metrics",
+      "/v1/channels",
+      "/v1/channels/{id}",
+      "/v1/channels/{id}/deliveries",
+      "/v1/channels/{id}/deliveries/{delivery_id}/redeliver",
+      "/v1/channels/{id}/test",
       "/v1/crawls",
       "/v1/crawls/{id}",
       "/v1/crawls/{id}/broken",

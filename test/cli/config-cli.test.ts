@@ -53,6 +53,7 @@ describe("linkpatrol config check", () => {
     const res = await runCli(["config", "check", file]);
     expect(res.exitCode).toBe(0);
     expect(res.stdout).toContain("warning: webhooks.timeout (20 s) is longer than server.shutdown_timeout (10 s)");
+    expect(res.stdout).toContain("warning: notifications.timeout (20 s) is longer than server.shutdown_timeout (10 s)");
     const quiet = await runCli(["config", "check", join(dir, "ok.yaml")]);
     expect(quiet.stdout).not.toContain("warning");
   });

@@ -6,6 +6,8 @@ import { buildExecutable } from "../../scripts/build.ts";
 import { cleanEnv, runCli } from "../helpers/cli.ts";
 import { startLoopbackSite } from "../helpers/loopback-site.ts";
 import { StreamWatcher } from "../helpers/process-output.ts";
+import { startChatReceiver } from "../helpers/chat-receiver.ts";
+import { smtpAvailable, startSmtpReceiver } from "../helpers/smtp-receiver.ts";
 
 /**
  * Smoke test of the single executable: built with `bun build --compile`, copied alone into an empty
@@ -164,7 +166,38 @@ describe("dist/linkpatrol", () => {
       await Promise.race([proc.exited, Bun.sleep(10_000)]);
       await site.stop();
     }
-  });
+  }, 30_000); // starts the binary and runs a crawl: over bun's 5 s on a loaded machine
+
+  test.skipIf(!smtpAvailable)("sends a channel's test message by email (nodemailer bundled) and to a chat destination", async () => {
+    const smtp = await startSmtpReceiver();
+    const chat = await startChatReceiver();
+    const { proc, stderr } = startServe({ LINKPATROL_NOTIFICATIONS_ALLOW_HTTP: "true", LINKPATROL_NOTIFICATIONS_ALLOW_PRIVATE_TARGETS: "true" });
+    try {
+      const port = Number((await stderr.waitFor(/"msg":"listening".*?"port":(\d+)/))[1]);
+      const key = (await runCli(["keys", "create", "--name", "e2e-notify", "--scopes", "notifications:write"], { command: [binary], cwd: runDir })).stdout.match(/lp_[0-9A-Za-z]{40}/)![0];
+      const api = async (path: string, body?: unknown) =>
+        (await fetch(`http://127.0.0.1:${port}/v1${path}`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+          body: body === undefined ? undefined : JSON.stringify(body),
+          signal: AbortSignal.timeout(15_000),
+        })).json();
+      const mail = await api("/channels", { kind: "email", name: "mail", host: "127.0.0.1", port: smtp.port, security: "none", from: "lp@example.com", to: ["web@example.com"] });
+      const push = await api("/channels", { kind: "ntfy", name: "push", server_url: chat.origin, topic: "binary" });
+      expect((await api(`/channels/${mail.data.id}/test`)).data).toMatchObject({ delivered: true, error: null });
+      expect((await api(`/channels/${push.data.id}/test`)).data).toMatchObject({ delivered: true, status_code: 200 });
+      const [message] = await smtp.waitForMessages(1);
+      expect(message!.subject).toStartWith("[test] ");
+      expect(message!.html).toContain("<h2");
+      expect(chat.requests[0]!.json).toMatchObject({ topic: "binary", markdown: true });
+      expect(stderr.text).not.toContain('"level":"error"');
+    } finally {
+      proc.kill("SIGTERM");
+      await Promise.race([proc.exited, Bun.sleep(10_000)]);
+      await smtp.stop();
+      await chat.stop();
+    }
+  }, 20_000);
 
   test("check URL: one crawl without a server, junit report, exit 1 for a broken link", async () => {
     const site = await startLoopbackSite({ "/": { body: "<a href='/missing'>Missing</a> <a href='/ok'>OK</a>" }, "/ok": { body: "fine" } });

@@ -46,7 +46,7 @@ beforeAll(async () => {
   for (let i = 0; i < 100 && (await svc.call("GET", `/webhooks/${hook.id}/deliveries`)).json.data.some((d: any) => d.state !== "delivered"); i++) {
     await Bun.sleep(20);
   }
-});
+}, 30_000); // a crawl in a worker thread and its deliveries: over bun's 5 s on a loaded machine
 afterAll(async () => {
   await svc?.stop();
   await site?.stop();

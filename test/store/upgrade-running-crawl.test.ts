@@ -48,6 +48,18 @@ function downgradeTo0003(path: string): void {
       db.exec("DROP TABLE link_fragments; DROP TABLE crawl_page_ids;"); // 0006; links' fragment columns go with the rebuild below
       db.exec("DROP INDEX crawl_targets_unlinked_idx; ALTER TABLE crawls DROP COLUMN sitemap_urls; ALTER TABLE crawls DROP COLUMN orphan_pages;"); // 0007
       db.exec("DROP INDEX webhook_deliveries_crawl_idx; DROP INDEX webhook_deliveries_created_idx;");
+      // 0011: no channels, and deliveries back to a webhook's alone (foreign keys are off: the attempts stay).
+      db.exec("DROP TABLE channel_domains; DROP TABLE channels;");
+      db.exec(`CREATE TABLE old_deliveries (
+        id text PRIMARY KEY NOT NULL, webhook_id text NOT NULL, event text NOT NULL, payload text NOT NULL,
+        state text DEFAULT 'pending' NOT NULL, attempts integer DEFAULT 0 NOT NULL, next_attempt_at text, last_error text,
+        last_status_code integer, created_at text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) NOT NULL, delivered_at text,
+        FOREIGN KEY (webhook_id) REFERENCES webhooks(id) ON UPDATE no action ON DELETE cascade)`);
+      db.exec(`INSERT INTO old_deliveries SELECT id, webhook_id, event, payload, state, attempts, next_attempt_at, last_error, last_status_code,
+        created_at, delivered_at FROM webhook_deliveries WHERE webhook_id IS NOT NULL`);
+      db.exec("DROP TABLE webhook_deliveries; ALTER TABLE old_deliveries RENAME TO webhook_deliveries");
+      db.exec("CREATE INDEX webhook_deliveries_due_idx ON webhook_deliveries (state, next_attempt_at)");
+      db.exec("CREATE INDEX webhook_deliveries_webhook_idx ON webhook_deliveries (webhook_id, created_at)");
       db.exec(`CREATE TABLE old_links (
         id integer PRIMARY KEY AUTOINCREMENT NOT NULL, crawl_id text NOT NULL, source_url text NOT NULL,
         target_id integer NOT NULL, link_text text NOT NULL, kind text NOT NULL,

@@ -40,6 +40,9 @@ export function Layout(props: { title: string; viewer: Viewer | null; children?:
                   <a href="/ui/webhooks">Webhooks</a>
                 </li>
                 <li>
+                  <a href="/ui/channels">Notifications</a>
+                </li>
+                <li>
                   <a href="/docs">API docs</a>
                 </li>
               </ul>

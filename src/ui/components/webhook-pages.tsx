@@ -102,7 +102,8 @@ export function WebhookList(props: { viewer: Viewer; webhooks: WebhookView[]; no
   );
 }
 
-function Attempts(props: { delivery: DeliveryView }) {
+/** A delivery's attempts, folded: when, what came back, how long. */
+export function Attempts(props: { delivery: DeliveryView }) {
   if (props.delivery.attempts.length === 0) return <span class="muted">no attempt yet</span>;
   return (
     <details>
@@ -112,7 +113,7 @@ function Attempts(props: { delivery: DeliveryView }) {
       <ol>
         {props.delivery.attempts.map((attempt) => (
           <li>
-            {when(attempt.attempted_at)}: {attempt.status_code === null ? (attempt.error ?? "no answer") : `HTTP ${attempt.status_code}`} in {attempt.duration_ms} ms
+            {when(attempt.attempted_at)}: {attempt.status_code === null ? (attempt.error ?? "accepted") : `HTTP ${attempt.status_code}`} in {attempt.duration_ms} ms
             {attempt.response_body !== "" && <pre>{attempt.response_body}</pre>}
           </li>
         ))}

@@ -1,0 +1,111 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { ChannelSchema, ChannelTestResultSchema } from "../../services/channel-view.ts";
+import type { ChannelInput, ChannelsService } from "../../services/channels.service.ts";
+import { DeliverySchema } from "../../services/webhook-view.ts";
+import type { AppEnv } from "../env.ts";
+import { ChannelDeliveryListSchema, ChannelListSchema, CreateChannelBody, UpdateChannelBody } from "../schemas/channels.ts";
+import { dataOf, ErrorSchema, errorResponses, IdParam, jsonContent, PaginationQuery } from "../schemas/common.ts";
+import { DeliveryParams } from "../schemas/webhooks.ts";
+import { jsonBody, securedRoute } from "../secured-route.ts";
+import { validationHook } from "../validation-hook.ts";
+
+/** /channels (notification channels): handlers only validate, call ChannelsService and return JSON. */
+
+const TAG = "channels";
+
+const createChannel = securedRoute(TAG, "notifications:write", {
+  method: "post",
+  path: "/channels",
+  summary: "Create an email or chat notification channel; its secrets are never returned",
+  request: { body: jsonBody(CreateChannelBody) },
+  responses: {
+    201: jsonContent(dataOf(ChannelSchema), "the new channel, without its secrets"),
+    ...errorResponses(400, 413, 415, 422),
+    422: jsonContent(ErrorSchema, "unsafe_url: a chat URL's scheme is not allowed, it has credentials, or names a private address"),
+  },
+});
+
+const listChannels = securedRoute(TAG, "notifications:read", {
+  method: "get",
+  path: "/channels",
+  summary: "List every notification channel, newest first (never the secrets)",
+  responses: { 200: jsonContent(ChannelListSchema, "all channels"), ...errorResponses() },
+});
+
+const getChannel = securedRoute(TAG, "notifications:read", {
+  method: "get",
+  path: "/channels/{id}",
+  summary: "One notification channel",
+  request: { params: IdParam },
+  responses: { 200: jsonContent(dataOf(ChannelSchema), "the channel"), ...errorResponses(404) },
+});
+
+const updateChannel = securedRoute(TAG, "notifications:write", {
+  method: "patch",
+  path: "/channels/{id}",
+  summary: "Rename a channel, change when it is told or for which domains, or switch it on or off",
+  request: { params: IdParam, body: jsonBody(UpdateChannelBody) },
+  responses: { 200: jsonContent(dataOf(ChannelSchema), "the channel"), ...errorResponses(400, 404, 413, 415) },
+});
+
+const deleteChannel = securedRoute(TAG, "notifications:write", {
+  method: "delete",
+  path: "/channels/{id}",
+  summary: "Remove a channel; its pending deliveries are dropped",
+  request: { params: IdParam },
+  responses: { 204: { description: "removed" }, ...errorResponses(404) },
+});
+
+const testChannel = securedRoute(TAG, "notifications:write", {
+  method: "post",
+  path: "/channels/{id}/test",
+  summary: "Send a sample digest now and report what happened",
+  request: { params: IdParam },
+  responses: { 200: jsonContent(dataOf(ChannelTestResultSchema), "the outcome of the one attempt"), ...errorResponses(404) },
+});
+
+const listDeliveries = securedRoute(TAG, "notifications:read", {
+  method: "get",
+  path: "/channels/{id}/deliveries",
+  summary: "The channel's deliveries, newest first, with every attempt",
+  request: { params: IdParam, query: PaginationQuery },
+  responses: { 200: jsonContent(ChannelDeliveryListSchema, "one page of deliveries"), ...errorResponses(400, 404) },
+});
+
+const redeliver = securedRoute(TAG, "notifications:write", {
+  method: "post",
+  path: "/channels/{id}/deliveries/{delivery_id}/redeliver",
+  summary: "Queue an ended (dead or delivered) delivery again, due now",
+  request: { params: DeliveryParams },
+  responses: {
+    200: jsonContent(dataOf(DeliverySchema), "the delivery, pending again"),
+    ...errorResponses(404, 409),
+    409: jsonContent(ErrorSchema, "conflict: the delivery is still pending, or the channel is inactive"),
+  },
+});
+
+/** The /channels router. */
+export function channelsRouter(service: ChannelsService) {
+  return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+    .openapi(createChannel, async (c) => c.json({ data: await service.create(c.req.valid("json") as ChannelInput) }, 201))
+    .openapi(listChannels, (c) => {
+      const { items, total } = service.list();
+      return c.json({ data: items, meta: { total } }, 200);
+    })
+    .openapi(getChannel, (c) => c.json({ data: service.get(c.req.valid("param").id) }, 200))
+    .openapi(updateChannel, (c) => c.json({ data: service.update(c.req.valid("param").id, c.req.valid("json")) }, 200))
+    .openapi(deleteChannel, (c) => {
+      service.delete(c.req.valid("param").id);
+      return c.body(null, 204);
+    })
+    .openapi(testChannel, async (c) => c.json({ data: await service.test(c.req.valid("param").id) }, 200))
+    .openapi(listDeliveries, (c) => {
+      const { page, limit } = c.req.valid("query");
+      const { items, total } = service.deliveries(c.req.valid("param").id, page, limit);
+      return c.json({ data: items, meta: { page, limit, total } }, 200);
+    })
+    .openapi(redeliver, (c) => {
+      const { id, delivery_id } = c.req.valid("param");
+      return c.json({ data: service.redeliver(id, delivery_id) }, 200);
+    });
+}

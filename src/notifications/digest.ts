@@ -1,0 +1,193 @@
+import type { NotifyWhen } from "../core/channels.ts";
+import type { CrawlFailure } from "../core/crawl-failure.ts";
+import { cleanText } from "./plain-text.ts";
+
+/**
+ * The digest of an ended crawl, as channels are sent it: what the crawl came to, which links broke, which are
+ * still broken and since when, which were fixed, how many it did not check, and what went wrong. The lists are
+ * the crawl's changes (crawler/open-links.ts holds the rule): a link is fixed only when the crawl checked it and
+ * found it good, and one it did not check is neither fixed nor new. Built inside the transaction that ends the
+ * crawl (crawler/crawl-transitions.ts), after its open links are settled, and stored as the delivery's payload,
+ * so every attempt and every destination formats the same facts. It is bounded when built: a few dozen targets
+ * per list, a few linking pages each, every crawled text on one line and cut to a length; the lists' totals say
+ * how much more there is. Each destination bounds it again to its own size limit (notifications/fit.ts).
+ */
+
+/** Targets kept per list, and linking pages kept per target. */
+export const DIGEST_TARGETS = 25;
+export const DIGEST_SOURCES = 3;
+/** Longest URL, link text, error and warning kept (characters). */
+export const URL_CHARS = 400;
+export const TEXT_CHARS = 160;
+export const ERROR_CHARS = 600;
+const WARNINGS = 10;
+
+/** A page linking to a listed target, with the link's text. */
+export interface DigestSource {
+  url: string;
+  text: string;
+}
+
+/** A broken (or fixed) target with the pages that link to it. */
+export interface DigestTarget {
+  url: string;
+  /** The HTTP status (0: no answer); for a fixed target, the status it had when it was broken. */
+  status_code: number;
+  error: string | null;
+  /** Links of this list pointing at the target; `sources` holds the first few. */
+  links: number;
+  sources: DigestSource[];
+  /**
+   * Since when its first listed link is broken, as the crawl recorded it (crawler/broken-since.ts): a new one
+   * since this crawl's start; a still broken one since the crawl that first found it broken, carried across
+   * crawls that did not check it. Absent for fixed targets.
+   */
+  broken_since?: string;
+}
+
+/** One list: its totals and its first targets. */
+export interface DigestSection {
+  links: number;
+  targets: number;
+  items: DigestTarget[];
+}
+
+export interface Digest {
+  crawl_id: string;
+  domain_name: string;
+  status: "completed" | "failed";
+  failure: CrawlFailure | null;
+  error: string | null;
+  warnings: string[];
+  truncated: boolean;
+  pages_crawled: number;
+  total_links: number;
+  broken_links: number;
+  started_at: string | null;
+  completed_at: string | null;
+  /**
+   * The previous ended crawl (completed or failed) the lists compare against, as the crawl's changes do; null
+   * for a domain's first crawl (every broken link is new) and for a crawl that never started (no lists).
+   */
+  compared_with: string | null;
+  /** The domain's previous crawl had failed: this one is news even with no link changed. */
+  previous_failed: boolean;
+  new_broken: DigestSection;
+  still_broken: DigestSection;
+  fixed: DigestSection;
+  /** Links open before this crawl (broken, or carried unchecked) that it did not check: neither fixed nor new. */
+  not_checked: number;
+  /** Set on the sample a channel's "Send test" sends. */
+  test?: boolean;
+}
+
+/** The crawl fields a digest is made of. */
+export interface DigestCrawl {
+  id: string;
+  domain_name: string;
+  status: string;
+  failure: CrawlFailure | null;
+  error: string | null;
+  warnings: string[];
+  truncated: boolean;
+  pages_crawled: number;
+  total_links: number;
+  broken_links: number;
+  started_at: string | null;
+  completed_at: string | null;
+}
+
+type List = "new_broken" | "still_broken" | "fixed";
+
+/** The store reads a digest needs (store/digest.repo.ts). */
+export interface DigestReader {
+  count(list: List, crawlId: string, previousId: string | null): { links: number; targets: number };
+  rows(
+    list: List,
+    crawlId: string,
+    previousId: string | null,
+    maxTargets: number,
+    maxSources: number,
+  ): { url: string; status_code: number; error: string | null; source_url: string; link_text: string; broken_since: string | null; links: number }[];
+  notChecked(crawlId: string): number;
+  previousEnded(crawlId: string): { status: "completed" | "failed"; failure: CrawlFailure | null } | undefined;
+}
+
+const EMPTY: DigestSection = { links: 0, targets: 0, items: [] };
+
+function section(reader: DigestReader, list: List, crawlId: string, previousId: string | null): DigestSection {
+  // Rows of one target come together; a new URL starts a new target (compared raw, before cleaning).
+  let lastUrl: string | null = null;
+  const totals = reader.count(list, crawlId, previousId);
+  if (totals.links === 0) return { ...EMPTY };
+  const items: DigestTarget[] = [];
+  for (const row of reader.rows(list, crawlId, previousId, DIGEST_TARGETS, DIGEST_SOURCES)) {
+    let item = items.at(-1);
+    if (item === undefined || row.url !== lastUrl) {
+      lastUrl = row.url;
+      item = {
+        url: cleanText(row.url, URL_CHARS),
+        status_code: row.status_code,
+        error: row.error === null ? null : cleanText(row.error, ERROR_CHARS),
+        links: row.links,
+        sources: [],
+      };
+      if (list !== "fixed" && row.broken_since !== null) item.broken_since = row.broken_since;
+      items.push(item);
+    }
+    item.sources.push({ url: cleanText(row.source_url, URL_CHARS), text: cleanText(row.link_text, TEXT_CHARS) });
+  }
+  return { links: totals.links, targets: totals.targets, items };
+}
+
+/**
+ * The digest of crawl `crawl`, which has just ended and settled its open links; `previousId` is the previous ended
+ * crawl it is compared with. A failed crawl has lists too (what it did check counts, and the next crawl compares
+ * with it); one that never started checked nothing and has none.
+ */
+export function buildDigest(reader: DigestReader, crawl: DigestCrawl, previousId: string | null): Digest {
+  const completed = crawl.status === "completed";
+  const started = crawl.started_at !== null;
+  const digest: Digest = {
+    crawl_id: crawl.id,
+    domain_name: crawl.domain_name,
+    status: completed ? "completed" : "failed",
+    failure: crawl.failure,
+    error: crawl.error === null ? null : cleanText(crawl.error, ERROR_CHARS),
+    warnings: crawl.warnings.slice(0, WARNINGS).map((warning) => cleanText(warning, ERROR_CHARS)),
+    truncated: crawl.truncated,
+    pages_crawled: crawl.pages_crawled,
+    total_links: crawl.total_links,
+    broken_links: crawl.broken_links,
+    started_at: crawl.started_at,
+    completed_at: crawl.completed_at,
+    compared_with: started ? previousId : null,
+    previous_failed: reader.previousEnded(crawl.id)?.status === "failed",
+    new_broken: { ...EMPTY },
+    still_broken: { ...EMPTY },
+    fixed: { ...EMPTY },
+    not_checked: 0,
+  };
+  if (!started) return digest;
+  digest.new_broken = section(reader, "new_broken", crawl.id, previousId);
+  if (previousId !== null) {
+    digest.still_broken = section(reader, "still_broken", crawl.id, previousId);
+    digest.fixed = section(reader, "fixed", crawl.id, previousId);
+    digest.not_checked = reader.notChecked(crawl.id);
+  }
+  return digest;
+}
+
+/** True when a channel that wants `when` is sent this digest (core/channels.ts says what each mode means). */
+export function wantsDigest(when: NotifyWhen, digest: Digest): boolean {
+  const changed = digest.new_broken.links > 0 || digest.fixed.links > 0;
+  if (digest.status === "failed") return digest.failure !== "cancelled" || when === "always" || (when === "changed" && changed);
+  switch (when) {
+    case "always":
+      return true;
+    case "failure":
+      return false;
+    case "changed":
+      return changed || digest.previous_failed;
+  }
+}

@@ -1,0 +1,125 @@
+/** @jsxImportSource hono/jsx */
+import { Hono, type Context } from "hono";
+import { STATUS_OF } from "../../api/error-envelope.ts";
+import { CreateChannelBody } from "../../api/schemas/channels.ts";
+import { CHANNEL_KINDS, type ChannelKind } from "../../core/channels.ts";
+import { AppError, InvalidRequestError, NotFoundError } from "../../core/errors.ts";
+import type { ChannelTestResultView } from "../../services/channel-view.ts";
+import type { ChannelInput, ChannelsService } from "../../services/channels.service.ts";
+import type { DomainsService } from "../../services/domains.service.ts";
+import { channelFieldsFromForm } from "../channel-form-fields.ts";
+import { CHANNEL_DELIVERIES_PER_PAGE, ChannelForm, ChannelList, ChannelPage } from "../components/channel-pages.tsx";
+import type { Problem } from "../components/webhook-pages.tsx";
+import { renderPage } from "../render.ts";
+import type { UiEnv, Viewer } from "../ui-env.ts";
+import { requireUiScope } from "../ui-scope.ts";
+
+/**
+ * Notification channels: the list, a form per kind (validated by the API's own schema, refused forms shown
+ * again with what was typed, secrets excepted), a channel's page with "Send test" and its result, the delivery
+ * log with each delivery's message as text, redeliver and delete.
+ */
+
+type Status = (typeof STATUS_OF)[keyof typeof STATUS_OF];
+
+function problemOf(error: unknown): { problem: Problem; status: Status } {
+  if (!(error instanceof AppError) || error.code === "forbidden" || error.code === "not_found") throw error;
+  return { problem: { message: error.message, details: error.details }, status: STATUS_OF[error.code] };
+}
+
+function kindOf(value: unknown): ChannelKind {
+  if (typeof value === "string" && (CHANNEL_KINDS as readonly string[]).includes(value)) return value as ChannelKind;
+  throw new NotFoundError("channel kind", String(value ?? ""));
+}
+
+/** The form's fields as the API's body, checked by the same schema (a 400 names each field). */
+function inputFromForm(kind: ChannelKind, form: Record<string, string | File | (string | File)[]>): ChannelInput {
+  const picked = ([] as unknown[]).concat(form.domain_ids ?? []).filter((id): id is string => typeof id === "string");
+  const body = {
+    kind,
+    name: typeof form.name === "string" ? form.name : "",
+    notify_when: typeof form.notify_when === "string" ? form.notify_when : undefined,
+    domain_ids: picked.length === 0 ? null : picked,
+    ...channelFieldsFromForm(kind, form),
+  };
+  const parsed = CreateChannelBody.safeParse(body);
+  if (!parsed.success) {
+    throw new InvalidRequestError(
+      "the channel was not created",
+      parsed.error.issues.map((issue) => ({ field: issue.path.join(".") || "body", message: issue.message })),
+    );
+  }
+  return parsed.data as ChannelInput;
+}
+
+export function channelsRouter(channels: ChannelsService, domains: DomainsService) {
+  const router = new Hono<UiEnv>();
+  const domainChoices = () => domains.list(1, 1_000).items.map((d) => ({ id: d.id, name: d.name }));
+
+  const channelPage = (c: Context<UiEnv>, viewer: Viewer, id: string, extra: { notice?: string; test?: ChannelTestResultView; error?: Problem } = {}, status: Status = 200) => {
+    const page = Math.max(1, Math.min(100_000, Number.parseInt(c.req.query("page") ?? "1", 10) || 1));
+    const channel = channels.get(id);
+    const deliveries = channels.deliveries(channel.id, page, CHANNEL_DELIVERIES_PER_PAGE);
+    const previews = new Map<string, string>();
+    for (const delivery of deliveries.items) {
+      const text = channels.deliveryPreview(channel.id, delivery.id);
+      if (text !== null) previews.set(delivery.id, text);
+    }
+    return renderPage(c, <ChannelPage viewer={viewer} channel={channel} deliveries={deliveries} previews={previews} page={page} {...extra} />, status);
+  };
+
+  router.get("/ui/channels", (c) => {
+    const viewer = requireUiScope(c, "notifications:read");
+    return renderPage(c, <ChannelList viewer={viewer} channels={channels.list().items} notice={c.req.query("notice")} />);
+  });
+
+  router.get("/ui/channels/new", (c) => {
+    const viewer = requireUiScope(c, "notifications:write");
+    return renderPage(c, <ChannelForm viewer={viewer} kind={kindOf(c.req.query("kind"))} domains={domainChoices()} />);
+  });
+
+  router.post("/ui/channels", async (c) => {
+    const viewer = requireUiScope(c, "notifications:write");
+    const form = await c.req.parseBody({ all: true });
+    const kind = kindOf(form.kind);
+    try {
+      const created = await channels.create(inputFromForm(kind, form));
+      return c.redirect(`/ui/channels/${created.id}?notice=created`, 303);
+    } catch (error) {
+      const { problem, status } = problemOf(error);
+      const values = Object.fromEntries(Object.entries(form).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
+      return renderPage(c, <ChannelForm viewer={viewer} kind={kind} domains={domainChoices()} error={problem} values={values} />, status);
+    }
+  });
+
+  router.get("/ui/channels/:id", (c) => {
+    const viewer = requireUiScope(c, "notifications:read");
+    return channelPage(c, viewer, c.req.param("id"), { notice: c.req.query("notice") });
+  });
+
+  router.post("/ui/channels/:id/test", async (c) => {
+    const viewer = requireUiScope(c, "notifications:write");
+    const id = c.req.param("id");
+    return channelPage(c, viewer, id, { test: await channels.test(id) });
+  });
+
+  router.post("/ui/channels/:id/delete", (c) => {
+    requireUiScope(c, "notifications:write");
+    channels.delete(c.req.param("id"));
+    return c.redirect("/ui/channels?notice=deleted", 303);
+  });
+
+  router.post("/ui/channels/:id/deliveries/:delivery/redeliver", (c) => {
+    const viewer = requireUiScope(c, "notifications:write");
+    const id = c.req.param("id");
+    try {
+      channels.redeliver(id, c.req.param("delivery"));
+    } catch (error) {
+      const { problem, status } = problemOf(error);
+      return channelPage(c, viewer, id, { error: problem }, status);
+    }
+    return c.redirect(`/ui/channels/${id}?notice=redelivered`, 303);
+  });
+
+  return router;
+}
