@@ -12,7 +12,7 @@ import type { DomainRecord, DomainsRepo } from "../store/domains.repo.ts";
 import type { DomainVerifier } from "../verification/verifier.ts";
 import { parseDomainName, resolveDomain, resolveRootUrl } from "./domain-name.ts";
 import { toDomainView, type DomainView } from "./domain-view.ts";
-import { scheduleProblem } from "./schedule.ts";
+import { isTimeZone, scheduleProblem } from "./schedule.ts";
 import { otherScheme, readSiteInput } from "./site-input.ts";
 
 /** Domains: register, read, change, remove, and prove ownership before any crawl. */
@@ -170,7 +170,7 @@ export class DomainsService {
     if (schedule !== null) {
       const problem = scheduleProblem(schedule, timezone);
       if (problem !== null) {
-        const field = changes.schedule === undefined && changes.schedule_timezone !== undefined ? "schedule_timezone" : "schedule";
+        const field = (changes.schedule === undefined && changes.schedule_timezone !== undefined) || (timezone !== null && !isTimeZone(timezone)) ? "schedule_timezone" : "schedule";
         throw new InvalidRequestError(`invalid ${field}`, [{ field, message: problem }]);
       }
     }

@@ -14,6 +14,7 @@ import { securityHeaders } from "./middleware/security-headers.ts";
 import { renderPage } from "./render.ts";
 import { crawlRouter } from "./routes/crawl.tsx";
 import { domainRouter } from "./routes/domain.tsx";
+import { keysRouter } from "./routes/keys.tsx";
 import { overviewRouter } from "./routes/overview.tsx";
 import { signInRouter } from "./routes/sign-in.tsx";
 import { webhooksRouter } from "./routes/webhooks.tsx";
@@ -55,6 +56,7 @@ export function dashboardRouter(deps: DashboardDeps): Hono<UiEnv> {
   dashboard.route("/", domainRouter(deps.domains, deps.crawls));
   dashboard.route("/", crawlRouter(deps.crawls, deps.domains));
   dashboard.route("/", webhooksRouter(deps.webhooks));
+  dashboard.route("/", keysRouter(deps.keys));
   dashboard.onError((error, c) => {
     const status = error instanceof AppError ? STATUS_OF[error.code] : 500;
     if (status === 500) {
