@@ -96,10 +96,10 @@ export class DomainsService {
     await assertUrlAllowed(https.rootUrl, this.deps.policy, this.deps.resolve);
     const reach = this.deps.verifier.reach?.bind(this.deps.verifier);
     if (reach === undefined) return { domain: await this.add({ name: site.name, root_url: https.rootUrl }, vouched), choice: { kind: "https" } };
-    const secure = await reach(https.rootUrl);
-    if (secure.answered) return { domain: await this.add({ name: site.name, root_url: https.rootUrl }, vouched), choice: { kind: "https" } };
     const plainUrl = otherScheme(https.rootUrl, site.name);
-    const plain = await reach(plainUrl);
+    // Both at once: a site that never answers costs one timeout, not two, while the form waits.
+    const [secure, plain] = await Promise.all([reach(https.rootUrl), reach(plainUrl)]);
+    if (secure.answered) return { domain: await this.add({ name: site.name, root_url: https.rootUrl }, vouched), choice: { kind: "https" } };
     if (!plain.answered) return { domain: await this.add({ name: site.name, root_url: https.rootUrl }, vouched), choice: { kind: "unreachable", problem: secure.reason } };
     return { domain: await this.add({ name: site.name, root_url: plainUrl }, vouched), choice: { kind: "http", httpsProblem: secure.reason } };
   }
@@ -248,10 +248,9 @@ export class DomainsService {
   private async schemeHint(row: DomainRecord): Promise<ErrorDetail | null> {
     const reach = this.deps.verifier.reach?.bind(this.deps.verifier);
     if (reach === undefined) return null;
-    const here = await reach(row.root_url);
-    if (here.answered) return null;
     const other = otherScheme(row.root_url, row.name);
-    if (!(await reach(other)).answered) return null;
+    const [here, there] = await Promise.all([reach(row.root_url), reach(other)]);
+    if (here.answered || !there.answered) return null;
     const origin = new URL(row.root_url).origin;
     const speaks = other.startsWith("http:") ? "plain HTTP" : "HTTPS";
     return {
