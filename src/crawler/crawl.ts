@@ -1,3 +1,4 @@
+import { monotonicNow } from "../core/clock.ts";
 import type { CrawlOptions } from "../core/crawl-options.ts";
 import { noIgnoreRules, type IgnoreRules } from "../core/ignore-rules.ts";
 import type { Logger } from "../core/logger.ts";
@@ -140,7 +141,8 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
   const finished: FrontierResult[] = [];
   let cursor = 0;
   let inFlight = 0;
-  let lastFlush = Date.now();
+  // Monotonic: after a wall-clock step back, timed flushes (and progress) would stop for the size of the step.
+  let lastFlush = monotonicNow();
   let unwrittenLinks = 0;
   let wakeUp: (() => void) | null = null;
   let progress: CrawlProgress = { pages: 0, checked: 0, failures: {} };
@@ -163,7 +165,7 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
     pagesFull = env.frontier.pagesCrawled(input.crawlId) >= env.limits.maxPages;
     unwrittenLinks = 0;
     if (!stop.signal.aborted) buffer.unshift(...redo);
-    lastFlush = Date.now();
+    lastFlush = monotonicNow();
     env.onProgress?.(progress);
     progress = { pages: 0, checked: 0, failures: {} };
   };
@@ -239,14 +241,20 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
         continue;
       }
       await nextEvent();
-      if (finished.length >= BATCH_SIZE || unwrittenLinks >= BATCH_LINKS || Date.now() - lastFlush >= BATCH_DELAY_MS) flush();
+      if (finished.length >= BATCH_SIZE || unwrittenLinks >= BATCH_LINKS || monotonicNow() - lastFlush >= BATCH_DELAY_MS) flush();
     }
     // Stopped: let checks in flight notice the abort, then keep what was finished.
     while (inFlight > 0) await nextEvent();
     flush();
     // Fragments are judged once every target is checked: only then is each target's final page known.
     if (!stop.signal.aborted && input.options.check_fragments) {
-      await checkFragments(input.crawlId, { repo: env.frontier.fragments, context, concurrency: Math.min(env.concurrency, env.perHost), logger: env.logger });
+      await checkFragments(input.crawlId, {
+        repo: env.frontier.fragments,
+        context,
+        concurrency: Math.min(env.concurrency, env.perHost),
+        logger: env.logger,
+        brokenSince: (url, source) => env.frontier.brokenSinceOf(input.crawlId, url, source),
+      });
     }
     if (stop.signal.aborted) return { kind: "stopped", reason: stop.signal.reason as StopReason };
     return { kind: "finished" };

@@ -26,12 +26,14 @@ export interface FragmentCheckEnv {
   context: CheckContext;
   concurrency: number;
   logger: Logger;
+  /** Since when the link from `source` to `url` is broken, as this crawl finds it broken (broken-since.ts). */
+  brokenSince: (url: string, source: string) => string;
 }
 
 /** Judges the fragments of `crawlId`'s links; returns early, leaving the rest for a resume, when stopped. */
 export async function checkFragments(crawlId: string, env: FragmentCheckEnv): Promise<void> {
   await fetchMissingIds(crawlId, env);
-  if (!env.context.signal.aborted) writeVerdicts(crawlId, env.repo);
+  if (!env.context.signal.aborted) writeVerdicts(crawlId, env);
 }
 
 /** Fetches the pages that links asked fragments of but the crawl did not parse, `concurrency` at a time. */
@@ -62,7 +64,7 @@ async function fetchMissingIds(crawlId: string, env: FragmentCheckEnv): Promise<
 type ParsedIds = { ids: ReadonlySet<string>; complete: boolean } | null;
 
 /** Judges every waiting link, a batch per transaction, in link order. */
-function writeVerdicts(crawlId: string, repo: FragmentsRepo): void {
+function writeVerdicts(crawlId: string, { repo, brokenSince }: Pick<FragmentCheckEnv, "repo" | "brokenSince">): void {
   const cache = new Map<string, ParsedIds>();
   const idsOf = (url: string): ParsedIds => {
     if (cache.has(url)) return cache.get(url)!;
@@ -85,8 +87,9 @@ function writeVerdicts(crawlId: string, repo: FragmentsRepo): void {
       const page = idsOf(row.page_url);
       if (page === null) continue;
       const verdict = judgeFragments(JSON.parse(row.fragments) as string[], page.ids, page.complete);
-      if (verdict.kind === "broken") outcomes.push({ linkId: row.link_id, targetId: row.target_id, statusCode: status, error: verdict.error, warning: null });
-      else if (verdict.kind === "unproven") outcomes.push({ linkId: row.link_id, targetId: row.target_id, statusCode: status, error: null, warning: verdict.warning });
+      const link = { linkId: row.link_id, targetId: row.target_id, statusCode: status };
+      if (verdict.kind === "broken") outcomes.push({ ...link, error: verdict.error, warning: null, brokenSince: brokenSince(row.url, row.source_url) });
+      else if (verdict.kind === "unproven") outcomes.push({ ...link, error: null, warning: verdict.warning, brokenSince: null });
     }
     repo.apply(crawlId, outcomes, after);
   }

@@ -18,6 +18,9 @@ export interface PendingFragments {
   is_broken: number | null;
   /** Where the target's redirects ended (its own URL when they did not): the page whose ids count. */
   page_url: string;
+  /** The link's URL and the page it is on: who it is, for its broken_since. */
+  url: string;
+  source_url: string;
 }
 
 /** A page's stored ids: `ids` is a JSON array, or null when the page turned out not to be an HTML page of the site. */
@@ -26,13 +29,14 @@ export interface StoredPageIds {
   complete: number;
 }
 
-/** A link's fragment verdict as written: an error (the link becomes broken) or a warning. */
+/** A link's fragment verdict as written: an error (the link becomes broken, since `brokenSince`) or a warning. */
 export interface FragmentOutcome {
   linkId: number;
   targetId: number;
   statusCode: number;
   error: string | null;
   warning: string | null;
+  brokenSince: string | null;
 }
 
 export class FragmentsRepo {
@@ -42,7 +46,7 @@ export class FragmentsRepo {
   private readonly pendingStatement: Statement<PendingFragments, [string, number, number]>;
   private readonly pageIdsStatement: Statement<StoredPageIds, [string, string]>;
   private readonly setOutcomeStatement: Statement<unknown, [string | null, string | null, number]>;
-  private readonly insertBrokenStatement: Statement<unknown, [string, number, number]>;
+  private readonly insertBrokenStatement: Statement<unknown, [string, number, number, string | null]>;
   private readonly moveStatusCountStatement: Statement<unknown, [string, number, number]>;
   private readonly addStatusCountStatement: Statement<unknown, [string, number, number]>;
   private readonly addBrokenStatement: Statement<unknown, [number, string]>;
@@ -61,13 +65,16 @@ export class FragmentsRepo {
        LIMIT ?2`,
     );
     this.pendingStatement = sqlite.prepare(
-      `SELECT f.link_id, f.target_id, f.fragments, t.state, t.status_code, t.is_broken, COALESCE(t.final_url, t.url) AS page_url
-       FROM link_fragments f JOIN crawl_targets t ON t.id = f.target_id
+      `SELECT f.link_id, f.target_id, f.fragments, t.state, t.status_code, t.is_broken, COALESCE(t.final_url, t.url) AS page_url,
+         t.url, l.source_url
+       FROM link_fragments f JOIN crawl_targets t ON t.id = f.target_id JOIN links l ON l.id = f.link_id
        WHERE f.crawl_id = ?1 AND f.link_id > ?2 ORDER BY f.link_id LIMIT ?3`,
     );
     this.pageIdsStatement = sqlite.prepare("SELECT ids, complete FROM crawl_page_ids WHERE crawl_id = ?1 AND url = ?2");
     this.setOutcomeStatement = sqlite.prepare("UPDATE links SET fragment_error = ?1, fragment_warning = ?2 WHERE id = ?3");
-    this.insertBrokenStatement = sqlite.prepare("INSERT OR IGNORE INTO broken_links (crawl_id, link_id, target_id) VALUES (?1, ?2, ?3)");
+    this.insertBrokenStatement = sqlite.prepare(
+      "INSERT OR IGNORE INTO broken_links (crawl_id, link_id, target_id, broken_since) VALUES (?1, ?2, ?3, ?4)",
+    );
     this.moveStatusCountStatement = sqlite.prepare(
       "UPDATE crawl_status_counts SET links = links - ?3 WHERE crawl_id = ?1 AND status_code = ?2 AND is_broken = 0",
     );
@@ -116,7 +123,7 @@ export class FragmentsRepo {
       for (const outcome of outcomes) {
         this.setOutcomeStatement.run(outcome.error, outcome.warning, outcome.linkId);
         if (outcome.error === null) continue;
-        if (this.insertBrokenStatement.run(crawlId, outcome.linkId, outcome.targetId).changes === 0) continue;
+        if (this.insertBrokenStatement.run(crawlId, outcome.linkId, outcome.targetId, outcome.brokenSince).changes === 0) continue;
         brokenByStatus.set(outcome.statusCode, (brokenByStatus.get(outcome.statusCode) ?? 0) + 1);
       }
       let broken = 0;

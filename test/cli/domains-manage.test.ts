@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { configSchema } from "../../src/config/schema.ts";
 import { CrawlOptionsSchema } from "../../src/core/crawl-options.ts";
 import { openRuntime } from "../../src/runtime.ts";
-import { cleanEnv, MAIN, runCli } from "../helpers/cli.ts";
+import { cleanEnv, MAIN, runCli, setUpStore } from "../helpers/cli.ts";
 import { startLoopbackSite, type LoopbackSite } from "../helpers/loopback-site.ts";
 
 /**
@@ -20,6 +20,7 @@ const env = { LINKPATROL_STORAGE_PATH: storePath, LINKPATROL_CRAWLER_ALLOW_PRIVA
 let site: LoopbackSite;
 
 beforeAll(async () => {
+  await setUpStore([], env);
   site = await startLoopbackSite({
     "/docs/index.html": { body: `<a href="/docs/a.html">a</a> <a href="/docs/missing.html">missing</a>` },
     "/docs/a.html": { body: `<a href="/docs/index.html">home</a>` },
