@@ -254,6 +254,7 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
         concurrency: Math.min(env.concurrency, env.perHost),
         logger: env.logger,
         brokenSince: (url, source) => env.frontier.brokenSinceOf(input.crawlId, url, source),
+        muteWarning: (url, found) => ignore.muteWarning(url, found),
       });
     }
     if (stop.signal.aborted) return { kind: "stopped", reason: stop.signal.reason as StopReason };
