@@ -16,7 +16,7 @@ Commands:
   serve                      run the HTTP API (see: linkpatrol serve --help)
   check URL                  crawl a site once and report its links (for CI; see: linkpatrol check --help)
   keys create|list|revoke    manage API keys
-  domains add|list|verify    manage domains and prove ownership
+  domains add|list|verify|edit|delete   manage domains, prove ownership, set ignore rules
   migrate                    apply database migrations
   backup FILE                write a consistent copy of the store while it runs
   config check [FILE]        validate a configuration file

@@ -100,7 +100,7 @@ export function createApp(deps: AppDeps) {
   );
 
   app.route("/", healthRouter(deps.storeHealth));
-  app.route("/", docsRouter(openapiPath));
+  app.route("/", docsRouter(openapiPath, deps.basePath));
   if (deps.metricsOnApi) app.route("/", metricsRouter(deps.metrics));
   app.route(deps.basePath, domainsRouter(deps.domains));
   app.route(deps.basePath, crawlsRouter(deps.crawls, deps.basePath));

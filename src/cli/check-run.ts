@@ -11,6 +11,7 @@ import { visibleText } from "../core/visible-text.ts";
 import { isPrivateAddress } from "../net/address-policy.ts";
 import { parseCidr } from "../net/cidr.ts";
 import { systemResolve } from "../net/resolve.ts";
+import { patternProblem, UrlPatterns } from "../core/url-patterns.ts";
 import { openRuntime, type Runtime } from "../runtime.ts";
 import type { LinkView, OrphanPageView } from "../services/crawl-view.ts";
 import { describeStoreWriteFailure, storeWriteFailure } from "../store/write-failure.ts";
@@ -54,14 +55,12 @@ function durationFlag(flag: string, value: string | undefined): number | undefin
   return ms / 1000;
 }
 
-function patterns(flag: string, values: string[] | undefined): RegExp[] {
-  return (values ?? []).map((source) => {
-    try {
-      return new RegExp(source);
-    } catch (error) {
-      throw new UsageError(`--${flag} ${JSON.stringify(source)} is not a regular expression: ${(error as Error).message}`);
-    }
-  });
+function patterns(flag: string, values: string[] | undefined): UrlPatterns {
+  for (const source of values ?? []) {
+    const problem = patternProblem(source);
+    if (problem !== null) throw new UsageError(`--${flag} ${JSON.stringify(source)} ${problem}`);
+  }
+  return new UrlPatterns(values ?? []);
 }
 
 function headers(values: string[] | undefined): Record<string, string> {
@@ -275,7 +274,7 @@ export async function runCheck(values: Values, positionals: string[]): Promise<n
     stopProgress();
 
     const reported = (link: Pick<LinkView, "url">) =>
-      (include.length === 0 || include.some((re) => re.test(link.url))) && !exclude.some((re) => re.test(link.url));
+      (include.size === 0 || include.matches(link.url)) && !exclude.matches(link.url);
     const crawls = runtime.crawls;
     function* links(): Generator<LinkView> {
       const trimHeap = collectEvery(LINKS_PER_YOUNG_COLLECTION, youngThenFull(YOUNG_COLLECTIONS_PER_FULL));
@@ -293,7 +292,7 @@ export async function runCheck(values: Values, positionals: string[]): Promise<n
     // Without --include/--exclude every link is reported, and the crawl's own totals count them.
     let reportedLinks = detail.total_links;
     let reportedBroken = detail.broken_links;
-    if (include.length > 0 || exclude.length > 0) {
+    if (include.size > 0 || exclude.size > 0) {
       reportedLinks = 0;
       reportedBroken = 0;
       for (const link of links()) {

@@ -92,11 +92,14 @@ async function serveStore(config: Config, file: string | null, logger: Logger, s
   runtime.scheduler.start();
   runtime.retention.start();
   runtime.storeWatch?.start();
+  const origin = localOrigin(server.hostname ?? config.server.host, server.port ?? config.server.port);
   logger.info("listening", {
     version: VERSION,
-    url: `http://${server.hostname}:${server.port}${config.server.base_path}`,
+    ...(config.ui.enabled && { dashboard: `${origin}/` }),
+    api: `${origin}${config.server.base_path}/`,
     port: server.port,
-    docs: `http://${server.hostname}:${server.port}/docs`,
+    docs: `${origin}/docs`,
+    address: `${server.hostname}:${server.port}`,
     // Where people reach it (behind a proxy, the proxy's address): what notifications link to.
     ...(config.server.public_url === null ? {} : { public_url: config.server.public_url }),
     config: file ?? "built-in defaults",
@@ -132,6 +135,15 @@ async function serveStore(config: Config, file: string | null, logger: Logger, s
   }
   logger.info("stopped");
   return EXIT_OK;
+}
+
+/**
+ * The origin to open on this machine: a wildcard address (0.0.0.0, ::) is where the server listens, not an
+ * address a browser can open, so it becomes localhost; an IPv6 address gets its brackets.
+ */
+export function localOrigin(hostname: string, port: number): string {
+  const host = hostname === "0.0.0.0" || hostname === "::" || hostname === "" ? "localhost" : hostname.includes(":") ? `[${hostname}]` : hostname;
+  return `http://${host}:${port}`;
 }
 
 /**

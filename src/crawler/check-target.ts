@@ -62,6 +62,8 @@ export interface CheckContext {
   readCss?: boolean;
   /** Whether robots.txt lets the crawler fetch a URL; asked for every redirect hop (the target itself is asked before). */
   mayFetch?: (url: string) => Promise<boolean>;
+  /** The ignore rule that excludes a URL (null: none), to say why a redirect into it was not followed. */
+  excludedBy?: (url: string) => string | null;
   /**
    * False for a page whose links the crawl will not record (past max_pages or max_depth: frontier.ts keeps only
    * its ids). Such a page is still fetched with GET and judged, and read only for what else is asked of it
@@ -194,7 +196,9 @@ export async function checkTarget(target: FrontierTarget, context: CheckContext)
   const outcome = toOutcome(result);
   let verdict = classifyOutcome(outcome, { internal: target.internal, acceptStatus: context.acceptStatus });
   if (result.kind === "response" && result.notFollowed !== undefined) {
-    verdict = { ...verdict, warning: `redirects to ${result.notFollowed}, which robots.txt disallows; not followed` };
+    const rule = context.excludedBy?.(result.notFollowed) ?? null;
+    const why = rule === null ? "robots.txt disallows" : `the ignore rule ${JSON.stringify(rule)} excludes`;
+    verdict = { ...verdict, warning: `redirects to ${result.notFollowed}, which ${why}; not followed` };
   }
   const finalUrl = result.kind === "response" ? result.finalUrl : null;
   let redirectEnd: RedirectEnd | null = null;

@@ -1,5 +1,6 @@
 import { monotonicNow } from "../core/clock.ts";
 import type { CrawlOptions } from "../core/crawl-options.ts";
+import { noIgnoreRules, type IgnoreRules } from "../core/ignore-rules.ts";
 import type { Logger } from "../core/logger.ts";
 import type { NoAnswerReason } from "../core/link-outcome.ts";
 import { CrawlEndedError } from "../store/crawl-fence.ts";
@@ -10,6 +11,7 @@ import type { FoundLink, Frontier, FrontierResult, PageLimits } from "./frontier
 import { checkFragments } from "./fragment-check.ts";
 import { fragmentRecorder } from "./fragments.ts";
 import { HostLimiter } from "./host-limiter.ts";
+import { IgnoreGate } from "./ignore-gate.ts";
 import { isInternal, type SiteOrigin } from "./normalize.ts";
 import type { RobotsCache } from "./robots-cache.ts";
 import { recordSitemapEntries } from "./sitemap-phase.ts";
@@ -43,6 +45,8 @@ export interface CrawlRunInput {
   crawlId: string;
   rootUrl: string;
   options: CrawlOptions;
+  /** The ignore rules the crawl was created with (none when left out). */
+  ignoreRules?: IgnoreRules;
   /** Time left before max_duration, in ms. */
   timeLeftMs: number;
 }
@@ -116,11 +120,14 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
   const deadline = setTimeout(() => stop.abort("max_duration" satisfies StopReason), Math.max(0, input.timeLeftMs));
   const limiter = new HostLimiter(env.perHost);
   const robots = env.robots;
+  const ignore = new IgnoreGate(input.ignoreRules ?? noIgnoreRules());
   const context: CheckContext = {
     ...env.check,
     site,
     signal: stop.signal,
-    mayFetch: robots === null ? undefined : (url) => robots.allows(url, stop.signal),
+    // A redirect into an excluded URL is not followed either: an excluded URL is never requested.
+    mayFetch: async (url) => ignore.excludedBy(url) === null && (robots === null || (await robots.allows(url, stop.signal))),
+    excludedBy: (url) => ignore.excludedBy(url),
     readCss: input.options.scan_stylesheets,
     collectIds: input.options.check_fragments,
     // Only what frontier.commit will certainly drop: committed pages only grow, and depth is the target's own.
@@ -211,11 +218,14 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
     if (checked.page !== null && !checked.page.stylesheet) progress.pages += 1;
     if (checked.failure !== null) progress.failures[checked.failure] = (progress.failures[checked.failure] ?? 0) + 1;
     const parsed = checked.page;
+    const kept = parsed === null ? null : ignore.filter(gateLinks(parsed, input.options, site));
     const page =
-      parsed === null
+      parsed === null || kept === null
         ? null
-        : { url: parsed.url, links: gateLinks(parsed, input.options, site), cut: parsed.cut !== null, stylesheet: parsed.stylesheet, ids: parsed.ids };
-    const { verdict, finalUrl, redirectEnd } = checked;
+        : { url: parsed.url, links: kept.links, excluded: kept.excluded, cut: parsed.cut !== null, stylesheet: parsed.stylesheet, ids: parsed.ids };
+    const { finalUrl } = checked;
+    const verdict = ignore.muted(target.url, checked.verdict);
+    const redirectEnd = checked.redirectEnd === null ? null : { ...checked.redirectEnd, verdict: ignore.muted(checked.redirectEnd.url, checked.redirectEnd.verdict) };
     return { kind: "checked", target, verdict, finalUrl, redirectEnd, page };
   };
 
@@ -240,7 +250,7 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
         if (buffer.length === 0 && input.options.use_sitemap && !sitemapsRead) {
           // Only now is every page reachable by links known, so sitemap entries none of them link to are orphans.
           sitemapsRead = true;
-          await recordSitemapEntries(input.crawlId, site, { frontier: env.frontier, context, robots });
+          await recordSitemapEntries(input.crawlId, site, { frontier: env.frontier, context, robots, excluded: (url) => ignore.excludedBy(url) !== null });
           refill();
         }
         if (buffer.length === 0) break;
@@ -264,6 +274,7 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
         concurrency: Math.min(env.concurrency, env.perHost),
         logger: env.logger,
         brokenSince: (url, source) => env.frontier.brokenSinceOf(input.crawlId, url, source),
+        muteWarning: (url, found) => ignore.muteWarning(url, found),
       });
     }
     if (stop.signal.aborted) return { kind: "stopped", reason: stop.signal.reason as StopReason, soft404Judged: lesson.judged };

@@ -28,6 +28,8 @@ export interface FragmentCheckEnv {
   logger: Logger;
   /** Since when the link from `source` to `url` is broken, as this crawl finds it broken (broken-since.ts). */
   brokenSince: (url: string, source: string) => string;
+  /** The warning that replaces a missing fragment of the page at `url` when an ignore rule mutes it (ignore-gate.ts), or null. */
+  muteWarning?: (url: string, found: string) => string | null;
 }
 
 /** Judges the fragments of `crawlId`'s links; returns early, leaving the rest for a resume, when stopped. */
@@ -64,7 +66,7 @@ async function fetchMissingIds(crawlId: string, env: FragmentCheckEnv): Promise<
 type ParsedIds = { ids: ReadonlySet<string>; complete: boolean } | null;
 
 /** Judges every waiting link, a batch per transaction, in link order. */
-function writeVerdicts(crawlId: string, { repo, brokenSince }: Pick<FragmentCheckEnv, "repo" | "brokenSince">): void {
+function writeVerdicts(crawlId: string, { repo, brokenSince, muteWarning }: Pick<FragmentCheckEnv, "repo" | "brokenSince" | "muteWarning">): void {
   const cache = new Map<string, ParsedIds>();
   const idsOf = (url: string): ParsedIds => {
     if (cache.has(url)) return cache.get(url)!;
@@ -88,7 +90,11 @@ function writeVerdicts(crawlId: string, { repo, brokenSince }: Pick<FragmentChec
       if (page === null) continue;
       const verdict = judgeFragments(JSON.parse(row.fragments) as string[], page.ids, page.complete);
       const link = { linkId: row.link_id, targetId: row.target_id, statusCode: status };
-      if (verdict.kind === "broken") outcomes.push({ ...link, error: verdict.error, warning: null, brokenSince: brokenSince(row.url, row.source_url) });
+      // A muted page's missing fragment is checked and kept as a warning, like a muted target's broken answer. The
+      // rules match the target's URL, without the fragment a Link's URL may keep.
+      const muted = verdict.kind === "broken" ? (muteWarning?.(row.url.split("#", 1)[0]!, verdict.error) ?? null) : null;
+      if (muted !== null) outcomes.push({ ...link, error: null, warning: muted, brokenSince: null });
+      else if (verdict.kind === "broken") outcomes.push({ ...link, error: verdict.error, warning: null, brokenSince: brokenSince(row.url, row.source_url) });
       else if (verdict.kind === "unproven") outcomes.push({ ...link, error: null, warning: verdict.warning, brokenSince: null });
     }
     repo.apply(crawlId, outcomes, after);

@@ -60,7 +60,7 @@ export type FrontierResult =
        * The parsed page behind the target (its final URL and links, and whether its body was cut), when it was
        * one; `stylesheet`: it is a stylesheet of the site, whose links are recorded but which is not a page.
        */
-      page: { url: string; links: FoundLink[]; cut: boolean; stylesheet?: boolean; ids?: PageIds | null } | null;
+      page: { url: string; links: FoundLink[]; cut: boolean; stylesheet?: boolean; ids?: PageIds | null; excluded?: number } | null;
     }
   /** robots.txt refused the target; `reason` says how. */
   | { kind: "skipped"; target: FrontierTarget; reason: string };
@@ -104,6 +104,7 @@ class BatchChanges {
   total = 0;
   broken = 0;
   skipped = 0;
+  excluded = 0;
   truncated = 0;
   pagesCut = 0;
 
@@ -356,6 +357,7 @@ export class Frontier {
         changes.pagesAdded++;
       }
       if (result.page.cut) changes.pagesCut++;
+      changes.excluded += result.page.excluded ?? 0;
       this.recordLinks(crawlId, result.page, target.depth + 1, changes);
     }
     this.writeChanges(crawlId, changes);
@@ -377,12 +379,14 @@ export class Frontier {
    * Records the entries of a site's sitemaps, once the pages reachable by links have all been crawled: one
    * Link of kind `sitemap` per (sitemap, entry), counted like any link. An entry no page led to becomes a new
    * target at UNLINKED_DEPTH, checked like an image (not parsed): the crawl's orphan pages. `warnings` join the
-   * crawl's (merged per cause, within their budget) in the same transaction, with the counts `sitemap_urls` and `orphan_pages`. Once per crawl
+   * crawl's (merged per cause, within their budget) in the same transaction, with the counts `sitemap_urls` and
+   * `orphan_pages` (and the entries an ignore rule kept out, `excluded`, in `excluded_links`). Once per crawl
    * (sitemapsRecorded tells a resumed crawl).
    */
-  recordSitemaps(crawlId: string, lists: readonly SitemapList[], warnings: WarningTally): void {
+  recordSitemaps(crawlId: string, lists: readonly SitemapList[], warnings: WarningTally, excluded = 0): void {
     this.use(crawlId);
     const changes = new BatchChanges();
+    changes.excluded = excluded;
     this.repo.whileRunning(crawlId, () => {
       const listed = new Set<string>();
       let orphans = 0;

@@ -1,6 +1,8 @@
 import type { CrawlOptions } from "../core/crawl-options.ts";
+import type { IgnoreRules } from "../core/ignore-rules.ts";
 import type { StoredLinkKind } from "../core/link-kind.ts";
 import type { OpenLinkRecord, OpenLinksRepo, TargetReach } from "../store/open-links.repo.ts";
+import { IgnoreGate } from "./ignore-gate.ts";
 
 /**
  * What a crawl makes of the links its domain left open: the broken links of the previous ended crawl and those it
@@ -12,13 +14,14 @@ import type { OpenLinkRecord, OpenLinksRepo, TargetReach } from "../store/open-l
  *   by their option), it is internal or the crawl follows external links, and what made it broken is judged by
  *   this crawl (a soft 404 needs `soft_404_broken` and a soft-404 probe that could tell a missing page from a
  *   real one; a missing `#fragment` needs `check_fragments` and a crawl that completed, since fragments are
- *   judged at its end); and
+ *   judged at its end); and no ignore rule of the crawl matches it (an `exclude`d URL is never looked at, a
+ *   `mute`d one is looked at but its verdict does not count); and
  * - the crawl reached it with a verdict: it read the page the link was on in full (the link is then broken on
  *   it, good on it, or no longer there), or, for a link broken by its target's answer, it checked the target and
  *   the target answers well now (from whatever page links to it).
  *
  * Anything else (another kind of crawl, a page not reached, a crawl failed or cut by max_pages or max_duration,
- * a robots-skipped target) leaves the link open, not checked: the crawl copies it (store/schema.ts
+ * a robots-skipped target, an excluded or muted URL) leaves the link open, not checked: the crawl copies it (store/schema.ts
  * `unchecked_links`), so the next crawl compares against it and carries its broken_since.
  */
 
@@ -28,6 +31,8 @@ export type OpenLinkFate = "broken" | "fixed" | "not_checked";
 /** What the crawl found, as the rule reads it. */
 export interface CrawlFindings {
   options: CrawlOptions;
+  /** Whether one of the crawl's ignore rules (`exclude` or `mute`) matches the target URL `url`. */
+  ignored(url: string): boolean;
   /** The crawl completed: its fragment verdicts are all written (they are judged at the end). */
   completed: boolean;
   /** The run that ended the crawl could tell soft 404s (its probe learnt the not-found page, or missing pages answer an error). */
@@ -71,9 +76,12 @@ export function judgeOpenLink(link: OpenLinkRecord, found: CrawlFindings): OpenL
   if (found.brokenNow(link.url, link.source_url)) return "broken";
   if (!inScope(found, link)) return "not_checked";
   if (link.cause === "fragment" && !found.completed) return "not_checked";
-  // A Link's URL may keep its fragment (check_fragments); the target checked is the URL without it.
+  // A Link's URL may keep its fragment (check_fragments); the target checked, and matched by the rules, is the URL without it.
   const hash = link.url.indexOf("#");
-  const target = found.target(hash === -1 ? link.url : link.url.slice(0, hash));
+  const targetUrl = hash === -1 ? link.url : link.url.slice(0, hash);
+  // Excluded: never a target, so "gone from a page read whole" would read as fixed. Muted: its verdict is good by rule.
+  if (found.ignored(targetUrl)) return "not_checked";
+  const target = found.target(targetUrl);
   const page = found.page(link.source_url);
   // The page was read whole and the link is not broken on it: it was judged good there, or it is gone. A target
   // still queued or robots-skipped may be linked from it unjudged.
@@ -93,7 +101,7 @@ const WRITE_BATCH = 500;
  */
 export function settleOpenLinks(
   repo: OpenLinksRepo,
-  crawl: { id: string; options: CrawlOptions; status: string; started_at: string | null },
+  crawl: { id: string; options: CrawlOptions; ignore_rules: IgnoreRules; status: string; started_at: string | null },
   soft404Judged: boolean,
 ): void {
   if (crawl.started_at === null) return;
@@ -103,8 +111,10 @@ export function settleOpenLinks(
   for (const pair of repo.brokenPairs(crawl.id)) broken.add(`${pair.url}\n${pair.source_url}`);
   const targets = new Map<string, TargetReach | undefined>();
   const pages = new Map<string, { cut: boolean } | undefined>();
+  const rules = new IgnoreGate(crawl.ignore_rules);
   const found: CrawlFindings = {
     options: crawl.options,
+    ignored: (url) => rules.ignores(url),
     completed: crawl.status === "completed",
     soft404Judged,
     brokenNow: (url, source) => broken.has(`${url}\n${source}`),

@@ -18,6 +18,8 @@ export interface SitemapStepEnv {
   context: CheckContext;
   /** The crawl's robots.txt rules, or null when it ignores them (robots.txt is then read for its Sitemap lines only). */
   robots: RobotsCache | null;
+  /** Entries an ignore rule excludes: not recorded, counted in `excluded_links`. */
+  excluded?: (url: string) => boolean;
 }
 
 /** Reads the sitemaps of `site` and records their entries, unless a previous run of the crawl did. */
@@ -35,5 +37,13 @@ export async function recordSitemapEntries(crawlId: string, site: URL, env: Site
     signal,
   });
   if (signal.aborted) return;
-  env.frontier.recordSitemaps(crawlId, found.lists, found.warnings);
+  const excluded = env.excluded;
+  if (excluded === undefined) return env.frontier.recordSitemaps(crawlId, found.lists, found.warnings);
+  let left = 0;
+  const lists = found.lists.map((list) => {
+    const urls = list.urls.filter((url) => !excluded(url));
+    left += list.urls.length - urls.length;
+    return { ...list, urls };
+  });
+  env.frontier.recordSitemaps(crawlId, lists, found.warnings, left);
 }

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { CRAWL_FAILURES } from "../core/crawl-failure.ts";
 import { WARNING_CAUSES } from "../core/crawl-warnings.ts";
 import { CrawlOptionsSchema } from "../core/crawl-options.ts";
+import { IgnoreRulesSchema } from "../core/ignore-rules-schema.ts";
 import { CRAWL_STATUSES, CRAWL_TRIGGERS } from "../core/crawl-status.ts";
 import { LINK_KINDS } from "../core/link-kind.ts";
 
@@ -17,14 +18,20 @@ export const CrawlStatusSchema = z.enum(CRAWL_STATUSES).meta({ id: "CrawlStatus"
 export const WarningCauseCountSchema = z.object({ cause: z.enum(WARNING_CAUSES), count: z.number().int() }).meta({ id: "WarningCause" });
 export const CrawlTriggerSchema = z.enum(CRAWL_TRIGGERS).meta({ id: "CrawlTrigger" });
 
+/**
+ * The options a crawl runs with: the flags asked for, and, when its domain had any at its creation, the ignore
+ * rules it runs with (absent: none, so the options of a crawl without rules read as they always have).
+ */
+export const CrawlRunOptionsSchema = CrawlOptionsSchema.extend({ ignore_rules: IgnoreRulesSchema.optional() }).meta({ id: "CrawlRunOptions" });
+
 /** Spec "Crawl (as returned on creation)", plus the options it runs with. */
 export const CrawlSchema = z
   .object({
     id: z.uuid(),
     domain_id: z.uuid(),
     status: CrawlStatusSchema,
-    options: CrawlOptionsSchema,
-    /** "api" or "schedule". */
+    options: CrawlRunOptionsSchema,
+    /** "api", "dashboard" or "schedule". */
     trigger: CrawlTriggerSchema,
     created_at: z.string(),
   })
@@ -53,12 +60,14 @@ export const CrawlDetailSchema = z
     domain_id: z.uuid(),
     domain_name: z.string(),
     status: CrawlStatusSchema,
-    options: CrawlOptionsSchema,
+    options: CrawlRunOptionsSchema,
     total_links: z.number().int(),
     broken_links: z.number().int(),
     pages_crawled: z.number().int(),
     /** Distinct targets robots.txt disallowed: neither fetched nor recorded. */
     skipped_links: z.number().int(),
+    /** Links (source page, target) an `exclude` ignore rule kept out: never fetched, never recorded. */
+    excluded_links: z.number().int(),
     /** Distinct pages of the site its sitemaps list (`use_sitemap`); null without the option, or until they are read. */
     sitemap_urls: z.number().int().nullable(),
     /** Of those, the pages no crawled page links to (GET /crawls/{id}/orphans); null like `sitemap_urls`. */
@@ -146,6 +155,7 @@ export const ChangeSchema = z
 export const BrokenLinkSchema = z.object({ ...linkFields, broken_since: brokenSince }).meta({ id: "BrokenLink" });
 
 export type CrawlView = z.output<typeof CrawlSchema>;
+export type CrawlRunOptions = z.output<typeof CrawlRunOptionsSchema>;
 export type CrawlSummaryView = z.output<typeof CrawlSummarySchema>;
 export type CrawlDetailView = z.output<typeof CrawlDetailSchema>;
 /** A crawl's detail without its warnings, for pages that list crawls (the overview). */

@@ -1,4 +1,5 @@
 import type { CrawlOptions } from "../core/crawl-options.ts";
+import { hasNoRules } from "../core/ignore-rules.ts";
 import { ConflictError, CrawlInProgressError, DomainNotVerifiedError, NotFoundError } from "../core/errors.ts";
 import { describeWarnings, warningCauses } from "../core/crawl-warnings.ts";
 import { canonicalId, newId } from "../core/ids.ts";
@@ -13,6 +14,7 @@ import type {
   CrawlBriefView,
   ChangeView,
   CrawlDetailView,
+  CrawlRunOptions,
   CrawlSummaryView,
   CrawlView,
   LinkView,
@@ -70,6 +72,8 @@ export class CrawlsService {
       id,
       domainId: domain.id,
       options,
+      // The crawl keeps the rules of this moment: an edit of the domain's rules never changes a crawl under way.
+      ignoreRules: domain.ignore_rules,
       trigger,
       createdAt: new Date().toISOString(),
     });
@@ -77,7 +81,7 @@ export class CrawlsService {
     // Read before waking the runner: a new crawl is answered as `pending` (docs/api.md), even if a slot takes it at once.
     const row = this.require(id);
     this.deps.runner.wake();
-    return { id: row.id, domain_id: row.domain_id, status: row.status, options: row.options, trigger: row.trigger, created_at: row.created_at };
+    return { id: row.id, domain_id: row.domain_id, status: row.status, options: runOptions(row), trigger: row.trigger, created_at: row.created_at };
   }
 
   list(filter: CrawlFilter, page: number, limit: number): Page<CrawlSummaryView> {
@@ -226,6 +230,11 @@ export class CrawlsService {
   }
 }
 
+/** The options a crawl runs with as clients see them: the flags, and the ignore rules it was created with when it has some. */
+function runOptions(row: CrawlRecord): CrawlRunOptions {
+  return hasNoRules(row.ignore_rules) ? row.options : { ...row.options, ignore_rules: row.ignore_rules };
+}
+
 function toSummary(row: CrawlRecord): CrawlSummaryView {
   return {
     id: row.id,
@@ -246,11 +255,12 @@ function toBrief(row: CrawlRecord, waitingReason: string | null): CrawlBriefView
     domain_id: row.domain_id,
     domain_name: row.domain_name,
     status: row.status,
-    options: row.options,
+    options: runOptions(row),
     total_links: row.total_links,
     broken_links: row.broken_links,
     pages_crawled: row.pages_crawled,
     skipped_links: row.skipped_links,
+    excluded_links: row.excluded_links,
     sitemap_urls: row.sitemap_urls,
     orphan_pages: row.orphan_pages,
     new_broken_links: row.new_broken_links,

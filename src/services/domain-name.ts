@@ -26,6 +26,11 @@ function invalid(field: string, message: string): InvalidRequestError {
 /** Parses and normalises a domain name; throws InvalidRequestError naming `field`. */
 export function parseDomainName(input: string, field = "name"): DomainName {
   const text = input.trim().toLowerCase().replace(/\.(?=$|:)/, "");
+  const url = /^https?:\/\//.test(text) ? URL.parse(input.trim()) : null;
+  if (url !== null && url.host !== "") {
+    // A pasted URL: say what to send instead (the API keeps the contract's host-only name).
+    throw invalid(field, `is a URL; send its host as name ("${url.host}") and the URL as root_url ("${url.origin}${url.pathname}")`);
+  }
   const match = HOST_PORT.exec(text);
   if (!match || /[\s/?#@\\]/.test(text)) throw invalid(field, "must be a host name, optionally with :port (no scheme or path)");
   const [, rawHost, rawPort] = match;
@@ -61,7 +66,7 @@ export function resolveDomain(input: { name: string; root_url?: string }): Resol
 }
 
 /** Validates `rootUrl` against the domain (or builds the default `https://NAME/`); returns it normalised. */
-function resolveRootUrl(domain: DomainName, rootUrl: string | undefined): string {
+export function resolveRootUrl(domain: DomainName, rootUrl: string | undefined): string {
   if (rootUrl === undefined) return new URL(`https://${domain.name}/`).href;
   let url: URL;
   try {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { CrawlOptionsSchema, orNull } from "../core/crawl-options.ts";
+import { IgnoreRulesSchema } from "../core/ignore-rules-schema.ts";
 import { VERIFIED_BY } from "../core/verified-by.ts";
 import type { DomainRecord } from "../store/domains.repo.ts";
 import { verificationInstructions } from "../verification/verifier.ts";
@@ -31,6 +32,8 @@ export const DomainSchema = z
     /** The domain's newest crawl, whoever started it; null before the first. */
     last_crawl_id: z.string().nullable(),
     default_options: orNull(CrawlOptionsSchema),
+    /** URL patterns its crawls never check (`exclude`) or never count as broken (`mute`); empty lists when none. */
+    ignore_rules: IgnoreRulesSchema,
     created_at: z.string(),
     updated_at: z.string().nullable(),
   })
@@ -56,6 +59,7 @@ export function toDomainView(row: DomainRecord, derived: { lastCrawlId: string |
     next_run_at: row.schedule === null ? null : (nextRunOf(row.schedule, row.schedule_timezone)?.toISOString() ?? null),
     last_crawl_id: derived.lastCrawlId,
     default_options: row.default_options,
+    ignore_rules: row.ignore_rules,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };

@@ -64,6 +64,14 @@ export class KeysService {
     return this.repo.list().map(toView);
   }
 
+  /** One key (never its secret); NotFoundError for an unknown or malformed id. */
+  get(id: string): ApiKeyView {
+    const key = canonicalId(id);
+    const row = key === null ? undefined : this.repo.findById(key);
+    if (!row) throw new NotFoundError("api key", id);
+    return toView(row);
+  }
+
   /** Revokes a key; revoking twice is harmless. */
   revoke(id: string): ApiKeyView {
     const key = canonicalId(id);

@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import type { CrawlFailure } from "../core/crawl-failure.ts";
 import type { CrawlOptions } from "../core/crawl-options.ts";
+import { hasNoRules, storedIgnoreRules, type IgnoreRules } from "../core/ignore-rules.ts";
 import { withDefaultOptions } from "../core/stored-options.ts";
 import type { CrawlEvent } from "../core/crawl-events.ts";
 import { DigestRepo } from "./digest.repo.ts";
@@ -26,6 +27,8 @@ export interface CrawlRecord {
   root_url: string;
   status: CrawlStatus;
   options: CrawlOptions;
+  /** The domain's ignore rules when the crawl was created (kept in the stored options document). */
+  ignore_rules: IgnoreRules;
   trigger: CrawlTrigger;
   new_broken_links: number | null;
   error: string | null;
@@ -36,6 +39,7 @@ export interface CrawlRecord {
   total_links: number;
   broken_links: number;
   skipped_links: number;
+  excluded_links: number;
   sitemap_urls: number | null;
   orphan_pages: number | null;
   created_at: string;
@@ -49,17 +53,27 @@ export interface CrawlFilter {
 }
 
 const CRAWL_COLUMNS = `c.id, c.domain_id, d.name AS domain_name, d.root_url, c.status, c.options, c.trigger, c.new_broken_links, c.error, c.failure, c.truncated,
-  c.pages_cut, c.pages_crawled, c.total_links, c.broken_links, c.skipped_links, c.sitemap_urls, c.orphan_pages, c.created_at, c.started_at, c.completed_at`;
+  c.pages_cut, c.pages_crawled, c.total_links, c.broken_links, c.skipped_links, c.excluded_links, c.sitemap_urls, c.orphan_pages, c.created_at, c.started_at, c.completed_at`;
 
-type RawCrawl = Omit<CrawlRecord, "options" | "truncated"> & { options: string; truncated: number };
+type RawCrawl = Omit<CrawlRecord, "options" | "ignore_rules" | "truncated"> & { options: string; truncated: number };
+
+/** The stored options document: the flags, and the ignore rules when the domain had any. */
+type StoredCrawlOptions = Partial<CrawlOptions> & { ignore_rules?: Partial<IgnoreRules> };
 
 function toCrawl(raw: RawCrawl | null): CrawlRecord | undefined {
   if (raw === null) return undefined;
+  const { ignore_rules, ...flags } = JSON.parse(raw.options) as StoredCrawlOptions;
   return {
     ...raw,
-    options: withDefaultOptions(JSON.parse(raw.options) as Partial<CrawlOptions>),
+    options: withDefaultOptions(flags),
+    ignore_rules: storedIgnoreRules(ignore_rules),
     truncated: raw.truncated === 1,
   };
+}
+
+/** The options document of a new crawl: rules are written only when there are some, so other crawls read as before. */
+function storedOptions(options: CrawlOptions, rules: IgnoreRules): string {
+  return JSON.stringify(hasNoRules(rules) ? options : { ...options, ignore_rules: rules });
 }
 
 /** A crawl's end state, as the crawler or a service decided it. */
@@ -118,7 +132,7 @@ export class CrawlsRepo {
   }
 
   /** Inserts a pending crawl, or returns the id of the domain's active crawl when it already has one. */
-  insertUnlessActive(row: { id: string; domainId: string; options: CrawlOptions; trigger: CrawlTrigger; createdAt: string }):
+  insertUnlessActive(row: { id: string; domainId: string; options: CrawlOptions; ignoreRules: IgnoreRules; trigger: CrawlTrigger; createdAt: string }):
     | { inserted: true }
     | { inserted: false; activeId: string } {
     // The partial unique index decides, so an API request and the scheduler cannot both start a crawl.
@@ -128,7 +142,7 @@ export class CrawlsRepo {
          VALUES ($id, $domainId, 'pending', $options, $trigger, $createdAt)
          ON CONFLICT DO NOTHING`,
       )
-      .run({ id: row.id, domainId: row.domainId, options: JSON.stringify(row.options), trigger: row.trigger, createdAt: row.createdAt });
+      .run({ id: row.id, domainId: row.domainId, options: storedOptions(row.options, row.ignoreRules), trigger: row.trigger, createdAt: row.createdAt });
     if (result.changes > 0) return { inserted: true };
     return { inserted: false, activeId: this.activeCrawlId(row.domainId) ?? "unknown" };
   }

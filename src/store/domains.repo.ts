@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
 import type { CrawlOptions } from "../core/crawl-options.ts";
+import { storedIgnoreRules, type IgnoreRules } from "../core/ignore-rules.ts";
 import { withDefaultOptions } from "../core/stored-options.ts";
 import type { VerifiedBy } from "../core/verified-by.ts";
 
@@ -22,25 +23,31 @@ export interface DomainRecord {
   /** IANA time zone the schedule is read in; null: the server's local time. */
   schedule_timezone: string | null;
   default_options: CrawlOptions | null;
+  /** URL patterns its crawls do not check or do not count as broken; empty lists when none. */
+  ignore_rules: IgnoreRules;
   created_at: string;
   updated_at: string | null;
 }
 
 /** What an update may change; a field left out keeps its value, `null` clears it. */
 export type DomainChanges = Partial<
-  Pick<DomainRecord, "verified_at" | "verified_by" | "schedule" | "schedule_timezone" | "default_options" | "updated_at">
->;
+  Pick<DomainRecord, "root_url" | "verified_at" | "verified_by" | "schedule" | "schedule_timezone" | "default_options" | "updated_at">
+> & { ignore_rules?: IgnoreRules | null };
 
-const UPDATABLE = ["verified_at", "verified_by", "schedule", "schedule_timezone", "default_options", "updated_at"] as const;
+const UPDATABLE = ["root_url", "verified_at", "verified_by", "schedule", "schedule_timezone", "default_options", "ignore_rules", "updated_at"] as const;
 
 const DOMAIN_COLUMNS =
-  "id, name, root_url, verification_token, verified_at, verified_by, schedule, schedule_timezone, default_options, created_at, updated_at";
+  "id, name, root_url, verification_token, verified_at, verified_by, schedule, schedule_timezone, default_options, ignore_rules, created_at, updated_at";
 
-type RawDomain = Omit<DomainRecord, "default_options"> & { default_options: string | null };
+type RawDomain = Omit<DomainRecord, "default_options" | "ignore_rules"> & { default_options: string | null; ignore_rules: string | null };
 
 function toDomain(raw: RawDomain | null): DomainRecord | undefined {
   if (raw === null) return undefined;
-  return { ...raw, default_options: raw.default_options === null ? null : withDefaultOptions(JSON.parse(raw.default_options) as Partial<CrawlOptions>) };
+  return {
+    ...raw,
+    default_options: raw.default_options === null ? null : withDefaultOptions(JSON.parse(raw.default_options) as Partial<CrawlOptions>),
+    ignore_rules: storedIgnoreRules(raw.ignore_rules === null ? null : (JSON.parse(raw.ignore_rules) as Partial<IgnoreRules>)),
+  };
 }
 
 export class DomainsRepo {

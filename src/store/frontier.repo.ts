@@ -61,6 +61,8 @@ export interface CounterDelta {
   total: number;
   broken: number;
   skipped: number;
+  /** Links an `exclude` ignore rule kept out of the batch's pages. */
+  excluded: number;
   /** 1 when the batch left a page unparsed for a limit. */
   truncated: number;
   pagesCut: number;
@@ -90,7 +92,7 @@ export class FrontierRepo {
   private readonly deleteWaitingStatement: Statement<unknown, [number]>;
   private readonly counters: Statement<{ pages_crawled: number }, [string]>;
   private readonly stylesheetsStatement: Statement<{ stylesheets: number }, [string]>;
-  private readonly addCountsStatement: Statement<unknown, [number, number, number, number, number, number, string]>;
+  private readonly addCountsStatement: Statement<unknown, [number, number, number, number, number, number, number, string]>;
   private readonly insertLinksStatement: MultiRowInsert;
   private readonly upsertWaitingStatement: MultiRowInsert;
   private readonly insertBrokenLinksStatement: MultiRowInsert;
@@ -145,7 +147,8 @@ export class FrontierRepo {
     );
     this.addCountsStatement = sqlite.prepare(
       `UPDATE crawls SET pages_crawled = pages_crawled + ?1, total_links = total_links + ?2, broken_links = broken_links + ?3,
-       skipped_links = skipped_links + ?4, truncated = MAX(truncated, ?5), pages_cut = pages_cut + ?6 WHERE id = ?7`,
+       skipped_links = skipped_links + ?4, truncated = MAX(truncated, ?5), pages_cut = pages_cut + ?6, excluded_links = excluded_links + ?7
+       WHERE id = ?8`,
     );
     // No conflict check: a page's links are recorded once (crawl_pages claim) and deduped per target before.
     this.insertLinksStatement = new MultiRowInsert(
@@ -314,6 +317,6 @@ export class FrontierRepo {
 
   /** Moves the crawl's counters by `delta`. */
   addCounts(crawlId: string, delta: CounterDelta): void {
-    this.addCountsStatement.run(delta.pagesAdded, delta.total, delta.broken, delta.skipped, delta.truncated, delta.pagesCut, crawlId);
+    this.addCountsStatement.run(delta.pagesAdded, delta.total, delta.broken, delta.skipped, delta.truncated, delta.pagesCut, delta.excluded, crawlId);
   }
 }

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { CrawlOptions } from "../core/crawl-options.ts";
+import type { IgnoreRules } from "../core/ignore-rules.ts";
 import type { CrawlFailure } from "../core/crawl-failure.ts";
 import type { WarningCause } from "../core/crawl-warnings.ts";
 import type { VerifiedBy } from "../core/verified-by.ts";
@@ -59,6 +60,8 @@ export const domains = sqliteTable(
     /** IANA time zone the schedule is read in; null: the server's local time. */
     scheduleTimezone: text("schedule_timezone"),
     defaultOptions: text("default_options", { mode: "json" }).$type<CrawlOptions>(),
+    /** URL patterns its crawls never check (`exclude`) or check without counting as broken (`mute`); null: none. */
+    ignoreRules: text("ignore_rules", { mode: "json" }).$type<IgnoreRules>(),
     createdAt: createdAt(),
     updatedAt: text("updated_at"),
   },
@@ -78,7 +81,7 @@ export const crawls = sqliteTable(
       .references(() => domains.id, { onDelete: "cascade" }),
     status: text("status").$type<CrawlStatus>().notNull(),
     options: text("options", { mode: "json" }).$type<CrawlOptions>().notNull(),
-    /** Who started it: an API call or the domain's schedule. */
+    /** Who started it: an API call, the dashboard or the domain's schedule. */
     trigger: text("trigger").$type<CrawlTrigger>().notNull().default("api"),
     /** Broken links that were not open before this crawl (crawler/open-links.ts); set when the crawl completes. */
     newBrokenLinks: integer("new_broken_links"),
@@ -94,6 +97,8 @@ export const crawls = sqliteTable(
     totalLinks: integer("total_links").notNull().default(0),
     brokenLinks: integer("broken_links").notNull().default(0),
     skippedLinks: integer("skipped_links").notNull().default(0),
+    /** Links (source page, target) an `exclude` ignore rule kept out: never fetched, never recorded. */
+    excludedLinks: integer("excluded_links").notNull().default(0),
     /** Distinct pages of the site its sitemaps list (`use_sitemap`); null until they are read, or without the option. */
     sitemapUrls: integer("sitemap_urls"),
     /** Of those, the pages no crawled page links to (orphan pages); null like `sitemap_urls`. */

@@ -19,6 +19,7 @@ import { securityHeaders } from "./middleware/security-headers.ts";
 import { renderPage } from "./render.ts";
 import { crawlRouter } from "./routes/crawl.tsx";
 import { domainRouter } from "./routes/domain.tsx";
+import { keysRouter } from "./routes/keys.tsx";
 import { overviewRouter } from "./routes/overview.tsx";
 import { signInRouter } from "./routes/sign-in.tsx";
 import { webhooksRouter } from "./routes/webhooks.tsx";
@@ -72,6 +73,7 @@ export function dashboardRouter(deps: DashboardDeps): Hono<UiEnv> {
   dashboard.route("/", crawlRouter(deps.crawls, deps.domains));
   dashboard.route("/", webhooksRouter(deps.webhooks));
   dashboard.route("/", channelsRouter(deps.channels, deps.domains));
+  dashboard.route("/", keysRouter(deps.keys));
   dashboard.onError((thrown, c) => {
     // A write the store refused (full disk, failing disk) is a 503 to retry, not an internal error.
     const failure = storeWriteFailure(thrown);

@@ -16,11 +16,12 @@ export interface VerificationFetchSettings {
 /** Redirects a verification URL may take (http → https, apex → www, and a little more). */
 const MAX_REDIRECTS = 5;
 
-/** GETs `url` within the verification deadline; never rejects. */
+/** GETs `url` within the verification deadline, following up to `maxRedirects` redirects; never rejects. */
 export async function fetchForVerification(
   url: string,
   settings: VerificationFetchSettings,
   maxBodyBytes: number,
+  maxRedirects = MAX_REDIRECTS,
 ): Promise<SafeFetchResult> {
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), settings.timeoutMs);
@@ -29,7 +30,7 @@ export async function fetchForVerification(
       ...settings.fetch,
       method: "GET",
       maxBodyBytes: Math.min(maxBodyBytes, settings.fetch.maxBodyBytes),
-      maxRedirects: MAX_REDIRECTS,
+      maxRedirects,
       signal: deadline.signal,
     });
   } finally {

@@ -10,15 +10,19 @@ import { checkDnsTxt } from "./dns-txt.ts";
 import type { VerificationFetchSettings } from "./http-fetch.ts";
 import { checkHttpFile } from "./http-file.ts";
 import { checkMetaTag } from "./meta-tag.ts";
+import { reach, type Reach } from "./reachability.ts";
 import type { MethodResult, VerificationTarget } from "./types.ts";
 
 export { verificationInstructions, type VerificationInstructions } from "./instructions.ts";
 export type { MethodResult, VerificationMethod, VerificationTarget } from "./types.ts";
+export type { Reach } from "./reachability.ts";
 
 /** Runs every verification method against a target. */
 export interface DomainVerifier {
   /** Results for dns_txt, http_file and meta_tag, in that order; never rejects for network problems. */
   verify(target: VerificationTarget): Promise<MethodResult[]>;
+  /** Whether `url` gets any HTTP answer (a scheme that cannot connect, or a site that is down); never rejects. */
+  reach?(url: string): Promise<Reach>;
 }
 
 /** Replaceable parts: `resolve` for the HTTP methods' address lookups (tests), `ca` for private PKI. */
@@ -41,5 +45,6 @@ export function createDomainVerifier(
     async verify(target) {
       return Promise.all([checkDnsTxt(target, dns), checkHttpFile(target, http), checkMetaTag(target, http)]);
     },
+    reach: (url) => reach(url, http),
   };
 }

@@ -71,5 +71,5 @@ describe("linkpatrol domains", () => {
     expect((await runCli(["domains", "add"], { env })).exitCode).toBe(2);
     expect((await runCli(["domains", "verify", "not-a-uuid"], { env })).exitCode).toBe(2);
     expect((await runCli(["domains", "explode"], { env })).exitCode).toBe(2);
-  });
+  }, 15_000); // three CLI child processes
 });

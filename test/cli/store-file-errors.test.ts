@@ -30,7 +30,7 @@ test("a directory where the store file should be", async () => {
   mkdirSync(path);
   await expectRefused(["serve"], path, /unable to open database file|is a directory/);
   await expectRefused(["keys", "list"], path, /unable to open database file|is a directory/);
-});
+}, 30_000); // two CLI processes
 
 test("a file that is not a database", async () => {
   const path = join(dir, "garbage.db");
@@ -39,7 +39,7 @@ test("a file that is not a database", async () => {
   await expectRefused(["keys", "list"], path, /not a database/);
   await expectRefused(["domains", "list"], path, /not a database/);
   await expectRefused(["migrate"], path, /not a database/);
-});
+}, 30_000); // four CLI processes
 
 test("a store path under a regular file", async () => {
   writeFileSync(join(dir, "plain-file"), "x");

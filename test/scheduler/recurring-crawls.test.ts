@@ -62,7 +62,8 @@ test("schedules are validated: a bad cron or time zone is a 400 with the reason"
     [{ schedule: "every night" }, "schedule"],
     [{ schedule: "* * * *" }, "schedule"],
     [{ schedule: "61 * * * *" }, "schedule"],
-    [{ schedule: "0 3 * * *", schedule_timezone: "Mars/Olympus" }, "schedule"],
+    // The field named is the one that is wrong: here the time zone, though the schedule came with it.
+    [{ schedule: "0 3 * * *", schedule_timezone: "Mars/Olympus" }, "schedule_timezone"],
   ] as const) {
     const error = expectErrorEnvelope(await svc.call("PATCH", `/domains/${domainId}`, { body }), 400, "invalid_request");
     expect(error.details?.[0]).toMatchObject({ field });

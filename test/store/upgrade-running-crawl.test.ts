@@ -40,6 +40,7 @@ function downgradeTo0003(path: string): void {
   try {
     db.exec("PRAGMA foreign_keys = OFF");
     db.transaction(() => {
+      db.exec("ALTER TABLE crawls DROP COLUMN excluded_links; ALTER TABLE domains DROP COLUMN ignore_rules;"); // 0012
       db.exec("DROP TABLE crawl_warnings;"); // 0010 (it dropped crawls.warnings, which 0005 had added)
       db.exec("DROP TABLE unchecked_links; ALTER TABLE crawl_pages DROP COLUMN cut;"); // 0009; broken_links (and its broken_since) go below
       db.exec("DROP TABLE store_identity;"); // 0008

@@ -114,7 +114,7 @@ describe.skipIf(!available)("the dashboard in Chromium", () => {
     await page.waitForURL(/\/ui\/domains\/[0-9a-f-]+\?notice=added$/);
     await page.getByRole("button", { name: "Verify" }).click();
     await expectLocator(page.getByRole("alert")).toContainText("could not be verified");
-    expect(await page.getByRole("alert").textContent()).toContain("method: http_file");
+    expect(await page.getByRole("alert").textContent()).toContain("File on the site: ");
     token = (await page.locator("h3:text('File on the site') + p + pre").textContent())!.trim();
     expect(token.length).toBeGreaterThan(20);
     await page.getByRole("button", { name: "Verify" }).click();

@@ -63,7 +63,8 @@ describe("channel pages", () => {
     const answer = await client.post("/ui/channels", { kind: "email", name: "mail", host: "smtp.example.com", from: "not-an-address", to: "a@example.com", password: "typed-secret" });
     expect(answer.status).toBe(400);
     expect(answer.html).toContain("notice error");
-    expect(answer.html).toContain("field: from — message: Invalid email address");
+    expect(answer.html).toContain("<li>From: Invalid email address</li>");
+    expect(answer.html).not.toContain("field: from");
     expect(answer.html).toContain('value="smtp.example.com"');
     expect(answer.html).not.toContain("typed-secret");
   });

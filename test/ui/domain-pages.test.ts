@@ -58,7 +58,7 @@ describe("domain pages", () => {
   test("verify fails with each method's reason, then passes once the file is published", async () => {
     const failed = await client.post(`/ui/domains/${domainId}/verify`);
     expect(failed.status).toBe(422);
-    for (const method of ["dns_txt", "http_file", "meta_tag"]) expect(failed.html).toContain(`method: ${method}`);
+    for (const method of ["DNS TXT record", "File on the site", "Meta tag"]) expect(failed.html).toContain(`<li>${method}: `);
     expect(svc.runtime.domains.get(domainId).verified).toBe(false);
     token = svc.runtime.domains.get(domainId).verification.token;
     const passed = await client.post(`/ui/domains/${domainId}/verify`);

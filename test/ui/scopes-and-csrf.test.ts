@@ -20,6 +20,9 @@ function changes(deliveryId: string) {
     [`/ui/domains/${fx.domainId}/verify`, {}],
     [`/ui/domains/${fx.domainId}/schedule`, { cron: "0 3 * * *", timezone: "", action: "set" }],
     [`/ui/domains/${fx.domainId}/options`, { scan_images: "on" }],
+    [`/ui/domains/${fx.domainId}/root`, { root_url: fx.site.url("/a") }],
+    [`/ui/domains/${fx.domainId}/rules`, { exclude: "/a" }],
+    [`/ui/domains/${fx.domainId}/delete`, {}],
     [`/ui/domains/${fx.domainId}/crawls`, {}],
     [`/ui/crawls/${fx.crawlId}/cancel`, {}],
     ["/ui/webhooks", { url: fx.receiver.url("/hook") }],
@@ -63,7 +66,7 @@ describe("a read-only key", () => {
     }
     expect(fx.svc.runtime.domains.list(1, 100).total).toBe(before.domains);
     expect(fx.svc.runtime.webhooks.list().total).toBe(before.webhooks);
-    expect(fx.svc.runtime.domains.get(fx.domainId).schedule).toBeNull();
+    expect(fx.svc.runtime.domains.get(fx.domainId)).toMatchObject({ schedule: null, root_url: fx.site.url("/"), ignore_rules: { exclude: [], mute: [] } });
   });
 
   test("a key without domains:read is refused the overview with 403", async () => {

@@ -36,9 +36,9 @@ const getDomain = securedRoute("domains", "domains:read", {
 const updateDomain = securedRoute("domains", "domains:write", {
   method: "patch",
   path: "/domains/{id}",
-  summary: "Set a domain's crawl schedule and default crawl options",
+  summary: "Change a domain's start page, crawl schedule, default crawl options or ignore rules",
   request: { params: IdParam, body: jsonBody(UpdateDomainBody) },
-  responses: { 200: jsonContent(dataOf(DomainSchema), "the updated domain"), ...errorResponses(400, 404, 413, 415) },
+  responses: { 200: jsonContent(dataOf(DomainSchema), "the updated domain"), ...errorResponses(400, 404, 409, 413, 415, 422) },
 });
 
 const deleteDomain = securedRoute("domains", "domains:write", {
@@ -70,7 +70,7 @@ export function domainsRouter(service: DomainsService) {
       return c.json({ data: items, meta: { page, limit, total } }, 200);
     })
     .openapi(getDomain, (c) => c.json({ data: service.get(c.req.valid("param").id) }, 200))
-    .openapi(updateDomain, (c) => c.json({ data: service.update(c.req.valid("param").id, c.req.valid("json")) }, 200))
+    .openapi(updateDomain, async (c) => c.json({ data: await service.edit(c.req.valid("param").id, c.req.valid("json")) }, 200))
     .openapi(deleteDomain, async (c) => {
       await service.delete(c.req.valid("param").id);
       return c.body(null, 204);

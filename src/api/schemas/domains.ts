@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { CrawlOptionsSchema, orNull } from "../../core/crawl-options.ts";
+import { IgnoreRulesSchema } from "../../core/ignore-rules-schema.ts";
 import { DomainSchema } from "../../services/domain-view.ts";
 import { PageMeta } from "./common.ts";
 
@@ -18,6 +19,11 @@ export const CreateDomainBody = z
 
 export const UpdateDomainBody = z
   .strictObject({
+    root_url: z
+      .string()
+      .max(2048)
+      .optional()
+      .openapi({ example: "http://docs.example.com:8080/manual/", description: "the start page: same host and port as name, http or https; 409 while a crawl of the domain is pending or running" }),
     schedule: z
       .string()
       .max(200)
@@ -31,6 +37,8 @@ export const UpdateDomainBody = z
       .optional()
       .openapi({ example: "Europe/Berlin", description: "IANA time zone the schedule is read in; null: the server's local time" }),
     default_options: orNull(CrawlOptionsSchema).optional(),
+    /** Replaces both lists (a list left out is empty); null removes every rule. */
+    ignore_rules: orNull(IgnoreRulesSchema).optional(),
   })
   .openapi("UpdateDomain");
 

@@ -11,6 +11,7 @@ import m8 from "./0008_store_identity.sql" with { type: "text" };
 import m9 from "./0009_open_links.sql" with { type: "text" };
 import m10 from "./0010_crawl_warnings.sql" with { type: "text" };
 import m11 from "./0011_notification_channels.sql" with { type: "text" };
+import m12 from "./0012_sites.sql" with { type: "text" };
 
 /** Every migration in order, with its SQL embedded at build time. */
 export const MIGRATIONS: readonly { tag: string; sql: string }[] = [
@@ -26,4 +27,5 @@ export const MIGRATIONS: readonly { tag: string; sql: string }[] = [
   { tag: "0009_open_links", sql: m9 },
   { tag: "0010_crawl_warnings", sql: m10 },
   { tag: "0011_notification_channels", sql: m11 },
+  { tag: "0012_sites", sql: m12 },
 ];

@@ -8,7 +8,8 @@ import { can, type Viewer } from "../ui-env.ts";
 import { FormError } from "./form-error.tsx";
 import { Csrf, Layout, StatusBadge } from "./layout.tsx";
 import { PageLinks } from "./page-links.tsx";
-import { Attempts, type Problem } from "./webhook-pages.tsx";
+import type { Problem } from "../form-problem.ts";
+import { Attempts } from "./webhook-pages.tsx";
 
 /** Notification channels: the list, the form to add one of a kind, and a channel's page (test, deliveries with the message each carried). */
 
@@ -140,7 +141,7 @@ export function ChannelForm(props: { viewer: Viewer; kind: ChannelKind; domains:
       <p class="muted">
         Set-up for each destination: <a href="/docs">the API docs</a> and docs/notifications.md.
       </p>
-      {props.error !== undefined && <FormError message={props.error.message} details={props.error.details} />}
+      {props.error !== undefined && <FormError problem={props.error} />}
       <form method="post" action="/ui/channels">
         <Csrf viewer={viewer} />
         <input type="hidden" name="kind" value={kind} />
@@ -207,7 +208,7 @@ export function ChannelPage(props: {
         {channel.disabled_reason !== null && ` · switched off: ${channel.disabled_reason}`}
       </p>
       <Notice notice={props.notice} />
-      {props.error !== undefined && <FormError message={props.error.message} details={props.error.details} />}
+      {props.error !== undefined && <FormError problem={props.error} />}
       {props.test !== undefined && (
         <p class={`notice ${props.test.delivered ? "success" : "error"}`} role="status" id="test-result">
           Test {props.test.delivered ? "delivered" : "failed"}

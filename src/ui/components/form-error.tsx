@@ -1,19 +1,16 @@
 /** @jsxImportSource hono/jsx */
-import type { ErrorDetail } from "../../core/errors.ts";
+import type { Problem } from "../form-problem.ts";
 
-/** Why a form was refused, with each detail the service gave (a field or a verification method and its reason). */
-export function FormError(props: { message: string; details?: ErrorDetail[] }) {
+/** Why a form was refused: the plain sentence, then one line per problem (ui/form-problem.ts words them). */
+export function FormError(props: { problem: Problem } | { message: string }) {
+  const problem: Problem = "problem" in props ? props.problem : { message: props.message, lines: [] };
   return (
     <div class="notice error" role="alert">
-      <p>{props.message}</p>
-      {props.details !== undefined && props.details.length > 0 && (
+      <p>{problem.message}</p>
+      {problem.lines.length > 0 && (
         <ul>
-          {props.details.map((detail) => (
-            <li>
-              {Object.entries(detail)
-                .map(([key, value]) => `${key}: ${typeof value === "string" ? value : JSON.stringify(value)}`)
-                .join(" — ")}
-            </li>
+          {problem.lines.map((line) => (
+            <li>{line}</li>
           ))}
         </ul>
       )}

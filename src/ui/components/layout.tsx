@@ -39,6 +39,11 @@ export function Layout(props: { title: string; viewer: Viewer | null; children?:
                 <li>
                   <a href="/ui/webhooks">Webhooks</a>
                 </li>
+                {viewer.principal.scopes.includes("admin") && (
+                  <li>
+                    <a href="/ui/keys">API keys</a>
+                  </li>
+                )}
                 <li>
                   <a href="/ui/channels">Notifications</a>
                 </li>
@@ -81,7 +86,7 @@ export function StatusBadge(props: { status: string }) {
   const tone =
     props.status === "completed" || props.status === "verified" || props.status === "delivered"
       ? "ok"
-      : props.status === "failed" || props.status === "dead" || props.status === "unverified"
+      : props.status === "failed" || props.status === "dead" || props.status === "unverified" || props.status === "revoked"
         ? "bad"
         : props.status === "running" || props.status === "pending"
           ? "warn"

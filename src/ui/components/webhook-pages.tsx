@@ -1,10 +1,10 @@
 /** @jsxImportSource hono/jsx */
 import { WEBHOOK_EVENT_KINDS } from "../../core/crawl-events.ts";
-import type { ErrorDetail } from "../../core/errors.ts";
 import type { DeliveryView, TestResultView, WebhookCreatedView, WebhookView } from "../../services/webhook-view.ts";
 import { SECRET_WARNING } from "../../services/webhooks.service.ts";
 import { count, when } from "../format.ts";
 import { can, type Viewer } from "../ui-env.ts";
+import type { Problem } from "../form-problem.ts";
 import { FormError } from "./form-error.tsx";
 import { Csrf, Layout, StatusBadge } from "./layout.tsx";
 import { PageLinks } from "./page-links.tsx";
@@ -18,9 +18,14 @@ const NOTICES: Record<string, string> = {
   deleted: "Webhook deleted.",
 };
 
-export type Problem = { message: string; details?: ErrorDetail[] };
+/** What was typed into the add form, shown again when it was refused. */
+export interface WebhookDraft {
+  url: string;
+  name: string;
+  events: string[];
+}
 
-export function WebhookList(props: { viewer: Viewer; webhooks: WebhookView[]; notice?: string; error?: Problem; created?: WebhookCreatedView }) {
+export function WebhookList(props: { viewer: Viewer; webhooks: WebhookView[]; notice?: string; error?: Problem; draft?: WebhookDraft; created?: WebhookCreatedView }) {
   const { viewer } = props;
   return (
     <Layout title="Webhooks" viewer={viewer}>
@@ -68,17 +73,17 @@ export function WebhookList(props: { viewer: Viewer; webhooks: WebhookView[]; no
       {can(viewer, "webhooks:write") && (
         <section class="panel" aria-labelledby="add-webhook">
           <h2 id="add-webhook">Add a webhook</h2>
-          {props.error !== undefined && <FormError message={props.error.message} details={props.error.details} />}
+          {props.error !== undefined && <FormError problem={props.error} />}
           <form method="post" action="/ui/webhooks">
             <Csrf viewer={viewer} />
             <div class="row">
               <div>
                 <label for="hook-url">Endpoint URL (https)</label>
-                <input id="hook-url" name="url" type="url" required placeholder="https://example.com/hooks/linkpatrol" />
+                <input id="hook-url" name="url" type="url" required placeholder="https://example.com/hooks/linkpatrol" value={props.draft?.url ?? ""} />
               </div>
               <div>
                 <label for="hook-name">Name (optional)</label>
-                <input id="hook-name" name="name" type="text" maxlength={200} />
+                <input id="hook-name" name="name" type="text" maxlength={200} value={props.draft?.name ?? ""} />
               </div>
             </div>
             <fieldset>
@@ -86,7 +91,7 @@ export function WebhookList(props: { viewer: Viewer; webhooks: WebhookView[]; no
               <div class="row">
                 {WEBHOOK_EVENT_KINDS.map((kind) => (
                   <label class="check" for={`event-${kind}`}>
-                    <input type="checkbox" id={`event-${kind}`} name="events" value={kind} />
+                    <input type="checkbox" id={`event-${kind}`} name="events" value={kind} checked={props.draft?.events.includes(kind) === true} />
                     {kind}
                   </label>
                 ))}
@@ -148,7 +153,7 @@ export function WebhookPage(props: {
         {hook.disabled_reason !== null && ` · switched off: ${hook.disabled_reason}`}
       </p>
       {props.notice !== undefined && NOTICES[props.notice] !== undefined && <p class="notice success">{NOTICES[props.notice]}</p>}
-      {props.error !== undefined && <FormError message={props.error.message} details={props.error.details} />}
+      {props.error !== undefined && <FormError problem={props.error} />}
       {props.test !== undefined && (
         <p class={`notice ${props.test.delivered ? "success" : "error"}`} role="status" id="test-result">
           Test {props.test.delivered ? "delivered" : "failed"}: {props.test.status_code === null ? "no HTTP answer" : `HTTP ${props.test.status_code}`} in{" "}

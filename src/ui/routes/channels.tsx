@@ -3,13 +3,13 @@ import { Hono, type Context } from "hono";
 import { STATUS_OF } from "../../api/error-envelope.ts";
 import { CreateChannelBody } from "../../api/schemas/channels.ts";
 import { CHANNEL_KINDS, type ChannelKind } from "../../core/channels.ts";
-import { AppError, InvalidRequestError, NotFoundError } from "../../core/errors.ts";
+import { InvalidRequestError, NotFoundError } from "../../core/errors.ts";
 import type { ChannelTestResultView } from "../../services/channel-view.ts";
 import type { ChannelInput, ChannelsService } from "../../services/channels.service.ts";
 import type { DomainsService } from "../../services/domains.service.ts";
 import { channelFieldsFromForm } from "../channel-form-fields.ts";
 import { CHANNEL_DELIVERIES_PER_PAGE, ChannelForm, ChannelList, ChannelPage } from "../components/channel-pages.tsx";
-import type { Problem } from "../components/webhook-pages.tsx";
+import { problemOf, type Problem } from "../form-problem.ts";
 import { renderPage } from "../render.ts";
 import type { UiEnv, Viewer } from "../ui-env.ts";
 import { requireUiScope } from "../ui-scope.ts";
@@ -22,10 +22,16 @@ import { requireUiScope } from "../ui-scope.ts";
 
 type Status = (typeof STATUS_OF)[keyof typeof STATUS_OF];
 
-function problemOf(error: unknown): { problem: Problem; status: Status } {
-  if (!(error instanceof AppError) || error.code === "forbidden" || error.code === "not_found") throw error;
-  return { problem: { message: error.message, details: error.details }, status: STATUS_OF[error.code] };
-}
+/** The channel form's fields by their labels, where the shared ones would say something else ("name" is the site's). */
+const CHANNEL_FIELD_LABELS: Record<string, string> = {
+  name: "Name",
+  url: "URL",
+  host: "SMTP server",
+  from: "From",
+  to: "To",
+  domain_ids: "Domains",
+  notify_when: "When",
+};
 
 function kindOf(value: unknown): ChannelKind {
   if (typeof value === "string" && (CHANNEL_KINDS as readonly string[]).includes(value)) return value as ChannelKind;
@@ -86,7 +92,7 @@ export function channelsRouter(channels: ChannelsService, domains: DomainsServic
       const created = await channels.create(inputFromForm(kind, form));
       return c.redirect(`/ui/channels/${created.id}?notice=created`, 303);
     } catch (error) {
-      const { problem, status } = problemOf(error);
+      const { problem, status } = problemOf(error, "The channel was not added.", CHANNEL_FIELD_LABELS);
       const values = Object.fromEntries(Object.entries(form).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
       return renderPage(c, <ChannelForm viewer={viewer} kind={kind} domains={domainChoices()} error={problem} values={values} />, status);
     }
@@ -115,7 +121,7 @@ export function channelsRouter(channels: ChannelsService, domains: DomainsServic
     try {
       channels.redeliver(id, c.req.param("delivery"));
     } catch (error) {
-      const { problem, status } = problemOf(error);
+      const { problem, status } = problemOf(error, "The delivery was not queued again.");
       return channelPage(c, viewer, id, { error: problem }, status);
     }
     return c.redirect(`/ui/channels/${id}?notice=redelivered`, 303);

@@ -27,6 +27,26 @@ import { crawlReport, reportResponse } from "./crawl-report.ts";
 
 const TARGETS_PER_PAGE = 50;
 
+/** Who started a crawl, in words. */
+const STARTED_BY: Record<CrawlDetailView["trigger"], string> = {
+  api: "started through the API",
+  dashboard: "started from the dashboard",
+  schedule: "started by the schedule",
+};
+
+/** The ignore rules a crawl ran with and what they kept out, when it had any. */
+function IgnoredLine(props: { crawl: CrawlDetailView }) {
+  const rules = props.crawl.options.ignore_rules;
+  if (rules === undefined) return null;
+  const list = (patterns: string[]) => (patterns.length === 0 ? "none" : patterns.join("  "));
+  return (
+    <p class="muted">
+      Ignore rules of this crawl: not checked <code>{list(rules.exclude)}</code> ({count(props.crawl.excluded_links)} links kept out) · never counted
+      broken <code>{list(rules.mute)}</code> (shown in the downloads with a warning).
+    </p>
+  );
+}
+
 function CrawlPage(props: { viewer: Viewer; crawl: CrawlDetailView; queued: number; body: Child; tab: "broken" | "changes"; error?: string }) {
   const { viewer, crawl } = props;
   const active = isActive(crawl);
@@ -40,11 +60,12 @@ function CrawlPage(props: { viewer: Viewer; crawl: CrawlDetailView; queued: numb
       </h1>
       {props.error !== undefined && <FormError message={props.error} />}
       <p class="muted">
-        Created {when(crawl.created_at)} ({crawl.trigger}) · started {when(crawl.started_at)} · ended {when(crawl.completed_at)}
+        Created {when(crawl.created_at)} ({STARTED_BY[crawl.trigger]}) · started {when(crawl.started_at)} · ended {when(crawl.completed_at)}
       </p>
       <p id="crawl-options">
         Checked: {describeOptions(crawl.options)}
       </p>
+      <IgnoredLine crawl={crawl} />
       {crawl.waiting_reason !== null && (
         <p class="notice error" role="status">
           {crawl.waiting_reason}

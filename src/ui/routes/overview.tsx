@@ -11,6 +11,7 @@ import { renderPage } from "../render.ts";
 import { can, type UiEnv, type Viewer } from "../ui-env.ts";
 import { requireUiScope } from "../ui-scope.ts";
 import { FormError } from "../components/form-error.tsx";
+import type { Problem } from "../form-problem.ts";
 import { PageLinks } from "../components/page-links.tsx";
 
 /**
@@ -28,12 +29,27 @@ interface DomainRow {
   recent: CrawlSummaryView[];
 }
 
-function Overview(props: { viewer: Viewer; rows: DomainRow[]; total: number; page: number; error?: string; draft?: string }) {
+/** What was typed into the add form, shown again when it was refused. */
+export interface AddDraft {
+  name: string;
+  root_url: string;
+}
+
+const NOTICES: Record<string, string> = {
+  deleted: "Domain deleted, with its crawls and their results.",
+};
+
+function Overview(props: { viewer: Viewer; rows: DomainRow[]; total: number; page: number; notice?: string; error?: Problem; draft?: AddDraft }) {
   const { viewer, rows } = props;
   const pages = Math.max(1, Math.ceil(props.total / DOMAINS_PER_PAGE));
   return (
     <Layout title="Overview" viewer={viewer}>
       <h1>Overview</h1>
+      {props.notice !== undefined && NOTICES[props.notice] !== undefined && (
+        <p class="notice success" role="status">
+          {NOTICES[props.notice]}
+        </p>
+      )}
       {rows.length === 0 && <p>No domain yet. Add the site you want checked below, verify that it is yours, then start a crawl.</p>}
       {rows.length > 0 && (
         <div class="table-wrap">
@@ -96,17 +112,21 @@ function Overview(props: { viewer: Viewer; rows: DomainRow[]; total: number; pag
       {can(viewer, "domains:write") && (
         <section class="panel" aria-labelledby="add-domain">
           <h2 id="add-domain">Add a domain</h2>
-          {props.error !== undefined && <FormError message={props.error} />}
+          <p class="muted" id="add-domain-help">
+            Paste the site's URL as your browser shows it (<code>http://intranet.lan:8080/docs/</code> keeps its scheme, port and
+            path), or type a host: https is tried first, then http, and the page says which was chosen.
+          </p>
+          {props.error !== undefined && <FormError problem={props.error} />}
           <form method="post" action="/ui/domains">
             <Csrf viewer={viewer} />
             <div class="row">
-              <div>
+              <div class="grow">
                 <label for="domain-name">Domain or URL</label>
-                <input id="domain-name" name="name" type="text" required placeholder="example.com" value={props.draft ?? ""} />
+                <input id="domain-name" name="name" type="text" required placeholder="https://docs.example.com/" aria-describedby="add-domain-help" value={props.draft?.name ?? ""} />
               </div>
-              <div>
+              <div class="grow">
                 <label for="domain-root">Start page (optional)</label>
-                <input id="domain-root" name="root_url" type="text" placeholder="https://example.com/" />
+                <input id="domain-root" name="root_url" type="text" placeholder="when it is not the URL above" value={props.draft?.root_url ?? ""} />
               </div>
               <button type="submit">Add domain</button>
             </div>
@@ -134,14 +154,14 @@ export function overviewRouter(domains: DomainsService, crawls: CrawlsService) {
     const viewer = requireUiScope(c, "domains:read");
     const page = Math.max(1, Math.min(100_000, Number.parseInt(c.req.query("page") ?? "1", 10) || 1));
     const { rows, total } = overviewRows(domains, crawls, page);
-    return renderPage(c, <Overview viewer={viewer} rows={rows} total={total} page={page} />);
+    return renderPage(c, <Overview viewer={viewer} rows={rows} total={total} page={page} notice={c.req.query("notice")} />);
   });
   router.get("/ui", (c) => c.redirect("/", 303));
   return router;
 }
 
 /** Renders the overview with a message about a rejected form (used by the add-domain handler). */
-export function overviewWithError(domains: DomainsService, crawls: CrawlsService, viewer: Viewer, error: string, draft: string) {
+export function overviewWithError(domains: DomainsService, crawls: CrawlsService, viewer: Viewer, error: Problem, draft: AddDraft) {
   const { rows, total } = overviewRows(domains, crawls, 1);
   return <Overview viewer={viewer} rows={rows} total={total} page={1} error={error} draft={draft} />;
 }

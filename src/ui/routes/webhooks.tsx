@@ -1,11 +1,11 @@
 /** @jsxImportSource hono/jsx */
 import { Hono, type Context } from "hono";
-import { STATUS_OF } from "../../api/error-envelope.ts";
+import type { STATUS_OF } from "../../api/error-envelope.ts";
 import { WEBHOOK_EVENT_KINDS, type WebhookEventKind } from "../../core/crawl-events.ts";
-import { AppError } from "../../core/errors.ts";
 import type { TestResultView } from "../../services/webhook-view.ts";
 import type { WebhooksService } from "../../services/webhooks.service.ts";
-import { DELIVERIES_PER_PAGE, WebhookList, WebhookPage, type Problem } from "../components/webhook-pages.tsx";
+import { DELIVERIES_PER_PAGE, WebhookList, WebhookPage } from "../components/webhook-pages.tsx";
+import { problemOf, type Problem } from "../form-problem.ts";
 import { renderPage } from "../render.ts";
 import type { UiEnv, Viewer } from "../ui-env.ts";
 import { requireUiScope } from "../ui-scope.ts";
@@ -15,11 +15,6 @@ import { requireUiScope } from "../ui-scope.ts";
  * again); a webhook's page with a test send and its result, the delivery log with every attempt, redeliver
  * and delete.
  */
-
-function problemOf(error: unknown): { problem: Problem; status: (typeof STATUS_OF)[keyof typeof STATUS_OF] } {
-  if (!(error instanceof AppError) || error.code === "forbidden" || error.code === "not_found") throw error;
-  return { problem: { message: error.message, details: error.details }, status: STATUS_OF[error.code] };
-}
 
 export function webhooksRouter(webhooks: WebhooksService) {
   const router = new Hono<UiEnv>();
@@ -40,7 +35,8 @@ export function webhooksRouter(webhooks: WebhooksService) {
     const viewer = requireUiScope(c, "webhooks:write");
     const form = await c.req.parseBody({ all: true });
     const url = typeof form.url === "string" ? form.url.trim() : "";
-    const name = typeof form.name === "string" && form.name.trim() !== "" ? form.name.trim().slice(0, 200) : null;
+    const typedName = typeof form.name === "string" ? form.name.trim().slice(0, 200) : "";
+    const name = typedName === "" ? null : typedName;
     const picked = ([] as unknown[]).concat(form.events ?? []);
     const events = WEBHOOK_EVENT_KINDS.filter((kind) => picked.includes(kind)) as WebhookEventKind[];
     try {
@@ -48,8 +44,9 @@ export function webhooksRouter(webhooks: WebhooksService) {
       // The secret is on this answer only: no redirect (it would have to carry it), and never cached.
       return renderPage(c, <WebhookList viewer={viewer} webhooks={webhooks.list().items} created={created} />, 201);
     } catch (error) {
-      const { problem, status } = problemOf(error);
-      return renderPage(c, <WebhookList viewer={viewer} webhooks={webhooks.list().items} error={problem} />, status);
+      const { problem, status } = problemOf(error, "The webhook was not added.");
+      const draft = { url: url.slice(0, 2048), name: typedName, events };
+      return renderPage(c, <WebhookList viewer={viewer} webhooks={webhooks.list().items} error={problem} draft={draft} />, status);
     }
   });
 
@@ -76,7 +73,7 @@ export function webhooksRouter(webhooks: WebhooksService) {
     try {
       webhooks.redeliver(id, c.req.param("delivery"));
     } catch (error) {
-      const { problem, status } = problemOf(error);
+      const { problem, status } = problemOf(error, "The delivery was not queued again.");
       return hookPage(c, viewer, id, { error: problem }, status);
     }
     return c.redirect(`/ui/webhooks/${id}?notice=redelivered`, 303);

@@ -1,0 +1,80 @@
+/**
+ * URL patterns, the one syntax of `linkpatrol check --include/--exclude` and of a domain's ignore rules:
+ * JavaScript regular expressions without delimiters or flags, searched anywhere in the normalised target URL
+ * (`RegExp.test`: anchor with `^` or `$` to match a whole URL; `\.` for a literal dot). One module, so the CLI and
+ * the service cannot come to read the same pattern differently.
+ */
+
+/** Why `source` cannot be a URL pattern, or null when it can. */
+export function patternProblem(source: string): string | null {
+  if (source.trim() === "") return "is empty";
+  try {
+    new RegExp(source);
+    return null;
+  } catch (error) {
+    return `is not a regular expression: ${error instanceof Error ? error.message : String(error)}`;
+  }
+}
+
+/**
+ * Why `source` may take exponential time on an unlucky URL, or null: a repeated group that itself repeats,
+ * like `(a+)+` or `(\w*)*` (the backtracking engine has no time limit, and a crawl tests every link). A guard
+ * for patterns a service stores, not a proof: it reads groups, escapes and classes, nothing more.
+ */
+export function repetitionProblem(source: string): string | null {
+  // One entry per open group: whether something inside it repeats.
+  const groups: boolean[] = [];
+  let repeatsInside = false;
+  for (let i = 0; i < source.length; i++) {
+    const char = source[i]!;
+    if (char === "\\") {
+      i++;
+      continue;
+    }
+    if (char === "[") {
+      // A class is one atom: skip to its closing bracket (escapes included).
+      for (i++; i < source.length && source[i] !== "]"; i++) if (source[i] === "\\") i++;
+      continue;
+    }
+    if (char === "(") {
+      groups.push(repeatsInside);
+      repeatsInside = false;
+      continue;
+    }
+    if (char === ")") {
+      const inner: boolean = repeatsInside;
+      repeatsInside = groups.pop() ?? false;
+      const after = source.slice(i + 1);
+      const repeated = /^(?:[*+]|\{\d*,\d*\}|\{\d{2,}\})/.test(after);
+      if (repeated && inner) return "repeats a group that itself repeats (like (a+)+), which can take exponential time; write it without the nested repetition";
+      repeatsInside ||= inner || repeated;
+      continue;
+    }
+    if (char === "*" || char === "+" || (char === "{" && /^\{\d*,?\d*\}/.test(source.slice(i)))) repeatsInside = true;
+  }
+  return null;
+}
+
+/** A list of patterns, compiled once; every source must have passed `patternProblem`. */
+export class UrlPatterns {
+  private readonly compiled: { source: string; pattern: RegExp }[];
+
+  constructor(sources: readonly string[]) {
+    this.compiled = sources.map((source) => ({ source, pattern: new RegExp(source) }));
+  }
+
+  get size(): number {
+    return this.compiled.length;
+  }
+
+  /** The first pattern that matches somewhere in `url`, as written; null when none does. */
+  match(url: string): string | null {
+    for (const { source, pattern } of this.compiled) if (pattern.test(url)) return source;
+    return null;
+  }
+
+  /** True when some pattern matches `url`. */
+  matches(url: string): boolean {
+    return this.match(url) !== null;
+  }
+}

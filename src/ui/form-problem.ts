@@ -1,0 +1,62 @@
+import { STATUS_OF } from "../api/error-envelope.ts";
+import { AppError, type ErrorDetail } from "../core/errors.ts";
+
+/**
+ * Why a form was refused, in the words the page shows: one plain sentence saying what did not happen, then one
+ * line per problem naming the field as its form labels it ("Time zone: unknown time zone …"), never the
+ * API's `field: … — message: …`. Only the service's AppErrors become problems; anything else is rethrown.
+ */
+
+export interface Problem {
+  /** The plain sentence: "The schedule was not saved." */
+  message: string;
+  /** One line per problem, its subject first. */
+  lines: string[];
+  /** A start page the service suggests (a verification that failed on the scheme). */
+  suggestedRootUrl?: string;
+}
+
+/** What the forms call their fields and the verification methods. */
+const LABELS: Record<string, string> = {
+  name: "Site",
+  root_url: "Start page",
+  schedule: "Schedule",
+  schedule_timezone: "Time zone",
+  default_options: "Default options",
+  url: "Endpoint URL",
+  events: "Events",
+  scopes: "Scopes",
+  dns_txt: "DNS TXT record",
+  http_file: "File on the site",
+  meta_tag: "Meta tag",
+  "ignore_rules.exclude": "Not checked",
+  "ignore_rules.mute": "Never counted broken",
+};
+
+/** "ignore_rules.mute.2" → "Never counted broken, line 3"; known fields by their label; others in words. */
+export function labelOf(field: string, labels: Record<string, string> = {}): string {
+  const line = /^(ignore_rules\.(?:exclude|mute))\.(\d+)$/.exec(field);
+  if (line !== null) return `${LABELS[line[1]!]}, line ${Number(line[2]) + 1}`;
+  return labels[field] ?? LABELS[field] ?? field.replaceAll("_", " ").replaceAll(".", " ");
+}
+
+/** The line a detail stands for, or null when it carries no reason (an id, a crawl id). */
+function lineOf(detail: ErrorDetail, labels: Record<string, string>): string | null {
+  if (typeof detail.message !== "string" || detail.message === "") return null;
+  const subject = typeof detail.method === "string" ? detail.method : typeof detail.field === "string" ? detail.field : null;
+  return subject === null ? detail.message : `${labelOf(subject, labels)}: ${detail.message}`;
+}
+
+/**
+ * The problem `error` makes of a refused form; `sentence` says what did not happen, `labels` names the form's own
+ * fields where they differ from the domain forms'. Rethrows anything that is not a refusal to show.
+ */
+export function problemOf(error: unknown, sentence: string, labels: Record<string, string> = {}): { problem: Problem; status: (typeof STATUS_OF)[keyof typeof STATUS_OF] } {
+  if (!(error instanceof AppError) || error.code === "forbidden" || error.code === "not_found" || error.code === "unauthorized") throw error;
+  const details = error.details ?? [];
+  const lines = details.map((detail) => lineOf(detail, labels)).filter((line): line is string => line !== null);
+  const suggestion = details.find((d) => typeof d.suggested_root_url === "string")?.suggested_root_url;
+  // Without a line of its own, the service's message is the reason.
+  const message = lines.length === 0 ? `${sentence.replace(/\.$/, "")}: ${error.message}.` : sentence;
+  return { problem: { message, lines, ...(typeof suggestion === "string" && { suggestedRootUrl: suggestion }) }, status: STATUS_OF[error.code] };
+}
