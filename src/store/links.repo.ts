@@ -19,7 +19,8 @@ import type { StoredLinkKind } from "./schema.ts";
 export type ChangeKind = "new_broken" | "fixed";
 
 /**
- * Broken links of crawl `from` whose (source page, URL) pair is not broken in crawl `other`: read from this
+ * Broken links of crawl `from` whose (source page, URL) pair is not broken in crawl `other` (the URL with its
+ * fragment: a Link's identity when fragments are checked): read from this
  * crawl for new_broken, from the previous one for fixed. Without a previous crawl every broken link is new.
  * Both sides come from broken_links, each read once: `other`'s pairs become one set that SQLite builds per
  * statement, so the cost follows the broken links. A lookup per link instead (NOT EXISTS through the target)
@@ -29,8 +30,8 @@ export type ChangeKind = "new_broken" | "fixed";
  */
 export const CHANGE_FROM = `FROM broken_links b JOIN links l ON l.id = b.link_id JOIN crawl_targets t ON t.id = b.target_id
   WHERE b.crawl_id = $from
-    AND (t.url, l.source_url) NOT IN (
-      SELECT ot.url, o.source_url FROM broken_links ob JOIN links o ON o.id = ob.link_id JOIN crawl_targets ot ON ot.id = ob.target_id
+    AND (t.url, l.fragment, l.source_url) NOT IN (
+      SELECT ot.url, o.fragment, o.source_url FROM broken_links ob JOIN links o ON o.id = ob.link_id JOIN crawl_targets ot ON ot.id = ob.target_id
       WHERE ob.crawl_id = $other
     )`;
 
@@ -113,14 +114,18 @@ type StreamedLinkRow = [
   kind: StoredLinkKind,
   fragmentError: string | null,
   fragmentWarning: string | null,
+  fragment: string,
 ];
 
 function toLink({ url, source_url, status_code, is_broken, link_text, kind, final_url, error, warning }: RawLink): LinkRecord {
   return { url, source_url, status_code, is_broken: is_broken === 1, link_text, kind, final_url, error, warning };
 }
 
-/** A link's verdict is its target's, unless its fragments were judged: a missing one makes it broken (fragments.ts). */
-const LINK_COLUMNS = `t.url, l.source_url, t.status_code, CASE WHEN l.fragment_error IS NULL THEN t.is_broken ELSE 1 END AS is_broken, l.link_text,
+/**
+ * A link's URL is its target's followed by its fragment (check_fragments: part of its identity), and its verdict
+ * is its target's, unless its fragment was judged: a missing one makes it broken (fragments.ts).
+ */
+const LINK_COLUMNS = `t.url || l.fragment AS url, l.source_url, t.status_code, CASE WHEN l.fragment_error IS NULL THEN t.is_broken ELSE 1 END AS is_broken, l.link_text,
   l.kind, t.final_url, COALESCE(l.fragment_error, t.error) AS error, COALESCE(l.fragment_warning, t.warning) AS warning`;
 
 /** Links read per query when a whole crawl is streamed. */
@@ -225,13 +230,13 @@ export class LinksRepo {
       return;
     }
     const batch = this.sqlite.query<StreamedLinkRow, { crawlId: string; afterId: number }>(
-      `SELECT id, target_id, source_url, link_text, kind, fragment_error, fragment_warning FROM links WHERE crawl_id = $crawlId AND id > $afterId
+      `SELECT id, target_id, source_url, link_text, kind, fragment_error, fragment_warning, fragment FROM links WHERE crawl_id = $crawlId AND id > $afterId
        ORDER BY id LIMIT ${STREAM_BATCH}`,
     );
     const read = (afterId: number) => batch.values({ crawlId, afterId }) as StreamedLinkRow[];
     for (const rows of keysetBatches(read, STREAM_BATCH, (row) => row[0])) {
-      for (const [, targetId, sourceUrl, linkText, kind, fragmentError, fragmentWarning] of rows) {
-        const link = verdicts.link(targetId, sourceUrl, linkText, kind);
+      for (const [, targetId, sourceUrl, linkText, kind, fragmentError, fragmentWarning, fragment] of rows) {
+        const link = verdicts.link(targetId, sourceUrl, linkText, kind, fragment);
         if (link === undefined) continue;
         if (fragmentError !== null) yield { ...link, is_broken: true, error: fragmentError };
         else if (fragmentWarning !== null) yield { ...link, warning: fragmentWarning };
@@ -352,13 +357,15 @@ export class LinksRepo {
       .all({ targetId, limit, ...(kind === undefined ? {} : { kind }) });
   }
 
-  /** The first broken targets of a crawl, in discovery order, for `broken_links.found`. */
+  /**
+   * The first broken link URLs of a crawl (with their fragment, when it is part of the Links' identity), in the
+   * discovery order of their targets, for `broken_links.found`.
+   */
   brokenSample(crawlId: string): { url: string; status_code: number }[] {
     return this.sqlite
       .query<{ url: string; status_code: number }, { crawlId: string; limit: number }>(
-        `SELECT t.url, t.status_code FROM crawl_targets t
-         WHERE t.id IN (SELECT target_id FROM broken_links WHERE crawl_id = $crawlId)
-         ORDER BY t.id LIMIT $limit`,
+        `SELECT t.url || l.fragment AS url, t.status_code FROM broken_links b JOIN links l ON l.id = b.link_id JOIN crawl_targets t ON t.id = b.target_id
+         WHERE b.crawl_id = $crawlId GROUP BY b.target_id, l.fragment ORDER BY b.target_id, MIN(b.link_id) LIMIT $limit`,
       )
       .all({ crawlId, limit: SAMPLE_LINKS });
   }
