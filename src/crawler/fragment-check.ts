@@ -1,10 +1,10 @@
+import { FRAGMENT_GAPS, type PageIdsGap } from "../core/fragment-gap.ts";
 import type { Logger } from "../core/logger.ts";
 import type { FragmentOutcome, FragmentsRepo } from "../store/fragments.repo.ts";
 import { fetchPageIds, type CheckContext } from "./check-target.ts";
 import { gapWarning, judgeFragments, MAX_ID_FETCHES, unproven, type FragmentVerdict } from "./fragments.ts";
 import { isInternal } from "./normalize.ts";
 import { hashesFromBytes, hashesToBytes, IdHashes } from "./page-ids.ts";
-import type { PageIdsGap } from "../core/fragment-gap.ts";
 
 /**
  * The last step of a crawl with `check_fragments`: every link that asked a fragment of an internal page gets
@@ -37,7 +37,8 @@ export async function checkFragments(crawlId: string, env: FragmentCheckEnv): Pr
   if (env.context.signal.aborted) return;
   writeVerdicts(crawlId, env.repo);
   env.repo.immediate(() => {
-    const warnings = env.repo.gapCounts(crawlId).map(({ gap, links }) => gapWarning(gap, links, env.context.fetch.maxBodyBytes));
+    const counts = env.repo.gapCounts(crawlId).sort((a, b) => FRAGMENT_GAPS.indexOf(a.gap) - FRAGMENT_GAPS.indexOf(b.gap));
+    const warnings = counts.map(({ gap, links }) => gapWarning(gap, links, env.context.fetch.maxBodyBytes));
     env.addWarnings(warnings);
     env.repo.forgetCrawl(crawlId);
   });

@@ -93,7 +93,7 @@ export class FragmentsRepo {
     this.markGapStatement = sqlite.prepare("UPDATE link_fragments SET gap = ?1 WHERE link_id = ?2");
     // A row with a gap stays until the crawl's warnings have counted it (forgetCrawl).
     this.forgetStatement = sqlite.prepare("DELETE FROM link_fragments WHERE crawl_id = ?1 AND link_id <= ?2 AND gap IS NULL");
-    this.gapCountsStatement = sqlite.prepare("SELECT gap, COUNT(*) AS links FROM link_fragments WHERE crawl_id = ?1 AND gap IS NOT NULL GROUP BY gap ORDER BY gap");
+    this.gapCountsStatement = sqlite.prepare("SELECT gap, COUNT(*) AS links FROM link_fragments WHERE crawl_id = ?1 AND gap IS NOT NULL GROUP BY gap");
     this.forgetLinksStatement = sqlite.prepare("DELETE FROM link_fragments WHERE crawl_id = ?1");
     this.forgetPagesStatement = sqlite.prepare("DELETE FROM crawl_page_ids WHERE crawl_id = ?1");
     this.inTransaction = sqlite.transaction((work: () => unknown) => work());
