@@ -65,7 +65,7 @@ export function unproven(gap: FragmentGap, fragments: readonly string[]): Fragme
     body_cut: `${named} not found in the part of the page that was read (cut at max_body_bytes); not counted as broken`,
     too_many_ids: `${named} not found among the ${MAX_PAGE_IDS.toLocaleString("en")} ids kept of the page, which has more; not counted as broken`,
     long_fragment: `${named} longer than ${MAX_FRAGMENT_LENGTH.toLocaleString("en")} characters: not checked`,
-    not_fetched: `${named} not checked: the page was not read for its ids (past the ${MAX_ID_FETCHES.toLocaleString("en")} pages a crawl fetches only for them)`,
+    not_fetched: `${named} not checked: the page was not read for its ids (no answer when fetched again for them, or past the ${MAX_ID_FETCHES.toLocaleString("en")} pages a crawl fetches only for them)`,
   }[gap];
   return { kind: "unproven", gap, warning };
 }
@@ -82,7 +82,7 @@ export function gapWarning(gap: FragmentGap, links: number, maxBodyBytes: number
     case "long_fragment":
       return `${subject} ${links === 1 ? "is" : "are"} longer than ${MAX_FRAGMENT_LENGTH.toLocaleString("en")} characters: not checked; ${notBroken}`;
     case "not_fetched":
-      return `${subject} ${links === 1 ? "was" : "were"} not checked: the page would have been fetched only for its ids, past the ${MAX_ID_FETCHES.toLocaleString("en")} such pages a crawl fetches; ${notBroken}`;
+      return `${subject} ${links === 1 ? "was" : "were"} not checked: the page, checked without being read, gave no answer when fetched again for its ids, or was past the ${MAX_ID_FETCHES.toLocaleString("en")} such fetches of a crawl; ${notBroken}`;
   }
 }
 

@@ -125,3 +125,35 @@ test("changes between two crawls with check_fragments: by URL with its fragment"
     await changing.stop();
   }
 }, 30_000); // two crawls
+
+test("a page that gives no answer when fetched again for its ids: a warning on the link, and the crawl says how many and why", async () => {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const state = svc.runtime.store.sqlite.query("SELECT state FROM crawl_targets WHERE url = ? AND crawl_id IN (SELECT id FROM crawls WHERE status = 'running')");
+  const quiet = await startLoopbackSite({
+    "/": () => html(`<img src="/pic.html" alt="p"> <a href="/later.html">later</a>`),
+    // Held until /pic.html is checked as an image (HEAD), so its fragment must be judged from a GET of its own.
+    "/later.html": async (_request, self) => {
+      for (let i = 0; i < 250 && (state.get(self.url("/pic.html")) as { state: string } | null)?.state !== "done"; i++) await Bun.sleep(20);
+      return html(`<a href="/pic.html#x">x</a>`);
+    },
+    // Its GET never answers within the crawler's 2 s header timeout.
+    "/pic.html": async (request) => {
+      if (request.method === "GET") await Promise.race([released, Bun.sleep(10_000)]);
+      return html(`<p id="x">x</p>`);
+    },
+  });
+  try {
+    const domain = await verifiedDomain(svc, quiet.url("/"));
+    const run = await crawl(domain, quiet, { check_fragments: true, scan_images: true });
+    const link = run.links.find((one) => one.url === quiet.url("/pic.html#x"));
+    expect(link).toMatchObject({ status_code: 200, is_broken: false, error: null });
+    expect(link.warning).toStartWith("fragment #x not checked: the page was not read for its ids");
+    expect(run.detail.warnings).toEqual([
+      "1 link's #fragment was not checked: the page, checked without being read, gave no answer when fetched again for its ids, or was past the 10,000 such fetches of a crawl; those links carry a warning and are not counted as broken",
+    ]);
+  } finally {
+    release();
+    await quiet.stop();
+  }
+}, 30_000); // a crawl waiting out a header timeout
