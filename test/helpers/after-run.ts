@@ -15,6 +15,10 @@ export function removeAfterRun(dir: string): void {
   dirs.push(dir);
 }
 
-afterAll(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+try {
+  afterAll(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+} catch {
+  // Outside `bun test` (a script such as test/fixtures/upgrade/generate.ts) there is no run to clean up after.
+}
