@@ -22,7 +22,9 @@ import { CrawlsRepo } from "./store/crawls.repo.ts";
 import { LinksRepo } from "./store/links.repo.ts";
 import { StoreVersion } from "./store/store-version.ts";
 import { StoreHealth } from "./store/store-health.ts";
+import { StoreWatch } from "./store/store-watch.ts";
 import { assertWritable, openStore, type Store } from "./store/sqlite.ts";
+import { admitOpenedStore, admitStoreFile } from "./store/store-admission.ts";
 import { DomainsRepo } from "./store/domains.repo.ts";
 import { KeysRepo } from "./store/keys.repo.ts";
 import { migrateLocked } from "./store/service-lock.ts";
@@ -50,6 +52,8 @@ export interface Runtime {
   scheduler: CrawlScheduler;
   /** Prunes old crawls and deliveries (storage.retention); `serve` starts it. */
   retention: RetentionPruner;
+  /** Watches the store's file for deletion or replacement (null for check's and in-memory stores); `serve` starts it. */
+  storeWatch: StoreWatch | null;
   metrics: ServiceMetrics;
   logger: Logger;
   /**
@@ -76,14 +80,27 @@ export interface RuntimeOptions {
    * thread (`inlineCrawls`): the store has no WAL, so a second thread's reads would hold up the writes.
    */
   temporaryStore?: boolean;
+  /**
+   * First-run set-up (`serve`; tests): create the store when none is there and the lock file beside it records
+   * none. Without it a missing store is refused, naming the file (store/store-admission.ts).
+   */
+  createStore?: boolean;
+  /** The operator's `serve --new-store`: create the store, or take the one there, whatever the lock file records. */
+  newStore?: boolean;
 }
 
 /** Opens the store, applies pending migrations and builds the services. */
 export function openRuntime(config: Config, options: RuntimeOptions = {}): Runtime {
   const logger = options.logger ?? silentLogger;
   if (options.temporaryStore && !options.inlineCrawls) throw new RangeError("a temporary store needs inline crawls");
-  const store = openStore(config.storage.path, { busyTimeoutMs: config.storage.busy_timeout, temporary: options.temporaryStore });
+  const path = config.storage.path;
+  const admission = { mayCreate: options.createStore === true, newStore: options.newStore === true };
+  // check's temporary store is a new file of its own, named by nobody else.
+  const file = options.temporaryStore ? { create: true, record: null, setAside: null } : admitStoreFile(path, admission);
+  if (file.setAside !== null) logger.warn("a WAL left without its store was moved aside before the new store was made", { path, moved_to: file.setAside });
+  const store = openStore(path, { busyTimeoutMs: config.storage.busy_timeout, temporary: options.temporaryStore, create: file.create });
   try {
+    admitOpenedStore(store.sqlite, path, file, admission);
     assertWritable(store.sqlite, config.storage.path);
     const report = options.temporaryStore
       ? migrate(store.sqlite)
@@ -93,6 +110,9 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     store.close();
     throw error;
   }
+  // Every writer asks before it writes or tells anyone: a store file deleted, moved or replaced under the service
+  // would keep taking writes into the file it opened, and lose them (store/store-file.ts).
+  const storeFile = { problem: () => store.file?.problem() ?? null };
   const storeVersion = new StoreVersion(store.sqlite);
   const version = () => storeVersion.current();
   const keys = new KeysService(new KeysRepo(store.sqlite), version);
@@ -127,6 +147,7 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     ca,
     logger,
     onAttempt: (outcome) => metrics.recordWebhookAttempt(outcome),
+    storeProblem: storeFile.problem,
   });
   const webhooks = new WebhooksService({
     repo: webhooksRepo,
@@ -141,6 +162,7 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     size: config.crawler.workers === 0 ? availableParallelism() : config.crawler.workers,
     settings: {
       dbPath: config.storage.path,
+      storeFile: store.file?.opened,
       busyTimeoutMs: config.storage.busy_timeout,
       temporaryStore: options.temporaryStore === true,
       crawler: config.crawler,
@@ -148,6 +170,7 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     },
     repo: crawlsRepo,
     logger,
+    storeProblem: storeFile.problem,
     inline: options.inlineCrawls ? { resolve } : undefined,
     // A crawl that starts or ends has queued webhook deliveries.
     onTransition: () => {
@@ -167,7 +190,10 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
         options: row.default_options,
         scheduleSetAt: row.updated_at ?? row.created_at,
       })),
-    startCrawl: (domainId, options) => crawls.start(domainId, options ?? CrawlOptionsSchema.parse({}), "schedule"),
+    startCrawl: (domainId, options) => {
+      store.file?.assertSame();
+      return crawls.start(domainId, options ?? CrawlOptionsSchema.parse({}), "schedule");
+    },
     lastScheduledAt: (domainId) => crawlsRepo.lastScheduledAt(domainId),
     catchUp: config.scheduler.catch_up,
     logger,
@@ -179,9 +205,11 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
       keepLast: config.storage.retention.keep_last,
       intervalMs: config.storage.retention.interval,
     },
+    storeProblem: storeFile.problem,
     logger,
   });
-  const storeHealth = new StoreHealth(store.sqlite, config.storage.path);
+  const storeHealth = new StoreHealth(store.sqlite, config.storage.path, store.file);
+  const storeWatch = store.file === null || options.temporaryStore ? null : new StoreWatch(store.sqlite, store.file, logger);
   return {
     config,
     store,
@@ -193,24 +221,32 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     dispatcher,
     scheduler,
     retention,
+    storeWatch,
     metrics,
     logger,
     app: async () =>
       (await import("./api/app.ts")).createApp({
         basePath: config.server.base_path,
         rateLimitPerMinute: config.auth.rate_limit,
+        trustedProxies: config.server.trusted_proxies,
+        forwardedHeader: config.server.forwarded_header,
         maxRequestBodyBytes: config.server.max_request_body_bytes,
         keys,
         domains,
         crawls,
         webhooks,
         storeHealth,
+        storeFile,
         logger,
         metrics,
         metricsOnApi: config.metrics.enabled && config.metrics.port === null,
-        storeVersion: version,
+        // A crawl's detail also says why it waits, which the pool holds in memory: answers are kept under both.
+        storeVersion: () => `${version()}.${crawlPool.stateVersion}`,
         ui: config.ui.enabled ? { sessionSecret: loadSessionSecret(config.storage.path) } : null,
       }),
-    close: () => store.close(),
+    close: () => {
+      storeWatch?.stop();
+      store.close();
+    },
   };
 }

@@ -10,12 +10,15 @@ import type { WebhooksService } from "../services/webhooks.service.ts";
 import type { AppEnv } from "./env.ts";
 import { errorResponse } from "./error-envelope.ts";
 import { authenticate } from "./middleware/auth/auth.ts";
+import { clientAddress } from "./middleware/client-address/client-address.ts";
+import type { ForwardedHeader } from "./middleware/client-address/forwarded-chain.ts";
 import { rateLimit, RateLimiter } from "./middleware/rate-limit/rate-limit.ts";
 import { requestId } from "./middleware/request-id/request-id.ts";
 import { requestHeadLimit } from "./middleware/request-head-limit/request-head-limit.ts";
 import { requestLog } from "./middleware/request-log/request-log.ts";
 import { requestMetrics } from "./middleware/request-metrics/request-metrics.ts";
 import { ResponseCache, responseCache } from "./middleware/response-cache/response-cache.ts";
+import { storeGuard, WRITE_METHODS, type StoreFileCheck } from "./middleware/store-guard/store-guard.ts";
 import type { ServiceMetrics } from "../metrics/service-metrics.ts";
 import { metricsRouter } from "./routes/metrics.ts";
 import { methodLookup } from "./route-methods.ts";
@@ -27,8 +30,9 @@ import { webhooksRouter } from "./routes/webhooks.ts";
 import { dashboardRouter } from "../ui/dashboard.tsx";
 
 /**
- * The HTTP application: middleware chain (request id → metrics → log → head limit → auth → rate limit → response
- * cache → body limit, the last only for methods with a body), one router per resource under the base path, the
+ * The HTTP application: middleware chain (request id → client address → metrics → log → head limit → auth → rate
+ * limit → store guard and body limit for methods that may write, response cache for reads; the dashboard's pages
+ * are rate limited by the dashboard, once it knows who is signed in), one router per resource under the base path, the
  * OpenAPI document built from the routes' own zod schemas, and the single error mapping. Unknown paths answer 404
  * and known paths with the wrong method 405, both JSON.
  */
@@ -36,6 +40,9 @@ import { dashboardRouter } from "../ui/dashboard.tsx";
 export interface AppDeps {
   basePath: string;
   rateLimitPerMinute: number;
+  /** Reverse proxies whose `forwardedHeader` names the client (server.trusted_proxies). */
+  trustedProxies: readonly string[];
+  forwardedHeader: ForwardedHeader;
   maxRequestBodyBytes: number;
   keys: KeysService;
   domains: DomainsService;
@@ -43,6 +50,8 @@ export interface AppDeps {
   webhooks: WebhooksService;
   /** What /healthz reports about the store; told of every error a request ends with (it keeps the store's own). */
   storeHealth: StoreCheck & { noteFailure(error: unknown): void };
+  /** Whether the store's path still names the file opened: writes are refused (503) while it does not. */
+  storeFile: StoreFileCheck;
   logger: Logger;
   metrics: ServiceMetrics;
   /** Serve GET /metrics here (for keys with metrics:read); false when it has a listener of its own or is off. */
@@ -64,17 +73,20 @@ export function createApp(deps: AppDeps) {
   });
 
   app.use("*", requestId());
+  app.use("*", clientAddress({ trustedProxies: deps.trustedProxies, forwardedHeader: deps.forwardedHeader }));
   app.use("*", requestMetrics(deps.metrics));
   app.use("*", requestLog(logger));
   app.use("*", requestHeadLimit());
   app.use("*", authenticate(deps.keys));
   const openapiPath = `${deps.basePath}/openapi.json`;
   const limiter = new RateLimiter({ requestsPerMinute: deps.rateLimitPerMinute, publicPaths: ["/healthz", "/docs", openapiPath] });
-  app.use("*", rateLimit(limiter));
+  app.use("*", rateLimit(limiter, deps.ui === null ? undefined : isDashboardPath));
+  // Only requests that may write are checked: a GET pays nothing.
+  app.on(WRITE_METHODS, `${deps.basePath}/*`, storeGuard(deps.storeFile, logger));
   app.use("*", responseCache(new ResponseCache({ version: deps.storeVersion })));
   // Only requests that may carry a body pass through the limit: one middleware less on every GET.
   app.on(
-    ["POST", "PUT", "PATCH", "DELETE"],
+    WRITE_METHODS,
     "*",
     bodyLimit({
       maxSize: deps.maxRequestBodyBytes,
@@ -91,7 +103,7 @@ export function createApp(deps: AppDeps) {
   app.route(deps.basePath, crawlsRouter(deps.crawls, deps.basePath));
   app.route(deps.basePath, webhooksRouter(deps.webhooks));
   if (deps.ui !== null) {
-    app.route("/", dashboardRouter({ ...deps, sessionSecret: deps.ui.sessionSecret }));
+    app.route("/", dashboardRouter({ ...deps, sessionSecret: deps.ui.sessionSecret, limiter }));
   }
   app.doc31(openapiPath, {
     openapi: "3.1.0",
@@ -115,3 +127,8 @@ export function createApp(deps: AppDeps) {
 }
 
 export type App = ReturnType<typeof createApp>;
+
+/** The dashboard's paths (ui/dashboard.tsx): `/`, and `/ui/*`, which Hono also matches for `/ui`. */
+function isDashboardPath(path: string): boolean {
+  return path === "/" || path === "/ui" || path.startsWith("/ui/");
+}

@@ -6,6 +6,8 @@ import type { Principal } from "../services/keys.service.ts";
 export interface AppEnv {
   Variables: {
     requestId: string;
+    /** The client's address: the peer's, or what a trusted proxy says (middleware/client-address). */
+    clientAddress: string;
     /** The authenticated key, or null when the request carried no usable credentials. */
     principal: Principal | null;
     /** Why credentials were refused, kept until a route that needs them reports it. */

@@ -1,10 +1,10 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { AppError, MethodNotAllowedError, RateLimitedError, type ErrorCode, type ErrorDetail } from "../core/errors.ts";
+import { AppError, MethodNotAllowedError, RateLimitedError, StoreUnavailableError, type ErrorCode, type ErrorDetail } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
 import type { AppEnv } from "./env.ts";
-import { storeWriteFailure } from "../store/write-failure.ts";
+import { storeUnavailable, storeWriteFailure } from "../store/write-failure.ts";
 
 /**
  * The one place where errors become HTTP responses with the contract's envelope
@@ -49,7 +49,7 @@ export interface ErrorBody {
 export function errorResponse(c: Context<AppEnv>, error: unknown, logger: Logger): Response {
   if (error instanceof AppError) {
     if (error.code === "unauthorized") c.header("WWW-Authenticate", 'Bearer realm="linkpatrol"');
-    if (error instanceof RateLimitedError) c.header("Retry-After", String(error.retryAfterSeconds));
+    if (error instanceof RateLimitedError || error instanceof StoreUnavailableError) c.header("Retry-After", String(error.retryAfterSeconds));
     if (error instanceof MethodNotAllowedError) c.header("Allow", error.allowed.join(", "));
     return c.json(body(error.code, error.message, error.details), STATUS_OF[error.code]);
   }
@@ -64,9 +64,7 @@ export function errorResponse(c: Context<AppEnv>, error: unknown, logger: Logger
   if (writeFailure !== null) {
     // Not the request's fault and not a bug: the operator frees space (or fixes the disk), the client retries.
     logger.error("store refused a write", { request_id: c.get("requestId"), reason: writeFailure, error: String(error) });
-    c.header("Retry-After", "60");
-    const why = writeFailure === "disk_full" ? "the disk holding the store is full" : "the store cannot be written";
-    return c.json(body("store_unavailable", `${why}; nothing was changed, reads still work: try again later`), 503);
+    return errorResponse(c, storeUnavailable(writeFailure), logger);
   }
   logger.error("unhandled error", {
     request_id: c.get("requestId"),

@@ -1,4 +1,5 @@
 import type { CrawlOptions } from "../core/crawl-options.ts";
+import { describeOptions } from "../core/options-summary.ts";
 import type { CrawlDetailView, LinkView, OrphanPageView } from "../services/crawl-view.ts";
 
 /**
@@ -54,7 +55,8 @@ export function reportSummary(detail: CrawlDetailView, reported: { links: number
     skipped_links: detail.skipped_links,
     truncated: detail.truncated,
     pages_cut: detail.pages_cut,
-    duration_ms: Date.parse(detail.completed_at ?? new Date().toISOString()) - Date.parse(detail.started_at ?? detail.created_at),
+    // Stored wall-clock times: a clock stepped back during the run makes no negative duration.
+    duration_ms: Math.max(0, Date.parse(detail.completed_at ?? new Date().toISOString()) - Date.parse(detail.started_at ?? detail.created_at)),
     reported_links: reported.links,
     reported_broken: reported.broken,
     sitemap_urls: detail.sitemap_urls,
@@ -156,7 +158,7 @@ function summaryLine(report: CheckReport): string {
 }
 
 function text(report: CheckReport): string {
-  const lines = [`linkpatrol check ${report.url}`, summaryLine(report)];
+  const lines = [`linkpatrol check ${report.url}`, `checked: ${describeOptions(report.options)}`, summaryLine(report)];
   if (report.summary.error !== null) lines.push(`crawl ${report.summary.status}: ${report.summary.error}`);
   for (const warning of report.summary.warnings) lines.push(`warning: ${warning}`);
   for (const [source, links] of brokenBySource(report)) {
@@ -172,7 +174,7 @@ function text(report: CheckReport): string {
   return `${lines.join("\n")}\n`;
 }
 
-const CSV_COLUMNS = ["source_url", "url", "status_code", "is_broken", "kind", "link_text", "final_url", "error", "warning"] as const;
+const CSV_COLUMNS = ["source_url", "url", "status_code", "is_broken", "kind", "link_text", "final_url", "error", "warning", "broken_since"] as const;
 
 /** First characters that make a spreadsheet read a cell as a formula (OWASP, "CSV Injection"). */
 const FORMULA_START = /^[=+\-@\t\r]/;
@@ -216,14 +218,12 @@ function* junit(report: CheckReport): Generator<string> {
     `<testsuites name="linkpatrol" tests="${tests}" failures="${failures}" time="${seconds}">`,
     `  <testsuite name="${xml(report.url)}" tests="${tests}" failures="${failures}" errors="0" time="${seconds}">\n`,
   ].join("\n");
-  // Orphan pages are findings, not failures: properties of the suite, which come before its test cases.
-  let properties = false;
+  // What the crawl checked, and orphan pages (findings, not failures): properties of the suite, before its test cases.
+  yield `    <properties>\n      <property name="options" value="${xml(describeOptions(report.options))}"/>\n`;
   for (const orphan of orphansOf(report)) {
-    if (!properties) yield "    <properties>\n";
-    properties = true;
     yield `      <property name="orphan_page" value="${xml(`${orphan.url} (${why(orphan)})`)}"/>\n`;
   }
-  if (properties) yield "    </properties>\n";
+  yield "    </properties>\n";
   if (failed === 1) {
     const error = xml(summary.error ?? "the crawl failed");
     yield `    <testcase classname="linkpatrol" name="${xml(report.url)}">\n      <failure message="${error}" type="${xml(summary.failure ?? "crawl_failed")}">${error}</failure>\n    </testcase>\n`;
@@ -256,6 +256,9 @@ function markdown(report: CheckReport): string {
   const { summary } = report;
   const lines = [
     `## Link check: ${cell(report.url)}`,
+    "",
+    // Our own words, not crawled text: nothing in them needs escaping.
+    `Checked: ${describeOptions(report.options)}`,
     "",
     "| pages | links | broken | skipped | status |",
     "|---:|---:|---:|---:|---|",

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseDurationMs } from "../config/duration.ts";
 import { configSchema } from "../config/schema.ts";
+import { elapsedMs, monotonicNow } from "../core/clock.ts";
 import type { CrawlOptions } from "../core/crawl-options.ts";
 import { UnsafeUrlError } from "../core/errors.ts";
 import { collectEvery, youngThenFull } from "../core/gc-rhythm.ts";
@@ -137,7 +138,7 @@ function startProgress(runtime: Runtime, crawlId: string, startedAt: number): ()
   if (!process.stderr.isTTY) return () => {};
   const timer = setInterval(() => {
     const crawl = runtime.crawls.get(crawlId);
-    const rate = crawl.pages_crawled / Math.max(0.001, (Date.now() - startedAt) / 1000);
+    const rate = crawl.pages_crawled / Math.max(0.001, elapsedMs(startedAt, monotonicNow()) / 1000);
     const line = `${crawl.pages_crawled} pages · ${runtime.crawls.queued(crawlId)} queued · ${crawl.total_links} links · ${crawl.broken_links} broken · ${rate.toFixed(0)} pages/s`;
     process.stderr.write(`\r\x1b[K${line}`);
   }, PROGRESS_MS);
@@ -225,7 +226,7 @@ export async function runCheck(values: Values, positionals: string[]): Promise<n
       }
       throw error;
     });
-    const startedAt = Date.now();
+    const startedAt = monotonicNow();
     const crawl = runtime.crawls.start(domain.id, options);
     runtime.crawlPool.start();
     const stopProgress = startProgress(runtime, crawl.id, startedAt);

@@ -3,7 +3,8 @@ import { ConfigError, loadConfig } from "../config/load.ts";
 import { applyConfiguredSchedules } from "../scheduler/configured-schedules.ts";
 import type { Config } from "../config/schema.ts";
 import { createLogger, type Logger } from "../core/logger.ts";
-import { acquireServiceLock } from "../store/service-lock.ts";
+import { acquireServiceLock, type ServiceLock } from "../store/service-lock.ts";
+import { storeIdOf } from "../store/store-record.ts";
 import { VERSION } from "../core/version.ts";
 import { openRuntime, type Runtime } from "../runtime.ts";
 import { untilAborted } from "../core/until-aborted.ts";
@@ -11,15 +12,20 @@ import { metricsListenerFetch } from "../api/routes/metrics.ts";
 import { serveApi } from "../api/serve-api.ts";
 import { err, EXIT_OK, out, parseCommandArgs, rejectExtraArgs } from "./usage.ts";
 
-export const SERVE_HELP = `Usage: linkpatrol serve [--config FILE]
+export const SERVE_HELP = `Usage: linkpatrol serve [--config FILE] [--new-store]
 
-Runs the API. On first start with an empty store it creates an admin key and prints it once on stderr
+Runs the API. The first start creates the store (storage.path) and an admin key, printed once on stderr
 (unless auth.bootstrap_key is configured). Stops cleanly on SIGTERM or SIGINT, within server.shutdown_timeout.
-One serve per store: while one runs (lock: STORE.lock beside the store), another exits 2 naming its pid.`;
+One serve per store: while one runs (lock: STORE.lock beside the store), another exits 2 naming its pid.
+
+STORE.lock also records which store was used. A start that finds that store missing, emptied or swapped for
+another store refuses (exit 2, naming the file): put it back or restore a backup, or start over with
+  --new-store   create a new, empty store where it is missing, or take the store found there as this
+                service's own (see docs/operations.md, "A store file deleted, moved or replaced").`;
 
 /** `linkpatrol serve`: resolves when the server has stopped. */
 export async function serveCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(args, {});
+  const { values, positionals } = parseCommandArgs(args, { "new-store": { type: "boolean" } });
   if (values.help) {
     out(SERVE_HELP);
     return EXIT_OK;
@@ -30,15 +36,23 @@ export async function serveCommand(args: string[]): Promise<number> {
   // Taken before the store is opened: a second serve must not migrate it, resume its crawls or send its webhooks.
   const lock = config.storage.path === ":memory:" ? null : acquireServiceLock(config.storage.path, "serve");
   try {
-    return await serveStore(config, file, logger);
+    return await serveStore(config, file, logger, { lock, newStore: values["new-store"] === true });
   } finally {
     lock?.release();
   }
 }
 
 /** Runs the service on a store whose lock this process holds; resolves when it has stopped. */
-async function serveStore(config: Config, file: string | null, logger: Logger): Promise<number> {
-  const runtime = openRuntime(config, { logger, lockHeld: true });
+async function serveStore(config: Config, file: string | null, logger: Logger, store: { lock: ServiceLock | null; newStore: boolean }): Promise<number> {
+  const runtime = openRuntime(config, { logger, lockHeld: true, createStore: true, newStore: store.newStore });
+  try {
+    // From now on a start that finds this store missing or swapped refuses (store/store-admission.ts).
+    const storeId = storeIdOf(runtime.store.sqlite);
+    if (storeId !== null) store.lock?.recordStore(storeId);
+  } catch (error) {
+    runtime.close();
+    throw error;
+  }
   const scheduleProblems = applyConfiguredSchedules(config.schedules, runtime.domains);
   if (scheduleProblems.length > 0) {
     runtime.close();
@@ -77,6 +91,7 @@ async function serveStore(config: Config, file: string | null, logger: Logger): 
   runtime.dispatcher.start();
   runtime.scheduler.start();
   runtime.retention.start();
+  runtime.storeWatch?.start();
   logger.info("listening", {
     version: VERSION,
     url: `http://${server.hostname}:${server.port}${config.server.base_path}`,

@@ -27,4 +27,5 @@ export function isDnsServer(value: string): boolean {
 }
 
 export const cidr = z.string().refine(isCidr, "must be a CIDR such as 10.0.0.0/8 or fd00::/8");
+export const addressOrCidr = z.string().refine((value) => isIP(value) !== 0 || isCidr(value), "must be an IP address or a CIDR such as 10.0.0.0/8");
 export const dnsServer = z.string().refine(isDnsServer, "must be an IP address, IPv4:PORT or [IPv6]:PORT");

@@ -1,7 +1,7 @@
 import { CrawlOptionsSchema } from "../core/crawl-options.ts";
 import { z } from "zod";
 import { duration } from "./duration.ts";
-import { cidr, dnsServer } from "./network-values.ts";
+import { addressOrCidr, cidr, dnsServer } from "./network-values.ts";
 
 /**
  * The whole configuration as one zod schema: every key has a default, unknown keys are errors
@@ -19,6 +19,10 @@ const serverFields = z.strictObject({
     max_request_body_bytes: z.number().int().min(1024).max(16 * 1024 * 1024).default(1024 * 1024),
     /** After SIGTERM: how long in-flight requests, crawl checkpoints and webhook attempts may take before exit. */
     shutdown_timeout: duration(1_000, 600_000).default(25_000),
+    /** Reverse proxies whose forwarding header names the client (addresses or CIDRs); none: the peer is the client. */
+    trusted_proxies: z.array(addressOrCidr).max(1_000).default([]),
+    /** The header those proxies write the client's address into. */
+    forwarded_header: z.enum(["x-forwarded-for", "forwarded"]).default("x-forwarded-for"),
   });
 
 /** Which ended crawls (with their links and webhook deliveries) are pruned, and how often that is checked. */

@@ -28,7 +28,7 @@ export interface CrawlFacts {
   warnings: string[];
   total_links: number;
   broken_links: number;
-  /** Broken links the previous completed crawl did not have broken (an extra field in the end events). */
+  /** Broken links that were not open before this crawl (an extra field in the end events). */
   new_broken_links: number | null;
   started_at: string | null;
   completed_at: string | null;

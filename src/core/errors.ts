@@ -108,3 +108,13 @@ export class RateLimitedError extends AppError {
     super(`rate limit exceeded; retry after ${retryAfterSeconds} s`);
   }
 }
+
+/**
+ * The store cannot take writes: its disk is full or failing, or its file was deleted, moved or replaced under the
+ * running service. Nothing was changed; reads still answer.
+ */
+export class StoreUnavailableError extends AppError {
+  readonly code = "store_unavailable";
+  /** Seconds a client should wait before trying again. */
+  readonly retryAfterSeconds = 60;
+}

@@ -1,12 +1,14 @@
 import type { Database } from "bun:sqlite";
 import type { Config } from "../config/schema.ts";
+import { elapsedMs } from "../core/clock.ts";
 import { createLogger, type Logger, type LogLevel } from "../core/logger.ts";
 import { crawlerFetchOptions } from "../net/crawler-fetch-options.ts";
 import type { Resolve } from "../net/resolve.ts";
 import { CrawlsRepo } from "../store/crawls.repo.ts";
 import { LinksRepo } from "../store/links.repo.ts";
 import { openDatabase } from "../store/sqlite.ts";
-import { runCrawl, type CrawlProgress, type CrawlRunEnd } from "./crawl.ts";
+import { StoreFile, type FileIdentity } from "../store/store-file.ts";
+import { runCrawl, type CrawlProgress, type CrawlRunEnd, type StopReason } from "./crawl.ts";
 import { crawlWarnings, judgeCrawlEnd, type CrawlEndFacts } from "./crawl-end.ts";
 import { completeCrawl, failCrawl } from "./crawl-transitions.ts";
 import { Frontier } from "./frontier.ts";
@@ -24,6 +26,11 @@ import { describeStoreWriteFailure, storeWriteFailure } from "../store/write-fai
 /** What a job needs from the service's configuration; structured-clone safe. */
 export interface CrawlJobSettings {
   dbPath: string;
+  /**
+   * The store file the service opened: the job opens that file or nothing, never a new store at the path, and
+   * pauses as soon as the path names another file or none (store/store-file.ts).
+   */
+  storeFile?: FileIdentity;
   busyTimeoutMs: number;
   /** The store is `check`'s file of its own, deleted when it ends (runtime.ts `temporaryStore`). */
   temporaryStore?: boolean;
@@ -32,10 +39,10 @@ export interface CrawlJobSettings {
 }
 
 /**
- * How a job ended: the crawl's new state, "stopped" (left running, to resume), "paused" (left running because
- * the store refused writes; to try again later) or "gone" (nothing to do).
+ * How a job ended: the crawl's new state, "stopped" (left running, to resume), `paused` (left running because
+ * the store refused writes, saying why; to try again later) or "gone" (nothing to do).
  */
-export type CrawlJobEnd = "completed" | "failed" | "stopped" | "paused" | "gone";
+export type CrawlJobEnd = "completed" | "failed" | "stopped" | "gone" | { paused: string };
 
 export interface CrawlJobHooks {
   signal: AbortSignal;
@@ -56,8 +63,8 @@ export function maxDurationError(maxDurationMs: number): string {
 }
 
 /** The job's own connection to the store, set for a crawl's writes. */
-export function openJobDatabase(settings: Pick<CrawlJobSettings, "dbPath" | "busyTimeoutMs" | "temporaryStore">): Database {
-  const sqlite = openDatabase(settings.dbPath, { busyTimeoutMs: settings.busyTimeoutMs, temporary: settings.temporaryStore });
+export function openJobDatabase(settings: Pick<CrawlJobSettings, "dbPath" | "storeFile" | "busyTimeoutMs" | "temporaryStore">): Database {
+  const sqlite = openDatabase(settings.dbPath, { busyTimeoutMs: settings.busyTimeoutMs, temporary: settings.temporaryStore, expect: settings.storeFile });
   try {
     // A power cut may cost the last batches of this connection, never consistency: they are fetched again on resume.
     if (!settings.temporaryStore) sqlite.exec("PRAGMA synchronous = NORMAL");
@@ -75,7 +82,8 @@ export function openJobDatabase(settings: Pick<CrawlJobSettings, "dbPath" | "bus
 
 /**
  * Runs crawl `crawlId` (already marked running) until it ends or `hooks.signal` stops it. A store that refuses
- * writes (a full disk) pauses the crawl: it stays running with everything committed so far, to resume later.
+ * writes (a full disk, its file deleted, moved or replaced) pauses the crawl: it stays running with everything
+ * committed so far, to resume later.
  */
 export async function executeCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: CrawlJobHooks): Promise<CrawlJobEnd> {
   const logger = hooks.logger ?? createLogger(settings.logLevel);
@@ -84,18 +92,28 @@ export async function executeCrawlJob(crawlId: string, settings: CrawlJobSetting
   } catch (error) {
     const failure = storeWriteFailure(error);
     if (failure === null) throw error;
-    logger.warn("crawl paused: the store refused a write", { crawl_id: crawlId, reason: describeStoreWriteFailure(failure, settings.dbPath) });
-    return "paused";
+    const reason = describeStoreWriteFailure(failure, settings.dbPath);
+    logger.warn("crawl paused: the store refused a write", { crawl_id: crawlId, reason });
+    return { paused: reason };
   }
 }
 
 async function runCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: CrawlJobHooks, logger: Logger): Promise<CrawlJobEnd> {
   const sqlite = openJobDatabase(settings);
+  const storeFile = settings.storeFile === undefined ? null : new StoreFile(settings.dbPath, settings.storeFile);
+  // Aborted at the first batch written after the store's file was lost; the crawl then pauses (below).
+  const stop = new AbortController();
+  const forwardStop = () => stop.abort(hooks.signal.reason);
+  hooks.signal.addEventListener("abort", forwardStop, { once: true });
+  if (hooks.signal.aborted) forwardStop();
   try {
     const crawls = new CrawlsRepo(sqlite);
     const crawl = crawls.findById(crawlId);
     if (crawl === undefined || crawl.status !== "running") return "gone";
     const { crawler } = settings;
+    // max_duration counts from started_at on the wall clock, the only reading that survives a restart; a clock
+    // stepped back past started_at counts as no time spent, never as time gained (at most max_duration from here).
+    // Within this run the deadline is a timer, which no clock step moves.
     const startedAt = Date.parse(crawl.started_at ?? new Date().toISOString());
     // crawler.headers (a staging site's auth) go to the crawled site only, never to the hosts it links to.
     const fetchOptions = { ...crawlerFetchOptions(crawler, hooks.resolve), headersOrigin: new URL(crawl.root_url).origin };
@@ -103,7 +121,7 @@ async function runCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: C
     logger.info("crawl running", { crawl_id: crawlId, domain: crawl.domain_name });
 
     const end: CrawlRunEnd = await runCrawl(
-      { crawlId, rootUrl: crawl.root_url, options: crawl.options, timeLeftMs: crawler.max_duration - (Date.now() - startedAt) },
+      { crawlId, rootUrl: crawl.root_url, options: crawl.options, timeLeftMs: crawler.max_duration - elapsedMs(startedAt, Date.now()) },
       {
         frontier: new Frontier(sqlite),
         check: {
@@ -117,13 +135,16 @@ async function runCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: C
         perHost: crawler.per_host_concurrency,
         limits: { maxPages: crawler.max_pages, maxDepth: crawler.max_depth },
         logger,
-        signal: hooks.signal,
+        signal: stop.signal,
         onProgress: (progress) => {
           trimHeap();
           hooks.onProgress?.(progress);
+          if (storeFile?.problem() != null) stop.abort("shutdown" satisfies StopReason);
         },
       },
     );
+    // Nothing is ended (and no event queued for the webhooks) in a file that is no longer the store.
+    storeFile?.assertSame();
     const now = new Date().toISOString();
     const facts = (): CrawlEndFacts => {
       const counts = crawls.findById(crawlId)!;
@@ -160,6 +181,7 @@ async function runCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: C
     logger.info("crawl stopped", { crawl_id: crawlId, reason: end.reason });
     return end.reason === "cancelled" ? "failed" : "stopped";
   } finally {
+    hooks.signal.removeEventListener("abort", forwardStop);
     sqlite.close();
   }
 }

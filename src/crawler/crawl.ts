@@ -1,3 +1,4 @@
+import { monotonicNow } from "../core/clock.ts";
 import type { CrawlOptions } from "../core/crawl-options.ts";
 import type { Logger } from "../core/logger.ts";
 import type { NoAnswerReason } from "../core/link-outcome.ts";
@@ -140,7 +141,8 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
   const finished: FrontierResult[] = [];
   let cursor = 0;
   let inFlight = 0;
-  let lastFlush = Date.now();
+  // Monotonic: after a wall-clock step back, timed flushes (and progress) would stop for the size of the step.
+  let lastFlush = monotonicNow();
   let unwrittenLinks = 0;
   let unwrittenIds = 0;
   let wakeUp: (() => void) | null = null;
@@ -165,7 +167,7 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
     unwrittenLinks = 0;
     unwrittenIds = 0;
     if (!stop.signal.aborted) buffer.unshift(...redo);
-    lastFlush = Date.now();
+    lastFlush = monotonicNow();
     env.onProgress?.(progress);
     progress = { pages: 0, checked: 0, failures: {} };
   };
@@ -241,7 +243,7 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
         continue;
       }
       await nextEvent();
-      if (finished.length >= BATCH_SIZE || unwrittenLinks >= BATCH_LINKS || unwrittenIds >= BATCH_IDS || Date.now() - lastFlush >= BATCH_DELAY_MS) flush();
+      if (finished.length >= BATCH_SIZE || unwrittenLinks >= BATCH_LINKS || unwrittenIds >= BATCH_IDS || monotonicNow() - lastFlush >= BATCH_DELAY_MS) flush();
     }
     // Stopped: let checks in flight notice the abort, then keep what was finished.
     while (inFlight > 0) await nextEvent();
@@ -254,6 +256,7 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
         concurrency: Math.min(env.concurrency, env.perHost),
         logger: env.logger,
         addWarnings: (warnings) => env.frontier.addWarnings(input.crawlId, warnings),
+        brokenSince: (url, link) => env.frontier.brokenSinceOf(input.crawlId, url, link),
       });
     }
     if (stop.signal.aborted) return { kind: "stopped", reason: stop.signal.reason as StopReason };

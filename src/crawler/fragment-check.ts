@@ -1,5 +1,6 @@
 import { FRAGMENT_GAPS, type PageIdsGap } from "../core/fragment-gap.ts";
 import type { Logger } from "../core/logger.ts";
+import type { LinkSource } from "../store/open-links.repo.ts";
 import type { FragmentOutcome, FragmentsRepo } from "../store/fragments.repo.ts";
 import { fetchPageIds, type CheckContext } from "./check-target.ts";
 import { gapWarning, judgeFragments, MAX_ID_FETCHES, unproven, type FragmentVerdict } from "./fragments.ts";
@@ -29,13 +30,15 @@ export interface FragmentCheckEnv {
   logger: Logger;
   /** Adds warnings to the crawl's, inside the transaction that ends the step. */
   addWarnings: (warnings: readonly string[]) => void;
+  /** Since when `link` is broken, as this crawl finds it broken (broken-since.ts). */
+  brokenSince: (url: string, link: LinkSource) => string;
 }
 
 /** Judges the fragments of `crawlId`'s links; returns early, leaving the rest for a resume, when stopped. */
 export async function checkFragments(crawlId: string, env: FragmentCheckEnv): Promise<void> {
   await fetchMissingIds(crawlId, env);
   if (env.context.signal.aborted) return;
-  writeVerdicts(crawlId, env.repo);
+  writeVerdicts(crawlId, env);
   env.repo.immediate(() => {
     const counts = env.repo.gapCounts(crawlId).sort((a, b) => FRAGMENT_GAPS.indexOf(a.gap) - FRAGMENT_GAPS.indexOf(b.gap));
     const warnings = counts.map(({ gap, links }) => gapWarning(gap, links, env.context.fetch.maxBodyBytes));
@@ -76,7 +79,7 @@ async function fetchMissingIds(crawlId: string, env: FragmentCheckEnv): Promise<
 type PageIdsLookup = { ids: IdHashes; gap: PageIdsGap | null; size: number } | null | undefined;
 
 /** Judges every waiting link, a batch per transaction, in link order. */
-function writeVerdicts(crawlId: string, repo: FragmentsRepo): void {
+function writeVerdicts(crawlId: string, { repo, brokenSince }: Pick<FragmentCheckEnv, "repo" | "brokenSince">): void {
   const cache = new Map<string, PageIdsLookup>();
   let cached = 0;
   const idsOf = (url: string): PageIdsLookup => {
@@ -113,7 +116,7 @@ function writeVerdicts(crawlId: string, repo: FragmentsRepo): void {
       if (page === null) continue;
       const verdict: FragmentVerdict = page === undefined ? unproven("not_fetched", fragments) : judgeFragments(fragments, page.ids, page.gap);
       const link = { linkId: row.link_id, targetId: row.target_id, statusCode: status };
-      if (verdict.kind === "broken") outcomes.push({ ...link, error: verdict.error, warning: null, gap: null });
+      if (verdict.kind === "broken") outcomes.push({ ...link, error: verdict.error, warning: null, gap: null, brokenSince: brokenSince(row.url, row) });
       else if (verdict.kind === "unproven") outcomes.push({ ...link, error: null, warning: verdict.warning, gap: verdict.gap });
     }
     repo.apply(crawlId, outcomes, after);

@@ -2,6 +2,8 @@ import type { Database } from "bun:sqlite";
 import type { LinkVerdict } from "../core/link-outcome.ts";
 import { FragmentsRepo } from "../store/fragments.repo.ts";
 import { FrontierRepo, type FrontierTarget, type StoredTarget } from "../store/frontier.repo.ts";
+import { OpenLinksRepo, type LinkSource } from "../store/open-links.repo.ts";
+import { BrokenSince } from "./broken-since.ts";
 import type { StoredLinkKind } from "../store/schema.ts";
 import type { RedirectEnd } from "./check-target.ts";
 import { hashesToBytes, type PageIds } from "./page-ids.ts";
@@ -96,8 +98,8 @@ class BatchChanges {
   readonly targets = new Map<string, KnownTarget>();
   /** URLs whose crawl_waiting row must be written (upserted while queued with links, deleted otherwise). */
   readonly waiting = new Set<string>();
-  /** Pairs of (link id, target id) of links that became broken links. */
-  readonly brokenLinks: number[] = [];
+  /** Triples of (link id, target id, broken since) of links that became broken links. */
+  readonly brokenLinks: (number | string)[] = [];
   /** Links counted, by status code * 2 + broken. */
   readonly statusCounts = new Map<number, number>();
   pagesAdded = 0;
@@ -124,11 +126,16 @@ export class Frontier {
   /** Stylesheets of the crawl read for their links so far (committed); they have a max_pages budget of their own. */
   private stylesheetsParsed = 0;
 
+  private readonly openLinks: OpenLinksRepo;
+  /** broken_since of the crawl's broken links (broken-since.ts), set for the crawl `use` holds. */
+  private since: BrokenSince | null = null;
+
   /** The statements of fragment checks: asked fragments and pages' ids are written with the batch that finds them. */
   readonly fragments: FragmentsRepo;
 
   constructor(sqlite: Database, options: { maxKnownTargets?: number } = {}) {
     this.repo = new FrontierRepo(sqlite);
+    this.openLinks = new OpenLinksRepo(sqlite);
     this.fragments = new FragmentsRepo(sqlite);
     this.known = new TargetTable(options.maxKnownTargets ?? MAX_KNOWN_TARGETS);
   }
@@ -182,6 +189,7 @@ export class Frontier {
     if (this.knownFor === crawlId) return;
     this.known.clear();
     this.knownFor = null;
+    this.since = BrokenSince.of(this.openLinks, crawlId);
     try {
       // Read to the end even past the table's limit: an iteration left early keeps its read lock on the store.
       let full = false;
@@ -237,7 +245,8 @@ export class Frontier {
     if (queued.waitingLinks > 0) {
       changes.count(verdict.status_code, verdict.is_broken, queued.waitingLinks);
       if (verdict.is_broken) {
-        for (const linkId of this.waitingChain(queued)) changes.brokenLinks.push(linkId, queued.id);
+        const since = this.brokenSince();
+        for (const linkId of this.waitingChain(queued)) changes.brokenLinks.push(linkId, queued.id, since.of(url, () => this.openLinks.linkSource(linkId)));
       }
       changes.waiting.add(url);
     }
@@ -282,7 +291,7 @@ export class Frontier {
       if (link.judgeFragment === true && !target.isBroken && target.state !== "skipped") asked.push(linkId, target.id, JSON.stringify([link.fragment]));
       if (target.state === "done") {
         changes.count(target.statusCode, target.isBroken, 1);
-        if (target.isBroken) changes.brokenLinks.push(linkId, target.id);
+        if (target.isBroken) changes.brokenLinks.push(linkId, target.id, this.brokenSince().of(link.url, { source_url: page.url, fragment }));
       } else if (target.state === "queued") {
         changes.targets.set(link.url, { ...target, waitingLinks: target.waitingLinks + 1, lastWaitingLinkId: linkId });
         changes.waiting.add(link.url);
@@ -342,7 +351,7 @@ export class Frontier {
         changes.truncated = 1;
         continue;
       }
-      if (!this.repo.claimPage(crawlId, result.page.url)) continue; // parsed under another URL
+      if (!this.repo.claimPage(crawlId, result.page.url, result.page.cut)) continue; // parsed under another URL
       if (stylesheet) {
         changes.stylesheetsAdded++;
       } else {
@@ -396,6 +405,18 @@ export class Frontier {
       this.repo.addWarnings(crawlId, warnings);
     });
     this.keepCommitted(changes);
+  }
+
+  /** How the crawl `use` holds dates its broken links. */
+  private brokenSince(): BrokenSince {
+    if (this.since === null) throw new Error("the frontier holds no crawl");
+    return this.since;
+  }
+
+  /** Since when `link` to the target at `url` of crawl `crawlId` is broken, as the crawl finds it broken now. */
+  brokenSinceOf(crawlId: string, url: string, link: LinkSource): string {
+    this.use(crawlId);
+    return this.brokenSince().of(url, link);
   }
 
   /** Pages the crawl has parsed so far (committed). */

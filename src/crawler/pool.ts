@@ -1,3 +1,4 @@
+import { monotonicNow } from "../core/clock.ts";
 import type { Logger } from "../core/logger.ts";
 import type { Resolve } from "../net/resolve.ts";
 import type { CrawlsRepo } from "../store/crawls.repo.ts";
@@ -45,6 +46,11 @@ export interface CrawlPoolOptions {
   onTransition?: () => void;
   /** Called with what a crawl checked since its last report (metrics). */
   onProgress?: (progress: CrawlProgress) => void;
+  /**
+   * Null while the store's path still names the file the service opened; else why not. No crawl is handed out
+   * meanwhile: its job would open the path anew and its writes would be lost (store/store-file.ts).
+   */
+  storeProblem?: () => string | null;
 }
 
 /** Wait before trying again when the store refused to hand out a crawl. */
@@ -64,8 +70,9 @@ export class CrawlPool {
   private stopping = false;
   /** Why the last attempt to start crawls failed; null once one succeeds. */
   private fillFailure: string | null = null;
-  /** Crawls left running by their last job: when they may be taken up again, and how often they were. */
-  private readonly waiting = new Map<string, { until: number; attempts: number; timer: ReturnType<typeof setTimeout> }>();
+  /** Crawls left running, not taken up before `until` (monotonic ms: a clock step must not stretch the wait), how often they were, and why. */
+  private readonly waiting = new Map<string, { until: number; attempts: number; timer: ReturnType<typeof setTimeout>; reason: string }>();
+  private version = 0;
 
   constructor(private readonly options: CrawlPoolOptions) {}
 
@@ -87,11 +94,19 @@ export class CrawlPool {
 
   /**
    * Why `crawlId` cannot make progress now, or null: it waits to be taken up again after its job left it
-   * running (a full disk, a crash), or the store refuses to hand out crawls at all.
+   * running (a full disk, a crash), or the store refuses to hand out crawls at all. Held in memory: the store
+   * that would record it is what refuses writes.
    */
   stalled(crawlId: string): string | null {
-    if (this.waiting.has(crawlId)) return "its crawl job could not write to the store";
+    const waiting = this.waiting.get(crawlId);
+    // Taken up again meanwhile: it is trying, not waiting.
+    if (waiting !== undefined && !this.jobs.has(crawlId)) return waiting.reason;
     return this.fillFailure;
+  }
+
+  /** Changes whenever what `stalled` says may have changed: answers made with it are kept under it (api/middleware/response-cache). */
+  get stateVersion(): number {
+    return this.version;
   }
 
   /** Crawls held by this pool right now. */
@@ -116,28 +131,40 @@ export class CrawlPool {
   }
 
   private fill(): void {
+    const lost = this.options.storeProblem?.() ?? null;
+    if (lost !== null) {
+      if (this.fillFailure !== lost) this.options.logger.warn("crawl pool paused", { reason: lost });
+      this.fillFailure = lost;
+      this.retryFill();
+      return;
+    }
     try {
       while (!this.stopping && this.jobs.size < this.options.size) {
         const crawlId = this.nextCrawl();
+        if (this.fillFailure !== null) this.version++;
         this.fillFailure = null;
         if (crawlId === undefined) return;
         this.launch(crawlId);
       }
     } catch (error) {
       this.fillFailure = `the store refused to start a crawl: ${String(error)}`;
+      this.version++;
       // The store is busy or failing: nothing is lost (pending crawls wait in it); try again shortly.
       this.options.logger.error("crawl pool could not start a crawl", { error: String(error) });
-      if (this.retryTimer === null) {
-        this.retryTimer = setTimeout(() => {
-          this.retryTimer = null;
-          this.fill();
-        }, FILL_RETRY_MS);
-      }
+      this.retryFill();
     }
   }
 
+  private retryFill(): void {
+    if (this.retryTimer !== null || this.stopping) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      this.fill();
+    }, FILL_RETRY_MS);
+  }
+
   private nextCrawl(): string | undefined {
-    const now = Date.now();
+    const now = monotonicNow();
     const orphan = this.options.repo.runningIds().find((id) => !this.jobs.has(id) && (this.waiting.get(id)?.until ?? 0) <= now);
     return orphan ?? claimNextCrawl(this.options.repo, new Date().toISOString())?.id;
   }
@@ -145,36 +172,39 @@ export class CrawlPool {
   private launch(crawlId: string): void {
     const job = this.options.inline ? this.inlineJob(crawlId, this.options.inline.resolve) : this.workerJob(crawlId);
     this.jobs.set(crawlId, job);
+    this.version++;
     this.options.onTransition?.();
     void job.done.then((end) => {
       this.jobs.delete(crawlId);
-      let leftRunning = end === "paused";
+      this.version++;
+      let leftRunning = typeof end === "object" && "paused" in end ? end.paused : null;
       // While stopping, a job that dies (or is killed at the deadline) leaves its crawl running to resume.
-      if (typeof end === "object" && !this.stopping) {
+      if (typeof end === "object" && "crashed" in end && !this.stopping) {
         this.options.logger.error("crawl job crashed", { crawl_id: crawlId, error: end.crashed });
         try {
           failCrawl(this.options.repo, crawlId, { error: CRASHED_ERROR, failure: "internal", warnings: [], now: new Date().toISOString() });
         } catch (error) {
-          leftRunning = true;
+          leftRunning = "its crawl job stopped unexpectedly and the store refused to record that";
           this.options.logger.error("could not record a crashed crawl; it will be taken up again later", { crawl_id: crawlId, error: String(error) });
         }
       }
-      if (leftRunning && !this.stopping) this.waitBeforeRetry(crawlId);
+      if (leftRunning !== null && !this.stopping) this.waitBeforeRetry(crawlId, leftRunning);
       else this.forgetWaiting(crawlId);
       this.options.onTransition?.();
       this.fill();
     });
   }
 
-  /** Keeps `crawlId` from being taken up again until its next delay has passed. */
-  private waitBeforeRetry(crawlId: string): void {
+  /** Keeps `crawlId` from being taken up again until its next delay has passed; `reason` says why it waits. */
+  private waitBeforeRetry(crawlId: string, reason: string): void {
     const previous = this.waiting.get(crawlId);
     if (previous !== undefined) clearTimeout(previous.timer);
     const attempts = (previous?.attempts ?? 0) + 1;
     const delay = RETRY_DELAYS_MS[Math.min(attempts, RETRY_DELAYS_MS.length) - 1]!;
     const timer = setTimeout(() => this.fill(), delay);
     timer.unref?.();
-    this.waiting.set(crawlId, { until: Date.now() + delay, attempts, timer });
+    this.waiting.set(crawlId, { until: monotonicNow() + delay, attempts, timer, reason });
+    this.version++;
     this.options.logger.warn("crawl left running; taken up again later", { crawl_id: crawlId, retry_in_ms: delay });
   }
 
@@ -183,6 +213,7 @@ export class CrawlPool {
     if (entry === undefined) return;
     clearTimeout(entry.timer);
     this.waiting.delete(crawlId);
+    this.version++;
   }
 
   private inlineJob(crawlId: string, resolve: Resolve | undefined): RunningJob {

@@ -3,12 +3,14 @@ import { CrawlInProgressError, DomainNotVerifiedError, NotFoundError } from "../
 import type { Logger } from "../core/logger.ts";
 import type { CrawlOptions } from "../core/crawl-options.ts";
 import { nextRunOf } from "../services/schedule.ts";
+import { ClockStepGuard, type Clocks } from "./clock-step-guard.ts";
 
 /**
  * Recurring crawls: one croner job per scheduled domain, whose callback only asks the crawls service to queue
  * a crawl (trigger "schedule") with the domain's default options. A run due while the domain's crawl is
  * pending or running is skipped and logged, never doubled (the store's one-active-crawl index decides). At
- * start-up, a domain whose schedule came due while the service was down gets one catch-up run.
+ * start-up, a domain whose schedule came due while the service was down gets one catch-up run. Across wall-clock
+ * steps a run is neither repeated nor lost (clock-step-guard.ts).
  */
 
 /** A scheduled domain as the scheduler needs it. */
@@ -32,13 +34,18 @@ export interface SchedulerDeps {
   /** Run once at start-up for a schedule missed while the service was down. */
   catchUp: boolean;
   logger: Logger;
+  /** The clocks the step guard reads (tests); the system's by default. */
+  clocks?: Clocks;
 }
 
 export class CrawlScheduler {
   private jobs: Cron[] = [];
   private running = false;
+  private readonly guard: ClockStepGuard;
 
-  constructor(private readonly deps: SchedulerDeps) {}
+  constructor(private readonly deps: SchedulerDeps) {
+    this.guard = new ClockStepGuard(deps.clocks);
+  }
 
   /** Starts every domain's job, then runs the catch-ups that are due. */
   start(): void {
@@ -57,7 +64,9 @@ export class CrawlScheduler {
   reload(): void {
     if (!this.running) return;
     for (const job of this.jobs) job.stop();
-    this.jobs = this.deps.domains().map(
+    const domains = this.deps.domains();
+    this.guard.retain(new Set(domains.map((domain) => domain.id)));
+    this.jobs = domains.map(
       (domain) =>
         new Cron(domain.schedule, { timezone: domain.timezone ?? undefined, protect: true, name: domain.id }, () => this.fire(domain, "schedule")),
     );
@@ -72,6 +81,10 @@ export class CrawlScheduler {
 
   private fire(domain: ScheduledDomain, reason: "schedule" | "catch-up"): void {
     const { logger } = this.deps;
+    if (!this.guard.admit(domain, () => this.deps.lastScheduledAt(domain.id))) {
+      logger.info("scheduled run skipped: the clock was set back over a run already made", { domain: domain.name, reason });
+      return;
+    }
     try {
       const crawl = this.deps.startCrawl(domain.id, domain.options);
       logger.info("scheduled crawl queued", { domain: domain.name, crawl_id: crawl.id, reason });

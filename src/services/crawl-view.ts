@@ -57,7 +57,7 @@ export const CrawlDetailSchema = z
     sitemap_urls: z.number().int().nullable(),
     /** Of those, the pages no crawled page links to (GET /crawls/{id}/orphans); null like `sitemap_urls`. */
     orphan_pages: z.number().int().nullable(),
-    /** Broken links that were not broken in the previous completed crawl of the domain; null until completed. */
+    /** Broken links that were not open before this crawl (docs/api.md "What changed"); null until completed. */
     new_broken_links: z.number().int().nullable(),
     trigger: CrawlTriggerSchema,
     /** True when max_pages or max_depth left pages unparsed. */
@@ -70,6 +70,11 @@ export const CrawlDetailSchema = z
     failure: z.enum(CRAWL_FAILURES).nullable(),
     /** What the counts alone would hide: no link in scope, pages cut short, pages left unparsed; empty when none. */
     warnings: z.array(z.string()),
+    /**
+     * Why a pending or running crawl makes no progress right now, e.g. the disk holding the store is full (it
+     * resumes by itself once it can write); null otherwise. Known to the serving process only, never stored.
+     */
+    waiting_reason: z.string().nullable(),
     created_at: z.string(),
     started_at: z.string().nullable(),
     completed_at: z.string().nullable(),
@@ -106,16 +111,29 @@ export const OrphanPageSchema = z
   })
   .meta({ id: "OrphanPage" });
 
-/** Spec "Link" (items of GET /crawls/{id}/links). */
-export const LinkSchema = z.object({ ...linkFields, is_broken: z.boolean() }).meta({ id: "Link" });
+/**
+ * Start of the first crawl of the domain that found this (source page, URL) broken, carried while every later
+ * crawl that checked it still found it broken (crawls that did not check it carry it; docs/api.md "What changed").
+ */
+const brokenSince = z.string();
 
-/** An item of GET /crawls/{id}/changes: a Link and whether it broke or was fixed since the previous crawl. */
+/** Spec "Link" (items of GET /crawls/{id}/links); `broken_since` is null for a link that is not broken. */
+export const LinkSchema = z.object({ ...linkFields, is_broken: z.boolean(), broken_since: brokenSince.nullable() }).meta({ id: "Link" });
+
+/** How a link changed against the previous ended crawl of the domain (docs/api.md "What changed"). */
+export const CHANGE_KINDS = ["new_broken", "fixed", "not_checked"] as const;
+export type ChangeKind = (typeof CHANGE_KINDS)[number];
+
+/**
+ * An item of GET /crawls/{id}/changes: a Link and how it changed. `new_broken` links are as this crawl found them;
+ * `fixed` and `not_checked` ones as they were when last found broken.
+ */
 export const ChangeSchema = z
-  .object({ change: z.enum(["new_broken", "fixed"]), ...linkFields, is_broken: z.boolean() })
+  .object({ change: z.enum(CHANGE_KINDS), ...linkFields, is_broken: z.boolean(), broken_since: brokenSince.nullable() })
   .meta({ id: "LinkChange" });
 
 /** Spec "Broken link" (items of GET /crawls/{id}/broken): no `is_broken` field. */
-export const BrokenLinkSchema = z.object(linkFields).meta({ id: "BrokenLink" });
+export const BrokenLinkSchema = z.object({ ...linkFields, broken_since: brokenSince }).meta({ id: "BrokenLink" });
 
 export type CrawlView = z.output<typeof CrawlSchema>;
 export type CrawlSummaryView = z.output<typeof CrawlSummarySchema>;

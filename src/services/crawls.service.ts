@@ -2,19 +2,14 @@ import type { CrawlOptions } from "../core/crawl-options.ts";
 import { ConflictError, CrawlInProgressError, DomainNotVerifiedError, NotFoundError } from "../core/errors.ts";
 import { canonicalId, newId } from "../core/ids.ts";
 import { failCrawl } from "../crawler/crawl-transitions.ts";
+import { comparedWith } from "../crawler/open-links.ts";
 import type { CrawlFilter, CrawlRecord, CrawlsRepo } from "../store/crawls.repo.ts";
 import type { LinkRecord } from "../store/link-record.ts";
-import type {
-  BrokenSourceRecord,
-  BrokenTargetFilter,
-  BrokenTargetRecord,
-  ChangeKind,
-  LinkFilter,
-  LinksRepo,
-} from "../store/links.repo.ts";
+import type { BrokenSourceRecord, BrokenTargetFilter, BrokenTargetRecord, LinkFilter, LinksRepo } from "../store/links.repo.ts";
 import type { CrawlTrigger } from "../store/schema.ts";
 import type {
   BrokenLinkView,
+  ChangeKind,
   ChangeView,
   CrawlDetailView,
   CrawlSummaryView,
@@ -35,6 +30,8 @@ export interface CrawlRunner {
   wake(): void;
   /** A running crawl was marked failed/cancelled: stop working on it. */
   cancel(crawlId: string): void;
+  /** Why the crawl cannot make progress right now (its store refuses writes: a full disk), or null. */
+  stalled(crawlId: string): string | null;
 }
 
 /** The error a cancelled crawl ends with. */
@@ -50,8 +47,11 @@ export interface CrawlsServiceDeps {
 /** A broken target with its broken-link count and the first pages linking to it. */
 export type BrokenTargetView = BrokenTargetRecord & { sources: BrokenSourceRecord[] };
 
-/** One page of changes, with what it was compared against and both counts. */
-export type ChangesPage = Page<ChangeView> & { againstCrawlId: string | null; newBroken: number; fixed: number };
+/**
+ * One page of changes, with what it was compared against and the count of each kind; `final` is false while the
+ * crawl runs (what it has not found broken yet counts as not checked until it ends).
+ */
+export type ChangesPage = Page<ChangeView> & { againstCrawlId: string | null; newBroken: number; fixed: number; notChecked: number; final: boolean };
 
 export class CrawlsService {
   constructor(private readonly deps: CrawlsServiceDeps) {}
@@ -89,8 +89,12 @@ export class CrawlsService {
     return this.deps.repo.queuedCount(this.require(id).id);
   }
 
+  /** A crawl's detail, with why it is waiting when the runner knows it cannot make progress. */
   get(id: string): CrawlDetailView {
-    return toDetail(this.require(id));
+    const row = this.require(id);
+    const active = row.status === "pending" || row.status === "running";
+    const stalled = active ? this.deps.runner.stalled(row.id) : null;
+    return toDetail(row, stalled === null ? null : `paused: ${stalled}; it keeps what it has written and goes on by itself once that is resolved`);
   }
 
   /** One page of a crawl's links; a deep page's positions are found first without holding the thread long. */
@@ -141,22 +145,42 @@ export class CrawlsService {
   }
 
   /**
-   * What changed since the previous completed crawl of the same domain: links newly broken, then links fixed
-   * (broken before, not broken or gone now), one page of both in that order. Without a previous crawl every
-   * broken link is new.
+   * What changed against the previous ended crawl of the same domain, over the links each left open (its broken
+   * links and those it carried unchecked; crawler/open-links.ts holds the rule): links newly broken, then links
+   * fixed (checked and found good), then links not checked this time (still open), one page of all three in that
+   * order. Without a previous crawl every broken link is new. While the crawl runs nothing is fixed yet: the
+   * links open before it that it has not found broken are not checked (yet).
    */
   changes(id: string, page: number, limit: number): ChangesPage {
     const crawl = this.require(id);
-    const against = this.deps.repo.previousCompleted(crawl.id)?.id ?? null;
-    const offset = (page - 1) * limit;
-    const newBroken = this.deps.links.countChanges(crawl.id, against, "new_broken");
-    const fixed = this.deps.links.countChanges(crawl.id, against, "fixed");
+    const against = comparedWith(this.deps.repo.openLinks, crawl.id);
+    const final = crawl.status === "completed" || crawl.status === "failed";
+    const repo = this.deps.links.changes;
+    const closed = against === null ? 0 : repo.countClosed(crawl.id, against);
+    const readClosed = (skip: number, count: number) => (against === null ? [] : repo.closed(crawl.id, against, skip, count));
+    const fragments = crawl.options.check_fragments;
+    const sections: [ChangeKind, number, (skip: number, count: number) => LinkRecord[]][] = [
+      ["new_broken", repo.countNewBroken(crawl.id, against), (skip, count) => repo.newBroken(crawl.id, against, skip, count)],
+      ["fixed", final ? closed : 0, readClosed],
+      [
+        "not_checked",
+        final ? repo.countUnchecked(crawl.id, fragments) : closed,
+        final ? (skip, count) => repo.unchecked(crawl.id, fragments, skip, count) : readClosed,
+      ],
+    ];
     const items: ChangeView[] = [];
-    const take = (kind: ChangeKind, skip: number, count: number) =>
-      this.deps.links.changes(crawl.id, against, kind, skip, count).map((link) => ({ change: kind, ...toLinkView(link) }));
-    if (offset < newBroken) items.push(...take("new_broken", offset, Math.min(limit, newBroken - offset)));
-    if (items.length < limit) items.push(...take("fixed", Math.max(0, offset - newBroken), limit - items.length));
-    return { items, total: newBroken + fixed, againstCrawlId: against, newBroken, fixed };
+    let skip = (page - 1) * limit;
+    for (const [kind, total, read] of sections) {
+      if (items.length >= limit) break;
+      if (skip >= total) {
+        skip -= total;
+        continue;
+      }
+      items.push(...read(skip, Math.min(limit - items.length, total - skip)).map((link) => ({ change: kind, ...toLinkView(link) })));
+      skip = 0;
+    }
+    const [newBroken, fixed, notChecked] = sections.map(([, total]) => total) as [number, number, number];
+    return { items, total: newBroken + fixed + notChecked, againstCrawlId: against?.id ?? null, newBroken, fixed, notChecked, final };
   }
 
   /** One page of a crawl's orphan pages (listed in its sitemaps, linked from no crawled page) that are checked. */
@@ -203,7 +227,7 @@ function toSummary(row: CrawlRecord): CrawlSummaryView {
   };
 }
 
-function toDetail(row: CrawlRecord): CrawlDetailView {
+function toDetail(row: CrawlRecord, waitingReason: string | null): CrawlDetailView {
   return {
     id: row.id,
     domain_id: row.domain_id,
@@ -223,6 +247,7 @@ function toDetail(row: CrawlRecord): CrawlDetailView {
     error: row.error,
     failure: row.failure,
     warnings: row.warnings,
+    waiting_reason: waitingReason,
     created_at: row.created_at,
     started_at: row.started_at,
     completed_at: row.completed_at,
@@ -234,6 +259,7 @@ function toLinkView(link: LinkRecord): LinkView {
 }
 
 function toBrokenLinkView(link: LinkRecord): BrokenLinkView {
-  const { is_broken: _omitted, ...rest } = link;
-  return rest;
+  const { is_broken: _omitted, broken_since, ...rest } = link;
+  // Every broken link has one (written with it; the migration gave older ones their crawl's start).
+  return { ...rest, broken_since: broken_since ?? "" };
 }

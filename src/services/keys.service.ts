@@ -1,3 +1,4 @@
+import { monotonicNow } from "../core/clock.ts";
 import { NotFoundError, UnauthorizedError, InvalidRequestError } from "../core/errors.ts";
 import { canonicalId, newId } from "../core/ids.ts";
 import { isScope, SCOPES, type Scope } from "../core/scopes.ts";
@@ -128,11 +129,13 @@ export class KeysService {
     return { key: toView(row), secret };
   }
 
+  /** Records a use at most once a minute per key (measured on the monotonic clock; the stored time is the wall's). */
   private noteUse(id: string): void {
-    const now = Date.now();
-    if (now - (this.lastTouched.get(id) ?? 0) < LAST_USED_RESOLUTION_MS) return;
+    const now = monotonicNow();
+    const last = this.lastTouched.get(id);
+    if (last !== undefined && now - last < LAST_USED_RESOLUTION_MS) return;
     this.lastTouched.set(id, now);
-    this.repo.touchLastUsed(id, new Date(now).toISOString());
+    this.repo.touchLastUsed(id, new Date().toISOString());
   }
 }
 

@@ -25,6 +25,8 @@ export interface RetentionPrunerOptions {
   logger: Logger;
   /** Rows deleted per transaction. */
   chunkRows?: number;
+  /** Null while the store's path still names the file opened; else nothing is pruned (store/store-file.ts). */
+  storeProblem?: () => string | null;
   now?: () => number;
 }
 
@@ -67,6 +69,7 @@ export class RetentionPruner {
     const now = this.options.now?.() ?? Date.now();
     const endedBefore = settings.maxAgeMs === null ? null : new Date(now - settings.maxAgeMs).toISOString();
     const report: PruneReport = { crawls: 0, rows: 0, deliveries: 0 };
+    if (this.options.storeProblem?.() != null) return report;
 
     for (let ids = repo.expiredCrawls({ endedBefore, keepLast: settings.keepLast }, LIST_BATCH); ids.length > 0 && !this.stopping && report.crawls < MAX_CRAWLS_PER_RUN; ) {
       for (const crawlId of ids) {

@@ -3,6 +3,7 @@ import type { CrawlFailure } from "../core/crawl-failure.ts";
 import type { CrawlOptions } from "../core/crawl-options.ts";
 import { withDefaultOptions } from "../core/stored-options.ts";
 import type { CrawlEvent } from "../core/crawl-events.ts";
+import { OpenLinksRepo } from "./open-links.repo.ts";
 import { OutboxRepo } from "./outbox.repo.ts";
 import type { CrawlStatus, CrawlTrigger, TargetState } from "./schema.ts";
 
@@ -97,9 +98,12 @@ function crawlWhere(filter: CrawlFilter): { sql: string; params: Record<string, 
 
 export class CrawlsRepo {
   private readonly outbox: OutboxRepo;
+  /** The domain's open links, which a crawl's end settles in the same transaction (crawler/open-links.ts). */
+  readonly openLinks: OpenLinksRepo;
 
   constructor(private readonly sqlite: Database) {
     this.outbox = new OutboxRepo(sqlite);
+    this.openLinks = new OpenLinksRepo(sqlite);
   }
 
   /** Runs `work` in one transaction. */
@@ -232,7 +236,7 @@ export class CrawlsRepo {
     return result.changes > 0;
   }
 
-  /** Sets how many of the crawl's broken links the previous completed crawl did not have. */
+  /** Sets how many of the crawl's broken links were not open before it (`new_broken_links`). */
   setNewBrokenLinks(id: string, count: number): void {
     this.sqlite.query("UPDATE crawls SET new_broken_links = $n WHERE id = $id").run({ id, n: count });
   }
@@ -245,18 +249,5 @@ export class CrawlsRepo {
       )
       .get({ crawlId, url });
     return row === null ? undefined : { ...row, is_broken: row.is_broken === 1 };
-  }
-
-  /** The last crawl of the same domain that completed before this one was created. */
-  previousCompleted(crawlId: string): { id: string } | undefined {
-    return (
-      this.sqlite
-        .query<{ id: string }, { id: string }>(
-          `SELECT p.id FROM crawls c JOIN crawls p ON p.domain_id = c.domain_id
-           WHERE c.id = $id AND p.status = 'completed' AND (p.created_at < c.created_at OR (p.created_at = c.created_at AND p.id < c.id))
-           ORDER BY p.created_at DESC, p.id DESC LIMIT 1`,
-        )
-        .get({ id: crawlId }) ?? undefined
-    );
   }
 }

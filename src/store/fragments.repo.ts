@@ -19,6 +19,10 @@ export interface PendingFragments {
   is_broken: number | null;
   /** Where the target's redirects ended (its own URL when they did not): the page whose ids count. */
   page_url: string;
+  /** Who the link is, for its broken_since: its target's URL, its fragment (links.fragment) and the page it is on. */
+  url: string;
+  fragment: string;
+  source_url: string;
 }
 
 /**
@@ -31,11 +35,11 @@ export interface StoredPageIds {
 }
 
 /**
- * A link's fragment verdict as written: an error (the link becomes broken), or a warning with the gap that
- * left it without a verdict (counted for the crawl's warnings).
+ * A link's fragment verdict as written: an error (the link becomes broken, since `brokenSince`), or a warning
+ * with the gap that left it without a verdict (counted for the crawl's warnings).
  */
 export type FragmentOutcome = { linkId: number; targetId: number; statusCode: number } & (
-  | { error: string; warning: null; gap: null }
+  | { error: string; warning: null; gap: null; brokenSince: string }
   | { error: null; warning: string; gap: FragmentGap }
 );
 
@@ -52,7 +56,7 @@ export class FragmentsRepo {
   private readonly pendingStatement: Statement<PendingFragments, [string, number, number]>;
   private readonly pageIdsStatement: Statement<StoredPageIds, [string, string]>;
   private readonly setOutcomeStatement: Statement<unknown, [string | null, string | null, number]>;
-  private readonly insertBrokenStatement: Statement<unknown, [string, number, number]>;
+  private readonly insertBrokenStatement: Statement<unknown, [string, number, number, string]>;
   private readonly moveStatusCountStatement: Statement<unknown, [string, number, number]>;
   private readonly addStatusCountStatement: Statement<unknown, [string, number, number]>;
   private readonly addBrokenStatement: Statement<unknown, [number, string]>;
@@ -75,13 +79,16 @@ export class FragmentsRepo {
        LIMIT ?2`,
     );
     this.pendingStatement = sqlite.prepare(
-      `SELECT f.link_id, f.target_id, f.fragments, t.state, t.status_code, t.is_broken, COALESCE(t.final_url, t.url) AS page_url
-       FROM link_fragments f JOIN crawl_targets t ON t.id = f.target_id
+      `SELECT f.link_id, f.target_id, f.fragments, t.state, t.status_code, t.is_broken, COALESCE(t.final_url, t.url) AS page_url,
+         t.url, l.fragment, l.source_url
+       FROM link_fragments f JOIN crawl_targets t ON t.id = f.target_id JOIN links l ON l.id = f.link_id
        WHERE f.crawl_id = ?1 AND f.link_id > ?2 AND f.gap IS NULL ORDER BY f.link_id LIMIT ?3`,
     );
     this.pageIdsStatement = sqlite.prepare("SELECT id_hashes, gap FROM crawl_page_ids WHERE crawl_id = ?1 AND url = ?2");
     this.setOutcomeStatement = sqlite.prepare("UPDATE links SET fragment_error = ?1, fragment_warning = ?2 WHERE id = ?3");
-    this.insertBrokenStatement = sqlite.prepare("INSERT OR IGNORE INTO broken_links (crawl_id, link_id, target_id) VALUES (?1, ?2, ?3)");
+    this.insertBrokenStatement = sqlite.prepare(
+      "INSERT OR IGNORE INTO broken_links (crawl_id, link_id, target_id, broken_since) VALUES (?1, ?2, ?3, ?4)",
+    );
     this.moveStatusCountStatement = sqlite.prepare(
       "UPDATE crawl_status_counts SET links = links - ?3 WHERE crawl_id = ?1 AND status_code = ?2 AND is_broken = 0",
     );
@@ -139,7 +146,7 @@ export class FragmentsRepo {
           this.markGapStatement.run(outcome.gap, outcome.linkId);
           continue;
         }
-        if (this.insertBrokenStatement.run(crawlId, outcome.linkId, outcome.targetId).changes === 0) continue;
+        if (this.insertBrokenStatement.run(crawlId, outcome.linkId, outcome.targetId, outcome.brokenSince).changes === 0) continue;
         brokenByStatus.set(outcome.statusCode, (brokenByStatus.get(outcome.statusCode) ?? 0) + 1);
       }
       let broken = 0;

@@ -78,7 +78,7 @@ export class FrontierRepo {
     { id: number },
     [string, string, number, number, number | null, number, string | null, string | null, string | null]
   >;
-  private readonly claimPageStatement: Statement<unknown, [string, string]>;
+  private readonly claimPageStatement: Statement<unknown, [string, string, number]>;
   private readonly findTargetStatement: Statement<StoredTarget, [string, string]>;
   private readonly crawlTargets: Statement<StoredTarget, [string]>;
   private readonly waitingLinks: Statement<WaitingCount, [string]>;
@@ -116,7 +116,7 @@ export class FrontierRepo {
        WHERE state = 'queued'
        RETURNING id`,
     );
-    this.claimPageStatement = sqlite.prepare("INSERT INTO crawl_pages (crawl_id, url) VALUES (?1, ?2) ON CONFLICT DO NOTHING");
+    this.claimPageStatement = sqlite.prepare("INSERT INTO crawl_pages (crawl_id, url, cut) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING");
     this.findTargetStatement = sqlite.prepare(`SELECT ${STORED_TARGET_COLUMNS} WHERE t.crawl_id = ?1 AND t.url = ?2`);
     // Without crawl_waiting: a resume counts the waiting links from the links themselves (waitingCounts).
     this.crawlTargets = sqlite.prepare(
@@ -165,7 +165,12 @@ export class FrontierRepo {
       0,
       "ON CONFLICT (target_id) DO UPDATE SET links = excluded.links, last_link_id = excluded.last_link_id",
     );
-    this.insertBrokenLinksStatement = new MultiRowInsert(sqlite, "INSERT INTO broken_links (crawl_id, link_id, target_id) VALUES", "(?1, ?, ?)", 1);
+    this.insertBrokenLinksStatement = new MultiRowInsert(
+      sqlite,
+      "INSERT INTO broken_links (crawl_id, link_id, target_id, broken_since) VALUES",
+      "(?1, ?, ?, ?)",
+      1,
+    );
     this.addStatusCountsStatement = new MultiRowInsert(
       sqlite,
       "INSERT INTO crawl_status_counts (crawl_id, status_code, is_broken, links) VALUES",
@@ -226,9 +231,12 @@ export class FrontierRepo {
     this.promoteToPageStatement.run(id);
   }
 
-  /** Claims `url` as a parsed page or stylesheet of the crawl; false when it was parsed already (reached under another URL). */
-  claimPage(crawlId: string, url: string): boolean {
-    return this.claimPageStatement.run(crawlId, url).changes > 0;
+  /**
+   * Claims `url` as a parsed page or stylesheet of the crawl (`cut`: its links were cut short); false when it was
+   * parsed already (reached under another URL).
+   */
+  claimPage(crawlId: string, url: string, cut: boolean): boolean {
+    return this.claimPageStatement.run(crawlId, url, cut ? 1 : 0).changes > 0;
   }
 
   /** One target of the crawl by URL, with its waiting links as crawl_waiting holds them. */
@@ -279,8 +287,8 @@ export class FrontierRepo {
     this.insertLinksStatement.run([crawlId, sourceUrl], rows, inserted);
   }
 
-  /** Lists broken links, flat (link id, target id) pairs. */
-  insertBrokenLinks(crawlId: string, rows: number[]): void {
+  /** Lists broken links, flat (link id, target id, broken since) triples. */
+  insertBrokenLinks(crawlId: string, rows: (number | string)[]): void {
     this.insertBrokenLinksStatement.run([crawlId], rows);
   }
 

@@ -3,42 +3,19 @@ import { SAMPLE_LINKS } from "../core/crawl-events.ts";
 import type { CrawlRecord } from "./crawls.repo.ts";
 import { keysetBatches } from "./keyset-batches.ts";
 import { LinkMarks, type LinkMarksOptions } from "./link-marks.ts";
-import type { LinkRecord } from "./link-record.ts";
+import { LINK_COLUMNS, toLink, type LinkRecord, type RawLink } from "./link-record.ts";
 import { OrphansRepo } from "./orphans.repo.ts";
+import { ChangesRepo } from "./changes.repo.ts";
 import { MAX_VERDICT_SPAN, TargetVerdicts } from "./target-verdicts.ts";
 import type { StoredLinkKind } from "./schema.ts";
 
 /**
  * Reading a crawl's links: pages of a listing (all links, by status code, broken or not), the whole crawl as a
- * stream, what changed since the previous crawl, and the counts behind them. Only links whose target has a
+ * stream, broken targets grouped, and the counts behind them (what changed since the previous crawl is
+ * changes.repo.ts). Only links whose target has a
  * verdict are results. Written in SQL over bun:sqlite; `query()` caches each distinct statement. The crawler
  * writes links (frontier.repo.ts); crawls.repo.ts holds the crawl rows themselves.
  */
-
-/** `new_broken`: broken now, not broken (or absent) before; `fixed`: broken before, not broken (or absent) now. */
-export type ChangeKind = "new_broken" | "fixed";
-
-/**
- * Broken links of crawl `from` whose (source page, URL) pair is not broken in crawl `other` (the URL with its
- * fragment: a Link's identity when fragments are checked): read from this
- * crawl for new_broken, from the previous one for fixed. Without a previous crawl every broken link is new.
- * Both sides come from broken_links, each read once: `other`'s pairs become one set that SQLite builds per
- * statement, so the cost follows the broken links. A lookup per link instead (NOT EXISTS through the target)
- * read every broken link of the same target in `other` for each one: quadratic in a template's broken link
- * (bench/README.md, "Changes since the previous crawl").
- * Exported for the test that reads its plan.
- */
-export const CHANGE_FROM = `FROM broken_links b JOIN links l ON l.id = b.link_id JOIN crawl_targets t ON t.id = b.target_id
-  WHERE b.crawl_id = $from
-    AND (t.url, l.fragment, l.source_url) NOT IN (
-      SELECT ot.url, o.fragment, o.source_url FROM broken_links ob JOIN links o ON o.id = ob.link_id JOIN crawl_targets ot ON ot.id = ob.target_id
-      WHERE ob.crawl_id = $other
-    )`;
-
-function changeSides(crawlId: string, against: string | null, kind: ChangeKind): { from: string; other: string | null } {
-  if (kind === "new_broken") return { from: crawlId, other: against };
-  return { from: against ?? "", other: crawlId };
-}
 
 export interface LinkFilter {
   statusCode?: number;
@@ -66,6 +43,8 @@ export interface BrokenTargetRecord {
   /** False when the target answered fine and its links are broken only by missing fragments. */
   target_broken: boolean;
   links: number;
+  /** The earliest broken_since of its broken links: how long some page has linked to it broken. */
+  broken_since: string | null;
 }
 
 /** A page linking to a broken target. */
@@ -75,6 +54,7 @@ export interface BrokenSourceRecord {
   kind: StoredLinkKind;
   /** The link's own error (a missing fragment), when the target itself is fine. */
   fragment_error: string | null;
+  broken_since: string | null;
 }
 
 type RawBrokenTarget = Omit<BrokenTargetRecord, "internal" | "target_broken"> & { internal: number; target_broken: number };
@@ -103,8 +83,6 @@ function brokenTargetWhere(filter: BrokenTargetFilter): { join: string; sql: str
   return { join, sql: clauses.map((c) => `AND ${c}`).join(" "), params };
 }
 
-type RawLink = Omit<LinkRecord, "is_broken"> & { is_broken: number };
-
 /** A link as the whole-crawl stream reads it: the verdict comes from its target (target-verdicts.ts). */
 type StreamedLinkRow = [
   id: number,
@@ -116,17 +94,6 @@ type StreamedLinkRow = [
   fragmentWarning: string | null,
   fragment: string,
 ];
-
-function toLink({ url, source_url, status_code, is_broken, link_text, kind, final_url, error, warning }: RawLink): LinkRecord {
-  return { url, source_url, status_code, is_broken: is_broken === 1, link_text, kind, final_url, error, warning };
-}
-
-/**
- * A link's URL is its target's followed by its fragment (check_fragments: part of its identity), and its verdict
- * is its target's, unless its fragment was judged: a missing one makes it broken (fragments.ts).
- */
-const LINK_COLUMNS = `t.url || l.fragment AS url, l.source_url, t.status_code, CASE WHEN l.fragment_error IS NULL THEN t.is_broken ELSE 1 END AS is_broken, l.link_text,
-  l.kind, t.final_url, COALESCE(l.fragment_error, t.error) AS error, COALESCE(l.fragment_warning, t.warning) AS warning`;
 
 /** Links read per query when a whole crawl is streamed. */
 const STREAM_BATCH = 1_000;
@@ -145,11 +112,40 @@ function linkWhere(filter: LinkFilter): { sql: string; params: Record<string, st
   return { sql: `WHERE ${clauses.join(" AND ")}`, params };
 }
 
+/**
+ * The broken_since of a crawl's broken links, asked for in increasing link id order: a merge with the crawl's
+ * links as `each` streams them, reading the broken links' own index a batch at a time.
+ */
+class BrokenSinceCursor {
+  private rows: [number, string | null][] = [];
+  private index = 0;
+  private afterId = 0;
+  private exhausted = false;
+
+  constructor(private readonly read: (afterId: number) => [number, string | null][]) {}
+
+  /** broken_since of link `linkId`, or null when it is not among the broken links. */
+  at(linkId: number): string | null {
+    // Bounded: each turn moves past a row or reads the next batch, and the batches end.
+    for (;;) {
+      while (this.index < this.rows.length && this.rows[this.index]![0] < linkId) this.index++;
+      if (this.index < this.rows.length) return this.rows[this.index]![0] === linkId ? this.rows[this.index]![1] : null;
+      if (this.exhausted) return null;
+      this.rows = this.read(this.afterId);
+      this.index = 0;
+      this.exhausted = this.rows.length < STREAM_BATCH;
+      if (this.rows.length > 0) this.afterId = this.rows[this.rows.length - 1]![0];
+    }
+  }
+}
+
 export class LinksRepo {
   private readonly marks: LinkMarks;
   private readonly maxVerdictSpan: number;
   /** The crawl's orphan pages: targets its sitemaps list that no crawled page links to. */
   readonly orphans: OrphansRepo;
+  /** What changed between the crawl and the previous one of its domain. */
+  readonly changes: ChangesRepo;
 
   constructor(
     private readonly sqlite: Database,
@@ -158,6 +154,7 @@ export class LinksRepo {
     this.marks = new LinkMarks(options.marks);
     this.maxVerdictSpan = options.maxVerdictSpan ?? MAX_VERDICT_SPAN;
     this.orphans = new OrphansRepo(sqlite);
+    this.changes = new ChangesRepo(sqlite);
   }
 
   /**
@@ -172,8 +169,8 @@ export class LinksRepo {
     const start = this.marks.seek(listing.key, offset, listing.find, listing.moving);
     return this.sqlite
       .query<RawLink, Record<string, string | number>>(
-        `SELECT ${LINK_COLUMNS} FROM links l JOIN crawl_targets t ON t.id = l.target_id ${listing.where} AND l.id > $afterId
-         ORDER BY l.id LIMIT $limit OFFSET $skip`,
+        `SELECT ${LINK_COLUMNS} FROM links l JOIN crawl_targets t ON t.id = l.target_id LEFT JOIN broken_links b ON b.link_id = l.id
+         ${listing.where} AND l.id > $afterId ORDER BY l.id LIMIT $limit OFFSET $skip`,
       )
       .all({ ...listing.params, afterId: start.afterId, skip: start.skip, limit })
       .map(toLink);
@@ -209,9 +206,9 @@ export class LinksRepo {
     return this.sqlite
       .query<RawLink, Record<string, string | number>>(
         `SELECT ${LINK_COLUMNS} FROM (
-           SELECT b.link_id FROM broken_links b ${byStatus} WHERE b.crawl_id = $crawlId ORDER BY b.link_id LIMIT $limit OFFSET $offset
-         ) page JOIN links l ON l.id = page.link_id JOIN crawl_targets t ON t.id = l.target_id
-         ORDER BY page.link_id`,
+           SELECT b.link_id, b.broken_since FROM broken_links b ${byStatus} WHERE b.crawl_id = $crawlId ORDER BY b.link_id LIMIT $limit OFFSET $offset
+         ) b JOIN links l ON l.id = b.link_id JOIN crawl_targets t ON t.id = l.target_id
+         ORDER BY b.link_id`,
       )
       .all({ crawlId, limit, offset, ...(statusCode === undefined ? {} : { statusCode }) })
       .map(toLink);
@@ -234,13 +231,21 @@ export class LinksRepo {
        ORDER BY id LIMIT ${STREAM_BATCH}`,
     );
     const read = (afterId: number) => batch.values({ crawlId, afterId }) as StreamedLinkRow[];
+    const sinceBatch = this.sqlite.query<[number, string | null], { crawlId: string; afterId: number }>(
+      `SELECT link_id, broken_since FROM broken_links WHERE crawl_id = $crawlId AND link_id > $afterId ORDER BY link_id LIMIT ${STREAM_BATCH}`,
+    );
+    const since = new BrokenSinceCursor((afterId) => sinceBatch.values({ crawlId, afterId }) as [number, string | null][]);
     for (const rows of keysetBatches(read, STREAM_BATCH, (row) => row[0])) {
-      for (const [, targetId, sourceUrl, linkText, kind, fragmentError, fragmentWarning, fragment] of rows) {
+      for (const [id, targetId, sourceUrl, linkText, kind, fragmentError, fragmentWarning, fragment] of rows) {
+        // A fresh object per link: set in place rather than copied.
         const link = verdicts.link(targetId, sourceUrl, linkText, kind, fragment);
         if (link === undefined) continue;
-        if (fragmentError !== null) yield { ...link, is_broken: true, error: fragmentError };
-        else if (fragmentWarning !== null) yield { ...link, warning: fragmentWarning };
-        else yield link;
+        if (fragmentError !== null) {
+          link.is_broken = true;
+          link.error = fragmentError;
+        } else if (fragmentWarning !== null) link.warning = fragmentWarning;
+        if (link.is_broken) link.broken_since = since.at(id);
+        yield link;
       }
     }
   }
@@ -260,7 +265,8 @@ export class LinksRepo {
   private *eachJoined(crawlId: string): Generator<LinkRecord> {
     const where = linkWhere({});
     yield* this.joinedBatches(
-      `SELECT l.id, ${LINK_COLUMNS} FROM links l JOIN crawl_targets t ON t.id = l.target_id ${where.sql} AND l.id > $afterId ORDER BY l.id`,
+      `SELECT l.id, ${LINK_COLUMNS} FROM links l JOIN crawl_targets t ON t.id = l.target_id LEFT JOIN broken_links b ON b.link_id = l.id
+       ${where.sql} AND l.id > $afterId ORDER BY l.id`,
       { ...where.params, crawlId },
     );
   }
@@ -292,23 +298,6 @@ export class LinksRepo {
     );
   }
 
-  /** Links that changed between `against` (or nothing) and this crawl, one page, in this crawl's discovery order. */
-  changes(crawlId: string, against: string | null, kind: ChangeKind, offset: number, limit: number): LinkRecord[] {
-    const { from, other } = changeSides(crawlId, against, kind);
-    return this.sqlite
-      .query<RawLink, { from: string; other: string | null; limit: number; offset: number }>(
-        `SELECT ${LINK_COLUMNS}
-         ${CHANGE_FROM} ORDER BY b.link_id LIMIT $limit OFFSET $offset`,
-      )
-      .all({ from, other, limit, offset })
-      .map(toLink);
-  }
-
-  countChanges(crawlId: string, against: string | null, kind: ChangeKind): number {
-    const { from, other } = changeSides(crawlId, against, kind);
-    return this.sqlite.query<{ n: number }, { from: string; other: string | null }>(`SELECT COUNT(*) AS n ${CHANGE_FROM}`).get({ from, other })?.n ?? 0;
-  }
-
   /**
    * One page of a crawl's broken targets, each with how many of its links are broken, in discovery order after
    * target `afterId` (keyset). Read along the broken links' target index between the crawl's first and last
@@ -324,7 +313,8 @@ export class LinksRepo {
     const where = brokenTargetWhere(filter);
     return this.sqlite
       .query<RawBrokenTarget, Record<string, string | number>>(
-        `SELECT t.id AS target_id, t.url, t.status_code, t.error, t.warning, t.final_url, t.internal, t.is_broken AS target_broken, COUNT(*) AS links
+        `SELECT t.id AS target_id, t.url, t.status_code, t.error, t.warning, t.final_url, t.internal, t.is_broken AS target_broken, COUNT(*) AS links,
+           MIN(b.broken_since) AS broken_since
          FROM broken_links b INDEXED BY broken_links_target_idx JOIN crawl_targets t ON t.id = b.target_id ${where.join}
          WHERE b.target_id > $afterId AND b.target_id <= $last AND b.crawl_id = $crawlId ${where.sql}
          GROUP BY b.target_id ORDER BY b.target_id LIMIT $limit`,
@@ -351,7 +341,7 @@ export class LinksRepo {
     const byKind = kind === undefined ? "" : "AND l.kind = $kind";
     return this.sqlite
       .query<BrokenSourceRecord, Record<string, string | number>>(
-        `SELECT l.source_url, l.link_text, l.kind, l.fragment_error FROM broken_links b INDEXED BY broken_links_target_idx
+        `SELECT l.source_url, l.link_text, l.kind, l.fragment_error, b.broken_since FROM broken_links b INDEXED BY broken_links_target_idx
          JOIN links l ON l.id = b.link_id WHERE b.target_id = $targetId ${byKind} ORDER BY b.link_id LIMIT $limit`,
       )
       .all({ targetId, limit, ...(kind === undefined ? {} : { kind }) });

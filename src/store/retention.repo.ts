@@ -14,7 +14,7 @@ export interface RetentionLimits {
 }
 
 /** Tables holding a crawl's rows, in the order they are emptied (broken links point at links, links at targets; a target takes its crawl_waiting row along). */
-const CHILD_TABLES = ["broken_links", "link_fragments", "links", "crawl_targets", "crawl_pages", "crawl_page_ids"] as const;
+const CHILD_TABLES = ["broken_links", "unchecked_links", "link_fragments", "links", "crawl_targets", "crawl_pages", "crawl_page_ids"] as const;
 
 export class RetentionRepo {
   private readonly deleteChunk: Record<(typeof CHILD_TABLES)[number], ReturnType<Database["prepare"]>>;

@@ -6,7 +6,8 @@ import type { CrawlStatus, CrawlTrigger } from "../core/crawl-status.ts";
 import type { DeliveryState } from "../core/delivery-state.ts";
 import type { FragmentGap, PageIdsGap } from "../core/fragment-gap.ts";
 import type { StoredLinkKind } from "../core/link-kind.ts";
-import { blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import type { BreakageCause } from "../core/breakage-cause.ts";
+import { blob, check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /**
  * The drizzle schema: the one source of the tables. `npm run db:generate` turns a change here into a new
@@ -18,7 +19,7 @@ import { blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from
  * The closed sets stored in columns live in core/; the types are re-exported for the repos.
  */
 
-export type { CrawlStatus, CrawlTrigger, DeliveryState, FragmentGap, PageIdsGap, StoredLinkKind };
+export type { BreakageCause, CrawlStatus, CrawlTrigger, DeliveryState, FragmentGap, PageIdsGap, StoredLinkKind };
 
 const createdAt = () =>
   text("created_at")
@@ -78,7 +79,7 @@ export const crawls = sqliteTable(
     options: text("options", { mode: "json" }).$type<CrawlOptions>().notNull(),
     /** Who started it: an API call or the domain's schedule. */
     trigger: text("trigger").$type<CrawlTrigger>().notNull().default("api"),
-    /** Broken links the previous completed crawl of the domain did not have broken; set when the crawl completes. */
+    /** Broken links that were not open before this crawl (crawler/open-links.ts); set when the crawl completes. */
     newBrokenLinks: integer("new_broken_links"),
     /** Why a failed crawl failed ("cancelled", the duration limit, …); null otherwise. */
     error: text("error"),
@@ -164,6 +165,8 @@ export const crawlPages = sqliteTable(
       .notNull()
       .references(() => crawls.id, { onDelete: "cascade" }),
     url: text("url").notNull(),
+    /** Its body or its links were cut (max_body_bytes, max_links_per_page): links past the cut were not seen. */
+    cut: integer("cut", { mode: "boolean" }).notNull().default(false),
   },
   (t) => [primaryKey({ columns: [t.crawlId, t.url] })],
 );
@@ -235,7 +238,7 @@ export const linkFragments = sqliteTable(
 /**
  * The ids of a crawl's internal HTML pages, by final URL (`check_fragments`), as 64-bit hashes
  * (crawler/page-ids.ts: sorted, 8 bytes each), so a page's ids cost 8 bytes each whatever their length; `gap`
- * says why some may be missing (read only in part, more ids than are kept), null when none are. `ids` is null
+ * says why some may be missing (read only in part, more ids than are kept), null when none are. `id_hashes` is null
  * for a page fetched for its ids that turned out not to be an HTML page of the site. Deleted once the crawl's
  * fragments are judged.
  */
@@ -277,8 +280,46 @@ export const brokenLinks = sqliteTable(
       .notNull()
       .references(() => crawls.id, { onDelete: "cascade" }),
     targetId: integer("target_id").notNull(),
+    /**
+     * The start of the first crawl of the domain that found this (source page, URL) broken, carried from the
+     * previous crawl's open links when the link is judged (crawler/broken-since.ts). Rows written before the
+     * column existed were given their own crawl's start by the migration.
+     */
+    brokenSince: text("broken_since"),
   },
   (t) => [index("broken_links_crawl_idx").on(t.crawlId, t.linkId), index("broken_links_target_idx").on(t.targetId)],
+);
+
+/**
+ * The open links a crawl did not check: broken links its domain's earlier crawls left open (the previous
+ * ended crawl's broken links and unchecked links) that this crawl neither found broken again nor checked and
+ * found good (crawler/open-links.ts). Written when the crawl ends; they stay open, carried to the next crawl,
+ * and `GET /crawls/{id}/changes` lists them as `not_checked`. Each row is a copy of the link as it was last
+ * found broken, since the crawl that found it may be pruned.
+ */
+export const uncheckedLinks = sqliteTable(
+  "unchecked_links",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    crawlId: text("crawl_id")
+      .notNull()
+      .references(() => crawls.id, { onDelete: "cascade" }),
+    sourceUrl: text("source_url").notNull(),
+    /** Its target's URL; with `fragment` ("" or `#…`, as links.fragment) the Link's URL. */
+    url: text("url").notNull(),
+    fragment: text("fragment").notNull().default(""),
+    kind: text("kind").$type<StoredLinkKind>().notNull(),
+    internal: integer("internal", { mode: "boolean" }).notNull(),
+    linkText: text("link_text").notNull(),
+    statusCode: integer("status_code").notNull(),
+    finalUrl: text("final_url"),
+    error: text("error"),
+    warning: text("warning"),
+    /** What made it broken (core/breakage-cause.ts): which options a crawl needs to check it again. */
+    cause: text("cause").$type<BreakageCause>().notNull(),
+    brokenSince: text("broken_since").notNull(),
+  },
+  (t) => [index("unchecked_links_crawl_idx").on(t.crawlId, t.id), index("unchecked_links_url_idx").on(t.crawlId, t.url)],
 );
 
 /** How many links of a crawl are counted with each (status code, broken) verdict: `status_code` filter totals. */
@@ -365,4 +406,19 @@ export const webhookAttempts = sqliteTable(
     attemptedAt: text("attempted_at").notNull(),
   },
   (t) => [index("webhook_attempts_delivery_idx").on(t.deliveryId, t.attempt)],
+);
+
+/**
+ * The store's identity: one row with a random id, made with the store (the migration inserts it) and carried by
+ * its backups. The lock file beside the store records it (store/store-record.ts), so a start tells a restored
+ * backup of this store from another install's store put in its place.
+ */
+export const storeIdentity = sqliteTable(
+  "store_identity",
+  {
+    id: integer("id").primaryKey(),
+    storeId: text("store_id").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [check("store_identity_one_row", sql`${t.id} = 1`)],
 );

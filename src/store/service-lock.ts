@@ -3,6 +3,7 @@ import { chownSync, existsSync, mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { migrate, pendingMigrations, type MigrationReport } from "./migrate.ts";
 import { describeFailure, StoreFileError } from "./sqlite.ts";
+import { prepareStoreRecord, storeIdOf, storeRecordIn, writeStoreRecord } from "./store-record.ts";
 
 /**
  * One process serves a store: `serve` (and a migration) holds a lock on `<store>.lock`, a tiny SQLite database
@@ -10,6 +11,7 @@ import { describeFailure, StoreFileError } from "./sqlite.ts";
  * RESERVED lock in SQLite's rollback mode), which is an fcntl lock the kernel drops when the process dies, so a
  * SIGKILL never leaves the store locked. Other processes may still read the lock database, where the holder
  * wrote its pid before it took the lock: a refusal names it. Why this and not flock or a lease: docs/decisions.md.
+ * The lock file also records which store was used at the path (store/store-record.ts).
  */
 
 /** What holds the lock: the service, or a migration run by the CLI. */
@@ -35,6 +37,8 @@ export class StoreLockedError extends Error {
 /** A held lock; `release` gives it up (idempotent). */
 export interface ServiceLock {
   readonly path: string;
+  /** Records `storeId` as the store at the path (store/store-record.ts), keeping the lock. */
+  recordStore(storeId: string): void;
   release(): void;
 }
 
@@ -63,13 +67,11 @@ export function acquireServiceLock(storePath: string, purpose: LockPurpose): Ser
   }
   try {
     if (!tryBegin(db)) throw new StoreLockedError(storePath, purpose, holderOf(db));
-    // The holder's pid is committed first, so others can read it; the lock is then taken again at once. Two
-    // processes racing through that gap cannot both end up holding it: a write transaction has one owner.
+    // The holder's pid is committed first, so others can read it; the lock is then taken again at once.
     db.exec("CREATE TABLE IF NOT EXISTS holder (id INTEGER PRIMARY KEY CHECK (id = 1), pid INTEGER NOT NULL, purpose TEXT NOT NULL, since TEXT NOT NULL)");
+    prepareStoreRecord(db);
     db.run("INSERT OR REPLACE INTO holder (id, pid, purpose, since) VALUES (1, ?, ?, ?)", [process.pid, purpose, new Date().toISOString()]);
-    db.exec(`PRAGMA busy_timeout = ${WAIT_FOR_READERS_MS}`);
-    db.exec("COMMIT");
-    if (!tryBegin(db)) throw new StoreLockedError(storePath, purpose, holderOf(db));
+    commitAndHoldAgain(db, storePath, purpose);
   } catch (error) {
     db.close();
     if (error instanceof StoreLockedError) throw error;
@@ -78,6 +80,20 @@ export function acquireServiceLock(storePath: string, purpose: LockPurpose): Ser
   let held = true;
   return {
     path,
+    recordStore: (storeId) => {
+      if (!held) throw new RangeError("the lock was released");
+      if (storeRecordIn(db)?.storeId === storeId) return;
+      try {
+        writeStoreRecord(db, storeId);
+        commitAndHoldAgain(db, storePath, purpose);
+      } catch (error) {
+        // Whatever failed, this process may no longer hold the lock: it must not go on as if it did.
+        held = false;
+        db.close();
+        if (error instanceof StoreLockedError) throw error;
+        throw new StoreFileError(storePath, `cannot record the store in ${path}, the lock of the store ${storePath}: ${describeFailure(path, error)}`);
+      }
+    },
     release: () => {
       if (!held) return;
       held = false;
@@ -85,6 +101,16 @@ export function acquireServiceLock(storePath: string, purpose: LockPurpose): Ser
       db.close();
     },
   };
+}
+
+/**
+ * Commits what the lock's transaction wrote, so others can read it, and takes the lock again at once. Two
+ * processes racing through that gap cannot both end up holding it: a write transaction has one owner.
+ */
+function commitAndHoldAgain(db: Database, storePath: string, purpose: LockPurpose): void {
+  db.exec(`PRAGMA busy_timeout = ${WAIT_FOR_READERS_MS}`);
+  db.exec("COMMIT");
+  if (!tryBegin(db)) throw new StoreLockedError(storePath, purpose, holderOf(db));
 }
 
 /**
@@ -122,12 +148,16 @@ function holderOf(db: Database): { pid: number; purpose: string } | null {
 /**
  * Applies pending migrations, holding the lock while it does unless the caller already holds it (`serve`), so a
  * schema never changes under a running service. With nothing to apply it takes no lock and works beside one.
+ * Holding the lock, it records the store's id in it (store/store-record.ts).
  */
 export function migrateLocked(sqlite: Database, storePath: string, options: { lockHeld: boolean }): MigrationReport {
   if (options.lockHeld || storePath === ":memory:" || pendingMigrations(sqlite).length === 0) return migrate(sqlite);
   const lock = acquireServiceLock(storePath, "migrate");
   try {
-    return migrate(sqlite);
+    const report = migrate(sqlite);
+    const storeId = storeIdOf(sqlite);
+    if (storeId !== null) lock.recordStore(storeId);
+    return report;
   } finally {
     lock.release();
   }

@@ -1,6 +1,7 @@
 import { Database } from "bun:sqlite";
 import { mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
+import { StoreFile, storeFileState, StoreFileLostError, type FileIdentity } from "./store-file.ts";
 
 /**
  * Opens the SQLite database file with the settings an appliance needs: WAL (readers never block the writer),
@@ -10,12 +11,15 @@ import { dirname } from "node:path";
  *
  * The service and CLI commands open the store with openStore, crawl workers their own connection with
  * openDatabase; the repos are SQL over it, and drizzle is only the schema and migrations tool (docs/decisions.md,
- * "Repos write SQL").
+ * "Repos write SQL"). Neither creates a missing file unless asked (`create`): only first-run set-up makes a store
+ * (store/store-admission.ts), so nothing opens a new empty store where one was deleted or moved.
  */
 
 /** The store as the service uses it: its SQLite connection, closed with it. */
 export interface Store {
   sqlite: Database;
+  /** The file opened, to tell whether its path still names it (null for ":memory:"). */
+  file: StoreFile | null;
   close(): void;
 }
 
@@ -41,17 +45,27 @@ export interface OpenOptions {
    * open (an iteration stopped early) would hold up the other connection's writes, so every read runs to its end.
    */
   temporary?: boolean;
+  /** Create the file (and its directory) when missing; else a missing file fails with SQLITE_CANTOPEN. */
+  create?: boolean;
+  /** The file must be this one (the file the service opened): else StoreFileLostError, and nothing is opened. */
+  expect?: FileIdentity;
 }
 
-/** Opens (creating if needed) the store at `path`, or an in-memory one for ":memory:". */
+/** Opens the store at `path` (creating it only with `create`), or an in-memory one for ":memory:". */
 export function openStore(path: string, options: OpenOptions = {}): Store {
   const sqlite = openDatabase(path, options);
-  return { sqlite, close: () => sqlite.close() };
+  const file = StoreFile.watch(path);
+  if (path !== ":memory:" && file === null) {
+    sqlite.close();
+    throw new StoreFileLostError(path, "gone");
+  }
+  return { sqlite, file, close: () => sqlite.close() };
 }
 
-/** Opens (creating if needed) the database file at `path`, or an in-memory one for ":memory:". */
+/** Opens the database file at `path` (creating it only with `create`), or an in-memory one for ":memory:". */
 export function openDatabase(path: string, options: OpenOptions = {}): Database {
-  if (path !== ":memory:") {
+  if (options.expect !== undefined) assertExpectedFile(path, options.expect);
+  if (path !== ":memory:" && options.create) {
     try {
       mkdirSync(dirname(path), { recursive: true });
     } catch (error) {
@@ -60,7 +74,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database 
   }
   let sqlite: Database | undefined;
   try {
-    sqlite = new Database(path, { create: true, strict: true });
+    sqlite = new Database(path, { create: options.create === true, readwrite: true, strict: true });
     sqlite.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5_000))}`);
     // The journal mode is the first statement that reads the file: a file that is not a database fails here.
     if (options.temporary) {
@@ -73,11 +87,25 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database 
       sqlite.exec("PRAGMA synchronous = FULL");
     }
     sqlite.exec("PRAGMA foreign_keys = ON");
-    return sqlite;
   } catch (error) {
     sqlite?.close();
     throw new StoreFileError(path, `cannot open the store ${path}: ${describeFailure(path, error)}`);
   }
+  if (options.expect !== undefined) {
+    try {
+      // Checked again once open: the file may have been swapped while SQLite opened it.
+      assertExpectedFile(path, options.expect);
+    } catch (error) {
+      sqlite.close();
+      throw error;
+    }
+  }
+  return sqlite;
+}
+
+function assertExpectedFile(path: string, expected: FileIdentity): void {
+  const state = storeFileState(path, expected);
+  if (state !== "same") throw new StoreFileLostError(path, state);
 }
 
 /**
@@ -103,7 +131,16 @@ export function describeFailure(path: string, error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;
   if (code === "SQLITE_NOTADB") return `${message} (the file is not a SQLite database, or is damaged)`;
   if (code === "SQLITE_CANTOPEN" && path !== ":memory:" && isDirectory(path)) return `${message} (it is a directory)`;
+  if (code === "SQLITE_CANTOPEN" && path !== ":memory:" && !exists(path)) return `${message} (there is no file at that path)`;
   return typeof code === "string" && !message.includes(code) ? `${message} (${code})` : message;
+}
+
+function exists(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return false;
+  }
 }
 
 function isDirectory(path: string): boolean {

@@ -1,7 +1,8 @@
 import type { Database, Statement } from "bun:sqlite";
-import { accessSync, closeSync, constants, openSync, readSync, statfsSync, statSync } from "node:fs";
+import { accessSync, closeSync, constants, openSync, readSync, statfsSync } from "node:fs";
 import { dirname } from "node:path";
 import { describeFailure } from "./sqlite.ts";
+import type { StoreFile } from "./store-file.ts";
 
 /**
  * Whether the store can serve, cheaply enough for every /healthz: SQLite's page cache keeps answering reads of a
@@ -20,17 +21,16 @@ const MIN_FREE_BYTES = 1024 * 1024;
 const STORE_FAILURE = /^SQLITE_(IOERR|READONLY|FULL|CORRUPT|NOTADB|CANTOPEN)/;
 
 export class StoreHealth {
-  private readonly opened: { dev: number; ino: number } | null;
   private readonly changes: Statement<unknown, []>;
   private readonly others: Statement<unknown, []>;
   private failure: { reason: string; changes: unknown; others: unknown } | null = null;
 
+  /** `file`: the store file as opened (null for ":memory:"). */
   constructor(
     private readonly sqlite: Database,
     private readonly path: string,
+    private readonly file: StoreFile | null,
   ) {
-    const file = path === ":memory:" ? null : statSync(path);
-    this.opened = file === null ? null : { dev: file.dev, ino: file.ino };
     this.changes = sqlite.prepare("SELECT total_changes()");
     this.others = sqlite.prepare("PRAGMA data_version");
   }
@@ -69,13 +69,11 @@ export class StoreHealth {
   }
 
   private fileProblem(): string | null {
-    if (this.opened === null) return null;
+    if (this.file === null) return null;
+    const lost = this.file.problem();
+    if (lost !== null) return lost;
     let header: Buffer;
     try {
-      const now = statSync(this.path);
-      if (now.dev !== this.opened.dev || now.ino !== this.opened.ino) {
-        return `the store ${this.path} was replaced or moved while running: this process still uses the file it opened; restart it`;
-      }
       header = Buffer.alloc(SQLITE_HEADER.length);
       const fd = openSync(this.path, "r");
       try {

@@ -128,6 +128,7 @@ export class TargetVerdicts {
       final_url: unusual === undefined ? url : unusual[0],
       error: unusual === undefined ? null : unusual[1],
       warning: unusual === undefined ? null : unusual[2],
+      broken_since: null,
     };
   }
 }

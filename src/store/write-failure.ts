@@ -1,14 +1,19 @@
+import { StoreUnavailableError } from "../core/errors.ts";
+import { StoreFileLostError } from "./store-file.ts";
+
 /**
- * Errors that mean the store cannot take writes right now (the disk holding it is full, or writing to it
- * fails), told apart from bugs by SQLite's own result code. Work that meets one pauses and tries again later
- * instead of failing or retrying at once: freeing space is the operator's move, and nothing is lost meanwhile.
+ * Errors that mean the store cannot take writes right now (the disk holding it is full, writing to it fails, or
+ * its file was deleted, moved or replaced under the process), told apart from bugs by SQLite's own result code or
+ * by the store's own error. Work that meets one pauses and tries again later instead of failing or retrying at
+ * once: freeing space or putting the file back is the operator's move, and nothing is lost meanwhile.
  */
 
 /** Why the store refused a write. */
-export type StoreWriteFailure = "disk_full" | "io_error";
+export type StoreWriteFailure = "disk_full" | "io_error" | "file_lost";
 
 /** The kind of store write failure `error` is, or null when it is something else. */
 export function storeWriteFailure(error: unknown): StoreWriteFailure | null {
+  if (error instanceof StoreFileLostError) return "file_lost";
   const code = typeof error === "object" && error !== null && "code" in error ? String((error as { code: unknown }).code) : "";
   if (code === "SQLITE_FULL") return "disk_full";
   // SQLITE_IOERR_WRITE, _FSYNC, _TRUNCATE…: a file-size limit, a failing disk, a read-only remount.
@@ -18,7 +23,26 @@ export function storeWriteFailure(error: unknown): StoreWriteFailure | null {
 
 /** The failure in words, naming the store file. */
 export function describeStoreWriteFailure(failure: StoreWriteFailure, path: string): string {
-  return failure === "disk_full"
-    ? `the disk holding the store ${path} is full`
-    : `the store ${path} cannot be written (disk I/O error)`;
+  switch (failure) {
+    case "disk_full":
+      return `the disk holding the store ${path} is full`;
+    case "io_error":
+      return `the store ${path} cannot be written (disk I/O error)`;
+    case "file_lost":
+      return `the store ${path} was deleted, moved or replaced while the service ran`;
+  }
+}
+
+/** What a client is told about `failure` (API and dashboard): the cause without the file's name. */
+export function storeUnavailable(failure: StoreWriteFailure): StoreUnavailableError {
+  switch (failure) {
+    case "disk_full":
+      return new StoreUnavailableError("the disk holding the store is full; nothing was changed, reads still work: try again later");
+    case "io_error":
+      return new StoreUnavailableError("the store cannot be written; nothing was changed, reads still work: try again later");
+    case "file_lost":
+      return new StoreUnavailableError(
+        "the store's file was deleted, moved or replaced while the service ran: writes are refused until the operator puts it back and restarts the service; reads still work",
+      );
+  }
 }

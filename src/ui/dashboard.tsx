@@ -1,7 +1,10 @@
 /** @jsxImportSource hono/jsx */
 import { Hono } from "hono";
 import { STATUS_OF } from "../api/error-envelope.ts";
-import { AppError } from "../core/errors.ts";
+import type { RateLimiter } from "../api/middleware/rate-limit/rate-limit.ts";
+import { storeGuard, type StoreFileCheck } from "../api/middleware/store-guard/store-guard.ts";
+import { AppError, RateLimitedError, StoreUnavailableError } from "../core/errors.ts";
+import { storeUnavailable, storeWriteFailure } from "../store/write-failure.ts";
 import type { Logger } from "../core/logger.ts";
 import type { CrawlsService } from "../services/crawls.service.ts";
 import type { DomainsService } from "../services/domains.service.ts";
@@ -9,6 +12,7 @@ import type { KeysService } from "../services/keys.service.ts";
 import type { WebhooksService } from "../services/webhooks.service.ts";
 import { assetsRouter } from "./assets.ts";
 import { ErrorPage } from "./components/error-page.tsx";
+import { dashboardRateLimit } from "./middleware/dashboard-rate-limit.ts";
 import { dashboardSession, requireCsrf, requireViewer } from "./middleware/dashboard-session.ts";
 import { securityHeaders } from "./middleware/security-headers.ts";
 import { renderPage } from "./render.ts";
@@ -18,12 +22,15 @@ import { overviewRouter } from "./routes/overview.tsx";
 import { signInRouter } from "./routes/sign-in.tsx";
 import { webhooksRouter } from "./routes/webhooks.tsx";
 import { SessionCodec } from "./session.ts";
+import { SignInBackoff } from "./sign-in-backoff.ts";
 import type { UiEnv } from "./ui-env.ts";
 
 /**
  * The web dashboard: server-rendered pages at `/` and under `/ui/`, over the same services as the API. Its
  * middleware is scoped to those paths, so the API under its base path never sees a session cookie. Order:
- * security headers (on everything, errors included) → session → sign-in wall → CSRF on POSTs → pages.
+ * security headers (on everything, errors included) → session → rate limit (per the session's key, else per
+ * address; sign-in attempts have their backoff) → sign-in wall → CSRF on POSTs → store guard on POSTs (503 while
+ * the store's file is not the one opened) → pages. Every refusal, 429 included, is a page of the dashboard.
  */
 
 export interface DashboardDeps {
@@ -33,7 +40,11 @@ export interface DashboardDeps {
   webhooks: WebhooksService;
   /** Signs session cookies (ui/session-secret.ts). */
   sessionSecret: Uint8Array;
+  /** Whether the store's path still names the file opened (api/middleware/store-guard). */
+  storeFile: StoreFileCheck;
   logger: Logger;
+  /** The app's rate limiter (the API's limiter leaves dashboard paths to this router). */
+  limiter: RateLimiter;
 }
 
 const PAGES = ["/", "/ui/*"];
@@ -44,23 +55,34 @@ export function dashboardRouter(deps: DashboardDeps): Hono<UiEnv> {
   for (const path of PAGES) {
     dashboard.use(path, securityHeaders());
     dashboard.use(path, dashboardSession(deps.keys, codec));
+    dashboard.use(path, dashboardRateLimit(deps.limiter));
   }
   dashboard.route("/", assetsRouter());
-  dashboard.route("/", signInRouter(deps.keys, codec));
+  dashboard.route("/", signInRouter(deps.keys, codec, new SignInBackoff()));
   for (const path of PAGES) {
     dashboard.use(path, requireViewer());
     dashboard.use(path, requireCsrf(codec));
+    dashboard.on("POST", path, storeGuard(deps.storeFile, deps.logger));
   }
   dashboard.route("/", overviewRouter(deps.domains, deps.crawls));
   dashboard.route("/", domainRouter(deps.domains, deps.crawls));
   dashboard.route("/", crawlRouter(deps.crawls, deps.domains));
   dashboard.route("/", webhooksRouter(deps.webhooks));
-  dashboard.onError((error, c) => {
+  dashboard.onError((thrown, c) => {
+    // A write the store refused (full disk, failing disk) is a 503 to retry, not an internal error.
+    const failure = storeWriteFailure(thrown);
+    const error = failure === null ? thrown : storeUnavailable(failure);
     const status = error instanceof AppError ? STATUS_OF[error.code] : 500;
     if (status === 500) {
       deps.logger.error("dashboard error", { request_id: c.get("requestId"), error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
     }
     const message = status === 500 ? "internal server error" : error.message;
+    if (error instanceof RateLimitedError) {
+      // A page even for the progress endpoint: the script waits Retry-After; a person reads why.
+      c.header("Retry-After", String(error.retryAfterSeconds));
+      return renderPage(c, <ErrorPage viewer={c.get("viewer") ?? null} status={status} message={`Too many requests; try again in ${error.retryAfterSeconds} s.`} />, status);
+    }
+    if (error instanceof StoreUnavailableError) c.header("Retry-After", String(error.retryAfterSeconds));
     if (c.req.path.endsWith(".json")) return c.json({ error: { code: error instanceof AppError ? error.code : "internal", message } }, status);
     return renderPage(c, <ErrorPage viewer={c.get("viewer") ?? null} status={status} message={message} />, status);
   });

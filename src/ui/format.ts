@@ -35,3 +35,26 @@ export function seconds(fromIso: string | null, toIso: string | null, now = Date
   const end = toIso === null ? now : new Date(toIso).getTime();
   return Math.max(1, (end - new Date(fromIso).getTime()) / 1000);
 }
+
+/** "12 days", "1 day", "5 h", "3 min", "4 s": how long `ms` is, to the largest whole unit. */
+export function span(ms: number): string {
+  const units: [number, string, string][] = [
+    [86_400_000, "day", "days"],
+    [3_600_000, "h", "h"],
+    [60_000, "min", "min"],
+    [1_000, "s", "s"],
+  ];
+  const [size, one, many] = units.find(([unit]) => ms >= unit) ?? units[units.length - 1]!;
+  const amount = Math.max(1, Math.floor(ms / size));
+  return `${amount} ${amount === 1 ? one : many}`;
+}
+
+/**
+ * How long a link had been broken when the crawl started: "broken for 12 days", or "new in this crawl" when
+ * this crawl is the first that found it broken (its broken_since is the crawl's start).
+ */
+export function brokenFor(since: string | null, crawlStartedAt: string | null): string {
+  if (since === null || crawlStartedAt === null) return "";
+  const ms = Date.parse(crawlStartedAt) - Date.parse(since);
+  return ms <= 0 ? "new in this crawl" : `broken for ${span(ms)}`;
+}

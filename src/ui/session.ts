@@ -12,6 +12,14 @@ import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 /** How long a session lasts after sign-in. */
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 
+/**
+ * Expiry is wall-clock time (the cookie must outlive a restart), so a clock step moves it: a step back lengthens
+ * sessions by the step, a step forward ends them early. A session whose expiry lies further ahead than this was
+ * issued under a clock since set back by more than a session's life (a wrong date corrected): refused, or a
+ * cookie from then would stay valid until that date came round.
+ */
+export const SESSION_MAX_AHEAD_MS = 2 * SESSION_TTL_MS;
+
 /** What a valid session cookie says. */
 export interface Session {
   keyId: string;
@@ -35,7 +43,8 @@ export class SessionCodec {
   /** Refuses `session` from now on (sign-out), until it would have expired anyway. */
   end(session: Session, now = Date.now()): void {
     for (const [nonce, expiresAt] of this.ended) {
-      if (expiresAt <= now || this.ended.size >= MAX_ENDED) this.ended.delete(nonce);
+      // Kept a while past expiry: a clock stepped forward and back must not bring a signed-out cookie back.
+      if (expiresAt + SESSION_MAX_AHEAD_MS <= now || this.ended.size >= MAX_ENDED) this.ended.delete(nonce);
       else break;
     }
     this.ended.set(session.nonce, session.expiresAt);
@@ -57,7 +66,7 @@ export class SessionCodec {
     if (!ID_PATTERN.test(keyId) || !/^\d{1,16}$/.test(expiry) || !NONCE_PATTERN.test(nonce)) return null;
     if (!this.equal(signature, this.mac("session", `${keyId}.${expiry}.${nonce}`))) return null;
     const expiresAt = Number(expiry);
-    if (expiresAt <= now || this.ended.has(nonce)) return null;
+    if (expiresAt <= now || expiresAt - now > SESSION_MAX_AHEAD_MS || this.ended.has(nonce)) return null;
     return { keyId, expiresAt, nonce };
   }
 

@@ -33,6 +33,11 @@ export interface DispatcherOptions {
   pollMs?: number;
   /** Told each attempt's outcome once it is recorded (metrics). */
   onAttempt?: (outcome: AttemptOutcomeLabel) => void;
+  /**
+   * Null while the store's path still names the file the service opened; else why not. Nothing is sent
+   * meanwhile: an event read from a lost file would tell receivers of what the store no longer holds.
+   */
+  storeProblem?: () => string | null;
 }
 
 const DEFAULT_POLL_MS = 1_000;
@@ -42,6 +47,8 @@ export class WebhookDispatcher {
   private readonly busyWebhooks = new Set<string>();
   private timer: ReturnType<typeof setTimeout> | null = null;
   private running = false;
+  /** Why sending is paused (the store's file was lost), as last logged. */
+  private paused: string | null = null;
 
   constructor(private readonly options: DispatcherOptions) {}
 
@@ -74,7 +81,7 @@ export class WebhookDispatcher {
     this.timer = null;
     try {
       const free = this.options.maxConcurrent - this.inFlight.size;
-      if (free > 0) {
+      if (free > 0 && !this.storeLost()) {
         const busy = new Set(this.inFlight.keys());
         for (const delivery of this.options.repo.due(new Date().toISOString(), free * 4, busy)) {
           if (this.inFlight.size >= this.options.maxConcurrent) break;
@@ -86,6 +93,16 @@ export class WebhookDispatcher {
       this.options.logger.error("webhook dispatch failed", { error: String(error) });
     }
     this.timer = setTimeout(() => this.tick(), this.options.pollMs ?? DEFAULT_POLL_MS);
+  }
+
+  private storeLost(): boolean {
+    const problem = this.options.storeProblem?.() ?? null;
+    if (problem !== this.paused) {
+      if (problem !== null) this.options.logger.warn("webhook deliveries paused", { reason: problem });
+      else this.options.logger.info("webhook deliveries resumed");
+    }
+    this.paused = problem;
+    return problem !== null;
   }
 
   private send(delivery: DueDelivery): void {

@@ -36,7 +36,7 @@ export interface EventData {
     total_links: number;
     broken_links: number;
     duration_seconds: number;
-    /** Extra field: broken links the previous completed crawl of the domain did not have broken. */
+    /** Extra field: broken links that were not open before this crawl (neither broken in the previous one nor carried by it). */
     new_broken_links: number;
   };
   "crawl.failed": { crawl_id: string; domain_name: string; error: string };

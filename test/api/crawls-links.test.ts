@@ -14,6 +14,8 @@ let svc: TestService;
 let site: LoopbackSite;
 let ext: LoopbackSite;
 let crawlId: string;
+/** The crawl's start: the domain's first crawl, so every broken link is broken since then. */
+let startedAt: string;
 let ORIGIN: string;
 let EXT: string;
 let DOWN: string;
@@ -47,6 +49,7 @@ function expected() {
     final_url,
     error,
     warning,
+    broken_since: is_broken ? startedAt : null,
   }));
 }
 
@@ -77,7 +80,7 @@ beforeAll(async () => {
   );
   const domain = await svc.runtime.domains.add({ name: `site.test:${site.port}`, root_url: `${ORIGIN}/` }, true);
   crawlId = await startCrawl(svc, domain.id, { scan_images: true, follow_external: true });
-  await waitForCrawl(svc, crawlId);
+  startedAt = (await waitForCrawl(svc, crawlId)).started_at;
 });
 afterAll(async () => {
   await svc?.stop();

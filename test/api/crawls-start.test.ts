@@ -149,7 +149,7 @@ describe("GET /crawls/{id}", () => {
       [
         "id", "domain_id", "domain_name", "status", "options", "total_links", "broken_links", "pages_crawled",
         "skipped_links", "truncated", "error", "created_at", "started_at", "completed_at", "new_broken_links", "trigger",
-        "pages_cut", "failure", "warnings", "sitemap_urls", "orphan_pages",
+        "pages_cut", "failure", "warnings", "sitemap_urls", "orphan_pages", "waiting_reason",
       ].sort(),
     );
     expect(d).toMatchObject({ id: crawl.id, domain_id: domain.id, domain_name: domain.name, options: crawl.options, created_at: crawl.created_at });
@@ -157,7 +157,7 @@ describe("GET /crawls/{id}", () => {
     for (const field of ["total_links", "broken_links", "pages_crawled", "skipped_links", "pages_cut"]) expect(Number.isInteger(d[field])).toBe(true);
     expect(Array.isArray(d.warnings) && d.warnings.every((w: unknown) => typeof w === "string")).toBe(true);
     expect(typeof d.truncated).toBe("boolean");
-    for (const field of ["started_at", "completed_at", "error", "failure"]) expect(d[field] === null || typeof d[field] === "string").toBe(true);
+    for (const field of ["started_at", "completed_at", "error", "failure", "waiting_reason"]) expect(d[field] === null || typeof d[field] === "string").toBe(true);
     // Without use_sitemap no sitemap is read.
     expect(d).toMatchObject({ sitemap_urls: null, orphan_pages: null });
   });

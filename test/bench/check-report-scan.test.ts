@@ -25,6 +25,7 @@ const link = (n: number): LinkView => ({
   final_url: null,
   error: n % 7 === 0 ? "HTTP 404" : null,
   warning: null,
+  broken_since: n % 7 === 0 ? "2026-01-01T00:00:00.000Z" : null,
 });
 
 function written(links: LinkView[], name: string): string {

@@ -15,6 +15,7 @@ const link = (n: number, broken: boolean): LinkView => ({
   final_url: null,
   error: null,
   warning: null,
+  broken_since: broken ? "2026-01-01T00:00:00.000Z" : null,
 });
 
 function report(links: LinkView[]): CheckReport {
@@ -50,7 +51,7 @@ test("CSV: a cell starting with a formula character, tab or carriage return is p
   const risky: LinkView = { ...link(9, true), link_text: "\tcmd", error: "\r=1+1", warning: "@x", final_url: "-1" };
   const text = [...renderReport(report([risky]), "csv")].join("");
   const row = text.split("\r\n")[1]!;
-  expect(row).toBe(`http://site.test/,http://site.test/9,404,true,anchor,'\tcmd,'-1,"'\r=1+1",'@x`);
+  expect(row).toBe(`http://site.test/,http://site.test/9,404,true,anchor,'\tcmd,'-1,"'\r=1+1",'@x,2026-01-01T00:00:00.000Z`);
 });
 
 for (const links of [[], [link(1, false), link(2, true), link(3, false)]]) {

@@ -80,7 +80,7 @@ test("a temporary store is migrated in full without taking the service lock", ()
 
 test("a service store still takes the lock while it is migrated", () => {
   const { config } = temporaryStoreConfig();
-  const runtime = openRuntime(config, { inlineCrawls: true });
+  const runtime = openRuntime(config, { inlineCrawls: true, createStore: true });
   runtime.close();
   expect(existsSync(`${config.storage.path}.lock`)).toBe(true);
 });

@@ -86,7 +86,7 @@ describe("formats against the ground truth", () => {
     const want = sites.expected(ALL);
     const result = await check(sites.rootUrl, ...BASE, "--all", "--format", "csv");
     const [header, ...rows] = parseCsv(result.stdout);
-    expect(header).toEqual(["source_url", "url", "status_code", "is_broken", "kind", "link_text", "final_url", "error", "warning"]);
+    expect(header).toEqual(["source_url", "url", "status_code", "is_broken", "kind", "link_text", "final_url", "error", "warning", "broken_since"]);
     expect(rows).toHaveLength(want.total_links);
     expect(rows.map((r) => `${r[0]} → ${r[1]}`).sort()).toEqual(want.links.map(pair).sort());
     expect(rows.filter((r) => r[3] === "true")).toHaveLength(want.broken_links);

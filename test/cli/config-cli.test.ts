@@ -1,8 +1,8 @@
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runCli } from "../helpers/cli.ts";
+import { runCli, setUpStore } from "../helpers/cli.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "linkpatrol-cli-config-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -91,6 +91,8 @@ describe("linkpatrol top level", () => {
 });
 
 describe("argument checking", () => {
+  // keys and domains check their arguments on an existing store (they never create one).
+  beforeAll(() => setUpStore([], { LINKPATROL_STORAGE_PATH: join(dir, "args.db") }));
   test.each([
     [["serve", "extra"]],
     [["migrate", "extra"]],

@@ -1,8 +1,8 @@
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runCli } from "../helpers/cli.ts";
+import { runCli, setUpStore } from "../helpers/cli.ts";
 import { startLoopbackSite } from "../helpers/loopback-site.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "linkpatrol-cli-domains-"));
@@ -12,6 +12,7 @@ const env = {
   LINKPATROL_CRAWLER_ALLOW_PRIVATE_NETWORKS: "true",
   LINKPATROL_VERIFICATION_TIMEOUT: "2s",
 };
+beforeAll(() => setUpStore([], env));
 
 describe("linkpatrol domains", () => {
   test("add prints the three proofs; --verified is the operator vouching; list shows both", async () => {

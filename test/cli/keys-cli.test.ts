@@ -1,12 +1,13 @@
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runCli } from "../helpers/cli.ts";
+import { runCli, setUpStore } from "../helpers/cli.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "linkpatrol-cli-keys-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const env = { LINKPATROL_STORAGE_PATH: join(dir, "lp.db") };
+beforeAll(() => setUpStore([], env));
 
 describe("linkpatrol keys", () => {
   test("create prints the key once on stdout; list never shows it; revoke marks it", async () => {

@@ -118,6 +118,13 @@ describe("network values are checked as strictly as they are used", () => {
     expect(loadConfig({ env: { LINKPATROL_CRAWLER_ALLOWED_CIDRS: "[10.0.0.0/8, 192.168.1.7/32, fd00::/8]" } }).config.crawler.allowed_cidrs).toHaveLength(3);
   });
 
+  test("trusted proxies: addresses and CIDRs from the environment; anything else refused", () => {
+    const env = { LINKPATROL_SERVER_TRUSTED_PROXIES: "[127.0.0.1, 10.0.0.0/8, fd00::/8]", LINKPATROL_SERVER_FORWARDED_HEADER: "forwarded" };
+    expect(loadConfig({ env }).config.server).toMatchObject({ trusted_proxies: ["127.0.0.1", "10.0.0.0/8", "fd00::/8"], forwarded_header: "forwarded" });
+    expect(problemsOf(() => loadConfig({ env: { LINKPATROL_SERVER_TRUSTED_PROXIES: "[proxy.lan]" } }))[0]).toContain("server.trusted_proxies.0");
+    expect(problemsOf(() => loadConfig({ env: { LINKPATROL_SERVER_FORWARDED_HEADER: "x-real-ip" } }))[0]).toContain("server.forwarded_header");
+  });
+
   test.each(["dns.google", "127.0.0.1:0", "127.0.0.1:70000", "[::1", "1.2.3.4:dns"])("dns_servers entry %p is refused", (entry) => {
     const problems = problemsOf(() => loadConfig({ env: { LINKPATROL_VERIFICATION_DNS_SERVERS: `["${entry}"]` } }));
     expect(problems[0]).toContain("verification.dns_servers.0:");

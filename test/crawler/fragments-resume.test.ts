@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runCli } from "../helpers/cli.ts";
+import { runCli, setUpStore } from "../helpers/cli.ts";
 import { type LoopbackSite, startLoopbackSite } from "../helpers/loopback-site.ts";
 import { apiClient, startServeProcess, writeServeConfig } from "../helpers/serve-process.ts";
 
@@ -28,9 +28,10 @@ let dir: string;
 let configFile: string;
 const sites: LoopbackSite[] = [];
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "linkpatrol-fragments-resume-"));
   configFile = writeServeConfig(dir, KEY, [], "allowed_cidrs: [127.0.0.1/32], concurrency: 2, per_host_concurrency: 2");
+  await setUpStore(["--config", configFile]);
 });
 afterAll(async () => {
   for (const site of sites) await site.stop();

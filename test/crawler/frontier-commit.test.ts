@@ -17,7 +17,7 @@ const LIMITS = { maxPages: 1_000, maxDepth: 10 };
 const ok = { status_code: 200, is_broken: false, error: null, warning: null };
 
 function freshStore(name: string, crawlId: string): Store {
-  const store = openStore(join(dir, name), { busyTimeoutMs: 10_000 });
+  const store = openStore(join(dir, name), { busyTimeoutMs: 10_000, create: true });
   migrate(store.sqlite);
   store.sqlite.run("INSERT INTO domains (id, name, root_url, verification_token) VALUES ('d1', 'example.test', ?, 'tok')", [ROOT]);
   store.sqlite.run("INSERT INTO crawls (id, domain_id, status, options, created_at) VALUES (?, 'd1', 'running', '{}', '2026-01-01')", [crawlId]);
@@ -178,7 +178,7 @@ test("a resumed frontier reads every target even past what memory holds: no read
   const crawlId = "01a20460-0000-7000-8000-0000000000d1";
   // check's temporary store has no WAL: a read left open on one connection makes the other's writes wait and fail.
   const path = join(dir, "no-wal-resume.db");
-  const store = openStore(path, { busyTimeoutMs: 200, temporary: true });
+  const store = openStore(path, { busyTimeoutMs: 200, temporary: true, create: true });
   migrate(store.sqlite);
   store.sqlite.run("INSERT INTO domains (id, name, root_url, verification_token) VALUES ('d1', 'example.test', ?, 'tok')", [ROOT]);
   store.sqlite.run("INSERT INTO crawls (id, domain_id, status, options, created_at) VALUES (?, 'd1', 'running', '{}', '2026-01-01')", [crawlId]);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runCli } from "../helpers/cli.ts";
+import { runCli, setUpStore } from "../helpers/cli.ts";
 import { readAll, startCrawl, verifiedDomain, waitForCrawl } from "../helpers/crawls.ts";
 import type { LoopbackSite } from "../helpers/loopback-site.ts";
 import { startMeshSite } from "../helpers/mesh-site.ts";
@@ -44,6 +44,8 @@ test("a crawl killed mid-way resumes after restart and ends with the totals of a
     await svc.stop();
   }
   expect(reference.crawl).toMatchObject({ status: "completed", pages_crawled: PAGES + 1 });
+
+  await setUpStore(["--config", configFile]);
 
   const added = await runCli(["domains", "add", site.host, "--root-url", site.url("/"), "--verified", "--json", "--config", configFile]);
   expect(added.exitCode).toBe(0);

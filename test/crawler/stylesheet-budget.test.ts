@@ -26,7 +26,7 @@ function result(target: FrontierTarget, links: string[], stylesheet: boolean) {
 }
 
 test("stylesheets do not count as pages, and their budget of max_pages survives a resume", () => {
-  const store = openStore(join(dir, "budget.db"), { busyTimeoutMs: 10_000 });
+  const store = openStore(join(dir, "budget.db"), { busyTimeoutMs: 10_000, create: true });
   migrate(store.sqlite);
   store.sqlite.run("INSERT INTO domains (id, name, root_url, verification_token) VALUES ('d1', 'example.test', ?, 'tok')", [ROOT]);
   store.sqlite.run("INSERT INTO crawls (id, domain_id, status, options, created_at) VALUES (?, 'd1', 'running', '{}', '2026-01-01')", [CRAWL]);

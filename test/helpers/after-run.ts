@@ -20,5 +20,5 @@ try {
     for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
 } catch {
-  // Outside `bun test` (a script such as test/fixtures/upgrade/generate.ts) there is no run to clean up after.
+  // Loaded by a script outside the test runner (test/fixtures/upgrade/generate.ts): its stores are left to it.
 }

@@ -35,3 +35,12 @@ export async function runCli(
 export function cleanEnv(): Record<string, string> {
   return Object.fromEntries(Object.entries(process.env).filter(([k, v]) => !k.startsWith("LINKPATROL_") && v !== undefined)) as Record<string, string>;
 }
+
+/**
+ * Sets up a new install's store as `linkpatrol migrate` does (the first `serve` would too): the keys and domains
+ * commands open an existing store only. `args`: --config FILE, or nothing with LINKPATROL_STORAGE_PATH in `env`.
+ */
+export async function setUpStore(args: string[], env: Record<string, string> = {}): Promise<void> {
+  const res = await runCli(["migrate", ...args], { env });
+  if (res.exitCode !== 0) throw new Error(`migrate failed (${res.exitCode}): ${res.stderr}`);
+}

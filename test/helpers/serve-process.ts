@@ -34,11 +34,11 @@ export function writeServeConfig(dir: string, key: string, extra: string[] = [],
   return file;
 }
 
-/** Starts `serve --config configFile` (listen on port 0 in that file). */
-export function startServeProcess(configFile: string): ServeProcess {
+/** Starts `serve --config configFile` (listen on port 0 in that file), plus `args` (`--new-store`), with `env` added to its environment. */
+export function startServeProcess(configFile: string, args: string[] = [], env: Record<string, string> = {}): ServeProcess {
   const proc = Bun.spawn({
-    cmd: [process.execPath, MAIN, "serve", "--config", configFile],
-    env: cleanEnv(),
+    cmd: [process.execPath, MAIN, "serve", "--config", configFile, ...args],
+    env: { ...cleanEnv(), ...env },
     stdin: "ignore",
     stdout: "ignore",
     stderr: "pipe",

@@ -73,7 +73,7 @@ export async function startTestService(
   // Offline by default: made-up names fail at once instead of waiting on the host's resolver.
   const resolve = options.resolve ?? tableResolver({ localhost: ["127.0.0.1", "::1"] });
   // A resolver function cannot reach a worker thread: tests that bring their own crawl in this thread.
-  const runtime = openRuntime(config, { resolve, logger, inlineCrawls: options.resolve !== undefined });
+  const runtime = openRuntime(config, { resolve, logger, inlineCrawls: options.resolve !== undefined, createStore: true });
   if (options.startCrawls !== false) runtime.crawlPool.start();
   runtime.dispatcher.start();
   const adminKey = runtime.keys.create("test-admin", ["admin"]).secret;

@@ -3,7 +3,7 @@ import { Database } from "bun:sqlite";
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runCli } from "../helpers/cli.ts";
+import { runCli, setUpStore } from "../helpers/cli.ts";
 import { type LoopbackSite, startLoopbackSite } from "../helpers/loopback-site.ts";
 import { apiClient, startServeProcess, writeServeConfig } from "../helpers/serve-process.ts";
 
@@ -48,6 +48,7 @@ afterAll(async () => {
 });
 
 test("a backup taken mid-crawl is consistent and restores into a store that finishes the crawl", async () => {
+  await setUpStore(["--config", configFile]);
   const added = await runCli(["domains", "add", site.host, "--root-url", site.url("/"), "--verified", "--json", "--config", configFile]);
   const domainId = JSON.parse(added.stdout).id;
   const server = startServeProcess(configFile);

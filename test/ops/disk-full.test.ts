@@ -5,15 +5,15 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runCli } from "../helpers/cli.ts";
+import { runCli, setUpStore } from "../helpers/cli.ts";
 import { apiClient, startServeProcess, writeServeConfig, type ServeProcess } from "../helpers/serve-process.ts";
 
 /**
  * A full disk pauses a crawl instead of crashing the service: the store lives on a small tmpfs, a filler file
  * takes nearly all of it, and a crawl fills the rest. The crawl stays running with what it committed, the
  * process stays up without a storm of retries or threads, the API keeps answering reads, /healthz and refused
- * writes (503 store_unavailable) say why, and once space is freed the crawl resumes and ends with exact totals. Needs a tmpfs mount (root, as CI runs): skipped, saying
- * so, where mounting is not permitted.
+ * writes (503 store_unavailable) say why, the crawl's own detail says why it waits (`waiting_reason`), and once space is freed the crawl
+ * resumes and ends with exact totals. Needs a tmpfs mount (root, as CI runs): skipped, saying so, where mounting is not permitted.
  */
 
 const KEY = "lp_diskfulldiskfulldiskfulldiskfull0123";
@@ -68,6 +68,7 @@ function fill(leaveBytes: number, name = "filler"): string {
 
 test.skipIf(!mounted)("a full disk pauses the crawl, the service stays up and readable, and freeing space resumes it exactly", async () => {
   const config = writeServeConfig(mountDir, KEY, [], `allowed_cidrs: [127.0.0.1/32], max_pages: ${MAX_PAGES}`);
+  await setUpStore(["--config", config]);
   const added = await runCli(["domains", "add", new URL(siteOrigin).host, "--root-url", `${siteOrigin}/`, "--verified", "--config", config]);
   expect(added.exitCode).toBe(0);
   const domainId = added.stdout.match(/\(([0-9a-f-]{36})\)/)![1]!;
@@ -84,8 +85,15 @@ test.skipIf(!mounted)("a full disk pauses the crawl, the service stays up and re
   expect(serve.stderr.text.match(/crawl paused: the store refused a write/g)!.length).toBeLessThanOrEqual(3);
   expect(serve.stderr.text).not.toContain("crawl job crashed");
   expect(serve.proc.exitCode).toBeNull();
-  const during = (await api(base, "GET", `/crawls/${crawl.id}`)).data;
+  // The crawl's own detail says why it waits, from what the service holds in memory (the full store cannot say
+  // it); asked a few times, since the pool takes the crawl up again now and then to try.
+  let during = (await api(base, "GET", `/crawls/${crawl.id}`)).data;
+  for (let i = 0; i < 20 && during.waiting_reason === null; i++) {
+    await Bun.sleep(100);
+    during = (await api(base, "GET", `/crawls/${crawl.id}`)).data;
+  }
   expect(during.status).toBe("running");
+  expect(during.waiting_reason).toContain("is full");
   const health = await fetch(`${new URL(base).origin}/healthz`);
   expect(health.status).toBe(503);
   expect((await health.json()).reason).toContain("is full");
@@ -114,7 +122,8 @@ test.skipIf(!mounted)("a full disk pauses the crawl, the service stays up and re
   }
   expect((await fetch(`${new URL(base).origin}/healthz`)).status).toBe(200);
   expect(detail).toMatchObject({ status: "completed", pages_crawled: MAX_PAGES, truncated: true, total_links: MAX_PAGES * LINKS_PER_PAGE, broken_links: 0 });
-}, 30_000); // waits out the pool's retry delays (1 s, then 5 s) while the disk is full
+  expect(detail.waiting_reason).toBeNull();
+}, 60_000); // waits out the pool's retry delays (1 s, 5 s, then 15 s once space is freed) on a busy machine
 
 test.skipIf(!mounted).each([
   // Too little room for the migrations: the store cannot even be built.
@@ -140,4 +149,4 @@ test.skipIf(!mounted).each([
   } finally {
     rmSync(filler);
   }
-});
+}, 30_000); // a check run each, which must end well within this (asserted above)

@@ -2,7 +2,7 @@ import { afterEach, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runCli } from "../helpers/cli.ts";
+import { runCli, setUpStore } from "../helpers/cli.ts";
 import { type LoopbackSite, startLoopbackSite } from "../helpers/loopback-site.ts";
 import { apiClient, type ServeProcess, startServeProcess, writeServeConfig } from "../helpers/serve-process.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
@@ -49,6 +49,7 @@ async function exitWithin(server: ServeProcess, ms: number): Promise<number | "s
 }
 
 async function registerSite(configFile: string, site: LoopbackSite): Promise<string> {
+  await setUpStore(["--config", configFile]);
   const added = await runCli(["domains", "add", site.host, "--root-url", site.url("/"), "--verified", "--json", "--config", configFile]);
   expect(added.exitCode).toBe(0);
   return JSON.parse(added.stdout).id;

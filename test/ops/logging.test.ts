@@ -2,7 +2,7 @@ import { afterEach, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runCli } from "../helpers/cli.ts";
+import { runCli, setUpStore } from "../helpers/cli.ts";
 import { startCrawl } from "../helpers/crawls.ts";
 import { type LoopbackSite, startLoopbackSite } from "../helpers/loopback-site.ts";
 import { apiClient, type ServeProcess, startServeProcess, writeServeConfig } from "../helpers/serve-process.ts";
@@ -40,6 +40,7 @@ async function serveAndCrawl(level: string, work: (base: string) => Promise<void
     `logging: {level: ${level}}`,
     "webhooks: {allow_http: true, allow_private_targets: true}",
   ]);
+  await setUpStore(["--config", config]);
   const added = await runCli(["domains", "add", site.host, "--root-url", site.url("/"), "--verified", "--json", "--config", config]);
   server = startServeProcess(config);
   server.ready.catch(() => {}); // above info the "listening" line it waits for never comes: the port is ours

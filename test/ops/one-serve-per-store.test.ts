@@ -54,12 +54,12 @@ async function waitForEnd(base: string, crawlId: string): Promise<any> {
 }
 
 test("a second serve on the same store is refused while the first keeps crawling; the CLI works beside it; SIGKILL frees the store", async () => {
+  const first = serve();
+  const base = await first.ready;
+  // The first start made the store; the CLI registers the site beside the running service.
   const added = await runCli(["domains", "add", site.host, "--root-url", site.url("/"), "--verified", "--json", "--config", configFile]);
   expect(added.exitCode).toBe(0);
   const domainId = JSON.parse(added.stdout).id;
-
-  const first = serve();
-  const base = await first.ready;
   const crawlId = (await api(base, "POST", "/crawls", { domain_id: domainId })).data.id;
   let pages = 0;
   for (let i = 0; i < 400 && pages < 10; i++) {

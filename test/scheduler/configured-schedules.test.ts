@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runCli } from "../helpers/cli.ts";
+import { runCli, setUpStore } from "../helpers/cli.ts";
 import { type LoopbackSite, startLoopbackSite } from "../helpers/loopback-site.ts";
 import { apiClient, startServeProcess, writeServeConfig } from "../helpers/serve-process.ts";
 
@@ -56,6 +56,7 @@ test("an entry for a domain that is not registered stops start-up with exit 2 an
 });
 
 test("a schedule from the file runs crawls with trigger schedule, and keeps running after a restart", async () => {
+  await setUpStore(["--config", writeConfig("[]")]);
   const added = await runCli(["domains", "add", site.host, "--root-url", site.url("/"), "--verified", "--json", "--config", writeConfig("[]")]);
   expect(added.exitCode).toBe(0);
   const file = writeConfig(`[{domain: "${site.host}", cron: "* * * * * *", options: {scan_images: true}}]`);

@@ -10,8 +10,8 @@ import { TargetVerdicts } from "../../src/store/target-verdicts.ts";
  * verdict from its target held in arrays instead of a join per link. Checked here against the plain join over
  * the same rows: targets of two crawls interleaved by id (so one crawl's span holds the other's targets),
  * redirected targets (final URL not their own), errors, warnings, targets still queued or robots-skipped, and
- * links in an order unrelated to their targets'. The SQL-join fallback (a span too big for the arrays) must
- * give the same stream.
+ * links in an order unrelated to their targets'. Broken links take their broken_since from broken_links, read
+ * beside the links in link order. The SQL-join fallback (a span too big for the arrays) must give the same stream.
  */
 
 // More checked targets per crawl than one batch of the verdict load (1,000).
@@ -31,6 +31,8 @@ function targetFor(i: number): TargetRow {
   if (i % 7 === 0) return { ...plain, state: "done", status: 404, broken: 1 };
   if (i % 5 === 0) return { ...plain, state: "done", status: 200, broken: 0, finalUrl: (url) => `${url}/moved` };
   if (i % 11 === 0) return { ...plain, state: "done", status: 200, broken: 0, warning: "redirect loop avoided" };
+  // More broken links than one batch of their broken_since (1,000) per crawl.
+  if (i % 3 === 0) return { ...plain, state: "done", status: 410, broken: 1 };
   return { ...plain, state: "done", status: 200, broken: 0 };
 }
 
@@ -65,6 +67,12 @@ beforeAll(() => {
         ]);
       }
     }
+    // Every link to a checked broken target is a broken link, each broken since a day of its own.
+    db.run(
+      `INSERT INTO broken_links (link_id, crawl_id, target_id, broken_since)
+       SELECT l.id, l.crawl_id, l.target_id, printf('2026-01-%02dT00:00:00.000Z', 1 + l.id % 28)
+       FROM links l JOIN crawl_targets t ON t.id = l.target_id WHERE t.state = 'done' AND t.is_broken = 1`,
+    );
   })();
 });
 
@@ -74,8 +82,9 @@ afterAll(() => store.close());
 function joined(crawlId: string): LinkRecord[] {
   return store.sqlite
     .query<Omit<LinkRecord, "is_broken"> & { is_broken: number }, [string]>(
-      `SELECT t.url, l.source_url, t.status_code, t.is_broken, l.link_text, l.kind, t.final_url, t.error, t.warning
-       FROM links l JOIN crawl_targets t ON t.id = l.target_id WHERE l.crawl_id = ? AND t.state = 'done' ORDER BY l.id`,
+      `SELECT t.url, l.source_url, t.status_code, t.is_broken, l.link_text, l.kind, t.final_url, t.error, t.warning, b.broken_since
+       FROM links l JOIN crawl_targets t ON t.id = l.target_id LEFT JOIN broken_links b ON b.link_id = l.id
+       WHERE l.crawl_id = ? AND t.state = 'done' ORDER BY l.id`,
     )
     .all(crawlId)
     .map((row) => ({ ...row, is_broken: row.is_broken === 1 }));
@@ -92,6 +101,7 @@ describe("LinksRepo.each", () => {
       expect(expected.some((link) => link.final_url === null && link.error !== null)).toBe(true);
       expect(expected.some((link) => link.warning !== null)).toBe(true);
       expect(expected.length).toBeLessThan(LINKS);
+      expect(expected.filter((link) => link.broken_since !== null).length).toBeGreaterThan(1_000);
     }
   });
 

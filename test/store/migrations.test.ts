@@ -53,6 +53,33 @@ describe("migrations", () => {
     }
   });
 
+  test("0009 gives the broken links recorded before it the start of their own crawl as broken_since", () => {
+    const before = MIGRATIONS.findIndex((m) => m.tag === "0009_open_links");
+    const store = openStore(":memory:");
+    migrate(store.sqlite, MIGRATIONS.slice(0, before));
+    const db = store.sqlite;
+    db.run("INSERT INTO domains (id, name, root_url, verification_token) VALUES ('d1', 'example.test', 'http://example.test/', 'tok')");
+    db.run("INSERT INTO crawls (id, domain_id, status, options, created_at, started_at) VALUES ('c1', 'd1', 'completed', '{}', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:05.000Z')");
+    db.run("INSERT INTO crawls (id, domain_id, status, options, created_at) VALUES ('c2', 'd1', 'failed', '{}', '2026-01-02T00:00:00.000Z')");
+    for (const crawl of ["c1", "c2"]) {
+      const target = db.query<{ id: number }, [string]>(
+        "INSERT INTO crawl_targets (crawl_id, url, state, internal, depth, status_code, is_broken) VALUES (?, 'http://example.test/x', 'done', 1, 1, 404, 1) RETURNING id",
+      ).get(crawl)!.id;
+      const link = db.query<{ id: number }, [string, number]>(
+        "INSERT INTO links (crawl_id, source_url, target_id, link_text, kind) VALUES (?, 'http://example.test/', ?, 'x', 'anchor') RETURNING id",
+      ).get(crawl, target)!.id;
+      db.run("INSERT INTO broken_links (link_id, crawl_id, target_id) VALUES (?, ?, ?)", [link, crawl, target]);
+    }
+    db.run("INSERT INTO crawl_pages (crawl_id, url) VALUES ('c1', 'http://example.test/')");
+    migrate(db);
+    expect(db.query("SELECT crawl_id, broken_since FROM broken_links ORDER BY crawl_id").all()).toEqual([
+      { crawl_id: "c1", broken_since: "2026-01-01T00:00:05.000Z" },
+      { crawl_id: "c2", broken_since: "2026-01-02T00:00:00.000Z" }, // never started: its creation
+    ]);
+    expect(db.query("SELECT cut FROM crawl_pages").all()).toEqual([{ cut: 0 }]);
+    store.close();
+  });
+
   test("a failing migration leaves no trace of itself", () => {
     const store = openStore(":memory:");
     const broken = [{ tag: "0000_broken", sql: "CREATE TABLE t (a int);\n--> statement-breakpoint\nTHIS IS NOT SQL" }];

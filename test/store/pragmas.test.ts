@@ -9,7 +9,7 @@ const dir = mkdtempSync(join(tmpdir(), "linkpatrol-db-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 test("a file store runs in WAL mode with FULL sync, foreign keys and the busy timeout on", () => {
-  const store = openStore(join(dir, "nested", "lp.db"), { busyTimeoutMs: 1234 });
+  const store = openStore(join(dir, "nested", "lp.db"), { busyTimeoutMs: 1234, create: true });
   const pragma = (name: string) => Object.values(store.sqlite.query(`PRAGMA ${name}`).get() as object)[0];
   expect(pragma("journal_mode")).toBe("wal");
   expect(pragma("foreign_keys")).toBe(1);
@@ -20,7 +20,7 @@ test("a file store runs in WAL mode with FULL sync, foreign keys and the busy ti
 
 test("a crawl job's connection: NORMAL sync and no foreign-key lookups", () => {
   const path = join(dir, "jobs.db");
-  openStore(path).close();
+  openStore(path, { create: true }).close();
   const sqlite = openJobDatabase({ dbPath: path, busyTimeoutMs: 100, temporaryStore: false });
   const pragma = (name: string) => Object.values(sqlite.query(`PRAGMA ${name}`).get() as object)[0];
   expect({ journal: pragma("journal_mode"), sync: pragma("synchronous"), fk: pragma("foreign_keys"), checkpoint: pragma("wal_autocheckpoint") }).toEqual({
@@ -34,7 +34,7 @@ test("a crawl job's connection: NORMAL sync and no foreign-key lookups", () => {
 
 test("check's temporary store: no WAL (the rollback journal in memory) and no sync, on its own connection and the job's", () => {
   const path = join(dir, "temporary.db");
-  const store = openStore(path, { temporary: true });
+  const store = openStore(path, { temporary: true, create: true });
   const job = openJobDatabase({ dbPath: path, busyTimeoutMs: 100, temporaryStore: true });
   for (const sqlite of [store.sqlite, job]) {
     const pragma = (name: string) => Object.values(sqlite.query(`PRAGMA ${name}`).get() as object)[0];

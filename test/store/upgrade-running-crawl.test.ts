@@ -44,7 +44,10 @@ function downgradeTo0003(path: string): void {
       db.exec("DROP TABLE broken_links; DROP TABLE crawl_status_counts; DROP TABLE crawl_waiting;");
       db.exec("DROP TABLE link_fragments; DROP TABLE crawl_page_ids;"); // 0006; links' fragment columns go with the rebuild below
       db.exec("DROP INDEX crawl_targets_unlinked_idx; ALTER TABLE crawls DROP COLUMN sitemap_urls; ALTER TABLE crawls DROP COLUMN orphan_pages;"); // 0007
+      db.exec("DROP TABLE store_identity;"); // 0008
       db.exec("DROP INDEX webhook_deliveries_crawl_idx; DROP INDEX webhook_deliveries_created_idx;");
+      db.exec("DROP TABLE unchecked_links; ALTER TABLE crawl_pages DROP COLUMN cut;"); // 0009; broken_links went above
+      // 0010: links.fragment goes with the rebuild below; link_fragments, crawl_page_ids and unchecked_links went above.
       db.exec(`CREATE TABLE old_links (
         id integer PRIMARY KEY AUTOINCREMENT NOT NULL, crawl_id text NOT NULL, source_url text NOT NULL,
         target_id integer NOT NULL, link_text text NOT NULL, kind text NOT NULL,

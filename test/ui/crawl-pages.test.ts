@@ -121,7 +121,7 @@ describe("crawl page", () => {
     await waitForCrawl(svc, second);
     const answer = await client.get(`/ui/crawls/${second}/changes`);
     expect(answer.status).toBe(200);
-    expect(answer.html).toContain("<strong>0</strong> newly broken, <strong>1</strong> fixed.");
+    expect(answer.html).toContain("<strong>0</strong> newly broken, <strong>1</strong> fixed, <strong>0</strong> not checked this time.");
     expect(answer.html).toContain(`href="${site.url("/gone")}"`);
     expect(answer.html).toContain(`href="/ui/crawls/${crawlId}"`);
   });
@@ -168,6 +168,38 @@ describe("page links", () => {
     expect(second.html).toMatch(/Page 2 of [2-9]/);
     expect(second.html).toContain(`href="/ui/crawls/${crawlId}/changes?page=1"`);
   });
+});
+
+describe("what a crawl checked, and since when its links are broken", () => {
+  test("an anchors-only crawl after one with images: its options in words, the image not checked this time (never fixed), the anchor broken for as long as it has been", async () => {
+    const optionsSite = await startLoopbackSite({
+      "/": page(`<a href="/gone">Gone</a><img src="/turtle-star.png" alt="turtle">`),
+      "/gone": { status: 404 },
+    });
+    try {
+      const domain = await verifiedDomain(svc, optionsSite.url("/"));
+      const first = await startCrawl(svc, domain, { scan_images: true });
+      await waitForCrawl(svc, first);
+      const second = await startCrawl(svc, domain);
+      await waitForCrawl(svc, second);
+
+      const firstPage = await client.get(`/ui/crawls/${first}`);
+      expect(firstPage.html).toContain("Checked: anchors, images; internal links only");
+      expect(firstPage.html).toContain("new in this crawl");
+      const secondPage = await client.get(`/ui/crawls/${second}`);
+      expect(secondPage.html).toContain("Checked: anchors only; internal links only");
+      expect(secondPage.html).toMatch(/broken for \d+ (s|min)/);
+      expect(rows(secondPage.html)).toEqual([{ url: optionsSite.url("/gone"), links: 1 }]);
+
+      const changes = await client.get(`/ui/crawls/${second}/changes`);
+      expect(changes.html).toContain("<strong>0</strong> newly broken, <strong>0</strong> fixed, <strong>1</strong> not checked this time.");
+      expect(changes.html).toContain('<span class="badge warn">not checked this time</span>');
+      expect(changes.html).not.toContain('<span class="badge ok">fixed</span>');
+      expect(changes.html).toContain(`href="${optionsSite.url("/turtle-star.png")}"`);
+    } finally {
+      await optionsSite.stop();
+    }
+  }, 20_000); // two crawls of a two-page loopback site
 });
 
 describe("crawl page with check_fragments", () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runCli } from "../helpers/cli.ts";
+import { runCli, setUpStore } from "../helpers/cli.ts";
 import { type LoopbackSite, startLoopbackSite } from "../helpers/loopback-site.ts";
 import { apiClient, startServeProcess, writeServeConfig } from "../helpers/serve-process.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
@@ -40,6 +40,7 @@ afterAll(async () => {
 
 
 test("deliveries pending when the process is killed are delivered after the restart", async () => {
+  await setUpStore(["--config", configFile]);
   const added = await runCli(["domains", "add", site.host, "--root-url", site.url("/"), "--verified", "--json", "--config", configFile]);
   expect(added.exitCode).toBe(0);
   const domainId = JSON.parse(added.stdout).id;

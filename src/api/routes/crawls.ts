@@ -74,7 +74,7 @@ const listBroken = securedRoute("crawls", "crawls:read", {
 const listChanges = securedRoute("crawls", "crawls:read", {
   method: "get",
   path: "/crawls/{id}/changes",
-  summary: "Links newly broken, then links fixed, since the previous completed crawl of the domain",
+  summary: "Links newly broken, then links fixed, then links not checked this time, against the previous ended crawl of the domain",
   request: { params: IdParam, query: PaginationQuery },
   responses: { 200: jsonContent(ChangeListSchema, "one page of changes; meta names the crawl compared against"), ...errorResponses(400, 404) },
 });
@@ -130,7 +130,16 @@ export function crawlsRouter(service: CrawlsService, basePath: string) {
     .openapi(listChanges, (c) => {
       const { page, limit } = c.req.valid("query");
       const result = service.changes(c.req.valid("param").id, page, limit);
-      const meta = { page, limit, total: result.total, against_crawl_id: result.againstCrawlId, new_broken: result.newBroken, fixed: result.fixed };
+      const meta = {
+        page,
+        limit,
+        total: result.total,
+        against_crawl_id: result.againstCrawlId,
+        new_broken: result.newBroken,
+        fixed: result.fixed,
+        not_checked: result.notChecked,
+        final: result.final,
+      };
       return c.json({ data: result.items, meta }, 200);
     })
     .openapi(listOrphans, (c) => {

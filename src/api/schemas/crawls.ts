@@ -47,14 +47,20 @@ export const CrawlListSchema = z.object({ data: z.array(CrawlSummarySchema), met
 export const LinkListSchema = z.object({ data: z.array(LinkSchema), meta: PageMeta }).openapi("LinkList");
 export const BrokenLinkListSchema = z.object({ data: z.array(BrokenLinkSchema), meta: BrokenPageMeta }).openapi("BrokenLinkList");
 
-/** `{page, limit, total, against_crawl_id, new_broken, fixed}`: what the changes are counted against. */
+/** `{page, limit, total, against_crawl_id, new_broken, fixed, not_checked, final}`: what the changes are counted against. */
 export const ChangesMeta = z.object({
   page: z.number().int(),
   limit: z.number().int(),
   total: z.number().int(),
+  /** The previous ended crawl of the domain, whose open links this crawl is compared with; null for none. */
   against_crawl_id: z.string().nullable(),
   new_broken: z.number().int(),
+  /** Open before, checked by this crawl and found good (or gone from a page it read whole); 0 until it has ended. */
   fixed: z.number().int(),
+  /** Open before and not checked by this crawl (other options, pages not reached, a failed or cut crawl): still open. */
+  not_checked: z.number().int(),
+  /** False while the crawl runs: what it has not found broken yet counts as not checked until it ends. */
+  final: z.boolean(),
 });
 export const ChangeListSchema = z.object({ data: z.array(ChangeSchema), meta: ChangesMeta }).openapi("LinkChangeList");
 export const OrphanPageListSchema = z.object({ data: z.array(OrphanPageSchema), meta: PageMeta }).openapi("OrphanPageList");

@@ -7,7 +7,9 @@ import m4 from "./0004_waiting_and_broken_links.sql" with { type: "text" };
 import m5 from "./0005_crawl_findings.sql" with { type: "text" };
 import m6 from "./0006_fragments.sql" with { type: "text" };
 import m7 from "./0007_sitemaps.sql" with { type: "text" };
-import m8 from "./0008_fragment_links.sql" with { type: "text" };
+import m8 from "./0008_store_identity.sql" with { type: "text" };
+import m9 from "./0009_open_links.sql" with { type: "text" };
+import m10 from "./0010_fragment_links.sql" with { type: "text" };
 
 /** Every migration in order, with its SQL embedded at build time. */
 export const MIGRATIONS: readonly { tag: string; sql: string }[] = [
@@ -19,5 +21,7 @@ export const MIGRATIONS: readonly { tag: string; sql: string }[] = [
   { tag: "0005_crawl_findings", sql: m5 },
   { tag: "0006_fragments", sql: m6 },
   { tag: "0007_sitemaps", sql: m7 },
-  { tag: "0008_fragment_links", sql: m8 },
+  { tag: "0008_store_identity", sql: m8 },
+  { tag: "0009_open_links", sql: m9 },
+  { tag: "0010_fragment_links", sql: m10 },
 ];

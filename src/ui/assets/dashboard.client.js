@@ -27,10 +27,17 @@
   function poll() {
     fetch(url, { credentials: "same-origin", headers: { accept: "application/json" } })
       .then(function (response) {
+        if (response.status === 429) {
+          // Over the rate limit: wait as long as the server asks (at least 5 s), without counting a failure.
+          var wait = Math.min(300, Math.max(5, Number(response.headers.get("retry-after")) || 5));
+          setTimeout(poll, wait * 1000);
+          return null;
+        }
         if (!response.ok) throw new Error("HTTP " + response.status);
         return response.json();
       })
       .then(function (progress) {
+        if (progress === null) return;
         failures = 0;
         show(progress);
         if (progress.status === "pending" || progress.status === "running") setTimeout(poll, 2000);

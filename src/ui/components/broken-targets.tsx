@@ -3,12 +3,13 @@ import { LINK_KINDS } from "../../core/link-kind.ts";
 import type { BrokenTargetView } from "../../services/crawls.service.ts";
 import type { CrawlDetailView } from "../../services/crawl-view.ts";
 import { queryString, type Filters } from "../crawl-filters.ts";
-import { count } from "../format.ts";
+import { brokenFor, count, when } from "../format.ts";
 import { CrawledUrl, outcome } from "./crawled-url.tsx";
 
 /**
- * A crawl's broken links grouped by target: the filter form, one row per target with its result and link
- * count, the pages linking to it folded in a <details> (no script needed), and keyset paging links.
+ * A crawl's broken links grouped by target: the filter form, one row per target with its result, how long it
+ * has been broken (its earliest link's broken_since, as of this crawl's start) and link count, the pages linking
+ * to it folded in a <details> (no script needed), and keyset paging links.
  */
 export function BrokenTargets(props: { crawl: CrawlDetailView; filters: Filters; page: { items: BrokenTargetView[]; total: number; next: number | null }; after: number }) {
   const { crawl, filters, page } = props;
@@ -78,6 +79,11 @@ export function BrokenTargets(props: { crawl: CrawlDetailView; filters: Filters;
                   </td>
                   <td>
                     <span class="badge bad">{target.target_broken ? outcome(target) : `${outcome(target)} · fragment not found`}</span>
+                    {target.broken_since !== null && (
+                      <div class="muted" title={`first found broken by the crawl started ${when(target.broken_since)}`}>
+                        {brokenFor(target.broken_since, crawl.started_at)}
+                      </div>
+                    )}
                     {target.warning !== null && <div class="muted">{target.warning}</div>}
                   </td>
                   <td class="num">{count(target.links)}</td>
@@ -92,6 +98,7 @@ export function BrokenTargets(props: { crawl: CrawlDetailView; filters: Filters;
                             <CrawledUrl url={source.source_url} /> <span class="muted">({source.kind})</span>
                             {source.link_text !== "" && <div>“{source.link_text}”</div>}
                             {source.fragment_error !== null && <div class="muted">{source.fragment_error}</div>}
+                            {source.broken_since !== target.broken_since && <div class="muted">{brokenFor(source.broken_since, crawl.started_at)}</div>}
                           </li>
                         ))}
                         {target.links > target.sources.length && <li class="muted">and {count(target.links - target.sources.length)} more (in the report download)</li>}

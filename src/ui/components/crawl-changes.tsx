@@ -1,14 +1,24 @@
 /** @jsxImportSource hono/jsx */
 import type { ChangesPage } from "../../services/crawls.service.ts";
-import type { CrawlDetailView } from "../../services/crawl-view.ts";
-import { count } from "../format.ts";
+import type { ChangeKind, CrawlDetailView } from "../../services/crawl-view.ts";
+import { brokenFor, count } from "../format.ts";
 import { CrawledUrl, outcome } from "./crawled-url.tsx";
 import { PageLinks } from "./page-links.tsx";
 
 /** Rows of changes shown per page. */
 export const CHANGES_PER_PAGE = 100;
 
-/** Links newly broken and fixed since the previous completed crawl, with what they were compared against. */
+const BADGE: Record<ChangeKind, { label: string; tone: string }> = {
+  new_broken: { label: "newly broken", tone: "bad" },
+  fixed: { label: "fixed", tone: "ok" },
+  not_checked: { label: "not checked this time", tone: "warn" },
+};
+
+/**
+ * Links newly broken, fixed, and not checked this time, against the previous ended crawl, with what they were
+ * compared against. A link this crawl did not check (other options, a page it did not reach, a crawl cut short)
+ * is never shown as fixed.
+ */
 export function Changes(props: { crawl: CrawlDetailView; changes: ChangesPage; page: number }) {
   const { changes, crawl } = props;
   const pages = Math.max(1, Math.ceil(changes.total / CHANGES_PER_PAGE));
@@ -17,14 +27,22 @@ export function Changes(props: { crawl: CrawlDetailView; changes: ChangesPage; p
       <h2 id="changes">What changed since the previous crawl</h2>
       <p>
         {changes.againstCrawlId === null ? (
-          "No previous completed crawl: every broken link is new."
+          "No previous crawl: every broken link is new."
         ) : (
           <>
-            Compared with <a href={`/ui/crawls/${changes.againstCrawlId}`}>the previous completed crawl</a>:
+            Compared with <a href={`/ui/crawls/${changes.againstCrawlId}`}>the previous crawl</a>:
           </>
         )}{" "}
-        <strong>{count(changes.newBroken)}</strong> newly broken, <strong>{count(changes.fixed)}</strong> fixed.
+        <strong>{count(changes.newBroken)}</strong> newly broken, <strong>{count(changes.fixed)}</strong> fixed,{" "}
+        <strong>{count(changes.notChecked)}</strong> not checked {changes.final ? "this time" : "yet"}.
       </p>
+      {changes.notChecked > 0 && (
+        <p class="muted">
+          {changes.final
+            ? "Not checked this time: links found broken before that this crawl did not check (it ran with other options, did not reach their page, or was cut short). They are still counted as broken and keep their date."
+            : "Until the crawl ends, links found broken before that it has not found broken again are not checked yet; none counts as fixed before then."}
+        </p>
+      )}
       {changes.items.length > 0 && (
         <div class="table-wrap">
           <table>
@@ -40,15 +58,19 @@ export function Changes(props: { crawl: CrawlDetailView; changes: ChangesPage; p
               {changes.items.map((item) => (
                 <tr>
                   <td>
-                    <span class={`badge ${item.change === "fixed" ? "ok" : "bad"}`}>{item.change === "fixed" ? "fixed" : "newly broken"}</span>
+                    <span class={`badge ${BADGE[item.change].tone}`}>{BADGE[item.change].label}</span>
                   </td>
                   <td>
                     <CrawledUrl url={item.url} />
+                    <div class="muted">{item.kind}</div>
                   </td>
                   <td>
                     <CrawledUrl url={item.source_url} />
                   </td>
-                  <td>{outcome(item)}</td>
+                  <td>
+                    {outcome(item)}
+                    {item.change !== "fixed" && item.broken_since !== null && <div class="muted">{brokenFor(item.broken_since, crawl.started_at)}</div>}
+                  </td>
                 </tr>
               ))}
             </tbody>

@@ -9,7 +9,7 @@ export function isActive(crawl: CrawlDetailView): boolean {
   return crawl.status === "pending" || crawl.status === "running";
 }
 
-/** What a poll of a running crawl answers: numbers only. */
+/** What a poll of a running crawl answers: its numbers, and why it waits when it does. */
 export function progressOf(crawl: CrawlDetailView, queued: number) {
   const elapsed = seconds(crawl.started_at, crawl.completed_at);
   return {
@@ -20,13 +20,15 @@ export function progressOf(crawl: CrawlDetailView, queued: number) {
     queued,
     pages_per_second: crawl.started_at === null ? 0 : Math.round((crawl.pages_crawled / elapsed) * 10) / 10,
     elapsed_seconds: crawl.started_at === null ? 0 : Math.round(elapsed),
+    /** Why the crawl makes no progress right now (a full disk), or "" (the script writes it as text). */
+    waiting_reason: crawl.waiting_reason ?? "",
   };
 }
 
 /** The live panel: the script finds it by `data-progress-url` and fills each `data-field`. */
 export function Progress(props: { crawl: CrawlDetailView; queued: number }) {
   const p = progressOf(props.crawl, props.queued);
-  const fields: [keyof typeof p, string][] = [
+  const fields: [Exclude<keyof typeof p, "waiting_reason">, string][] = [
     ["status", "Status"],
     ["pages_crawled", "Pages"],
     ["total_links", "Links"],
@@ -46,6 +48,9 @@ export function Progress(props: { crawl: CrawlDetailView; queued: number }) {
           </div>
         ))}
       </dl>
+      <p class="muted" data-field="waiting_reason" aria-live="polite">
+        {p.waiting_reason}
+      </p>
       <p class="muted">This page updates by itself while the crawl runs.</p>
     </section>
   );

@@ -2,6 +2,7 @@
 import { Hono } from "hono";
 import type { Child } from "hono/jsx";
 import { ConflictError } from "../../core/errors.ts";
+import { describeOptions } from "../../core/options-summary.ts";
 import type { CrawlsService } from "../../services/crawls.service.ts";
 import type { CrawlDetailView } from "../../services/crawl-view.ts";
 import type { DomainsService } from "../../services/domains.service.ts";
@@ -41,6 +42,14 @@ function CrawlPage(props: { viewer: Viewer; crawl: CrawlDetailView; queued: numb
       <p class="muted">
         Created {when(crawl.created_at)} ({crawl.trigger}) · started {when(crawl.started_at)} · ended {when(crawl.completed_at)}
       </p>
+      <p id="crawl-options">
+        Checked: {describeOptions(crawl.options)}
+      </p>
+      {crawl.waiting_reason !== null && (
+        <p class="notice error" role="status">
+          {crawl.waiting_reason}
+        </p>
+      )}
       {crawl.error !== null && <p class="notice error">{crawl.error}</p>}
       {crawl.warnings.length > 0 && (
         <ul class="notice">

@@ -8,12 +8,14 @@ import { assertSameOrigin } from "../middleware/dashboard-session.ts";
 import { renderPage } from "../render.ts";
 import { clearSessionCookie, clearSignInCookie, setSessionCookie, setSignInCookie, SIGN_IN_COOKIE } from "../session-cookie.ts";
 import { SessionCodec } from "../session.ts";
+import type { SignInBackoff } from "../sign-in-backoff.ts";
 import type { UiEnv } from "../ui-env.ts";
 
 /**
  * Sign in with an API key (it is checked like a Bearer key, then forgotten: the cookie names the key's id,
  * never its secret) and sign out. The sign-in form carries a token bound to a short-lived nonce cookie, so
- * another site cannot sign a browser in under a key of its own choosing.
+ * another site cannot sign a browser in under a key of its own choosing. Failed attempts back off per address and
+ * per key prefix (sign-in-backoff.ts): while either waits, an attempt is answered 429 without checking the key.
  */
 
 /** Only local paths may be returned to after sign-in (no open redirect). */
@@ -47,10 +49,10 @@ function SignInPage(props: { token: string; next: string; error?: string }) {
   );
 }
 
-export function signInRouter(keys: KeysService, codec: SessionCodec) {
+export function signInRouter(keys: KeysService, codec: SessionCodec, backoff: SignInBackoff) {
   const router = new Hono<UiEnv>();
 
-  const form = (c: Context<UiEnv>, next: string, error?: string, status: 200 | 401 | 403 = 200) => {
+  const form = (c: Context<UiEnv>, next: string, error?: string, status: 200 | 401 | 403 | 429 = 200) => {
     const nonce = SessionCodec.nonce();
     setSignInCookie(c, nonce);
     return renderPage(c, <SignInPage token={codec.signInToken(nonce)} next={next} error={error} />, status);
@@ -61,15 +63,26 @@ export function signInRouter(keys: KeysService, codec: SessionCodec) {
     return form(c, localPath(c.req.query("next")));
   });
 
+  const tooMany = (c: Context<UiEnv>, next: string, waitSeconds: number) => {
+    c.header("Retry-After", String(waitSeconds));
+    return form(c, next, `Too many failed sign-ins; try again in ${waitSeconds} s.`, 429);
+  };
+
   router.post("/ui/sign-in", async (c) => {
     assertSameOrigin(c);
+    const address = c.get("clientAddress");
+    const addressWait = backoff.addressWait(address);
+    if (addressWait > 0) return tooMany(c, "/", addressWait);
     const body = await c.req.parseBody({ all: true });
     const next = localPath(typeof body.next === "string" ? body.next : undefined);
     const token = typeof body._token === "string" ? body._token : undefined;
+    const secret = typeof body.key === "string" ? body.key.trim() : "";
+    const keyWait = backoff.keyWait(secret);
+    if (keyWait > 0) return tooMany(c, next, keyWait);
     if (!codec.signInValid(getCookie(c, SIGN_IN_COOKIE), token)) {
+      backoff.failed(address, "");
       return form(c, next, "The sign-in form expired or came from elsewhere; please try again.", 403);
     }
-    const secret = typeof body.key === "string" ? body.key.trim() : "";
     try {
       const principal = keys.authenticate(secret);
       const { token: session, session: parts } = codec.issue(principal.keyId);
@@ -78,6 +91,7 @@ export function signInRouter(keys: KeysService, codec: SessionCodec) {
       return c.redirect(next, 303);
     } catch (error) {
       if (!(error instanceof UnauthorizedError)) throw error;
+      backoff.failed(address, secret);
       return form(c, next, `Sign-in refused: ${error.message}.`, 401);
     }
   });

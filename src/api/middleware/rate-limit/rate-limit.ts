@@ -1,16 +1,22 @@
-import type { MiddlewareHandler } from "hono";
-import { getConnInfo } from "hono/bun";
+import type { Context, MiddlewareHandler, Next } from "hono";
 import { RateLimitedError } from "../../../core/errors.ts";
 import type { AppEnv } from "../../env.ts";
+import { addressBucketOf } from "../client-address/forwarded-chain.ts";
 import { TokenBuckets, type BucketDecision } from "./token-bucket.ts";
 
 /**
- * Rate limiting per API key (token bucket, `auth.rate_limit` requests per minute; 0 turns it off).
- * Requests without a usable key are limited per client address, which also slows key guessing; the public
- * endpoints (/healthz, /docs, the OpenAPI document) count in a bucket of their own per address, so a flood
- * of bad keys from behind the same proxy cannot starve a load balancer's health checks.
- * Every response carries RateLimit-Limit/-Remaining/-Reset (set before the route runs, like X-Request-Id); a
- * refused one is 429 with Retry-After.
+ * Rate limiting (token buckets, `auth.rate_limit` requests per minute each; 0 turns it off), in buckets that
+ * keep one kind of caller from starving another:
+ * - an API key: its own bucket (the API contract's per-key limit);
+ * - API requests without a usable key: per client address, which also slows key guessing;
+ * - the public endpoints (/healthz, /docs, the OpenAPI document): per address, apart, so a flood of bad keys
+ *   from behind the same proxy cannot starve a load balancer's health checks;
+ * - the dashboard, signed in: per the session's key, so a crowd at the sign-in form or on the same address
+ *   (everyone, behind a proxy) leaves a signed-in user alone; signed out (the sign-in page, assets): per
+ *   address. Sign-in attempts themselves have a backoff of their own (ui/sign-in-backoff.ts).
+ * The client address is the one `client-address` settled (a trusted proxy's word, or the peer's). Every
+ * response carries RateLimit-Limit/-Remaining/-Reset (set before the route runs, like X-Request-Id); a refused
+ * one is 429 with Retry-After.
  */
 export class RateLimiter {
   private readonly buckets: TokenBuckets | null;
@@ -26,9 +32,19 @@ export class RateLimiter {
     return this.buckets?.take(`key:${keyId}`) ?? null;
   }
 
-  /** Takes a token for a request without a usable key, from its address's bucket. */
+  /** Takes a token for an API request without a usable key, from its address's bucket. */
   takeForAddress(address: string, path: string): BucketDecision | null {
-    return this.buckets?.take(`${this.publicPaths.has(path) ? "public" : "addr"}:${address}`) ?? null;
+    return this.buckets?.take(`${this.publicPaths.has(path) ? "public" : "addr"}:${addressBucketOf(address)}`) ?? null;
+  }
+
+  /** Takes a token for a signed-in dashboard request, from the bucket of the session's key. */
+  takeForViewer(keyId: string): BucketDecision | null {
+    return this.buckets?.take(`ui:${keyId}`) ?? null;
+  }
+
+  /** Takes a token for a signed-out dashboard request (sign-in page, assets), from its address's bucket. */
+  takeForVisitor(address: string): BucketDecision | null {
+    return this.buckets?.take(`ui-addr:${addressBucketOf(address)}`) ?? null;
   }
 }
 
@@ -41,21 +57,19 @@ export function rateLimitHeaders(decision: BucketDecision): { "RateLimit-Limit":
   };
 }
 
-export function rateLimit(limiter: RateLimiter): MiddlewareHandler<AppEnv> {
-  return function rateLimitMiddleware(c, next) {
-    const principal = c.get("principal");
-    const decision = principal ? limiter.takeForKey(principal.keyId) : limiter.takeForAddress(clientAddress(c), c.req.path);
-    if (decision === null) return next();
-    for (const [name, value] of Object.entries(rateLimitHeaders(decision))) c.header(name, value);
-    if (!decision.allowed) throw new RateLimitedError(decision.retryAfterSeconds);
-    return next();
-  };
+/** Sets the decision's headers and goes on, or throws RateLimitedError for the app's (or dashboard's) error page. */
+export function enforce(c: Context, decision: BucketDecision | null, next: Next): Promise<void> {
+  if (decision === null) return next();
+  for (const [name, value] of Object.entries(rateLimitHeaders(decision))) c.header(name, value);
+  if (!decision.allowed) throw new RateLimitedError(decision.retryAfterSeconds);
+  return next();
 }
 
-function clientAddress(c: Parameters<MiddlewareHandler<AppEnv>>[0]): string {
-  try {
-    return getConnInfo(c).remote.address ?? "unknown";
-  } catch {
-    return "unknown";
-  }
+/** Limits API requests; paths for which `ownLimit` is true are left to a limiter of their own (the dashboard's). */
+export function rateLimit(limiter: RateLimiter, ownLimit: (path: string) => boolean = () => false): MiddlewareHandler<AppEnv> {
+  return function rateLimitMiddleware(c, next) {
+    if (ownLimit(c.req.path)) return next();
+    const principal = c.get("principal");
+    return enforce(c, principal ? limiter.takeForKey(principal.keyId) : limiter.takeForAddress(c.get("clientAddress"), c.req.path), next);
+  };
 }

@@ -1,7 +1,14 @@
+import { elapsedMs, monotonicNow } from "../../../core/clock.ts";
+
 /**
  * Per-caller token buckets: each holds up to `capacity` tokens and refills continuously at
  * capacity per `windowMs`, so a caller may burst to the limit and then proceeds at the steady rate.
- * Full buckets are forgotten when the table grows, which bounds memory under many distinct callers.
+ * Time is the monotonic clock (`performance.now()`), never the wall clock: an NTP step or a date set by hand
+ * must neither drain every bucket (a step back made elapsed time negative and locked every client out for the
+ * size of the step) nor refill them (a step forward). Elapsed time below zero counts as zero all the same.
+ * Memory is bounded: full buckets are forgotten when the table grows, and past `maxCallers` the least recently
+ * used callers are forgotten too (they start again with a full bucket: the price of a bound under a flood of
+ * distinct callers).
  */
 
 export interface BucketDecision {
@@ -20,21 +27,27 @@ interface Bucket {
   updatedAt: number;
 }
 
+/** Table size at which full buckets are looked for and forgotten. */
 const PRUNE_THRESHOLD = 10_000;
+/** Callers remembered at most, by default. */
+export const MAX_CALLERS = 100_000;
 
 export class TokenBuckets {
   private readonly buckets = new Map<string, Bucket>();
   private readonly refillPerMs: number;
+  private nextPruneAt: number;
 
   constructor(
     private readonly capacity: number,
     windowMs = 60_000,
+    private readonly maxCallers = MAX_CALLERS,
   ) {
     this.refillPerMs = capacity / windowMs;
+    this.nextPruneAt = Math.min(PRUNE_THRESHOLD, maxCallers);
   }
 
-  /** Takes one token for `callerId` if there is one. */
-  take(callerId: string, now = Date.now()): BucketDecision {
+  /** Takes one token for `callerId` if there is one; `now` is monotonic milliseconds. */
+  take(callerId: string, now = monotonicNow()): BucketDecision {
     const bucket = this.refilled(callerId, now);
     const allowed = bucket.tokens >= 1;
     if (allowed) bucket.tokens -= 1;
@@ -47,22 +60,37 @@ export class TokenBuckets {
     };
   }
 
+  /** Callers currently remembered. */
+  get size(): number {
+    return this.buckets.size;
+  }
+
   private refilled(callerId: string, now: number): Bucket {
     let bucket = this.buckets.get(callerId);
     if (!bucket) {
-      if (this.buckets.size >= PRUNE_THRESHOLD) this.pruneFull(now);
+      if (this.buckets.size >= this.nextPruneAt) this.prune(now);
       bucket = { tokens: this.capacity, updatedAt: now };
       this.buckets.set(callerId, bucket);
       return bucket;
     }
-    bucket.tokens = Math.min(this.capacity, bucket.tokens + (now - bucket.updatedAt) * this.refillPerMs);
+    bucket.tokens = Math.min(this.capacity, bucket.tokens + elapsedMs(bucket.updatedAt, now) * this.refillPerMs);
     bucket.updatedAt = now;
+    // Re-inserted so the map's order is least recently used first, for the bound below.
+    this.buckets.delete(callerId);
+    this.buckets.set(callerId, bucket);
     return bucket;
   }
 
-  private pruneFull(now: number): void {
+  private prune(now: number): void {
     for (const [id, bucket] of this.buckets) {
-      if (bucket.tokens + (now - bucket.updatedAt) * this.refillPerMs >= this.capacity) this.buckets.delete(id);
+      if (bucket.tokens + elapsedMs(bucket.updatedAt, now) * this.refillPerMs >= this.capacity) this.buckets.delete(id);
     }
+    // At the bound, down to 90 % of it, so a flood of new callers costs one scan per tenth of the table.
+    const keep = Math.floor(this.maxCallers * 0.9);
+    for (const id of this.buckets.keys()) {
+      if (this.buckets.size <= keep) break;
+      this.buckets.delete(id);
+    }
+    this.nextPruneAt = Math.min(this.maxCallers, Math.max(PRUNE_THRESHOLD, Math.ceil(this.buckets.size * 1.5)));
   }
 }

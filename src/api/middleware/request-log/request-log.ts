@@ -10,6 +10,8 @@ export interface RequestLogEntry {
   status: number;
   durationMs: number;
   keyId: string | undefined;
+  /** The client's address (a trusted proxy's word, or the peer's). */
+  client: string | undefined;
 }
 
 /** The one info line of a request. */
@@ -21,6 +23,7 @@ export function logRequest(logger: Logger, entry: RequestLogEntry): void {
     status: entry.status,
     duration_ms: Math.round(entry.durationMs * 10) / 10,
     key_id: entry.keyId,
+    client: entry.client,
   });
 }
 
@@ -37,6 +40,7 @@ export function requestLog(logger: Logger): MiddlewareHandler<AppEnv> {
       status: c.res.status,
       durationMs: performance.now() - started,
       keyId: c.get("principal")?.keyId,
+      client: c.get("clientAddress"),
     });
   };
 }

@@ -1,4 +1,5 @@
 import type { Context, MiddlewareHandler } from "hono";
+import { elapsedMs, monotonicNow } from "../../../core/clock.ts";
 import { hasScope, type Scope } from "../../../core/scopes.ts";
 import type { AppEnv } from "../../env.ts";
 
@@ -21,6 +22,7 @@ import type { AppEnv } from "../../env.ts";
 export interface ResponseCacheOptions {
   /** The store's version token. */
   version: () => string;
+  /** Monotonic milliseconds (a wall-clock step must not keep an answer, or drop one). */
   now?: () => number;
   maxAgeMs?: number;
   maxBodyBytes?: number;
@@ -58,7 +60,7 @@ export class ResponseCache {
 
   constructor(options: ResponseCacheOptions) {
     this.version = options.version;
-    this.now = options.now ?? Date.now;
+    this.now = options.now ?? monotonicNow;
     this.maxAgeMs = options.maxAgeMs ?? DEFAULTS.maxAgeMs;
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULTS.maxBodyBytes;
     this.maxBytes = options.maxBytes ?? DEFAULTS.maxBytes;
@@ -68,7 +70,7 @@ export class ResponseCache {
   get(key: string, version: string): KeptAnswer | undefined {
     const entry = this.entries.get(key);
     if (entry === undefined) return undefined;
-    if (entry.version === version && this.now() - entry.storedAt <= this.maxAgeMs) return entry.answer;
+    if (entry.version === version && elapsedMs(entry.storedAt, this.now()) <= this.maxAgeMs) return entry.answer;
     this.forget(key, entry);
     return undefined;
   }

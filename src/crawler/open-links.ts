@@ -1,0 +1,154 @@
+import type { CrawlOptions } from "../core/crawl-options.ts";
+import type { StoredLinkKind } from "../core/link-kind.ts";
+import type { CrawlRef, LinkSource, OpenLinkRecord, OpenLinksRepo, TargetReach } from "../store/open-links.repo.ts";
+
+/**
+ * What a crawl makes of the links its domain left open: the broken links of the previous ended crawl and those it
+ * carried unchecked. The one rule behind "fixed", "not checked this time" and `broken_since` (docs/api.md
+ * "What changed"): a link is fixed only when this crawl checked it and found it good. A crawl checked a link
+ * when
+ *
+ * - its kind is on by the crawl's options (anchors always; images, scripts, stylesheets, media, sitemap entries
+ *   by their option), it is internal or the crawl follows external links, and what made it broken is judged by
+ *   this crawl (a soft 404 needs `soft_404_broken`; a missing `#fragment` needs `check_fragments` and a crawl that
+ *   completed, since fragments are judged at its end); and
+ * - the crawl reached it with a verdict: it read the page the link was on in full (the link is then broken on
+ *   it, good on it, or no longer there), or, for a link broken by its target's answer, it checked the target and
+ *   the target answers well now (from whatever page links to it).
+ *
+ * Anything else (another kind of crawl, a page not reached, a crawl failed or cut by max_pages or max_duration,
+ * a robots-skipped target) leaves the link open, not checked: the crawl copies it (store/schema.ts
+ * `unchecked_links`), so the next crawl compares against it and carries its broken_since.
+ *
+ * A link is (source page, URL); under check_fragments the URL keeps its fragment, so `/a#x` and `/a#y` on one
+ * page are two Links (links.fragment). Two crawls that both checked fragments match links with their
+ * fragments; when either did not, by the URL without it (matchFragments).
+ */
+
+/**
+ * Whether the links of crawls `a` and `b` are matched with their fragments: only when both kept them. A crawl
+ * without check_fragments has one Link `/a` where one with it has `/a#x` and `/a#y` (the same hrefs): matched by
+ * `/a`, a link still broken is not called fixed nor new when the option changes between crawls.
+ */
+export function matchFragments(a: Pick<CrawlRef, "fragments">, b: Pick<CrawlRef, "fragments">): boolean {
+  return a.fragments && b.fragments;
+}
+
+/**
+ * The crawl that crawl `crawlId`'s changes are read against (the previous ended one of its domain), and whether
+ * their links are matched with fragments; null without one.
+ */
+export function comparedWith(repo: OpenLinksRepo, crawlId: string): { id: string; fragments: boolean } | null {
+  const crawl = repo.crawl(crawlId);
+  const previous = repo.previousEnded(crawlId);
+  if (crawl === undefined || previous === undefined) return null;
+  return { id: previous.id, fragments: matchFragments(crawl, previous) };
+}
+
+/** The key a link is matched by across two crawls (matchFragments says whether its fragment is part of it). */
+export function linkKey(url: string, link: LinkSource, withFragments: boolean): string {
+  return withFragments ? `${url}${link.fragment}\n${link.source_url}` : `${url}\n${link.source_url}`;
+}
+
+/** What becomes of an open link in a crawl: broken again, checked and found good, or not checked. */
+export type OpenLinkFate = "broken" | "fixed" | "not_checked";
+
+/** What the crawl found, as the rule reads it. */
+export interface CrawlFindings {
+  options: CrawlOptions;
+  /** The crawl completed: its fragment verdicts are all written (they are judged at the end). */
+  completed: boolean;
+  /** Whether the crawl has the link among its broken links (matched as matchFragments says). */
+  brokenNow(link: OpenLinkRecord): boolean;
+  /** What the crawl made of the target at `url`, if it has one. */
+  target(url: string): TargetReach | undefined;
+  /** The page (or stylesheet) at `url` as the crawl parsed it; undefined when it did not. */
+  page(url: string): { cut: boolean } | undefined;
+}
+
+const KIND_OPTION: Record<StoredLinkKind, keyof CrawlOptions | null> = {
+  anchor: null,
+  image: "scan_images",
+  script: "scan_scripts",
+  stylesheet: "scan_stylesheets",
+  media: "scan_media",
+  sitemap: "use_sitemap",
+};
+
+/** Whether a crawl with `options` checks links like `link` at all: its kind, its host, what made it broken. */
+export function inScope(options: CrawlOptions, link: Pick<OpenLinkRecord, "kind" | "internal" | "cause">): boolean {
+  const option = KIND_OPTION[link.kind];
+  if (option !== null && !options[option]) return false;
+  if (!link.internal && !options.follow_external) return false;
+  switch (link.cause) {
+    case "answer":
+      return true;
+    case "soft_404":
+      return options.soft_404_broken;
+    case "fragment":
+      return options.check_fragments;
+  }
+}
+
+/** The fate of one open link in the crawl that `found` describes. */
+export function judgeOpenLink(link: OpenLinkRecord, found: CrawlFindings): OpenLinkFate {
+  if (found.brokenNow(link)) return "broken";
+  if (!inScope(found.options, link)) return "not_checked";
+  if (link.cause === "fragment" && !found.completed) return "not_checked";
+  const target = found.target(link.url);
+  const page = found.page(link.source_url);
+  // The page was read whole and the link is not broken on it: it was judged good there, or it is gone. A target
+  // still queued or robots-skipped may be linked from it unjudged.
+  if (page !== undefined && !page.cut && (target === undefined || target.state === "done")) return "fixed";
+  // The target answers well now, whichever page links to it (a missing fragment is a matter of the page's ids).
+  if (link.cause !== "fragment" && target?.state === "done" && !target.is_broken) return "fixed";
+  return "not_checked";
+}
+
+/** Unchecked links written per statement batch while a crawl is settled. */
+const WRITE_BATCH = 500;
+
+/**
+ * Copies the open links the ended crawl did not check into its unchecked links. Runs in the transaction that
+ * ends the crawl (crawl-transitions.ts), once; a crawl that never started checked nothing and carries nothing
+ * (the next crawl compares with the one before it).
+ */
+export function settleOpenLinks(repo: OpenLinksRepo, crawl: { id: string; options: CrawlOptions; status: string; started_at: string | null }): void {
+  if (crawl.started_at === null) return;
+  const previous = repo.previousEnded(crawl.id);
+  if (previous === undefined) return;
+  const withFragments = matchFragments({ fragments: crawl.options.check_fragments }, previous);
+  const broken = new Set<string>();
+  for (const pair of repo.brokenPairs(crawl.id)) broken.add(linkKey(pair.url, pair, withFragments));
+  const targets = new Map<string, TargetReach | undefined>();
+  const pages = new Map<string, { cut: boolean } | undefined>();
+  const found: CrawlFindings = {
+    options: crawl.options,
+    completed: crawl.status === "completed",
+    brokenNow: (link) => broken.has(linkKey(link.url, link, withFragments)),
+    target: (url) => remembered(targets, url, () => repo.target(crawl.id, url)),
+    page: (url) => remembered(pages, url, () => repo.page(crawl.id, url)),
+  };
+  let unchecked: OpenLinkRecord[] = [];
+  // A pair is open once; should a crawl hold it twice (broken in a batch written after its cancel settled it), it is judged once.
+  const judged = new Set<string>();
+  for (const link of repo.eachOpen(previous)) {
+    const pair = linkKey(link.url, link, true);
+    if (judged.has(pair)) continue;
+    judged.add(pair);
+    if (judgeOpenLink(link, found) !== "not_checked") continue;
+    unchecked.push(link);
+    if (unchecked.length >= WRITE_BATCH) {
+      repo.insertUnchecked(crawl.id, unchecked);
+      unchecked = [];
+    }
+  }
+  repo.insertUnchecked(crawl.id, unchecked);
+}
+
+function remembered<T>(cache: Map<string, T>, key: string, read: () => T): T {
+  if (cache.has(key)) return cache.get(key) as T;
+  const value = read();
+  cache.set(key, value);
+  return value;
+}

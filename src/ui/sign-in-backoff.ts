@@ -1,0 +1,117 @@
+import { addressBucketOf } from "../api/middleware/client-address/forwarded-chain.ts";
+import { monotonicNow } from "../core/clock.ts";
+
+/**
+ * Sign-in attempts have a bucket of their own, apart from the requests of signed-in users: failed attempts are
+ * counted per client address and per attempted key prefix (the first characters of the submitted key, as long
+ * as the prefix `keys list` shows), and past a few free failures each further one doubles the wait before that
+ * address or prefix is heard again, up to a minute. Per address, it slows one guesser whatever keys it tries;
+ * per prefix, it slows an attack on one known key from many addresses. A blocked attempt is answered without
+ * checking the key, so waiting is the only way on. Counts are forgotten after a quiet spell; both tables are
+ * bounded (least recently failed forgotten first). Time is the monotonic clock, so a clock step neither locks
+ * anyone out nor lifts a wait.
+ */
+
+export interface BackoffSettings {
+  /** Failures before any wait. */
+  freeFailures: number;
+  /** The first wait; each further failure doubles it. */
+  firstDelayMs: number;
+  maxDelayMs: number;
+  /** A failure count is forgotten after this long without a failure. */
+  forgetAfterMs: number;
+  /** Addresses (and, apart, prefixes) remembered at most. */
+  maxEntries: number;
+}
+
+export const SIGN_IN_BACKOFF: BackoffSettings = {
+  freeFailures: 5,
+  firstDelayMs: 1_000,
+  maxDelayMs: 60_000,
+  forgetAfterMs: 15 * 60_000,
+  maxEntries: 10_000,
+};
+
+/** Characters of a submitted key that name its prefix bucket (`lp_` and 8 more, as `keys list` shows them). */
+export const KEY_PREFIX_LENGTH = 11;
+
+interface Failures {
+  count: number;
+  lastAt: number;
+  blockedUntil: number;
+}
+
+/** Failure counts with exponential backoff, per id (one table). */
+class FailureBackoff {
+  private readonly entries = new Map<string, Failures>();
+
+  constructor(
+    private readonly settings: BackoffSettings,
+    private readonly now: () => number,
+  ) {}
+
+  /** Milliseconds before `id` may try again (0: now). */
+  waitMs(id: string): number {
+    const entry = this.entries.get(id);
+    return entry === undefined ? 0 : Math.max(0, entry.blockedUntil - this.now());
+  }
+
+  fail(id: string): void {
+    const now = this.now();
+    let entry = this.entries.get(id);
+    if (entry !== undefined) this.entries.delete(id);
+    if (entry === undefined || now - entry.lastAt > this.settings.forgetAfterMs) entry = { count: 0, lastAt: now, blockedUntil: 0 };
+    entry.count += 1;
+    entry.lastAt = now;
+    const over = entry.count - this.settings.freeFailures;
+    if (over > 0) entry.blockedUntil = now + Math.min(this.settings.maxDelayMs, this.settings.firstDelayMs * 2 ** Math.min(over - 1, 30));
+    // Re-inserted last: the map's order is least recently failed first.
+    this.entries.set(id, entry);
+    for (const oldest of this.entries.keys()) {
+      if (this.entries.size <= this.settings.maxEntries) break;
+      this.entries.delete(oldest);
+    }
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
+
+/** The sign-in form's backoff, by client address and by attempted key prefix. */
+export class SignInBackoff {
+  private readonly byAddress: FailureBackoff;
+  private readonly byPrefix: FailureBackoff;
+
+  constructor(settings: BackoffSettings = SIGN_IN_BACKOFF, now: () => number = monotonicNow) {
+    this.byAddress = new FailureBackoff(settings, now);
+    this.byPrefix = new FailureBackoff(settings, now);
+  }
+
+  /** Whole seconds `address` must wait before an attempt from it is checked (0: none). */
+  addressWait(address: string): number {
+    return Math.ceil(this.byAddress.waitMs(addressBucketOf(address)) / 1000);
+  }
+
+  /** Whole seconds before an attempt with `submittedKey`'s prefix is checked (0: none). */
+  keyWait(submittedKey: string): number {
+    const prefix = prefixOf(submittedKey);
+    return prefix === null ? 0 : Math.ceil(this.byPrefix.waitMs(prefix) / 1000);
+  }
+
+  /** Counts a failed attempt (a wrong key, or a form that was not ours) against the address and the prefix. */
+  failed(address: string, submittedKey: string): void {
+    this.byAddress.fail(addressBucketOf(address));
+    const prefix = prefixOf(submittedKey);
+    if (prefix !== null) this.byPrefix.fail(prefix);
+  }
+
+  /** Entries held (addresses, prefixes): for tests of the bound. */
+  get sizes(): { addresses: number; prefixes: number } {
+    return { addresses: this.byAddress.size, prefixes: this.byPrefix.size };
+  }
+}
+
+function prefixOf(submittedKey: string): string | null {
+  return submittedKey === "" ? null : submittedKey.slice(0, KEY_PREFIX_LENGTH);
+}

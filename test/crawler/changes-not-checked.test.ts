@@ -1,0 +1,169 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readAll, startCrawl, verifiedDomain, waitForCrawl } from "../helpers/crawls.ts";
+import { type LoopbackSite, startLoopbackSite } from "../helpers/loopback-site.ts";
+import { startTestService, type TestService } from "../helpers/service.ts";
+
+/**
+ * A diff that never calls an unchecked link fixed, and `broken_since` carried from the first crawl that found a
+ * link broken, over real crawls of loopback sites: a crawl with other options, a crawl cut by max_pages and a
+ * crawl whose start page failed leave the links they did not check "not checked this time" (still open, their
+ * date kept), while a crawl that checks a link and finds it good closes it, so its next breakage counts afresh.
+ */
+
+let svc: TestService;
+const sites: LoopbackSite[] = [];
+
+const html = (body: string) => new Response(`<!doctype html><title>t</title>${body}`, { headers: { "content-type": "text/html" } });
+
+beforeAll(async () => {
+  svc = await startTestService();
+});
+afterAll(async () => {
+  await svc?.stop();
+  for (const site of sites) await site.stop();
+});
+
+async function site(routes: Parameters<typeof startLoopbackSite>[0]): Promise<LoopbackSite> {
+  const started = await startLoopbackSite(routes);
+  sites.push(started);
+  return started;
+}
+
+async function crawl(domainId: string, options: Record<string, boolean> = {}): Promise<any> {
+  return waitForCrawl(svc, await startCrawl(svc, domainId, options));
+}
+
+async function changes(crawlId: string): Promise<{ meta: any; items: [string, string, string][] }> {
+  const res = await svc.call("GET", `/crawls/${crawlId}/changes?limit=100`);
+  expect(res.status).toBe(200);
+  return { meta: res.json.meta, items: res.json.data.map((item: any) => [item.change, item.source_url, item.url]) };
+}
+
+/** broken_since of each broken link of a crawl, by "source → url". */
+async function brokenSince(crawlId: string): Promise<Record<string, string>> {
+  const broken = await readAll(svc, `/crawls/${crawlId}/broken`);
+  for (const item of broken) expect(item).not.toHaveProperty("is_broken");
+  return Object.fromEntries(broken.map((item) => [`${item.source_url} → ${item.url}`, item.broken_since]));
+}
+
+describe("a crawl with other options", () => {
+  let s: LoopbackSite;
+  let first: any;
+  let second: any;
+  let third: any;
+  let sectionWritten = false;
+
+  beforeAll(async () => {
+    s = await site({
+      "/": () =>
+        html(`<a href="/p">P</a> <a href="/gone">Gone</a> <img src="/turtle-star.png" alt="turtle"> <a href="/q#absent">Missing section</a>`),
+      "/p": () => html(`<a href="/">home</a>`),
+      "/q": () => html(sectionWritten ? `<h2 id="absent">now here</h2>` : `<h2 id="other">not it</h2>`),
+      "/gone": { status: 404 },
+      "/turtle-star.png": { status: 404 },
+    });
+    const domainId = await verifiedDomain(svc, s.url("/"));
+    first = await crawl(domainId, { scan_images: true, check_fragments: true });
+    second = await crawl(domainId); // the schedule's defaults: anchors only
+    sectionWritten = true;
+    third = await crawl(domainId, { scan_images: true, check_fragments: true });
+  }, 30_000); // three crawls of a five-page site
+
+  test("each crawl shows the options it ran with", () => {
+    expect(first.options).toMatchObject({ scan_images: true, check_fragments: true, follow_external: false });
+    expect(second.options).toMatchObject({ scan_images: false, check_fragments: false });
+  });
+
+  test("the anchors-only crawl lists the image and the #fragment as not checked, never as fixed", async () => {
+    expect(first).toMatchObject({ broken_links: 3, new_broken_links: 3 });
+    expect(second).toMatchObject({ broken_links: 1, new_broken_links: 0 });
+    const { meta, items } = await changes(second.id);
+    expect(meta).toEqual({ page: 1, limit: 100, total: 2, against_crawl_id: first.id, new_broken: 0, fixed: 0, not_checked: 2, final: true });
+    expect(items).toHaveLength(2);
+    expect(items[0]).toEqual(["not_checked", s.url("/"), s.url("/turtle-star.png")]);
+    expect(items[1]![0]).toBe("not_checked");
+    expect(items[1]![2]).toStartWith(s.url("/q")); // the Link of the missing #absent (with its fragment, where Links keep it)
+  });
+
+  test("a later crawl that checks them again carries the image's date past the crawl that did not, and calls the #fragment fixed", async () => {
+    expect(third).toMatchObject({ broken_links: 2, new_broken_links: 0 });
+    const { meta, items } = await changes(third.id);
+    expect(meta).toMatchObject({ against_crawl_id: second.id, new_broken: 0, fixed: 1, not_checked: 0 });
+    expect(items[0]![0]).toBe("fixed");
+    expect(items[0]![2]).toStartWith(s.url("/q"));
+    expect(await brokenSince(third.id)).toEqual({
+      [`${s.url("/")} → ${s.url("/gone")}`]: first.started_at,
+      [`${s.url("/")} → ${s.url("/turtle-star.png")}`]: first.started_at,
+    });
+  });
+
+  test("Link items carry broken_since beside the spec's fields: null for a link that is not broken", async () => {
+    const links = await readAll(svc, `/crawls/${third.id}/links`);
+    for (const link of links) expect(link.broken_since).toBe(link.is_broken ? first.started_at : null);
+    expect(links.some((link) => !link.is_broken)).toBe(true);
+  });
+});
+
+test("a crawl cut by max_pages lists the links on pages it did not reach as not checked, and the next full crawl carries their date", async () => {
+  const s = await site({
+    "/": () => html(`<a href="/a">A</a>`),
+    "/a": () => html(`<a href="/b">B</a>`),
+    "/b": () => html(`<a href="/c">C</a>`),
+    "/c": () => html(`<a href="/missing">Missing</a>`),
+  });
+  const domainId = await verifiedDomain(svc, s.url("/"));
+  const full = await crawl(domainId);
+  expect(full).toMatchObject({ broken_links: 1, truncated: false });
+  const maxPages = svc.config.crawler.max_pages;
+  // The service's page limit, read by each crawl job when it starts.
+  svc.config.crawler.max_pages = 2;
+  let cut: any;
+  try {
+    cut = await crawl(domainId);
+  } finally {
+    svc.config.crawler.max_pages = maxPages;
+  }
+  expect(cut).toMatchObject({ status: "completed", truncated: true, broken_links: 0, new_broken_links: 0 });
+  const { meta, items } = await changes(cut.id);
+  expect(meta).toMatchObject({ against_crawl_id: full.id, new_broken: 0, fixed: 0, not_checked: 1 });
+  expect(items).toEqual([["not_checked", s.url("/c"), s.url("/missing")]]);
+
+  const again = await crawl(domainId);
+  expect(again).toMatchObject({ broken_links: 1, new_broken_links: 0 });
+  expect(await brokenSince(again.id)).toEqual({ [`${s.url("/c")} → ${s.url("/missing")}`]: full.started_at });
+  expect((await changes(again.id)).meta).toMatchObject({ new_broken: 0, fixed: 0, not_checked: 0 });
+}, 30_000); // three crawls of a five-page site
+
+test("broken in crawls 1–3 since crawl 1; fixed in 4; broken again in 5 since 5; a failed crawl in between carries it", async () => {
+  const flaky = [500, 500, 500, 200, 500, 500, 500];
+  let round = 0;
+  const s = await site({
+    // Round 6 (index 5): the site is down, the crawl fails at its start page and checks nothing.
+    "/": () => (round === 5 ? new Response("down", { status: 503 }) : html(`<a href="/flaky">Flaky</a> <a href="/ok">OK</a>`)),
+    "/ok": () => html("fine"),
+    "/flaky": () => new Response("x", { status: flaky[round] }),
+  });
+  const domainId = await verifiedDomain(svc, s.url("/"));
+  const crawls: any[] = [];
+  for (round = 0; round < flaky.length; round++) crawls.push(await crawl(domainId));
+  const pair = `${s.url("/")} → ${s.url("/flaky")}`;
+  const [c1, c2, c3, c4, c5, c6, c7] = crawls;
+
+  expect((await brokenSince(c2.id))[pair]).toBe(c1.started_at);
+  expect((await brokenSince(c3.id))[pair]).toBe(c1.started_at);
+  expect(c3.new_broken_links).toBe(0);
+
+  expect(c4.broken_links).toBe(0);
+  expect((await changes(c4.id)).items).toEqual([["fixed", s.url("/"), s.url("/flaky")]]);
+
+  expect((await brokenSince(c5.id))[pair]).toBe(c5.started_at);
+  expect(c5.new_broken_links).toBe(1);
+  expect((await changes(c5.id)).items).toEqual([["new_broken", s.url("/"), s.url("/flaky")]]);
+
+  expect(c6).toMatchObject({ status: "failed", failure: "start_page" });
+  expect((await changes(c6.id)).items).toEqual([["not_checked", s.url("/"), s.url("/flaky")]]);
+
+  expect((await brokenSince(c7.id))[pair]).toBe(c5.started_at);
+  expect(c7.new_broken_links).toBe(0);
+  expect((await changes(c7.id)).meta).toMatchObject({ against_crawl_id: c6.id, new_broken: 0, fixed: 0, not_checked: 0 });
+}, 60_000); // seven crawls of a three-page site
