@@ -1,4 +1,5 @@
-import type { CrawlRef, OpenLinksRepo } from "../store/open-links.repo.ts";
+import type { CrawlRef, LinkSource, OpenLinksRepo } from "../store/open-links.repo.ts";
+import { linkKey, matchFragments } from "./open-links.ts";
 
 /**
  * `broken_since` of the links a crawl finds broken, decided when each is written: the previous ended crawl of the
@@ -6,13 +7,15 @@ import type { CrawlRef, OpenLinksRepo } from "../store/open-links.repo.ts";
  * keeps the time it was first found broken; otherwise it broke in this crawl, and it is this crawl's start. A
  * crawl that did not check a link carries it unchanged; one that checked it and found it good closes it, so the
  * next time it breaks counts afresh. Nothing scans history: one lookup into the previous crawl per broken URL.
+ * The URL keeps its fragment when both crawls checked fragments (open-links.ts, matchFragments); otherwise the
+ * earliest of the links matched without it counts.
  */
 
 /** URLs whose previous open links are kept looked up at once; a crawl's broken targets tend to come together. */
 const CACHED_URLS = 4_096;
 
 export class BrokenSince {
-  /** Per URL, the previous crawl's open links to it by source page, with their broken_since; null for none. */
+  /** Per target URL, the previous crawl's open links to it by linkKey, with their broken_since; null for none. */
   private readonly open = new Map<string, Map<string, string> | null>();
 
   private constructor(
@@ -20,19 +23,27 @@ export class BrokenSince {
     private readonly previous: CrawlRef | undefined,
     /** The crawl's own start: what a link newly broken in it gets. */
     readonly start: string,
+    /** Whether links are matched with their fragments against the previous crawl's. */
+    private readonly withFragments: boolean,
   ) {}
 
   /** For crawl `crawlId`, against the previous ended crawl of its domain. */
   static of(repo: OpenLinksRepo, crawlId: string): BrokenSince {
-    return new BrokenSince(repo, repo.previousEnded(crawlId), repo.startOf(crawlId) ?? new Date().toISOString());
+    const crawl = repo.crawl(crawlId);
+    const previous = repo.previousEnded(crawlId);
+    const withFragments = crawl !== undefined && previous !== undefined && matchFragments(crawl, previous);
+    return new BrokenSince(repo, previous, crawl?.started_at ?? new Date().toISOString(), withFragments);
   }
 
-  /** Since when the link from `source` to `url` is broken, as this crawl finds it broken; `source` is read only when needed. */
-  of(url: string, source: string | (() => string)): string {
+  /**
+   * Since when the link to the target at `url` is broken, as this crawl finds it broken; `link` (its page and
+   * fragment) is read only when needed.
+   */
+  of(url: string, link: LinkSource | (() => LinkSource)): string {
     if (this.previous === undefined) return this.start;
     const open = this.openTo(url, this.previous);
     if (open === null) return this.start;
-    return open.get(typeof source === "string" ? source : source()) ?? this.start;
+    return open.get(linkKey(url, typeof link === "function" ? link() : link, this.withFragments)) ?? this.start;
   }
 
   private openTo(url: string, previous: CrawlRef): Map<string, string> | null {
@@ -40,8 +51,18 @@ export class BrokenSince {
     if (cached !== undefined) return cached;
     if (this.open.size >= CACHED_URLS) this.open.clear();
     const rows = this.repo.openSources(previous.id, url);
-    const bySource = rows.length === 0 ? null : new Map(rows.map((row) => [row.source_url, row.broken_since ?? previous.started_at]));
-    this.open.set(url, bySource);
-    return bySource;
+    let byKey: Map<string, string> | null = null;
+    if (rows.length > 0) {
+      byKey = new Map();
+      for (const row of rows) {
+        const key = linkKey(url, row, this.withFragments);
+        const since = row.broken_since ?? previous.started_at;
+        const known = byKey.get(key);
+        // ISO times: the earliest sorts first.
+        if (known === undefined || since < known) byKey.set(key, since);
+      }
+    }
+    this.open.set(url, byKey);
+    return byKey;
   }
 }

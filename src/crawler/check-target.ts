@@ -240,18 +240,19 @@ export async function checkTarget(target: FrontierTarget, context: CheckContext)
 
 /**
  * The ids of the internal HTML page at `url` (after its redirects), fetched with GET only for them: for a page
- * linked with a fragment that the crawl did not parse (checked as another kind first). Null when the answer is
- * not a 2xx HTML page of the site, so its fragments cannot be judged.
+ * linked with a fragment that the crawl did not parse (checked as another kind first). `not_a_page` when the
+ * answer is not a 2xx HTML page of the site, so its fragments cannot be judged; `no_answer` when none came.
  */
-export async function fetchPageIds(url: string, context: CheckContext): Promise<{ finalUrl: string; ids: PageIds } | null> {
+export async function fetchPageIds(url: string, context: CheckContext): Promise<{ finalUrl: string; ids: PageIds } | "not_a_page" | "no_answer"> {
   let reading: PageReading | null = null;
   const streamBody = (status: number, headers: Record<string, string>, finalUrl: string) => {
     reading = isSitePage(status, headers, finalUrl, context.site) ? new PageReading(finalUrl, headers["content-type"], { maxLinks: 0, collectIds: true }, null) : null;
     return reading?.consumer ?? DROP_BODY;
   };
   const result = await fetchWithRetry(url, "GET", (status, headers) => isSuccess(status) && isHtmlContentType(headers["content-type"]), context, streamBody);
+  if (result.kind !== "response") return "no_answer";
   const read = reading as PageReading | null;
-  if (result.kind !== "response" || read === null || !isSitePage(result.status, result.headers, result.finalUrl, context.site)) return null;
+  if (read === null || !isSitePage(result.status, result.headers, result.finalUrl, context.site)) return "not_a_page";
   return { finalUrl: result.finalUrl, ids: read.finish(result.truncated).ids! };
 }
 

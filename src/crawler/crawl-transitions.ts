@@ -1,3 +1,4 @@
+import type { ComparedCrawl } from "../store/changes.repo.ts";
 import { DIGEST_EVENT } from "../core/channels.ts";
 import type { CrawlFailure } from "../core/crawl-failure.ts";
 import { endedEvents, startedEvent } from "../core/crawl-events.ts";
@@ -6,7 +7,7 @@ import { buildDigest, wantsDigest } from "../notifications/digest.ts";
 import type { CrawlRecord, CrawlsRepo } from "../store/crawls.repo.ts";
 import type { LinksRepo } from "../store/links.repo.ts";
 import { crawlWarnings, readEndFacts } from "./crawl-end.ts";
-import { settleOpenLinks } from "./open-links.ts";
+import { comparedWith, settleOpenLinks } from "./open-links.ts";
 
 /**
  * The changes of a crawl's state that clients hear about: it starts running (`crawl.started`), it completes
@@ -23,10 +24,10 @@ import { settleOpenLinks } from "./open-links.ts";
  */
 
 /** Queues the ended crawl's digest for the domain's channels that want it; builds it only when some channel exists. */
-function queueDigest(crawls: CrawlsRepo, crawl: EndedCrawl, previousId: string | null, now: string): void {
+function queueDigest(crawls: CrawlsRepo, crawl: EndedCrawl, against: ComparedCrawl | null, now: string): void {
   const channels = crawls.outbox.channelsFor(crawl.domain_id);
   if (channels.length === 0) return;
-  const digest = buildDigest(crawls.digests, { ...crawl, warnings: describeWarnings(crawl.warnings) }, previousId);
+  const digest = buildDigest(crawls.digests, { ...crawl, warnings: describeWarnings(crawl.warnings) }, against);
   const wanted = channels.filter((channel) => wantsDigest(channel.notify_when, digest)).map((channel) => channel.id);
   if (wanted.length > 0) crawls.outbox.enqueueForChannels(wanted, DIGEST_EVENT, crawl.completed_at ?? now, digest, now);
 }
@@ -74,11 +75,11 @@ export function completeCrawl(store: { crawls: CrawlsRepo; links: LinksRepo }, i
     if (!crawls.markEnded(id, { status: "completed", error: null, failure: null, now: end.now })) return false;
     recordEndWarnings(crawls, id);
     settleOpenLinks(crawls.openLinks, crawls.findById(id)!, end.soft404Judged === true);
-    const previous = crawls.openLinks.previousEnded(id);
-    crawls.setNewBrokenLinks(id, links.changes.countNewBroken(id, previous?.id ?? null));
+    const against = comparedWith(crawls.openLinks, id);
+    crawls.setNewBrokenLinks(id, links.changes.countNewBroken(id, against));
     const crawl = endedCrawl(crawls, id);
     crawls.queueDeliveries(endedEvents(crawl, crawl.broken_links > 0 ? links.brokenSample(id) : []), end.now);
-    queueDigest(crawls, crawl, previous?.id ?? null, end.now);
+    queueDigest(crawls, crawl, against, end.now);
     return true;
   });
 }
@@ -95,7 +96,7 @@ export function failCrawl(crawls: CrawlsRepo, id: string, end: { error: string; 
     settleOpenLinks(crawls.openLinks, crawls.findById(id)!, soft404Judged === true);
     const crawl = endedCrawl(crawls, id);
     crawls.queueDeliveries(endedEvents(crawl, []), end.now);
-    queueDigest(crawls, crawl, crawls.openLinks.previousEnded(id)?.id ?? null, end.now);
+    queueDigest(crawls, crawl, comparedWith(crawls.openLinks, id), end.now);
     return true;
   });
 }

@@ -9,7 +9,7 @@ import { checkTarget, type CheckContext, type ParsedPage } from "./check-target.
 import { uncheckableVerdict } from "./classify.ts";
 import type { FoundLink, Frontier, FrontierResult, PageLimits } from "./frontier.ts";
 import { checkFragments } from "./fragment-check.ts";
-import { fragmentRecorder } from "./fragments.ts";
+import { fragmentsToJudge, recordedFragment } from "./fragments.ts";
 import { HostLimiter } from "./host-limiter.ts";
 import { IgnoreGate } from "./ignore-gate.ts";
 import { isInternal, type SiteOrigin } from "./normalize.ts";
@@ -71,6 +71,8 @@ const PULL_SIZE = 256;
 const BATCH_SIZE = 64;
 /** Links held unwritten at most: a few pages with tens of thousands of links each are written at once. */
 const BATCH_LINKS = 20_000;
+/** Page ids held unwritten at most (8 bytes each; check_fragments): a few pages with 100,000 ids each are written at once. */
+const BATCH_IDS = 1 << 19;
 const BATCH_DELAY_MS = 250;
 
 const KIND_OPTION = {
@@ -81,31 +83,36 @@ const KIND_OPTION = {
   media: "scan_media",
 } as const;
 
-/** The links of a page the options let through, first occurrence per target (docs/api.md "Starting a crawl"). */
+/**
+ * The links of a page the options let through, first occurrence per target (docs/api.md "Starting a crawl"); with
+ * `check_fragments`, first occurrence per target and fragment, each its own Link.
+ */
 export function gateLinks(page: ParsedPage, options: CrawlOptions, site: SiteOrigin & Pick<URL, "origin">): FoundLink[] {
   const kept = new Map<string, FoundLink>();
   // Normalised URLs of the site itself start with its origin; only the rest need parsing to decide.
   const sitePrefix = `${site.origin}/`;
-  const recordFragment = options.check_fragments ? fragmentRecorder(page) : null;
+  const judged = options.check_fragments ? fragmentsToJudge(page) : null;
   for (const link of page.links) {
-    const seen = kept.get(link.url);
-    if (seen !== undefined) {
-      recordFragment?.(seen, link);
-      continue;
-    }
+    const fragment = judged === null || link.fragment === undefined ? undefined : recordedFragment(link.fragment);
+    // A normalised URL has no `#` of its own, so the key cannot collide with another URL's.
+    const key = fragment === undefined ? link.url : `${link.url}#${fragment}`;
+    if (kept.has(key)) continue;
     const option = KIND_OPTION[link.kind];
     if (option !== null && !options[option]) continue;
     if (link.uncheckable !== undefined) {
       // Recorded whatever host it names: no request is made, and the page's author can fix it.
       const verdict = uncheckableVerdict(link.uncheckable);
-      kept.set(link.url, { url: link.url, internal: link.url.startsWith(sitePrefix), kind: link.kind, text: link.text, verdict });
+      kept.set(key, { url: link.url, internal: link.url.startsWith(sitePrefix), kind: link.kind, text: link.text, verdict });
       continue;
     }
     const internal = link.url.startsWith(sitePrefix) || isInternal(new URL(link.url), site);
     if (!internal && !options.follow_external) continue;
     const found: FoundLink = { url: link.url, internal, kind: link.kind, text: link.text };
-    recordFragment?.(found, link);
-    kept.set(link.url, found);
+    if (fragment !== undefined) {
+      found.fragment = fragment;
+      if (judged!(found, fragment)) found.judgeFragment = true;
+    }
+    kept.set(key, found);
   }
   return [...kept.values()];
 }
@@ -148,6 +155,7 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
   // Monotonic: after a wall-clock step back, timed flushes (and progress) would stop for the size of the step.
   let lastFlush = monotonicNow();
   let unwrittenLinks = 0;
+  let unwrittenIds = 0;
   let wakeUp: (() => void) | null = null;
   let progress: CrawlProgress = { pages: 0, checked: 0, failures: {} };
   let sitemapsRead = false;
@@ -180,6 +188,7 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
     recordProbeWarning();
     pagesFull = env.frontier.pagesCrawled(input.crawlId) >= env.limits.maxPages;
     unwrittenLinks = 0;
+    unwrittenIds = 0;
     if (!stop.signal.aborted) buffer.unshift(...redo);
     lastFlush = monotonicNow();
     env.onProgress?.(progress);
@@ -195,7 +204,10 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
       const result = await limiter.run(new URL(target.url).host, () => checkOne(target));
       if (result !== null) {
         finished.push(result);
-        if (result.kind === "checked") unwrittenLinks += result.page?.links.length ?? 0;
+        if (result.kind === "checked") {
+          unwrittenLinks += result.page?.links.length ?? 0;
+          unwrittenIds += result.page?.ids?.hashes.length ?? 0;
+        }
       }
     } catch (error) {
       // A bug in one check must not take the crawl down, nor leave the target queued for ever: it is recorded
@@ -257,7 +269,7 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
         continue;
       }
       await nextEvent();
-      if (finished.length >= BATCH_SIZE || unwrittenLinks >= BATCH_LINKS || monotonicNow() - lastFlush >= BATCH_DELAY_MS) flush();
+      if (finished.length >= BATCH_SIZE || unwrittenLinks >= BATCH_LINKS || unwrittenIds >= BATCH_IDS || monotonicNow() - lastFlush >= BATCH_DELAY_MS) flush();
     }
     // Stopped: let checks in flight notice the abort, then keep what was finished, unless the crawl was
     // cancelled: it has ended, and what it had written when it ended is its result (crawl-fence.ts).
@@ -273,7 +285,8 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
         context,
         concurrency: Math.min(env.concurrency, env.perHost),
         logger: env.logger,
-        brokenSince: (url, source) => env.frontier.brokenSinceOf(input.crawlId, url, source),
+        addWarnings: (warnings) => env.frontier.addWarnings(input.crawlId, warnings),
+        brokenSince: (url, link) => env.frontier.brokenSinceOf(input.crawlId, url, link),
         muteWarning: (url, found) => ignore.muteWarning(url, found),
       });
     }

@@ -2,11 +2,11 @@ import type { Database } from "bun:sqlite";
 import type { LinkVerdict } from "../core/link-outcome.ts";
 import { FragmentsRepo } from "../store/fragments.repo.ts";
 import { FrontierRepo, type FrontierTarget, type StoredTarget } from "../store/frontier.repo.ts";
-import { OpenLinksRepo } from "../store/open-links.repo.ts";
+import { OpenLinksRepo, type LinkSource } from "../store/open-links.repo.ts";
 import { BrokenSince } from "./broken-since.ts";
 import type { StoredLinkKind } from "../store/schema.ts";
 import type { RedirectEnd } from "./check-target.ts";
-import type { PageIds } from "./page-ids.ts";
+import { hashesToBytes, type PageIds } from "./page-ids.ts";
 import { TargetTable, type KnownTarget } from "./target-table.ts";
 import type { SitemapList } from "./sitemap-discovery.ts";
 import { UNLINKED_DEPTH } from "../core/sitemap-entry.ts";
@@ -43,8 +43,13 @@ export interface FoundLink {
   text: string;
   /** Set for a link judged without a request (an href that cannot be checked): its target is recorded done. */
   verdict?: LinkVerdict;
-  /** Fragments asked of the target page (`check_fragments`), judged at the crawl's end (fragment-check.ts). */
-  fragments?: string[];
+  /**
+   * With `check_fragments`: the URL's fragment (without `#`, as recorded: fragments.ts recordedFragment), part of
+   * the Link's identity.
+   */
+  fragment?: string;
+  /** The fragment waits for a verdict against the target page's ids at the crawl's end (fragment-check.ts). */
+  judgeFragment?: boolean;
 }
 
 /** One finished piece of work, in the order it should be recorded. */
@@ -246,7 +251,7 @@ export class Frontier {
       changes.count(verdict.status_code, verdict.is_broken, queued.waitingLinks);
       if (verdict.is_broken) {
         const since = this.brokenSince();
-        for (const linkId of this.waitingChain(queued)) changes.brokenLinks.push(linkId, queued.id, since.of(url, () => this.openLinks.sourceOf(linkId)));
+        for (const linkId of this.waitingChain(queued)) changes.brokenLinks.push(linkId, queued.id, since.of(url, () => this.openLinks.linkSource(linkId)));
       }
       changes.waiting.add(url);
     }
@@ -272,32 +277,34 @@ export class Frontier {
     return ids;
   }
 
-  /** Records one parsed page's links (one statement per 100) and counts those whose target is already checked. */
+  /**
+   * Records one parsed page's links (one statement per 100) and counts those whose target is already checked.
+   * Each link's id is known before it is written (the table's next id, under the batch's write lock), so a
+   * link can join the chain of a queued target that an earlier link of the same page joined (with
+   * check_fragments, `/a#x` and `/a#y` are two Links waiting for one target).
+   */
   private recordLinks(crawlId: string, page: { url: string; links: FoundLink[] }, depth: number, changes: BatchChanges): void {
     // Flat rows built in one array: every link of every page passes here.
-    const targets: KnownTarget[] = [];
+    const firstId = this.repo.nextLinkId();
     const values: (number | string | null)[] = [];
+    const asked: (number | string)[] = [];
+    let linkId = firstId;
     for (const link of page.links) {
       const target = this.target(crawlId, link, depth, changes);
-      targets.push(target);
-      values.push(target.id, link.text, link.kind, target.state === "queued" && target.lastWaitingLinkId > 0 ? target.lastWaitingLinkId : null);
-    }
-    const asked: (number | string)[] = [];
-    this.repo.insertLinks(crawlId, page.url, values, (firstId, offset, rows) => {
-      for (let i = offset; i < offset + rows; i++) {
-        const target = targets[i]!;
-        const linkId = firstId + (i - offset);
-        const fragments = page.links[i]!.fragments;
-        if (fragments !== undefined && !target.isBroken && target.state !== "skipped") asked.push(linkId, target.id, JSON.stringify(fragments));
-        if (target.state === "done") {
-          changes.count(target.statusCode, target.isBroken, 1);
-          if (target.isBroken) changes.brokenLinks.push(linkId, target.id, this.brokenSince().of(page.links[i]!.url, page.url));
-        } else if (target.state === "queued") {
-          const url = page.links[i]!.url;
-          changes.targets.set(url, { ...target, waitingLinks: target.waitingLinks + 1, lastWaitingLinkId: linkId });
-          changes.waiting.add(url);
-        }
+      const fragment = link.fragment === undefined ? "" : `#${link.fragment}`;
+      values.push(target.id, link.text, link.kind, target.state === "queued" && target.lastWaitingLinkId > 0 ? target.lastWaitingLinkId : null, fragment);
+      if (link.judgeFragment === true && !target.isBroken && target.state !== "skipped") asked.push(linkId, target.id, JSON.stringify([link.fragment]));
+      if (target.state === "done") {
+        changes.count(target.statusCode, target.isBroken, 1);
+        if (target.isBroken) changes.brokenLinks.push(linkId, target.id, this.brokenSince().of(link.url, { source_url: page.url, fragment }));
+      } else if (target.state === "queued") {
+        changes.targets.set(link.url, { ...target, waitingLinks: target.waitingLinks + 1, lastWaitingLinkId: linkId });
+        changes.waiting.add(link.url);
       }
+      linkId++;
+    }
+    this.repo.insertLinks(crawlId, page.url, values, (rowid, offset) => {
+      if (rowid !== firstId + offset) throw new Error(`links of ${page.url}: expected ids from ${firstId + offset}, the store gave ${rowid}`);
     });
     this.fragments.insertLinkFragments(crawlId, asked);
   }
@@ -341,7 +348,7 @@ export class Frontier {
       if (result.page === null) continue;
       // Kept even for a page past the limits: its ids still judge the fragments asked of it.
       const ids = result.page.ids;
-      if (ids != null) this.fragments.savePageIds(crawlId, result.page.url, JSON.stringify(ids.ids), ids.complete);
+      if (ids != null) this.fragments.savePageIds(crawlId, result.page.url, hashesToBytes(ids.hashes), ids.gap);
       const stylesheet = result.page.stylesheet === true;
       // A stylesheet is not a page (pages_crawled), but CSS importing CSS is a trap like any other: its own budget.
       const full = stylesheet ? this.stylesheetsParsed + changes.stylesheetsAdded >= limits.maxPages : pages >= limits.maxPages;
@@ -414,10 +421,10 @@ export class Frontier {
     return this.since;
   }
 
-  /** Since when the link from `source` to `url` of crawl `crawlId` is broken, as the crawl finds it broken now. */
-  brokenSinceOf(crawlId: string, url: string, source: string): string {
+  /** Since when `link` to the target at `url` of crawl `crawlId` is broken, as the crawl finds it broken now. */
+  brokenSinceOf(crawlId: string, url: string, link: LinkSource): string {
     this.use(crawlId);
-    return this.brokenSince().of(url, source);
+    return this.brokenSince().of(url, link);
   }
 
   /** Pages the crawl has parsed so far (committed). */

@@ -1,7 +1,7 @@
 import type { CrawlOptions } from "../core/crawl-options.ts";
 import type { IgnoreRules } from "../core/ignore-rules.ts";
 import type { StoredLinkKind } from "../core/link-kind.ts";
-import type { OpenLinkRecord, OpenLinksRepo, TargetReach } from "../store/open-links.repo.ts";
+import type { CrawlRef, LinkSource, OpenLinkRecord, OpenLinksRepo, TargetReach } from "../store/open-links.repo.ts";
 import { IgnoreGate } from "./ignore-gate.ts";
 
 /**
@@ -23,7 +23,36 @@ import { IgnoreGate } from "./ignore-gate.ts";
  * Anything else (another kind of crawl, a page not reached, a crawl failed or cut by max_pages or max_duration,
  * a robots-skipped target, an excluded or muted URL) leaves the link open, not checked: the crawl copies it (store/schema.ts
  * `unchecked_links`), so the next crawl compares against it and carries its broken_since.
+ *
+ * A link is (source page, URL); under check_fragments the URL keeps its fragment, so `/a#x` and `/a#y` on one
+ * page are two Links (links.fragment). Two crawls that both checked fragments match links with their
+ * fragments; when either did not, by the URL without it (matchFragments).
  */
+
+/**
+ * Whether the links of crawls `a` and `b` are matched with their fragments: only when both kept them. A crawl
+ * without check_fragments has one Link `/a` where one with it has `/a#x` and `/a#y` (the same hrefs): matched by
+ * `/a`, a link still broken is not called fixed nor new when the option changes between crawls.
+ */
+export function matchFragments(a: Pick<CrawlRef, "fragments">, b: Pick<CrawlRef, "fragments">): boolean {
+  return a.fragments && b.fragments;
+}
+
+/**
+ * The crawl that crawl `crawlId`'s changes are read against (the previous ended one of its domain), and whether
+ * their links are matched with fragments; null without one.
+ */
+export function comparedWith(repo: OpenLinksRepo, crawlId: string): { id: string; fragments: boolean } | null {
+  const crawl = repo.crawl(crawlId);
+  const previous = repo.previousEnded(crawlId);
+  if (crawl === undefined || previous === undefined) return null;
+  return { id: previous.id, fragments: matchFragments(crawl, previous) };
+}
+
+/** The key a link is matched by across two crawls (matchFragments says whether its fragment is part of it). */
+export function linkKey(url: string, link: LinkSource, withFragments: boolean): string {
+  return withFragments ? `${url}${link.fragment}\n${link.source_url}` : `${url}\n${link.source_url}`;
+}
 
 /** What becomes of an open link in a crawl: broken again, checked and found good, or not checked. */
 export type OpenLinkFate = "broken" | "fixed" | "not_checked";
@@ -37,8 +66,8 @@ export interface CrawlFindings {
   completed: boolean;
   /** The run that ended the crawl could tell soft 404s (its probe learnt the not-found page, or missing pages answer an error). */
   soft404Judged: boolean;
-  /** Whether the crawl has the link from `source` to `url` among its broken links. */
-  brokenNow(url: string, source: string): boolean;
+  /** Whether the crawl has the link among its broken links (matched as matchFragments says). */
+  brokenNow(link: OpenLinkRecord): boolean;
   /** What the crawl made of the target at `url`, if it has one. */
   target(url: string): TargetReach | undefined;
   /** The page (or stylesheet) at `url` as the crawl parsed it; undefined when it did not. */
@@ -73,15 +102,13 @@ export function inScope(found: Pick<CrawlFindings, "options" | "soft404Judged">,
 
 /** The fate of one open link in the crawl that `found` describes. */
 export function judgeOpenLink(link: OpenLinkRecord, found: CrawlFindings): OpenLinkFate {
-  if (found.brokenNow(link.url, link.source_url)) return "broken";
+  if (found.brokenNow(link)) return "broken";
   if (!inScope(found, link)) return "not_checked";
   if (link.cause === "fragment" && !found.completed) return "not_checked";
-  // A Link's URL may keep its fragment (check_fragments); the target checked, and matched by the rules, is the URL without it.
-  const hash = link.url.indexOf("#");
-  const targetUrl = hash === -1 ? link.url : link.url.slice(0, hash);
-  // Excluded: never a target, so "gone from a page read whole" would read as fixed. Muted: its verdict is good by rule.
-  if (found.ignored(targetUrl)) return "not_checked";
-  const target = found.target(targetUrl);
+  // Excluded: never a target, so "gone from a page read whole" would read as fixed. Muted: its verdict is good by
+  // rule. The rules match the target's URL: an open link's `url` is that, its fragment kept apart.
+  if (found.ignored(link.url)) return "not_checked";
+  const target = found.target(link.url);
   const page = found.page(link.source_url);
   // The page was read whole and the link is not broken on it: it was judged good there, or it is gone. A target
   // still queued or robots-skipped may be linked from it unjudged.
@@ -107,8 +134,9 @@ export function settleOpenLinks(
   if (crawl.started_at === null) return;
   const previous = repo.previousEnded(crawl.id);
   if (previous === undefined) return;
+  const withFragments = matchFragments({ fragments: crawl.options.check_fragments }, previous);
   const broken = new Set<string>();
-  for (const pair of repo.brokenPairs(crawl.id)) broken.add(`${pair.url}\n${pair.source_url}`);
+  for (const pair of repo.brokenPairs(crawl.id)) broken.add(linkKey(pair.url, pair, withFragments));
   const targets = new Map<string, TargetReach | undefined>();
   const pages = new Map<string, { cut: boolean } | undefined>();
   const rules = new IgnoreGate(crawl.ignore_rules);
@@ -117,7 +145,7 @@ export function settleOpenLinks(
     ignored: (url) => rules.ignores(url),
     completed: crawl.status === "completed",
     soft404Judged,
-    brokenNow: (url, source) => broken.has(`${url}\n${source}`),
+    brokenNow: (link) => broken.has(linkKey(link.url, link, withFragments)),
     target: (url) => remembered(targets, url, () => repo.target(crawl.id, url)),
     page: (url) => remembered(pages, url, () => repo.page(crawl.id, url)),
   };

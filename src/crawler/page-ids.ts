@@ -1,28 +1,67 @@
+import type { PageIdsGap } from "../core/fragment-gap.ts";
+
 /**
  * The ids a page's fragments can point at, gathered while the page is parsed: every element's `id` and every
- * `<a name>` (HTML's "find a potential indicated element"). Bounded, because a page is hostile input and the
- * ids are stored for the whole crawl: at most MAX_PAGE_IDS ids, MAX_ID_LENGTH characters each and
- * MAX_PAGE_ID_CHARS in all. Past a bound the page's ids are `complete: false`, and a fragment that is not
- * among them cannot be proven missing (docs/decisions.md, "Fragments").
+ * `<a name>` (HTML's "find a potential indicated element"). Each id is kept as a 64-bit hash (xxHash64 of its
+ * UTF-8), so a page's ids cost 8 bytes each in memory and in the store whatever their length, and a long id is
+ * kept like any other: two ids of a page share a hash, or a fragment falsely matches one, with a probability of
+ * about n/2⁶⁴ (10⁻¹⁴ for a page of 100,000 ids). A page is hostile input, so at most MAX_PAGE_IDS distinct ids
+ * are kept; past that the page's ids have a `gap` and a fragment not among them cannot be proven missing
+ * (docs/decisions.md, "Fragments").
  */
 
-/** Ids kept per page at most. */
-export const MAX_PAGE_IDS = 10_000;
-/** The longest id kept; a longer one makes the page's ids incomplete. */
-export const MAX_ID_LENGTH = 1_024;
-/** Characters of ids kept per page at most (all ids together). */
-export const MAX_PAGE_ID_CHARS = 64 * 1024;
+/** Distinct ids kept per page at most (781 KiB of hashes): far above real pages, a bound for hostile ones. */
+export const MAX_PAGE_IDS = 100_000;
+/** Slots the collector starts with; it doubles as ids arrive, up to MAX_PAGE_IDS. */
+const INITIAL_SLOTS = 64;
 
-/** A page's ids as stored: `complete` is false when a bound or a cut body may have left some out. */
+/** A page's ids as kept: sorted distinct hashes; `gap` says why some may be missing, null when none are. */
 export interface PageIds {
-  ids: string[];
-  complete: boolean;
+  hashes: BigUint64Array;
+  gap: PageIdsGap | null;
 }
 
-/** Collects a page's ids within the bounds above; duplicates are kept once. */
+/** The hash an id is kept as. */
+export function idHash(id: string): bigint {
+  return Bun.hash.xxHash64(id);
+}
+
+/** Looks ids up among a page's sorted hashes. */
+export class IdHashes {
+  constructor(private readonly hashes: BigUint64Array) {}
+
+  /** True when the page has an id equal to `id`. */
+  has(id: string): boolean {
+    const hash = idHash(id);
+    const hashes = this.hashes;
+    // Binary search: bounded by log2 of the count.
+    for (let low = 0, high = hashes.length - 1; low <= high; ) {
+      const middle = (low + high) >>> 1;
+      const value = hashes[middle]!;
+      if (value === hash) return true;
+      if (value < hash) low = middle + 1;
+      else high = middle - 1;
+    }
+    return false;
+  }
+}
+
+/** The stored form of a page's hashes: their bytes (little-endian on every platform we run on). */
+export function hashesToBytes(hashes: BigUint64Array): Uint8Array {
+  return new Uint8Array(hashes.buffer, hashes.byteOffset, hashes.byteLength);
+}
+
+/** A page's hashes from their stored bytes (copied: a blob's bytes need not be 8-byte aligned). */
+export function hashesFromBytes(bytes: Uint8Array): BigUint64Array {
+  const hashes = new BigUint64Array(Math.floor(bytes.byteLength / 8));
+  new Uint8Array(hashes.buffer).set(bytes.subarray(0, hashes.byteLength));
+  return hashes;
+}
+
+/** Collects a page's ids within the bound above; duplicates are kept once. */
 export class PageIdCollector {
-  private readonly seen = new Set<string>();
-  private chars = 0;
+  private hashes = new BigUint64Array(INITIAL_SLOTS);
+  private count = 0;
   private overflow = false;
 
   /** Takes the ids an element with these attributes can be pointed at by. */
@@ -34,16 +73,35 @@ export class PageIdCollector {
 
   /** The ids gathered; `cut` says the page itself was read only in part. */
   result(cut: boolean): PageIds {
-    return { ids: [...this.seen], complete: !this.overflow && !cut };
+    this.compact();
+    return { hashes: this.hashes.slice(0, this.count), gap: cut ? "body_cut" : this.overflow ? "too_many_ids" : null };
   }
 
   private add(id: string): void {
-    if (this.overflow || this.seen.has(id)) return;
-    if (id.length > MAX_ID_LENGTH || this.seen.size >= MAX_PAGE_IDS || this.chars + id.length > MAX_PAGE_ID_CHARS) {
-      this.overflow = true;
-      return;
+    if (this.overflow) return;
+    if (this.count === this.hashes.length) {
+      // Full: duplicates go first (a page repeating its ids is not a page with too many), then the array grows.
+      this.compact();
+      if (this.count === MAX_PAGE_IDS) {
+        this.overflow = true;
+        return;
+      }
+      if (this.count > this.hashes.length / 2 && this.hashes.length < MAX_PAGE_IDS) {
+        const grown = new BigUint64Array(Math.min(MAX_PAGE_IDS, this.hashes.length * 2));
+        grown.set(this.hashes.subarray(0, this.count));
+        this.hashes = grown;
+      }
     }
-    this.seen.add(id);
-    this.chars += id.length;
+    this.hashes[this.count++] = idHash(id);
+  }
+
+  /** Sorts the hashes gathered and keeps each once. */
+  private compact(): void {
+    const used = this.hashes.subarray(0, this.count).sort();
+    let kept = 0;
+    for (let i = 0; i < used.length; i++) {
+      if (kept === 0 || used[i] !== used[kept - 1]) used[kept++] = used[i]!;
+    }
+    this.count = kept;
   }
 }

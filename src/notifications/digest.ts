@@ -1,3 +1,4 @@
+import type { ComparedCrawl } from "../store/changes.repo.ts";
 import type { NotifyWhen } from "../core/channels.ts";
 import type { CrawlFailure } from "../core/crawl-failure.ts";
 import { cleanText } from "./plain-text.ts";
@@ -101,11 +102,11 @@ type List = "new_broken" | "still_broken" | "fixed";
 
 /** The store reads a digest needs (store/digest.repo.ts). */
 export interface DigestReader {
-  count(list: List, crawlId: string, previousId: string | null): { links: number; targets: number };
+  count(list: List, crawlId: string, against: ComparedCrawl | null): { links: number; targets: number };
   rows(
     list: List,
     crawlId: string,
-    previousId: string | null,
+    against: ComparedCrawl | null,
     maxTargets: number,
     maxSources: number,
   ): { url: string; status_code: number; error: string | null; source_url: string; link_text: string; broken_since: string | null; links: number }[];
@@ -115,13 +116,13 @@ export interface DigestReader {
 
 const EMPTY: DigestSection = { links: 0, targets: 0, items: [] };
 
-function section(reader: DigestReader, list: List, crawlId: string, previousId: string | null): DigestSection {
+function section(reader: DigestReader, list: List, crawlId: string, against: ComparedCrawl | null): DigestSection {
   // Rows of one target come together; a new URL starts a new target (compared raw, before cleaning).
   let lastUrl: string | null = null;
-  const totals = reader.count(list, crawlId, previousId);
+  const totals = reader.count(list, crawlId, against);
   if (totals.links === 0) return { ...EMPTY };
   const items: DigestTarget[] = [];
-  for (const row of reader.rows(list, crawlId, previousId, DIGEST_TARGETS, DIGEST_SOURCES)) {
+  for (const row of reader.rows(list, crawlId, against, DIGEST_TARGETS, DIGEST_SOURCES)) {
     let item = items.at(-1);
     if (item === undefined || row.url !== lastUrl) {
       lastUrl = row.url;
@@ -141,11 +142,11 @@ function section(reader: DigestReader, list: List, crawlId: string, previousId: 
 }
 
 /**
- * The digest of crawl `crawl`, which has just ended and settled its open links; `previousId` is the previous ended
- * crawl it is compared with. A failed crawl has lists too (what it did check counts, and the next crawl compares
+ * The digest of crawl `crawl`, which has just ended and settled its open links; `against` is the previous ended
+ * crawl it is compared with (and whether their links match with fragments: crawler/open-links.ts comparedWith). A failed crawl has lists too (what it did check counts, and the next crawl compares
  * with it); one that never started checked nothing and has none.
  */
-export function buildDigest(reader: DigestReader, crawl: DigestCrawl, previousId: string | null): Digest {
+export function buildDigest(reader: DigestReader, crawl: DigestCrawl, against: ComparedCrawl | null): Digest {
   const completed = crawl.status === "completed";
   const started = crawl.started_at !== null;
   const digest: Digest = {
@@ -161,7 +162,7 @@ export function buildDigest(reader: DigestReader, crawl: DigestCrawl, previousId
     broken_links: crawl.broken_links,
     started_at: crawl.started_at,
     completed_at: crawl.completed_at,
-    compared_with: started ? previousId : null,
+    compared_with: started ? (against?.id ?? null) : null,
     previous_failed: reader.previousEnded(crawl.id)?.status === "failed",
     new_broken: { ...EMPTY },
     still_broken: { ...EMPTY },
@@ -169,10 +170,10 @@ export function buildDigest(reader: DigestReader, crawl: DigestCrawl, previousId
     not_checked: 0,
   };
   if (!started) return digest;
-  digest.new_broken = section(reader, "new_broken", crawl.id, previousId);
-  if (previousId !== null) {
-    digest.still_broken = section(reader, "still_broken", crawl.id, previousId);
-    digest.fixed = section(reader, "fixed", crawl.id, previousId);
+  digest.new_broken = section(reader, "new_broken", crawl.id, against);
+  if (against !== null) {
+    digest.still_broken = section(reader, "still_broken", crawl.id, against);
+    digest.fixed = section(reader, "fixed", crawl.id, against);
     digest.not_checked = reader.notChecked(crawl.id);
   }
   return digest;

@@ -102,6 +102,7 @@ export const CrawlDetailSchema = z
   .meta({ id: "CrawlDetail" });
 
 const linkFields = {
+  /** The target URL, normalised; with check_fragments it keeps the link's fragment (each URL with its fragment is a Link). */
   url: z.string(),
   source_url: z.string(),
   /** The final HTTP status after redirects; 0 when there was no answer. */
@@ -111,7 +112,7 @@ const linkFields = {
   kind: z.enum(LINK_KINDS),
   /** Where redirects ended; null when there was no answer. */
   final_url: z.string().nullable(),
-  /** Why there was no answer, or which `#fragments` the page lacks (check_fragments); null otherwise. */
+  /** Why there was no answer, or which `#fragment` the page lacks (check_fragments); null otherwise. */
   error: z.string().nullable(),
   /** Set when an answer that looks like a failure was not counted as broken (bot walls, e.g. 403 or 999). */
   warning: z.string().nullable(),

@@ -4,6 +4,7 @@ import { ConflictError, CrawlInProgressError, DomainNotVerifiedError, NotFoundEr
 import { describeWarnings, warningCauses } from "../core/crawl-warnings.ts";
 import { canonicalId, newId } from "../core/ids.ts";
 import { failCrawl } from "../crawler/crawl-transitions.ts";
+import { comparedWith } from "../crawler/open-links.ts";
 import type { CrawlFilter, CrawlRecord, CrawlsRepo } from "../store/crawls.repo.ts";
 import type { LinkRecord } from "../store/link-record.ts";
 import type { BrokenSourceRecord, BrokenTargetFilter, BrokenTargetRecord, LinkFilter, LinksRepo } from "../store/links.repo.ts";
@@ -170,7 +171,7 @@ export class CrawlsService {
    */
   changes(id: string, page: number, limit: number): ChangesPage {
     const crawl = this.require(id);
-    const against = this.deps.repo.openLinks.previousEnded(crawl.id)?.id ?? null;
+    const against = comparedWith(this.deps.repo.openLinks, crawl.id);
     const final = crawl.status === "completed" || crawl.status === "failed";
     const repo = this.deps.links.changes;
     const closed = against === null ? 0 : repo.countClosed(crawl.id, against);
@@ -178,7 +179,11 @@ export class CrawlsService {
     const sections: [ChangeKind, number, (skip: number, count: number) => LinkRecord[]][] = [
       ["new_broken", repo.countNewBroken(crawl.id, against), (skip, count) => repo.newBroken(crawl.id, against, skip, count)],
       ["fixed", final ? closed : 0, readClosed],
-      ["not_checked", final ? repo.countUnchecked(crawl.id) : closed, final ? (skip, count) => repo.unchecked(crawl.id, skip, count) : readClosed],
+      [
+        "not_checked",
+        final ? repo.countUnchecked(crawl.id) : closed,
+        final ? (skip, count) => repo.unchecked(crawl.id, skip, count) : readClosed,
+      ],
     ];
     const items: ChangeView[] = [];
     let skip = (page - 1) * limit;
@@ -192,7 +197,7 @@ export class CrawlsService {
       skip = 0;
     }
     const [newBroken, fixed, notChecked] = sections.map(([, total]) => total) as [number, number, number];
-    return { items, total: newBroken + fixed + notChecked, againstCrawlId: against, newBroken, fixed, notChecked, final };
+    return { items, total: newBroken + fixed + notChecked, againstCrawlId: against?.id ?? null, newBroken, fixed, notChecked, final };
   }
 
   /** One page of a crawl's orphan pages (listed in its sitemaps, linked from no crawled page) that are checked. */

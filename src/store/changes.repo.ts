@@ -15,70 +15,93 @@ import { LINK_COLUMNS, toLink, type LinkRecord, type RawLink } from "./link-reco
  * The other crawl's pairs become one list SQLite builds once per statement, so the cost follows the broken
  * links; a lookup per link through the target instead read every broken link of the same target again for each
  * one, quadratic in a template's broken link (bench/README.md, "Changes since the previous crawl").
+ *
+ * A link is matched by (target URL, fragment, source page), its fragment ("" or `#…`: links.fragment) counting
+ * only when `$fragments` is true: the caller says so when both crawls kept fragments (crawler/open-links.ts,
+ * matchFragments).
  */
 
-/** The open links of crawl `$other` as (URL, source page) pairs; empty when `$other` is null. */
-export const OPEN_PAIRS = `SELECT ot.url, o.source_url FROM broken_links ob JOIN links o ON o.id = ob.link_id JOIN crawl_targets ot ON ot.id = ob.target_id
-      WHERE ob.crawl_id = $other
+/** A link's fragment as it counts in the match: `$fragments` says whether it does. */
+export const matchedFragment = (fragment: string) => `CASE WHEN $fragments THEN ${fragment} ELSE '' END`;
+
+
+/** The open links of crawl `$other` as (URL, fragment, source page); empty when `$other` is null. */
+export const OPEN_PAIRS = `SELECT ot.url, ${matchedFragment("o.fragment")}, o.source_url
+      FROM broken_links ob JOIN links o ON o.id = ob.link_id JOIN crawl_targets ot ON ot.id = ob.target_id WHERE ob.crawl_id = $other
     UNION ALL
-    SELECT ou.url, ou.source_url FROM unchecked_links ou WHERE ou.crawl_id = $other`;
+    SELECT ou.url, ${matchedFragment("ou.fragment")}, ou.source_url FROM unchecked_links ou WHERE ou.crawl_id = $other`;
 
 /** Broken links of crawl `$from` that were not open in crawl `$other`. Exported for the test that reads its plan. */
 export const NEW_BROKEN_FROM = `FROM broken_links b JOIN links l ON l.id = b.link_id JOIN crawl_targets t ON t.id = b.target_id
-  WHERE b.crawl_id = $from AND (t.url, l.source_url) NOT IN (${OPEN_PAIRS})`;
+  WHERE b.crawl_id = $from AND (t.url, ${matchedFragment("l.fragment")}, l.source_url) NOT IN (${OPEN_PAIRS})`;
 
 /**
  * Open links of crawl `$from` (its broken links, then its unchecked ones) that are not open in crawl `$other`,
  * as they were in `$from`; `part` and `pos` order them.
  */
 export const CLOSED_FROM = `FROM (
-    SELECT 0 AS part, b.link_id AS pos, ${LINK_COLUMNS}
+    SELECT 0 AS part, b.link_id AS pos, ${LINK_COLUMNS}, t.url AS target_url, l.fragment
       FROM broken_links b JOIN links l ON l.id = b.link_id JOIN crawl_targets t ON t.id = b.target_id WHERE b.crawl_id = $from
     UNION ALL
-    SELECT 1, u.id, u.url, u.source_url, u.status_code, 1, u.link_text, u.kind, u.final_url, u.error, u.warning, u.broken_since
+    SELECT 1, u.id, u.url || u.fragment, u.source_url, u.status_code, 1, u.link_text, u.kind, u.final_url, u.error, u.warning, u.broken_since,
+        u.url, u.fragment
       FROM unchecked_links u WHERE u.crawl_id = $from
-  ) open WHERE (open.url, open.source_url) NOT IN (${OPEN_PAIRS})`;
+  ) open WHERE (open.target_url, ${matchedFragment("open.fragment")}, open.source_url) NOT IN (${OPEN_PAIRS})`;
 
-const UNCHECKED_COLUMNS = "url, source_url, status_code, 1 AS is_broken, link_text, kind, final_url, error, warning, broken_since";
+const UNCHECKED_COLUMNS =
+  "u.url || u.fragment AS url, u.source_url, u.status_code, 1 AS is_broken, u.link_text, u.kind, u.final_url, u.error, u.warning, u.broken_since";
 
-type Sides = { from: string; other: string | null };
+/** The crawl another is compared with, and whether their links match with fragments (open-links.ts, matchFragments). */
+export interface ComparedCrawl {
+  id: string;
+  fragments: boolean;
+}
+
+type Sides = { from: string; other: string | null; fragments: boolean };
 type Paged = Sides & { limit: number; offset: number };
 
 export class ChangesRepo {
   constructor(private readonly sqlite: Database) {}
 
   /** One page of crawl `crawlId`'s broken links not open in crawl `against` (every one without it), in discovery order. */
-  newBroken(crawlId: string, against: string | null, offset: number, limit: number): LinkRecord[] {
+  newBroken(crawlId: string, against: ComparedCrawl | null, offset: number, limit: number): LinkRecord[] {
     return this.sqlite
       .query<RawLink, Paged>(`SELECT ${LINK_COLUMNS} ${NEW_BROKEN_FROM} ORDER BY b.link_id LIMIT $limit OFFSET $offset`)
-      .all({ from: crawlId, other: against, limit, offset })
+      .all({ from: crawlId, other: against?.id ?? null, fragments: against?.fragments ?? false, limit, offset })
       .map(toLink);
   }
 
-  countNewBroken(crawlId: string, against: string | null): number {
-    return this.sqlite.query<{ n: number }, Sides>(`SELECT COUNT(*) AS n ${NEW_BROKEN_FROM}`).get({ from: crawlId, other: against })?.n ?? 0;
+  countNewBroken(crawlId: string, against: ComparedCrawl | null): number {
+    return (
+      this.sqlite
+        .query<{ n: number }, Sides>(`SELECT COUNT(*) AS n ${NEW_BROKEN_FROM}`)
+        .get({ from: crawlId, other: against?.id ?? null, fragments: against?.fragments ?? false })?.n ?? 0
+    );
   }
 
   /** One page of crawl `against`'s open links that crawl `crawlId` does not hold open, as they were in `against`. */
-  closed(crawlId: string, against: string, offset: number, limit: number): LinkRecord[] {
+  closed(crawlId: string, against: ComparedCrawl, offset: number, limit: number): LinkRecord[] {
     return this.sqlite
       .query<RawLink, Paged>(
         `SELECT url, source_url, status_code, is_broken, link_text, kind, final_url, error, warning, broken_since
          ${CLOSED_FROM} ORDER BY part, pos LIMIT $limit OFFSET $offset`,
       )
-      .all({ from: against, other: crawlId, limit, offset })
+      .all({ from: against.id, other: crawlId, fragments: against.fragments, limit, offset })
       .map(toLink);
   }
 
-  countClosed(crawlId: string, against: string): number {
-    return this.sqlite.query<{ n: number }, Sides>(`SELECT COUNT(*) AS n ${CLOSED_FROM}`).get({ from: against, other: crawlId })?.n ?? 0;
+  countClosed(crawlId: string, against: ComparedCrawl): number {
+    return (
+      this.sqlite.query<{ n: number }, Sides>(`SELECT COUNT(*) AS n ${CLOSED_FROM}`).get({ from: against.id, other: crawlId, fragments: against.fragments })
+        ?.n ?? 0
+    );
   }
 
   /** One page of the open links crawl `crawlId` carried without checking them, as they were last found broken. */
   unchecked(crawlId: string, offset: number, limit: number): LinkRecord[] {
     return this.sqlite
       .query<RawLink, { crawlId: string; limit: number; offset: number }>(
-        `SELECT ${UNCHECKED_COLUMNS} FROM unchecked_links WHERE crawl_id = $crawlId ORDER BY id LIMIT $limit OFFSET $offset`,
+        `SELECT ${UNCHECKED_COLUMNS} FROM unchecked_links u WHERE u.crawl_id = $crawlId ORDER BY u.id LIMIT $limit OFFSET $offset`,
       )
       .all({ crawlId, limit, offset })
       .map(toLink);

@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
 import type { CrawlFailure } from "../core/crawl-failure.ts";
-import { ChangesRepo, CLOSED_FROM, NEW_BROKEN_FROM, OPEN_PAIRS } from "./changes.repo.ts";
+import { ChangesRepo, CLOSED_FROM, matchedFragment, NEW_BROKEN_FROM, OPEN_PAIRS, type ComparedCrawl } from "./changes.repo.ts";
 
 /**
  * The reads a crawl's notification digest is made of (notifications/digest.ts decides what goes in it): broken
@@ -28,26 +28,32 @@ export interface DigestRow {
 }
 
 /** A broken link's columns as a list's rows: `part` and `pos` give discovery order. */
-const BROKEN_COLUMNS = `0 AS part, b.link_id AS pos, t.url AS url, t.status_code AS status_code,
+const BROKEN_COLUMNS = `0 AS part, b.link_id AS pos, t.url || l.fragment AS url, t.status_code AS status_code,
   COALESCE(l.fragment_error, t.error) AS error, l.source_url AS source_url, l.link_text AS link_text, b.broken_since AS broken_since`;
 
 /** Broken links of crawl `$from` that were open in crawl `$other` too (broken, or carried unchecked). */
 const STILL_BROKEN_FROM = `FROM broken_links b JOIN links l ON l.id = b.link_id JOIN crawl_targets t ON t.id = b.target_id
-  WHERE b.crawl_id = $from AND (t.url, l.source_url) IN (${OPEN_PAIRS})`;
+  WHERE b.crawl_id = $from AND (t.url, ${matchedFragment("l.fragment")}, l.source_url) IN (${OPEN_PAIRS})`;
+
+/** What a list's SELECT is bound to: the two crawls it reads, and whether their links match with fragments. */
+type Sides = { from: string; other: string | null; fragments: boolean };
 
 /** The list's rows as one SELECT with the two crawls it reads as `$from` and `$other`. */
-function listed(list: DigestList, crawlId: string, previousId: string | null): { sql: string; from: string; other: string | null } {
+function listed(list: DigestList, crawlId: string, against: ComparedCrawl | null): { sql: string } & Sides {
+  const previousId = against?.id ?? null;
+  const fragments = against?.fragments ?? false;
   switch (list) {
     case "new_broken":
-      return { sql: `SELECT ${BROKEN_COLUMNS} ${NEW_BROKEN_FROM}`, from: crawlId, other: previousId };
+      return { sql: `SELECT ${BROKEN_COLUMNS} ${NEW_BROKEN_FROM}`, from: crawlId, other: previousId, fragments };
     case "still_broken":
-      return { sql: `SELECT ${BROKEN_COLUMNS} ${STILL_BROKEN_FROM}`, from: crawlId, other: previousId };
+      return { sql: `SELECT ${BROKEN_COLUMNS} ${STILL_BROKEN_FROM}`, from: crawlId, other: previousId, fragments };
     case "fixed":
       // Open in the previous crawl and not open now: for an ended crawl, checked and found good.
       return {
         sql: `SELECT part, pos, url, status_code, error, source_url, link_text, broken_since ${CLOSED_FROM}`,
         from: previousId ?? "",
         other: crawlId,
+        fragments,
       };
   }
 }
@@ -60,14 +66,12 @@ export class DigestRepo {
   }
 
   /** How many links, and distinct target URLs, a list holds. */
-  count(list: DigestList, crawlId: string, previousId: string | null): { links: number; targets: number } {
-    const { sql, from, other } = listed(list, crawlId, previousId);
+  count(list: DigestList, crawlId: string, against: ComparedCrawl | null): { links: number; targets: number } {
+    const { sql, ...sides } = listed(list, crawlId, against);
     return (
       this.sqlite
-        .query<{ links: number; targets: number }, { from: string; other: string | null }>(
-          `SELECT COUNT(*) AS links, COUNT(DISTINCT url) AS targets FROM (${sql})`,
-        )
-        .get({ from, other }) ?? { links: 0, targets: 0 }
+        .query<{ links: number; targets: number }, Sides>(`SELECT COUNT(*) AS links, COUNT(DISTINCT url) AS targets FROM (${sql})`)
+        .get(sides) ?? { links: 0, targets: 0 }
     );
   }
 
@@ -75,10 +79,10 @@ export class DigestRepo {
    * The first `maxTargets` targets of a list in discovery order, each with up to `maxSources` linking pages: one
    * pass over the list, numbering each target's links with window functions.
    */
-  rows(list: DigestList, crawlId: string, previousId: string | null, maxTargets: number, maxSources: number): DigestRow[] {
-    const { sql, from, other } = listed(list, crawlId, previousId);
+  rows(list: DigestList, crawlId: string, against: ComparedCrawl | null, maxTargets: number, maxSources: number): DigestRow[] {
+    const { sql, ...sides } = listed(list, crawlId, against);
     return this.sqlite
-      .query<DigestRow, { from: string; other: string | null; sources: number; targets: number }>(
+      .query<DigestRow, Sides & { sources: number; targets: number }>(
         `WITH listed AS (${sql}), ordered AS (
            SELECT listed.*, ROW_NUMBER() OVER (ORDER BY part, pos) AS ord FROM listed
          ), numbered AS (
@@ -91,7 +95,7 @@ export class DigestRepo {
          SELECT url, status_code, error, source_url, link_text, broken_since, links FROM ranked
          WHERE nth <= $sources AND target_rank <= $targets ORDER BY first, nth`,
       )
-      .all({ from, other, sources: maxSources, targets: maxTargets });
+      .all({ ...sides, sources: maxSources, targets: maxTargets });
   }
 
   /** How many open links crawl `crawlId` carried without checking them (changes.repo.ts's "not checked"). */

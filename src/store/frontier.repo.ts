@@ -89,6 +89,7 @@ export class FrontierRepo {
   private readonly insertTargetStatement: Statement<{ id: number }, [string, string, number, number, number]>;
   private readonly promoteToPageStatement: Statement<unknown, [number]>;
   private readonly previousWaitingStatement: Statement<{ waiting_prev_id: number | null }, [number]>;
+  private readonly nextLinkIdStatement: Statement<{ id: number }, []>;
   private readonly deleteWaitingStatement: Statement<unknown, [number]>;
   private readonly counters: Statement<{ pages_crawled: number }, [string]>;
   private readonly stylesheetsStatement: Statement<{ stylesheets: number }, [string]>;
@@ -140,6 +141,10 @@ export class FrontierRepo {
     this.promoteToPageStatement = sqlite.prepare("UPDATE crawl_targets SET as_page = 1 WHERE id = ?1 AND state = 'queued'");
     this.previousWaitingStatement = sqlite.prepare("SELECT waiting_prev_id FROM links WHERE id = ?1");
     this.deleteWaitingStatement = sqlite.prepare("DELETE FROM crawl_waiting WHERE target_id = ?1");
+    // AUTOINCREMENT: one more than the largest id the table ever held (sqlite_sequence), or than any it holds.
+    this.nextLinkIdStatement = sqlite.prepare(
+      "SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'links'), 0), COALESCE((SELECT MAX(id) FROM links), 0)) + 1 AS id",
+    );
     this.counters = sqlite.prepare("SELECT pages_crawled FROM crawls WHERE id = ?1");
     // crawl_pages holds parsed pages and parsed stylesheets; pages_crawled counts only the pages.
     this.stylesheetsStatement = sqlite.prepare(
@@ -150,11 +155,11 @@ export class FrontierRepo {
        skipped_links = skipped_links + ?4, truncated = MAX(truncated, ?5), pages_cut = pages_cut + ?6, excluded_links = excluded_links + ?7
        WHERE id = ?8`,
     );
-    // No conflict check: a page's links are recorded once (crawl_pages claim) and deduped per target before.
+    // No conflict check: a page's links are recorded once (crawl_pages claim) and deduped per target (and fragment) before.
     this.insertLinksStatement = new MultiRowInsert(
       sqlite,
-      "INSERT INTO links (crawl_id, source_url, target_id, link_text, kind, waiting_prev_id) VALUES",
-      "(?1, ?2, ?, ?, ?, ?)",
+      "INSERT INTO links (crawl_id, source_url, target_id, link_text, kind, waiting_prev_id, fragment) VALUES",
+      "(?1, ?2, ?, ?, ?, ?, ?)",
       2,
     );
     this.upsertWaitingStatement = new MultiRowInsert(
@@ -277,8 +282,13 @@ export class FrontierRepo {
     return this.previousWaitingStatement.get(id)?.waiting_prev_id ?? 0;
   }
 
+  /** The id the next link inserted gets; only meaningful inside the transaction that inserts it (the write lock held). */
+  nextLinkId(): number {
+    return this.nextLinkIdStatement.get()!.id;
+  }
+
   /**
-   * Inserts the links of page `sourceUrl`, flat (target id, text, kind, waiting_prev_id) quadruples, 100 per
+   * Inserts the links of page `sourceUrl`, flat (target id, text, kind, waiting_prev_id, fragment) rows, 100 per
    * statement; `inserted(firstId, offset, rows)` tells the ids of each statement's rows.
    */
   insertLinks(crawlId: string, sourceUrl: string, rows: (number | string | null)[], inserted: (firstId: number, offset: number, rows: number) => void): void {

@@ -17,10 +17,11 @@ export interface LinkRecord {
 
 /**
  * A link's columns from `links l` and its target `crawl_targets t`, with `b` its broken_links row (joined, or
- * LEFT JOINed where the link may not be broken). A link's verdict is its target's, unless its fragments were
- * judged: a missing one makes it broken (crawler/fragments.ts).
+ * LEFT JOINed where the link may not be broken). A link's URL is its target's followed by its fragment
+ * (check_fragments: part of its identity; "" otherwise), and its verdict is its target's, unless its fragment
+ * was judged: a missing one makes it broken (crawler/fragments.ts).
  */
-export const LINK_COLUMNS = `t.url, l.source_url, t.status_code, CASE WHEN l.fragment_error IS NULL THEN t.is_broken ELSE 1 END AS is_broken, l.link_text,
+export const LINK_COLUMNS = `t.url || l.fragment AS url, l.source_url, t.status_code, CASE WHEN l.fragment_error IS NULL THEN t.is_broken ELSE 1 END AS is_broken, l.link_text,
   l.kind, t.final_url, COALESCE(l.fragment_error, t.error) AS error, COALESCE(l.fragment_warning, t.warning) AS warning, b.broken_since`;
 
 /** A row read with LINK_COLUMNS. */

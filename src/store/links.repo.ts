@@ -92,6 +92,7 @@ type StreamedLinkRow = [
   kind: StoredLinkKind,
   fragmentError: string | null,
   fragmentWarning: string | null,
+  fragment: string,
 ];
 
 /** Links read per query when a whole crawl is streamed. */
@@ -226,7 +227,7 @@ export class LinksRepo {
       return;
     }
     const batch = this.sqlite.query<StreamedLinkRow, { crawlId: string; afterId: number }>(
-      `SELECT id, target_id, source_url, link_text, kind, fragment_error, fragment_warning FROM links WHERE crawl_id = $crawlId AND id > $afterId
+      `SELECT id, target_id, source_url, link_text, kind, fragment_error, fragment_warning, fragment FROM links WHERE crawl_id = $crawlId AND id > $afterId
        ORDER BY id LIMIT ${STREAM_BATCH}`,
     );
     const read = (afterId: number) => batch.values({ crawlId, afterId }) as StreamedLinkRow[];
@@ -235,9 +236,9 @@ export class LinksRepo {
     );
     const since = new BrokenSinceCursor((afterId) => sinceBatch.values({ crawlId, afterId }) as [number, string | null][]);
     for (const rows of keysetBatches(read, STREAM_BATCH, (row) => row[0])) {
-      for (const [id, targetId, sourceUrl, linkText, kind, fragmentError, fragmentWarning] of rows) {
+      for (const [id, targetId, sourceUrl, linkText, kind, fragmentError, fragmentWarning, fragment] of rows) {
         // A fresh object per link: set in place rather than copied.
-        const link = verdicts.link(targetId, sourceUrl, linkText, kind);
+        const link = verdicts.link(targetId, sourceUrl, linkText, kind, fragment);
         if (link === undefined) continue;
         if (fragmentError !== null) {
           link.is_broken = true;
@@ -346,13 +347,15 @@ export class LinksRepo {
       .all({ targetId, limit, ...(kind === undefined ? {} : { kind }) });
   }
 
-  /** The first broken targets of a crawl, in discovery order, for `broken_links.found`. */
+  /**
+   * The first broken link URLs of a crawl (with their fragment, when it is part of the Links' identity), in the
+   * discovery order of their targets, for `broken_links.found`.
+   */
   brokenSample(crawlId: string): { url: string; status_code: number }[] {
     return this.sqlite
       .query<{ url: string; status_code: number }, { crawlId: string; limit: number }>(
-        `SELECT t.url, t.status_code FROM crawl_targets t
-         WHERE t.id IN (SELECT target_id FROM broken_links WHERE crawl_id = $crawlId)
-         ORDER BY t.id LIMIT $limit`,
+        `SELECT t.url || l.fragment AS url, t.status_code FROM broken_links b JOIN links l ON l.id = b.link_id JOIN crawl_targets t ON t.id = b.target_id
+         WHERE b.crawl_id = $crawlId GROUP BY b.target_id, l.fragment ORDER BY b.target_id, MIN(b.link_id) LIMIT $limit`,
       )
       .all({ crawlId, limit: SAMPLE_LINKS });
   }

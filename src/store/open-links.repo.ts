@@ -16,11 +16,23 @@ import type { StoredLinkKind, TargetState } from "./schema.ts";
 export interface CrawlRef {
   id: string;
   started_at: string;
+  /** It ran with check_fragments: its Links keep their URL's fragment (links.fragment). */
+  fragments: boolean;
 }
 
-/** An open link of a crawl, as the next crawl judges it and copies it when it goes unchecked. */
+/** Who a link is besides its target's URL: the page it is on and its fragment ("" or `#…`, as links.fragment). */
+export interface LinkSource {
+  source_url: string;
+  fragment: string;
+}
+
+/**
+ * An open link of a crawl, as the next crawl judges it and copies it when it goes unchecked: `url` is its
+ * target's URL, `fragment` the rest of the Link's URL.
+ */
 export interface OpenLinkRecord {
   url: string;
+  fragment: string;
   source_url: string;
   kind: StoredLinkKind;
   internal: boolean;
@@ -39,20 +51,28 @@ export interface TargetReach {
   is_broken: boolean;
 }
 
+type RawCrawlRef = Omit<CrawlRef, "fragments"> & { fragments: number };
 type RawBrokenOpen = Omit<OpenLinkRecord, "internal" | "cause"> & { pos: number; internal: number; fragment_broken: number };
 type RawUncheckedOpen = Omit<OpenLinkRecord, "internal"> & { pos: number; internal: number };
 
 /** Rows read per query when a crawl's open links are walked. */
 const BATCH = 1_000;
 
+/** Whether crawl `p` ran with check_fragments (options written before the option existed lack it). */
+const FRAGMENTS = "COALESCE(json_extract(p.options, '$.check_fragments'), 0)";
+
+function toCrawlRef(row: RawCrawlRef | null): CrawlRef | undefined {
+  return row === null ? undefined : { id: row.id, started_at: row.started_at, fragments: row.fragments === 1 };
+}
+
 export class OpenLinksRepo {
-  private readonly previousStatement: Statement<CrawlRef, [string]>;
-  private readonly crawlStatement: Statement<{ started_at: string | null; created_at: string }, [string]>;
-  private readonly sourcesStatement: Statement<{ source_url: string; broken_since: string | null }, [string, string]>;
-  private readonly sourceOfStatement: Statement<{ source_url: string }, [number]>;
+  private readonly previousStatement: Statement<RawCrawlRef, [string]>;
+  private readonly crawlStatement: Statement<RawCrawlRef, [string]>;
+  private readonly sourcesStatement: Statement<LinkSource & { broken_since: string | null }, [string, string]>;
+  private readonly linkSourceStatement: Statement<LinkSource, [number]>;
   private readonly brokenOpen: Statement<RawBrokenOpen, [string, number, number]>;
   private readonly uncheckedOpen: Statement<RawUncheckedOpen, [string, number, number]>;
-  private readonly brokenPairsStatement: Statement<{ pos: number; url: string; source_url: string }, [string, number, number]>;
+  private readonly brokenPairsStatement: Statement<{ pos: number; url: string; fragment: string; source_url: string }, [string, number, number]>;
   private readonly targetStatement: Statement<{ state: TargetState; is_broken: number | null }, [string, string]>;
   private readonly pageStatement: Statement<{ cut: number }, [string, string]>;
   private readonly insertUncheckedStatement: MultiRowInsert;
@@ -61,64 +81,66 @@ export class OpenLinksRepo {
     // Crawls of a domain run one at a time, so the previous ended one is final while this one runs. One that never
     // started (cancelled while pending) checked nothing and is passed over.
     this.previousStatement = sqlite.prepare(
-      `SELECT p.id, p.started_at FROM crawls c JOIN crawls p ON p.domain_id = c.domain_id
+      `SELECT p.id, p.started_at, ${FRAGMENTS} AS fragments FROM crawls c JOIN crawls p ON p.domain_id = c.domain_id
        WHERE c.id = ?1 AND p.status IN ('completed', 'failed') AND p.started_at IS NOT NULL
          AND (p.created_at < c.created_at OR (p.created_at = c.created_at AND p.id < c.id))
        ORDER BY p.created_at DESC, p.id DESC LIMIT 1`,
     );
-    this.crawlStatement = sqlite.prepare("SELECT started_at, created_at FROM crawls WHERE id = ?1");
+    this.crawlStatement = sqlite.prepare(`SELECT p.id, COALESCE(p.started_at, p.created_at) AS started_at, ${FRAGMENTS} AS fragments FROM crawls p WHERE p.id = ?1`);
     this.sourcesStatement = sqlite.prepare(
-      `SELECT l.source_url, b.broken_since FROM crawl_targets t
+      `SELECT l.source_url, l.fragment, b.broken_since FROM crawl_targets t
          JOIN broken_links b INDEXED BY broken_links_target_idx ON b.target_id = t.id JOIN links l ON l.id = b.link_id
        WHERE t.crawl_id = ?1 AND t.url = ?2
        UNION ALL
-       SELECT source_url, broken_since FROM unchecked_links WHERE crawl_id = ?1 AND url = ?2`,
+       SELECT source_url, fragment, broken_since FROM unchecked_links WHERE crawl_id = ?1 AND url = ?2`,
     );
-    this.sourceOfStatement = sqlite.prepare("SELECT source_url FROM links WHERE id = ?1");
+    this.linkSourceStatement = sqlite.prepare("SELECT source_url, fragment FROM links WHERE id = ?1");
     this.brokenOpen = sqlite.prepare(
-      `SELECT b.link_id AS pos, t.url, l.source_url, l.kind, t.internal, l.link_text, t.status_code, t.final_url,
+      `SELECT b.link_id AS pos, t.url, l.fragment, l.source_url, l.kind, t.internal, l.link_text, t.status_code, t.final_url,
          COALESCE(l.fragment_error, t.error) AS error, COALESCE(l.fragment_warning, t.warning) AS warning,
          (l.fragment_error IS NOT NULL AND t.is_broken = 0) AS fragment_broken, b.broken_since
        FROM broken_links b JOIN links l ON l.id = b.link_id JOIN crawl_targets t ON t.id = b.target_id
        WHERE b.crawl_id = ?1 AND b.link_id > ?2 ORDER BY b.link_id LIMIT ?3`,
     );
     this.uncheckedOpen = sqlite.prepare(
-      `SELECT id AS pos, url, source_url, kind, internal, link_text, status_code, final_url, error, warning, cause, broken_since
+      `SELECT id AS pos, url, fragment, source_url, kind, internal, link_text, status_code, final_url, error, warning, cause, broken_since
        FROM unchecked_links WHERE crawl_id = ?1 AND id > ?2 ORDER BY id LIMIT ?3`,
     );
     this.brokenPairsStatement = sqlite.prepare(
-      `SELECT b.link_id AS pos, t.url, l.source_url FROM broken_links b JOIN links l ON l.id = b.link_id JOIN crawl_targets t ON t.id = b.target_id
+      `SELECT b.link_id AS pos, t.url, l.fragment, l.source_url FROM broken_links b JOIN links l ON l.id = b.link_id JOIN crawl_targets t ON t.id = b.target_id
        WHERE b.crawl_id = ?1 AND b.link_id > ?2 ORDER BY b.link_id LIMIT ?3`,
     );
     this.targetStatement = sqlite.prepare("SELECT state, is_broken FROM crawl_targets WHERE crawl_id = ?1 AND url = ?2");
     this.pageStatement = sqlite.prepare("SELECT cut FROM crawl_pages WHERE crawl_id = ?1 AND url = ?2");
     this.insertUncheckedStatement = new MultiRowInsert(
       sqlite,
-      `INSERT INTO unchecked_links (crawl_id, source_url, url, kind, internal, link_text, status_code, final_url, error, warning, cause, broken_since) VALUES`,
-      "(?1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      `INSERT INTO unchecked_links (crawl_id, source_url, url, fragment, kind, internal, link_text, status_code, final_url, error, warning, cause, broken_since) VALUES`,
+      "(?1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       1,
     );
   }
 
-  /** The crawl's start (its creation time while it has not started). */
-  startOf(crawlId: string): string | undefined {
-    const row = this.crawlStatement.get(crawlId);
-    return row === null ? undefined : (row.started_at ?? row.created_at);
+  /** The crawl itself, with its start (its creation time while it has not started). */
+  crawl(crawlId: string): CrawlRef | undefined {
+    return toCrawlRef(this.crawlStatement.get(crawlId));
   }
 
   /** The last crawl of the same domain that started and ended before this one was created. */
   previousEnded(crawlId: string): CrawlRef | undefined {
-    return this.previousStatement.get(crawlId) ?? undefined;
+    return toCrawlRef(this.previousStatement.get(crawlId));
   }
 
-  /** The pages from which crawl `crawlId` left a link to `url` open, with since when each is broken. */
-  openSources(crawlId: string, url: string): { source_url: string; broken_since: string | null }[] {
+  /**
+   * The links to the target at `url` (fragments apart) that crawl `crawlId` left open: the page each is on, its
+   * fragment, since when it is broken.
+   */
+  openSources(crawlId: string, url: string): (LinkSource & { broken_since: string | null })[] {
     return this.sourcesStatement.all(crawlId, url);
   }
 
-  /** The page link `linkId` was found on. */
-  sourceOf(linkId: number): string {
-    return this.sourceOfStatement.get(linkId)?.source_url ?? "";
+  /** The page link `linkId` was found on, and its fragment. */
+  linkSource(linkId: number): LinkSource {
+    return this.linkSourceStatement.get(linkId) ?? { source_url: "", fragment: "" };
   }
 
   /** Every open link of crawl `crawl`, its broken links then its unchecked ones, read in batches. */
@@ -140,8 +162,8 @@ export class OpenLinksRepo {
     }
   }
 
-  /** The (URL, source page) pairs of the crawl's broken links, read in batches. */
-  *brokenPairs(crawlId: string): Generator<{ url: string; source_url: string }> {
+  /** The crawl's broken links as (target URL, fragment, source page), read in batches. */
+  *brokenPairs(crawlId: string): Generator<{ url: string; fragment: string; source_url: string }> {
     const read = (afterPos: number) => this.brokenPairsStatement.all(crawlId, afterPos, BATCH);
     for (const rows of keysetBatches(read, BATCH, (row) => row.pos)) yield* rows;
   }
@@ -163,6 +185,7 @@ export class OpenLinksRepo {
     const values = rows.flatMap((row) => [
       row.source_url,
       row.url,
+      row.fragment,
       row.kind,
       row.internal ? 1 : 0,
       row.link_text,

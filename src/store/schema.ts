@@ -6,10 +6,11 @@ import type { WarningCause } from "../core/crawl-warnings.ts";
 import type { VerifiedBy } from "../core/verified-by.ts";
 import type { CrawlStatus, CrawlTrigger } from "../core/crawl-status.ts";
 import type { DeliveryState } from "../core/delivery-state.ts";
+import type { FragmentGap, PageIdsGap } from "../core/fragment-gap.ts";
 import type { StoredLinkKind } from "../core/link-kind.ts";
 import type { ChannelKind, NotifyWhen } from "../core/channels.ts";
 import type { BreakageCause } from "../core/breakage-cause.ts";
-import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { blob, check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /**
  * The drizzle schema: the one source of the tables. `npm run db:generate` turns a change here into a new
@@ -21,7 +22,7 @@ import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } fro
  * The closed sets stored in columns live in core/; the types are re-exported for the repos.
  */
 
-export type { BreakageCause, ChannelKind, CrawlStatus, CrawlTrigger, DeliveryState, NotifyWhen, StoredLinkKind };
+export type { BreakageCause, ChannelKind, CrawlStatus, CrawlTrigger, DeliveryState, FragmentGap, NotifyWhen, PageIdsGap, StoredLinkKind };
 
 const createdAt = () =>
   text("created_at")
@@ -176,8 +177,9 @@ export const crawlPages = sqliteTable(
 );
 
 /**
- * One Link per distinct (source page, target) pair; its status is its target's. The pair is unique by
- * construction (a page's links are recorded once, deduped per target), so no unique index pays for it.
+ * One Link per distinct (source page, target) pair, or with `check_fragments` per distinct (source page, target,
+ * fragment); its status is its target's. Unique by construction (a page's links are recorded once, deduped per
+ * target and fragment), so no unique index pays for it.
  *
  * Links are never looked up by target while a crawl writes them: an index on `target_id` takes its entries in
  * random order, and its upkeep made crawls grow faster than linear (bench/README.md, "What made the crawl
@@ -204,6 +206,11 @@ export const links = sqliteTable(
      * that waits for the target's verdict.
      */
     waitingPrevId: integer("waiting_prev_id"),
+    /**
+     * The fragment of the link's URL with its `#` (`check_fragments` only; "" otherwise and for a URL without
+     * one): part of the Link's identity, so the Link's `url` is the target's URL followed by it.
+     */
+    fragment: text("fragment").notNull().default(""),
     /** Set when fragments asked of the target page are not on it (`check_fragments`): the link is broken. */
     fragmentError: text("fragment_error"),
     /** Set when asked fragments were not found on a page read only in part: not proven missing. */
@@ -214,7 +221,9 @@ export const links = sqliteTable(
 
 /**
  * Fragments a link asks of its target page (`check_fragments`), as a JSON array of the fragments as the URL
- * parser writes them, until the crawl's end judges them (crawler/fragment-check.ts); the row goes then.
+ * parser writes them (one: a link's own), until the crawl's end judges them (crawler/fragment-check.ts). A row
+ * judged found or missing goes then; one that got no verdict keeps its `gap` until the crawl's warnings count
+ * them, and goes with the crawl's last fragment batch.
  */
 export const linkFragments = sqliteTable(
   "link_fragments",
@@ -225,14 +234,18 @@ export const linkFragments = sqliteTable(
       .references(() => crawls.id, { onDelete: "cascade" }),
     targetId: integer("target_id").notNull(),
     fragments: text("fragments").notNull(),
+    /** Why the fragment got no verdict (null until judged; judged rows with a verdict are deleted). */
+    gap: text("gap").$type<FragmentGap>(),
   },
   (t) => [index("link_fragments_crawl_idx").on(t.crawlId, t.linkId)],
 );
 
 /**
- * The ids of a crawl's internal HTML pages, by final URL (`check_fragments`), as a JSON array; `complete` is
- * false when the page was read only in part or had more ids than are kept (crawler/page-ids.ts). `ids` is null
- * for a page fetched for its ids that turned out not to be an HTML page of the site.
+ * The ids of a crawl's internal HTML pages, by final URL (`check_fragments`), as 64-bit hashes
+ * (crawler/page-ids.ts: sorted, 8 bytes each), so a page's ids cost 8 bytes each whatever their length; `gap`
+ * says why some may be missing (read only in part, more ids than are kept), null when none are. `id_hashes` is null
+ * for a page fetched for its ids that turned out not to be an HTML page of the site. Deleted once the crawl's
+ * fragments are judged.
  */
 export const crawlPageIds = sqliteTable(
   "crawl_page_ids",
@@ -241,8 +254,8 @@ export const crawlPageIds = sqliteTable(
       .notNull()
       .references(() => crawls.id, { onDelete: "cascade" }),
     url: text("url").notNull(),
-    ids: text("ids"),
-    complete: integer("complete", { mode: "boolean" }).notNull(),
+    idHashes: blob("id_hashes", { mode: "buffer" }),
+    gap: text("gap").$type<PageIdsGap>(),
   },
   (t) => [primaryKey({ columns: [t.crawlId, t.url] })],
 );
@@ -297,7 +310,9 @@ export const uncheckedLinks = sqliteTable(
       .notNull()
       .references(() => crawls.id, { onDelete: "cascade" }),
     sourceUrl: text("source_url").notNull(),
+    /** Its target's URL; with `fragment` ("" or `#…`, as links.fragment) the Link's URL. */
     url: text("url").notNull(),
+    fragment: text("fragment").notNull().default(""),
     kind: text("kind").$type<StoredLinkKind>().notNull(),
     internal: integer("internal", { mode: "boolean" }).notNull(),
     linkText: text("link_text").notNull(),

@@ -107,8 +107,11 @@ export class TargetVerdicts {
     this.texts.push(urls.join(""));
   }
 
-  /** A link to target `targetId` with its verdict, or undefined when that is not a checked target of this crawl. */
-  link(targetId: number, sourceUrl: string, linkText: string, kind: StoredLinkKind): LinkRecord | undefined {
+  /**
+   * A link to target `targetId` with its verdict, or undefined when that is not a checked target of this crawl;
+   * its URL is the target's followed by `fragment` (links.fragment: "" or `#…`), its final URL the target's.
+   */
+  link(targetId: number, sourceUrl: string, linkText: string, kind: StoredLinkKind, fragment = ""): LinkRecord | undefined {
     const slot = targetId - this.firstId;
     const text = this.textOf[slot];
     if (text === undefined || text === 0) return undefined;
@@ -116,7 +119,7 @@ export class TargetVerdicts {
     const url = this.texts[text - 1]!.slice(start, start + this.urlLength[slot]!);
     const unusual = this.unusual.get(slot);
     return {
-      url,
+      url: fragment === "" ? url : url + fragment,
       source_url: sourceUrl,
       status_code: this.statusCodes[slot]!,
       is_broken: this.broken[slot] === 1,

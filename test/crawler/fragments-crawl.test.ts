@@ -7,7 +7,8 @@ import { startTestService, type TestService } from "../helpers/service.ts";
  * check_fragments over real sockets: a site whose pages link to sections that exist, that do not, that differ
  * only in case, that are percent-encoded, `#` and `#top`, sections of a redirected page, of a page past
  * max_depth, of a huge page cut at max_body_bytes, and of a page first checked as an image (fetched again for
- * its ids). The same site without the option has no fragment verdicts at all.
+ * its ids). Each URL with its fragment is a Link of its own. The same site without the option has no fragment
+ * verdicts at all, and one Link per target.
  */
 
 const MAX_BODY = 64 * 1024;
@@ -49,6 +50,9 @@ function siteRoutes(): Record<string, (request: Request) => Response | Promise<R
   };
 }
 
+/** "source path → target path#fragment" of a link. */
+const pair = (link: { source_url: string; url: string }) => `${new URL(link.source_url).pathname} → ${new URL(link.url).pathname}${new URL(link.url).hash}`;
+
 let site: LoopbackSite;
 let elsewhere: LoopbackSite;
 let svc: TestService;
@@ -73,13 +77,13 @@ afterAll(async () => {
   await elsewhere?.stop();
 });
 
-/** The crawl, its links as "source → url" keyed rows and its broken list. */
+/** The crawl, its links as "source → url" keyed rows (paths, with the fragment) and its broken list. */
 async function crawlWith(options: Record<string, boolean>) {
   const id = await startCrawl(svc, domainId, options);
   const crawl = await waitForCrawl(svc, id, 20_000);
   const links = await readAll(svc, `/crawls/${id}/links`);
   const broken = await readAll(svc, `/crawls/${id}/broken`);
-  const byPair = new Map(links.map((link) => [`${new URL(link.source_url).pathname} → ${new URL(link.url).pathname}`, link]));
+  const byPair = new Map(links.map((link) => [pair(link), link]));
   return { id, crawl, links, broken, byPair };
 }
 
@@ -94,47 +98,70 @@ describe("with check_fragments", () => {
     expect(run.crawl.options.check_fragments).toBe(true);
     expect(run.crawl.broken_links).toBe(run.links.filter((link) => link.is_broken).length);
     expect(run.crawl.broken_links).toBe(run.broken.length);
+    expect(run.crawl.total_links).toBe(run.links.length);
   });
 
-  test("one Link per (source, target): the missing fragments of a pair are named in one error", () => {
-    const a = run.byPair.get("/ → /a.html");
-    // #missing, and #Intro (ids are case-sensitive); every other fragment asked of /a.html is there.
-    expect(a).toMatchObject({ status_code: 200, is_broken: true, error: "fragments #missing, #Intro not found" });
-    expect(run.links.filter((link) => new URL(link.url).pathname === "/a.html" && new URL(link.source_url).pathname === "/")).toHaveLength(1);
+  test("one Link per (source, URL with its fragment), each with its own text and verdict", () => {
+    const toA = run.links.filter((link) => new URL(link.url).pathname === "/a.html" && new URL(link.source_url).pathname === "/");
+    // `#café` is `#caf%C3%A9` once parsed: the same URL, so the same Link (its first text); `#` is no fragment.
+    expect(toA.map((link) => [new URL(link.url).hash, link.link_text, link.is_broken, link.error])).toEqual([
+      ["#intro", "intro", false, null],
+      ["#missing", "missing", true, "fragment #missing not found"],
+      ["#Intro", "case differs", true, "fragment #Intro not found"], // ids are case-sensitive
+      ["", "empty", false, null],
+      ["#top", "top", false, null],
+      ["#TOP", "TOP", false, null],
+      ["#caf%C3%A9", "encoded", false, null],
+      ["#50%25", "percent id", false, null],
+      ["#named", "a name", false, null],
+      ["#a%20b", "space", false, null],
+    ]);
+    expect(toA.every((link) => link.status_code === 200 && link.final_url === site.url("/a.html"))).toBe(true);
+    expect(site.requests.filter((line) => line.endsWith(" /a.html"))).toEqual(["GET /a.html"]);
   });
 
   test("a link within the page: ids of the page itself", () => {
-    expect(run.byPair.get("/ → /")).toMatchObject({ status_code: 200, is_broken: true, error: "fragment #nowhere not found" });
+    expect(run.byPair.get("/ → /#self")).toMatchObject({ status_code: 200, is_broken: false, error: null, link_text: "here" });
+    expect(run.byPair.get("/ → /#nowhere")).toMatchObject({ status_code: 200, is_broken: true, error: "fragment #nowhere not found" });
   });
 
   test("a redirected page is judged by the final page's ids", () => {
-    expect(run.byPair.get("/ → /old")).toMatchObject({ status_code: 200, final_url: site.url("/new"), is_broken: true, error: "fragment #gone not found" });
+    expect(run.byPair.get("/ → /old#sec")).toMatchObject({ status_code: 200, final_url: site.url("/new"), is_broken: false, error: null });
+    expect(run.byPair.get("/ → /old#gone")).toMatchObject({ status_code: 200, final_url: site.url("/new"), is_broken: true, error: "fragment #gone not found" });
   });
 
-  test("a page cut at max_body_bytes cannot prove a fragment missing: a warning, not broken", () => {
-    const huge = run.byPair.get("/ → /huge.html");
-    expect(huge).toMatchObject({ status_code: 200, is_broken: false, error: null });
-    expect(huge.warning).toStartWith("fragment #late not found in the part of the page that was read");
+  test("a page cut at max_body_bytes cannot prove a fragment missing: a warning, not broken, and the crawl says so", () => {
+    // Both carry the page's own warning (cut) until a fragment's verdict says more.
+    expect(run.byPair.get("/ → /huge.html#early")).toMatchObject({ status_code: 200, is_broken: false, error: null });
+    expect(run.byPair.get("/ → /huge.html#early").warning).toStartWith("page cut at");
+    const late = run.byPair.get("/ → /huge.html#late");
+    expect(late).toMatchObject({ status_code: 200, is_broken: false, error: null });
+    expect(late.warning).toStartWith("fragment #late not found in the part of the page that was read");
+    expect(run.crawl.warnings).toContain(
+      `1 link's #fragment could not be proven missing: the page was cut at crawler.max_body_bytes (${MAX_BODY} bytes) before its end; those links carry a warning and are not counted as broken`,
+    );
   });
 
   test("a page past max_depth is still parsed for its ids", () => {
-    expect(run.byPair.get("/d1.html → /d2.html")).toMatchObject({ status_code: 200, is_broken: true, error: "fragment #not-deep not found" });
+    expect(run.byPair.get("/d1.html → /d2.html#deep")).toMatchObject({ status_code: 200, is_broken: false, error: null });
+    expect(run.byPair.get("/d1.html → /d2.html#not-deep")).toMatchObject({ status_code: 200, is_broken: true, error: "fragment #not-deep not found" });
     expect(run.crawl.truncated).toBe(true);
   });
 
   test("a page first checked as an image is fetched once more, with GET, for its ids", () => {
-    expect(run.byPair.get("/slow.html → /as-image.html")).toMatchObject({ is_broken: true, error: "fragment #not-there not found" });
+    expect(run.byPair.get("/slow.html → /as-image.html#there")).toMatchObject({ is_broken: false, error: null });
+    expect(run.byPair.get("/slow.html → /as-image.html#not-there")).toMatchObject({ is_broken: true, error: "fragment #not-there not found" });
     expect(run.byPair.get("/ → /as-image.html")).toMatchObject({ kind: "image", is_broken: false, error: null });
     expect(site.requests.filter((line) => line.endsWith(" /as-image.html"))).toEqual(["HEAD /as-image.html", "GET /as-image.html"]);
   });
 
   test("a target whose redirects leave the site: its fragments are not judged, and nothing is fetched for them", () => {
-    expect(run.byPair.get("/slow.html → /away")).toMatchObject({ kind: "anchor", status_code: 200, final_url: elsewhere.url("/landing"), is_broken: false, error: null, warning: null });
+    expect(run.byPair.get("/slow.html → /away#y")).toMatchObject({ kind: "anchor", status_code: 200, final_url: elsewhere.url("/landing"), is_broken: false, error: null, warning: null });
     expect(elsewhere.requests.filter((line) => line.startsWith("GET /landing"))).toEqual([]);
   });
 
   test("a broken page keeps its own verdict; its fragments are not judged", () => {
-    expect(run.byPair.get("/ → /404.html")).toMatchObject({ status_code: 404, is_broken: true, error: null });
+    expect(run.byPair.get("/ → /404.html#x")).toMatchObject({ status_code: 404, is_broken: true, error: null });
   });
 
   test("the store's broken-links stream (check's text report) is exactly the broken links of the whole stream, in order", () => {
@@ -147,14 +174,15 @@ describe("with check_fragments", () => {
   });
 
   test("/broken lists the fragment verdicts with the page's status", () => {
-    const rows = run.broken.map((link) => `${new URL(link.source_url).pathname} → ${new URL(link.url).pathname} ${link.status_code} ${link.error}`).sort();
+    const rows = run.broken.map((link) => `${pair(link)} ${link.status_code} ${link.error}`).sort();
     expect(rows).toEqual([
-      "/ → / 200 fragment #nowhere not found",
-      "/ → /404.html 404 null",
-      "/ → /a.html 200 fragments #missing, #Intro not found",
-      "/ → /old 200 fragment #gone not found",
-      "/d1.html → /d2.html 200 fragment #not-deep not found",
-      "/slow.html → /as-image.html 200 fragment #not-there not found",
+      "/ → /#nowhere 200 fragment #nowhere not found",
+      "/ → /404.html#x 404 null",
+      "/ → /a.html#Intro 200 fragment #Intro not found",
+      "/ → /a.html#missing 200 fragment #missing not found",
+      "/ → /old#gone 200 fragment #gone not found",
+      "/d1.html → /d2.html#not-deep 200 fragment #not-deep not found",
+      "/slow.html → /as-image.html#not-there 200 fragment #not-there not found",
     ]);
     for (const link of run.broken) expect(link).not.toHaveProperty("is_broken");
   });
@@ -165,13 +193,14 @@ describe("with check_fragments", () => {
     expect(working.length).toBe(run.crawl.total_links - run.crawl.broken_links);
     const ok = await svc.call("GET", `/crawls/${run.id}/links?status_code=200&is_broken=true&limit=100`);
     expect(ok.json.data.map((link: any) => link.error).sort()).toEqual([
+      "fragment #Intro not found",
       "fragment #gone not found",
+      "fragment #missing not found",
       "fragment #not-deep not found",
       "fragment #not-there not found",
       "fragment #nowhere not found",
-      "fragments #missing, #Intro not found",
     ]);
-    expect(ok.json.meta.total).toBe(5);
+    expect(ok.json.meta.total).toBe(6);
     const all200 = await svc.call("GET", `/crawls/${run.id}/links?status_code=200&limit=1`);
     expect(all200.json.meta.total).toBe(run.links.filter((link) => link.status_code === 200).length);
   });
@@ -182,14 +211,16 @@ describe("with check_fragments", () => {
       .get(run.id) as { payload: string } | null;
     const data = JSON.parse(row!.payload).data;
     expect(data.broken_count).toBe(run.crawl.broken_links);
-    expect(data.sample_links).toContainEqual({ url: site.url("/a.html"), status_code: 200 });
-    expect(data.sample_links).toContainEqual({ url: site.url("/old"), status_code: 200 });
+    expect(data.sample_links).toContainEqual({ url: site.url("/a.html#missing"), status_code: 200 });
+    expect(data.sample_links).toContainEqual({ url: site.url("/a.html#Intro"), status_code: 200 });
+    expect(data.sample_links).toContainEqual({ url: site.url("/old#gone"), status_code: 200 });
+    expect(data.sample_links).not.toContainEqual({ url: site.url("/a.html"), status_code: 200 });
   });
 
-  test("nothing is left waiting for a verdict; the pages' ids are kept for the crawl", () => {
+  test("nothing is left waiting for a verdict, and the pages' ids go once judged", () => {
     const count = (sql: string) => (svc.runtime.store.sqlite.query(sql).get(run.id) as { n: number }).n;
     expect(count("SELECT COUNT(*) AS n FROM link_fragments WHERE crawl_id = ?")).toBe(0);
-    expect(count("SELECT COUNT(*) AS n FROM crawl_page_ids WHERE crawl_id = ?")).toBeGreaterThanOrEqual(7);
+    expect(count("SELECT COUNT(*) AS n FROM crawl_page_ids WHERE crawl_id = ?")).toBe(0);
   });
 });
 
@@ -199,7 +230,10 @@ describe("without check_fragments", () => {
     const run = await crawlWith({ scan_images: true });
     expect(run.crawl.status).toBe("completed");
     expect(run.links.filter((link) => (link.error ?? "").startsWith("fragment") || (link.warning ?? "").startsWith("fragment"))).toEqual([]);
-    expect(run.broken.map((link) => new URL(link.url).pathname)).toEqual(["/404.html"]);
+    expect(run.broken.map((link) => link.url)).toEqual([site.url("/404.html")]);
+    // One Link per (source, target) without fragment, as ever: the fragments of /a.html make one Link.
+    expect(run.links.filter((link) => link.url === site.url("/a.html") && link.source_url === site.url("/"))).toHaveLength(1);
+    expect(run.links.every((link) => !link.url.includes("#"))).toBe(true);
     expect(site.requests.slice(before).filter((line) => line === "GET /as-image.html")).toEqual([]);
   }, 20_000); // a crawl with a held page
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { checkTarget, type CheckContext } from "../../src/crawler/check-target.ts";
 import type { FrontierTarget } from "../../src/store/frontier.repo.ts";
+import { idHash } from "../../src/crawler/page-ids.ts";
 import { testFetchOptions } from "../helpers/fetch-options.ts";
 import { runCli } from "../helpers/cli.ts";
 import { type LoopbackSite, startLoopbackSite } from "../helpers/loopback-site.ts";
@@ -56,7 +57,7 @@ test("with fragments checked, such a page is still read for its ids, and only fo
   const result = await checkTarget(target, context({ wantsLinks: () => false, collectIds: true }));
   expect(result.page!.links).toEqual([]);
   expect(result.page!.cut).toBeNull();
-  expect(result.page!.ids).toEqual({ ids: ["part"], complete: true });
+  expect(result.page!.ids).toEqual({ hashes: new BigUint64Array([idHash("part")]), gap: null });
 });
 
 test("a check limited to two pages reports what it did before: the third page judged, its links not followed", async () => {

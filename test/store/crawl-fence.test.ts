@@ -63,8 +63,9 @@ test("a cancelled crawl's worker can write nothing more, and its warnings and co
     ["a batch finding b broken", () => frontier.commit(CRAWL, [{ kind: "checked", target: b!, verdict: notFound, finalUrl: null, redirectEnd: null, page: null }], { maxPages: 100, maxDepth: 10 })],
     ["sitemaps", () => frontier.recordSitemaps(CRAWL, [{ sitemapUrl: `${ROOT}sitemap.xml`, urls: [`${ROOT}orphan`] }], tally)],
     ["warnings", () => frontier.addWarnings(CRAWL, ["found after the end"])],
-    ["fragment verdicts", () => frontier.fragments.apply(CRAWL, [{ linkId: 1, targetId: b!.id, statusCode: 200, error: "fragment #x not found", warning: null, brokenSince: "2026-01-01" }], 1)],
-    ["a page's ids", () => frontier.fragments.savePageIds(CRAWL, `${ROOT}b`, "[]", true)],
+    ["fragment verdicts", () => frontier.fragments.apply(CRAWL, [{ linkId: 1, targetId: b!.id, statusCode: 200, error: "fragment #x not found", warning: null, gap: null, brokenSince: "2026-01-01" }], 1)],
+    ["a page's ids", () => frontier.fragments.savePageIds(CRAWL, `${ROOT}b`, new Uint8Array(0), null)],
+    ["the fragment step's end", () => frontier.fragments.immediate(() => frontier.fragments.forgetCrawl(CRAWL))],
   ];
   for (const [what, attempt] of attempts) expect(attempt, what).toThrow(CrawlEndedError);
   expect(state()).toEqual(ended);

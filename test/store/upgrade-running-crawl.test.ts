@@ -61,6 +61,7 @@ function downgradeTo0003(path: string): void {
       db.exec("DROP TABLE webhook_deliveries; ALTER TABLE old_deliveries RENAME TO webhook_deliveries");
       db.exec("CREATE INDEX webhook_deliveries_due_idx ON webhook_deliveries (state, next_attempt_at)");
       db.exec("CREATE INDEX webhook_deliveries_webhook_idx ON webhook_deliveries (webhook_id, created_at)");
+      // 0013: links.fragment goes with the rebuild below; link_fragments, crawl_page_ids and unchecked_links went above.
       db.exec(`CREATE TABLE old_links (
         id integer PRIMARY KEY AUTOINCREMENT NOT NULL, crawl_id text NOT NULL, source_url text NOT NULL,
         target_id integer NOT NULL, link_text text NOT NULL, kind text NOT NULL,

@@ -12,6 +12,7 @@ import m9 from "./0009_open_links.sql" with { type: "text" };
 import m10 from "./0010_crawl_warnings.sql" with { type: "text" };
 import m11 from "./0011_notification_channels.sql" with { type: "text" };
 import m12 from "./0012_sites.sql" with { type: "text" };
+import m13 from "./0013_fragment_links.sql" with { type: "text" };
 
 /** Every migration in order, with its SQL embedded at build time. */
 export const MIGRATIONS: readonly { tag: string; sql: string }[] = [
@@ -28,4 +29,5 @@ export const MIGRATIONS: readonly { tag: string; sql: string }[] = [
   { tag: "0010_crawl_warnings", sql: m10 },
   { tag: "0011_notification_channels", sql: m11 },
   { tag: "0012_sites", sql: m12 },
+  { tag: "0013_fragment_links", sql: m13 },
 ];
