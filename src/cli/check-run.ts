@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { parseDurationMs } from "../config/duration.ts";
 import { configSchema } from "../config/schema.ts";
 import { elapsedMs, monotonicNow } from "../core/clock.ts";
+import { CRAWL_OPTION_ROWS } from "../core/crawl-option-table.ts";
 import type { CrawlOptions } from "../core/crawl-options.ts";
 import { UnsafeUrlError } from "../core/errors.ts";
 import { collectEvery, youngThenFull } from "../core/gc-rhythm.ts";
@@ -149,16 +150,7 @@ function crawlerSettings(values: Values) {
 
 function crawlOptions(values: Values): CrawlOptions {
   const all = values.all === true;
-  return {
-    scan_images: all || values.images === true,
-    scan_scripts: all || values.scripts === true,
-    scan_stylesheets: all || values.stylesheets === true,
-    follow_external: all || values.external === true,
-    scan_media: all || values.media === true,
-    check_fragments: values.fragments === true,
-    use_sitemap: values.sitemap === true,
-    soft_404_broken: values["soft-404-broken"] === true,
-  };
+  return Object.fromEntries(CRAWL_OPTION_ROWS.map(([name, row]) => [name, (all && row.inAll) || values[row.flag] === true])) as CrawlOptions;
 }
 
 /** A live line on a terminal: pages, queue, links, broken, rate; cleared at the end. */

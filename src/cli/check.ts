@@ -1,3 +1,4 @@
+import { CRAWL_OPTION_ROWS, type CrawlOptionFlag } from "../core/crawl-option-table.ts";
 import { EXIT_OK, out, parseCommandArgs } from "./usage.ts";
 
 /**
@@ -12,11 +13,7 @@ links. Exit code: 0 nothing broken, 1 broken links found or the start page itsel
 unreachable, redirected off-site, not HTML, disallowed by robots.txt), 2 usage or runtime error.
 
 What is checked (anchors always):
-  --images --scripts --stylesheets --media   also check these     --external   also check other hosts
-  --all                the five above (not the options below)
-  --fragments          check #fragments of internal pages against the ids of the page
-  --sitemap            also check the pages robots.txt's sitemaps and /sitemap.xml list; report orphan pages
-  --soft-404-broken    count soft 404s (pages that are the site's "not found" page, answered 200) as broken
+${optionHelp()}
 Crawling:
   --concurrency N      requests in flight (also per host; default 16)
   --max-pages N        pages parsed at most (default 10000)     --max-duration D   give up after D (default 1h)
@@ -34,15 +31,21 @@ Reporting:
                        (jsonl: one JSON object per line, the summary last; the one to use for big sites)
 A progress line is shown on stderr when it is a terminal.`;
 
+/** The crawl options' lines of the help, from the option table; `--all` after the options it turns on. */
+function optionHelp(): string {
+  const line = (flag: string, help: string) => `  ${`--${flag}`.padEnd(21)}${help}`;
+  const inAll = CRAWL_OPTION_ROWS.filter(([, row]) => row.inAll);
+  return [
+    ...inAll.map(([, row]) => line(row.flag, row.help)),
+    line("all", `all ${inAll.length} above (not the options below)`),
+    ...CRAWL_OPTION_ROWS.filter(([, row]) => !row.inAll).map(([, row]) => line(row.flag, row.help)),
+  ].join("\n");
+}
+
+const OPTION_FLAGS = Object.fromEntries(CRAWL_OPTION_ROWS.map(([, row]) => [row.flag, { type: "boolean" }])) as Record<CrawlOptionFlag, { type: "boolean" }>;
+
 export const CHECK_OPTIONS = {
-  images: { type: "boolean" },
-  scripts: { type: "boolean" },
-  stylesheets: { type: "boolean" },
-  media: { type: "boolean" },
-  fragments: { type: "boolean" },
-  sitemap: { type: "boolean" },
-  "soft-404-broken": { type: "boolean" },
-  external: { type: "boolean" },
+  ...OPTION_FLAGS,
   all: { type: "boolean" },
   concurrency: { type: "string" },
   "max-pages": { type: "string" },

@@ -1,25 +1,17 @@
 import { z } from "zod";
+import { CRAWL_OPTION_ROWS, type CrawlOptionName } from "./crawl-option-table.ts";
 
 /**
  * Crawl options (docs/api.md "Starting a crawl"): the one schema behind the stored JSON column, the service
- * types, request validation and the OpenAPI component. Omitted flags are false.
+ * types, request validation and the OpenAPI component, derived from the option table (crawl-option-table.ts).
+ * Omitted flags are false.
  */
+type OptionFields = { [K in CrawlOptionName]: z.ZodDefault<z.ZodBoolean> };
+
 export const CrawlOptionsSchema = z
-  .strictObject({
-    scan_images: z.boolean().default(false),
-    scan_scripts: z.boolean().default(false),
-    /** Stylesheet links, and the URLs inside the site's CSS: its stylesheets, `<style>` blocks, `style` attributes. */
-    scan_stylesheets: z.boolean().default(false),
-    follow_external: z.boolean().default(false),
-    /** video/audio and their sources, track, embed, object data, media preloads. */
-    scan_media: z.boolean().default(false),
-    /** Fragments (`page.html#section`) of internal HTML pages are checked against the ids of the page. */
-    check_fragments: z.boolean().default(false),
-    /** Read robots.txt's Sitemap lines and /sitemap.xml: check every page they list, find the orphan pages. */
-    use_sitemap: z.boolean().default(false),
-    /** Pages detected as soft 404s (the site's "not found" page answered with 200) count as broken links. */
-    soft_404_broken: z.boolean().default(false),
-  })
+  .strictObject(
+    Object.fromEntries(CRAWL_OPTION_ROWS.map(([name, row]) => [name, z.boolean().default(false).describe(row.description)])) as OptionFields,
+  )
   .meta({ id: "CrawlOptions" });
 
 export type CrawlOptions = z.output<typeof CrawlOptionsSchema>;

@@ -1,3 +1,4 @@
+import { CRAWL_OPTION_ROWS } from "./crawl-option-table.ts";
 import type { CrawlOptions } from "./crawl-options.ts";
 
 /**
@@ -6,18 +7,8 @@ import type { CrawlOptions } from "./crawl-options.ts";
  * ran. Two crawls of one site with different options find different things; a reader must see which.
  */
 
-const KINDS: [keyof CrawlOptions, string][] = [
-  ["scan_images", "images"],
-  ["scan_scripts", "scripts"],
-  ["scan_stylesheets", "stylesheets"],
-  ["scan_media", "media"],
-];
-
-const EXTRAS: [keyof CrawlOptions, string][] = [
-  ["check_fragments", "#fragments"],
-  ["use_sitemap", "sitemaps"],
-  ["soft_404_broken", "soft 404s as broken"],
-];
+const KINDS = CRAWL_OPTION_ROWS.flatMap(([flag, row]) => (row.summary !== null && "kind" in row.summary ? [[flag, row.summary.kind] as const] : []));
+const EXTRAS = CRAWL_OPTION_ROWS.flatMap(([flag, row]) => (row.summary !== null && "extra" in row.summary ? [[flag, row.summary.extra] as const] : []));
 
 /** E.g. "anchors, images; internal and external links; #fragments", or "anchors only; internal links only". */
 export function describeOptions(options: CrawlOptions): string {

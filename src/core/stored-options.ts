@@ -1,3 +1,4 @@
+import { CRAWL_OPTION_ROWS } from "./crawl-option-table.ts";
 import type { CrawlOptions } from "./crawl-options.ts";
 
 /**
@@ -5,16 +6,7 @@ import type { CrawlOptions } from "./crawl-options.ts";
  * means off; filling it in keeps every reader (API answers, the crawler) seeing the full set. Kept apart from
  * the zod schema so the crawl workers, which read crawls, do not load zod.
  */
-const ALL_OFF: CrawlOptions = {
-  scan_images: false,
-  scan_scripts: false,
-  scan_stylesheets: false,
-  follow_external: false,
-  scan_media: false,
-  check_fragments: false,
-  use_sitemap: false,
-  soft_404_broken: false,
-};
+const ALL_OFF = Object.fromEntries(CRAWL_OPTION_ROWS.map(([name]) => [name, false])) as CrawlOptions;
 
 /** Stored options with the options they predate filled in as off. */
 export function withDefaultOptions(stored: Partial<CrawlOptions>): CrawlOptions {

@@ -4,10 +4,11 @@ import type { UncheckableReason } from "./extract.ts";
 import { MAX_URL_LENGTH } from "./normalize.ts";
 
 /**
- * From an outcome to the stored verdict (docs/api.md "Links and broken links"): an answer ≥ 400 is broken, no answer
- * is broken with status 0 and the reason, and `accept_status` codes are never broken. Bot walls (401, 403,
- * 429 and LinkedIn's 999) on *external* targets are not broken links but warnings: the page exists, the
- * site just refuses crawlers. On the domain's own pages they are broken: the owner can fix those.
+ * From an outcome and what was found on the way to the stored verdict (docs/api.md "Links and broken links"): an
+ * answer ≥ 400 is broken, no answer is broken with status 0 and the reason, and `accept_status` codes are never
+ * broken. Bot walls (401, 403, 429 and LinkedIn's 999) on *external* targets are not broken links but warnings:
+ * the page exists, the site just refuses crawlers. On the domain's own pages they are broken: the owner can fix
+ * those. Findings (a cut page, a soft 404, a redirect not followed) add their warnings, and may make it broken.
  */
 
 const BOT_WALL_STATUSES: ReadonlySet<number> = new Set([401, 403, 429, 999]);
@@ -19,8 +20,54 @@ export interface ClassifyContext {
   acceptStatus: ReadonlySet<number>;
 }
 
-/** The verdict for one checked target. */
-export function classifyOutcome(outcome: LinkOutcome, context: ClassifyContext): LinkVerdict {
+/** What fetching or reading a target found besides its answer; each kind has one row in FINDINGS. */
+export type Finding =
+  /** The page is the site's "not found" page; `broken` when the crawl counts soft 404s as broken (`soft_404_broken`). */
+  | { kind: "soft_404"; broken: boolean }
+  /** A limit cut the page or stylesheet short. */
+  | { kind: "cut"; cut: PageCut; what: "page" | "stylesheet" }
+  /** A redirect was not followed: robots.txt disallows its target, or an ignore rule (`rule`) excludes it. */
+  | { kind: "not_followed"; url: string; rule: string | null };
+
+type FindingOf<K extends Finding["kind"]> = Extract<Finding, { kind: K }>;
+
+/**
+ * What each finding does to a verdict: the warning it adds (given the answer's status) and whether it makes the
+ * link broken. The rows' order is the order of their warnings in the verdict, before the answer's own.
+ */
+const FINDINGS: { [K in Finding["kind"]]: (finding: FindingOf<K>, status: number) => { warning: string; broken: boolean } } = {
+  soft_404: (finding, status) => ({
+    warning: `soft_404: answers HTTP ${status} with the site's "not found" page (the page a URL that does not exist gets)`,
+    broken: finding.broken,
+  }),
+  cut: (finding) => ({ warning: pageCutWarning(finding.cut, finding.what), broken: false }),
+  not_followed: (finding) => {
+    const why = finding.rule === null ? "robots.txt disallows" : `the ignore rule ${JSON.stringify(finding.rule)} excludes`;
+    return { warning: `redirects to ${finding.url}, which ${why}; not followed`, broken: false };
+  },
+};
+const FINDING_ORDER = Object.keys(FINDINGS) as Finding["kind"][];
+
+/** The verdict for one checked target: its outcome, then what was found, composed here and nowhere else. */
+export function composeVerdict(outcome: LinkOutcome, findings: readonly Finding[], context: ClassifyContext): LinkVerdict {
+  const verdict = classifyOutcome(outcome, context);
+  if (findings.length === 0) return verdict;
+  const warnings: string[] = [];
+  let broken = verdict.is_broken;
+  for (const kind of FINDING_ORDER) {
+    for (const finding of findings) {
+      if (finding.kind !== kind) continue;
+      const effect = (FINDINGS[kind] as (finding: Finding, status: number) => { warning: string; broken: boolean })(finding, verdict.status_code);
+      warnings.push(effect.warning);
+      broken ||= effect.broken;
+    }
+  }
+  if (verdict.warning !== null) warnings.push(verdict.warning);
+  return { ...verdict, is_broken: broken, warning: warnings.join("; ") };
+}
+
+/** The verdict an outcome alone gives. */
+function classifyOutcome(outcome: LinkOutcome, context: ClassifyContext): LinkVerdict {
   if (outcome.kind === "no_answer") {
     // A message may quote what the server sent (a certificate's names, a Location header): stored clean.
     return { status_code: 0, is_broken: true, error: cleanPageText(outcome.message), warning: null };

@@ -1,11 +1,13 @@
 import { monotonicNow } from "../core/clock.ts";
+import { OPTION_OF_KIND } from "../core/crawl-option-table.ts";
 import type { CrawlOptions } from "../core/crawl-options.ts";
 import { noIgnoreRules, type IgnoreRules } from "../core/ignore-rules.ts";
 import type { Logger } from "../core/logger.ts";
 import type { NoAnswerReason } from "../core/link-outcome.ts";
 import { CrawlEndedError } from "../store/crawl-fence.ts";
 import type { FrontierTarget } from "../store/frontier.repo.ts";
-import { checkTarget, type CheckContext, type ParsedPage } from "./check-target.ts";
+import { checkTarget, type CheckContext } from "./check-target.ts";
+import type { ParsedPage } from "./readers/content-reader.ts";
 import { uncheckableVerdict } from "./classify.ts";
 import type { FoundLink, Frontier, FrontierResult, PageLimits } from "./frontier.ts";
 import { checkFragments } from "./fragment-check.ts";
@@ -75,14 +77,6 @@ const BATCH_LINKS = 20_000;
 const BATCH_IDS = 1 << 19;
 const BATCH_DELAY_MS = 250;
 
-const KIND_OPTION = {
-  anchor: null,
-  image: "scan_images",
-  script: "scan_scripts",
-  stylesheet: "scan_stylesheets",
-  media: "scan_media",
-} as const;
-
 /**
  * The links of a page the options let through, first occurrence per target (docs/api.md "Starting a crawl"); with
  * `check_fragments`, first occurrence per target and fragment, each its own Link.
@@ -97,7 +91,7 @@ export function gateLinks(page: ParsedPage, options: CrawlOptions, site: SiteOri
     // A normalised URL has no `#` of its own, so the key cannot collide with another URL's.
     const key = fragment === undefined ? link.url : `${link.url}#${fragment}`;
     if (kept.has(key)) continue;
-    const option = KIND_OPTION[link.kind];
+    const option = OPTION_OF_KIND[link.kind];
     if (option !== null && !options[option]) continue;
     if (link.uncheckable !== undefined) {
       // Recorded whatever host it names: no request is made, and the page's author can fix it.

@@ -61,6 +61,8 @@ export interface ExtractorOptions {
   collectIds?: boolean;
   /** Take the URLs of `<style>` blocks and `style` attributes, as `stylesheet` links (for `scan_stylesheets`). */
   scanCss?: boolean;
+  /** Throw when the walk reads an attribute the scanner was not told to hand (html-scanner.ts `checkReads`; tests only). */
+  checkAttributeReads?: boolean;
 }
 
 /** The most link text kept, in code points (a surrogate pair is never split). */
@@ -71,7 +73,7 @@ const HIDDEN_TEXT_TAGS: ReadonlySet<string> = new Set(["script", "style"]);
 
 /** A streaming extractor for the page at `pageUrl` (the base until a `<base href>` says otherwise). */
 export function createExtractor(pageUrl: string, options: ExtractorOptions = {}): Extractor {
-  const { maxLinks = Number.POSITIVE_INFINITY, collectIds = false, scanCss = false } = options;
+  const { maxLinks = Number.POSITIVE_INFINITY, collectIds = false, scanCss = false, checkAttributeReads = false } = options;
   // Links in document order; `url` holds the href as written until end() resolves it.
   const found: ExtractedLink[] = [];
   let dropped = 0;
@@ -155,7 +157,7 @@ export function createExtractor(pageUrl: string, options: ExtractorOptions = {})
         if (open !== -1) contexts.length = open;
       }
     },
-  });
+  }, checkAttributeReads);
 
   return {
     get dropped() {
@@ -198,7 +200,7 @@ export function createExtractor(pageUrl: string, options: ExtractorOptions = {})
  * The attributes the walk above reads, and no others: a tag's link rows (link-tags.ts), `<base href>`, `alt`
  * of an image inside an anchor; with ids, every `id` and `<a name>`; with CSS, every `style` and `<style type>`.
  */
-function readAttributes(collectIds: boolean, scanCss: boolean): ReadAttributes {
+export function readAttributes(collectIds: boolean, scanCss: boolean): ReadAttributes {
   const key = (collectIds ? 1 : 0) + (scanCss ? 2 : 0);
   let read = READ_ATTRIBUTES[key];
   if (read === undefined) {

@@ -1,3 +1,5 @@
+import type { StoredLinkKind } from "../core/link-kind.ts";
+
 /**
  * Which tags carry links, as data (after linkinator's table): adding a tag is a row here, not another branch
  * in the extractor. A tag has one or more rows, tried in order; the first whose conditions hold carries the
@@ -8,10 +10,10 @@
  * media element (`source` in `video`/`audio` is media, in `picture` an image). The two value syntaxes that
  * are more than a URL are parsed here by the HTML spec's rules. docs/api.md "Which tags are checked" is
  * this table in words.
- */
+*/
 
 /** What a link points at: anchors are always checked, the other kinds only with their `scan_*` crawl option. */
-export type LinkKind = "anchor" | "image" | "script" | "stylesheet" | "media";
+export type LinkKind = Exclude<StoredLinkKind, "sitemap">;
 
 /** How an attribute value holds its URLs. */
 export type AttributeSyntax = "url" | "srcset" | "refresh";

@@ -1,6 +1,6 @@
 import type { CrawlOptions } from "../core/crawl-options.ts";
 import type { IgnoreRules } from "../core/ignore-rules.ts";
-import type { StoredLinkKind } from "../core/link-kind.ts";
+import { OPTION_OF_KIND } from "../core/crawl-option-table.ts";
 import type { CrawlRef, LinkSource, OpenLinkRecord, OpenLinksRepo, TargetReach } from "../store/open-links.repo.ts";
 import { IgnoreGate } from "./ignore-gate.ts";
 
@@ -74,19 +74,10 @@ export interface CrawlFindings {
   page(url: string): { cut: boolean } | undefined;
 }
 
-const KIND_OPTION: Record<StoredLinkKind, keyof CrawlOptions | null> = {
-  anchor: null,
-  image: "scan_images",
-  script: "scan_scripts",
-  stylesheet: "scan_stylesheets",
-  media: "scan_media",
-  sitemap: "use_sitemap",
-};
-
 /** Whether the crawl `found` describes checks links like `link` at all: its kind, its host, what made it broken. */
 export function inScope(found: Pick<CrawlFindings, "options" | "soft404Judged">, link: Pick<OpenLinkRecord, "kind" | "internal" | "cause">): boolean {
   const { options } = found;
-  const option = KIND_OPTION[link.kind];
+  const option = OPTION_OF_KIND[link.kind];
   if (option !== null && !options[option]) return false;
   if (!link.internal && !options.follow_external) return false;
   switch (link.cause) {

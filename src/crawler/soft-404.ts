@@ -1,4 +1,3 @@
-import type { LinkVerdict } from "../core/link-outcome.ts";
 import { describeFetchErrorKind, type FetchErrorKind } from "../net/fetch-result.ts";
 import { safeFetch, type SafeFetchOptions } from "../net/safe-fetch.ts";
 import { decodeHtml, isHtmlContentType } from "./decode.ts";
@@ -55,8 +54,8 @@ export interface NotFoundPageReader {
 export interface SoftNotFoundCheck {
   /** A reader for the page asked as `url` that answered 2xx HTML from `finalUrl`; null when it needs none. */
   pageReader(url: string, finalUrl: string): NotFoundPageReader | null;
-  /** `verdict` of a page found to be a soft 404. */
-  mark(verdict: LinkVerdict): LinkVerdict;
+  /** Whether a page found to be a soft 404 is a broken link (`soft_404_broken`), not only a warning. */
+  readonly broken: boolean;
 }
 
 const PROBE_REDIRECTS = 10;
@@ -158,7 +157,7 @@ export class SoftNotFoundDetector implements SoftNotFoundCheck {
   constructor(
     private readonly notFound: PageFingerprint,
     private readonly startUrls: ReadonlySet<string>,
-    private readonly broken: boolean,
+    readonly broken: boolean,
   ) {}
 
   /**
@@ -181,12 +180,6 @@ export class SoftNotFoundDetector implements SoftNotFoundCheck {
     return !this.isStart(url, finalUrl) && samePage(this.notFound, page);
   }
 
-  /** `verdict` of a soft 404: a `soft_404:` warning first, and broken when the crawl asked for that. */
-  mark(verdict: LinkVerdict): LinkVerdict {
-    const note = `soft_404: answers HTTP ${verdict.status_code} with the site's "not found" page (the page a URL that does not exist gets)`;
-    return { ...verdict, is_broken: verdict.is_broken || this.broken, warning: verdict.warning === null ? note : `${note}; ${verdict.warning}` };
-  }
-
   private isStart(url: string, finalUrl: string): boolean {
     return this.startUrls.has(url) || this.startUrls.has(finalUrl);
   }
@@ -205,7 +198,7 @@ export class NotFoundProbe implements SoftNotFoundCheck {
   constructor(
     private readonly root: URL,
     context: ProbeContext,
-    broken: boolean,
+    readonly broken: boolean,
   ) {
     this.settled = learnNotFoundPage(root, context, broken)
       .catch((error: unknown) => blind(`the soft-404 probe failed (${String(error).slice(0, 200)}): soft 404s are not detected in this crawl`))
@@ -225,10 +218,6 @@ export class NotFoundProbe implements SoftNotFoundCheck {
         return detector !== null && detector.matches(url, finalUrl, reader.result());
       },
     };
-  }
-
-  mark(verdict: LinkVerdict): LinkVerdict {
-    return this.lesson?.detector?.mark(verdict) ?? verdict;
   }
 
   /** The probe's lesson if it has answered yet, else undefined. */

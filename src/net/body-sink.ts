@@ -11,6 +11,15 @@ import zlib from "node:zlib";
 /** Takes decoded bytes as they come; each chunk is the consumer's to keep or drop. */
 export type BodyConsumer = (chunk: Uint8Array) => void;
 
+/**
+ * Whoever reads an answer's body (safeFetch's `bodyReader`): with a consumer the decoded body streams to it,
+ * without one it is collected up to the cap. The same object comes back on the result, so the caller reads
+ * what it opened without keeping state of its own.
+ */
+export interface BodyReader {
+  readonly consumer?: BodyConsumer;
+}
+
 /** A finished body: at most the cap (empty when a consumer took it), and whether anything was cut. */
 export interface CollectedBody {
   body: Uint8Array;

@@ -5,17 +5,18 @@
  */
 
 import type { NoAnswerReason } from "../core/link-outcome.ts";
+import type { BodyReader } from "./body-sink.ts";
 
 /** Why a fetch produced no HTTP answer (the same reasons a crawled link records). */
 export type FetchErrorKind = NoAnswerReason;
 
-/** An HTTP answer (after redirects were followed, if any). */
-export interface FetchResponse {
+/** An HTTP answer (after redirects were followed, if any); `R` is the caller's body reader, if it opened one. */
+export interface FetchResponse<R extends BodyReader = BodyReader> {
   kind: "response";
   status: number;
   /** Header names in lower case; repeated headers joined with ", " (set-cookie with "\n"). */
   headers: Record<string, string>;
-  /** The decoded body, at most `maxBodyBytes` long; empty when a `streamBody` consumer took it. */
+  /** The decoded body, at most `maxBodyBytes` long; empty when a `bodyReader`'s consumer took it. */
   body: Uint8Array;
   /** True when the body was cut at `maxBodyBytes` (after decompression). */
   truncated: boolean;
@@ -24,6 +25,8 @@ export interface FetchResponse {
   redirectChain: string[];
   /** Set when a redirect was not followed because the caller's `mayFollow` refused it: where it pointed. */
   notFollowed?: string;
+  /** The reader `bodyReader` opened for this answer's body; null or absent when the body was not read. */
+  reader?: R | null;
 }
 
 /** No HTTP answer: which kind of failure, a human-readable message, and the URL of the failing hop. */
@@ -35,7 +38,7 @@ export interface FetchError {
 }
 
 /** What safeFetch resolves to; it never rejects for network outcomes. */
-export type SafeFetchResult = FetchResponse | FetchError;
+export type SafeFetchResult<R extends BodyReader = BodyReader> = FetchResponse<R> | FetchError;
 
 const SHORT_DESCRIPTIONS: Record<FetchErrorKind, string> = {
   unsafe_url: "address not allowed",

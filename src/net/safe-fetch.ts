@@ -8,14 +8,14 @@
 import { redactPassword } from "./redact.ts";
 import { VERSION } from "../core/version.ts";
 import { isAddressAllowed, type AddressPolicy } from "./address-policy.ts";
-import type { BodyConsumer } from "./body-sink.ts";
+import type { BodyReader } from "./body-sink.ts";
 import { fetchError, type FetchError, type SafeFetchResult } from "./fetch-result.ts";
 import { errorCode } from "./network-error.ts";
 import { openPinned, type PinnedExchange } from "./pinned-request.ts";
 import { bareHostname, ipLiteral, systemResolve, type Resolve, type ResolvedAddress } from "./resolve.ts";
 
 /** How to fetch: the address policy, the limits, and who we say we are. */
-export interface SafeFetchOptions {
+export interface SafeFetchOptions<R extends BodyReader = BodyReader> {
   policy: AddressPolicy;
   /** Name resolution; defaults to the system resolver. */
   resolve?: Resolve;
@@ -43,11 +43,12 @@ export interface SafeFetchOptions {
    */
   wantBody?: (status: number, headers: Record<string, string>) => boolean;
   /**
-   * Asked for a final answer whose body is wanted: a consumer returned here takes the decoded body chunk by
-   * chunk as it arrives (the result's body is then empty; `truncated` still says whether it was cut), so the
-   * body is never held whole. Null: the body is collected as usual.
+   * Asked for a final answer whose body `wantBody` did not refuse: opens its reader, which comes back as the
+   * result's `reader`. A reader's consumer takes the decoded body chunk by chunk as it arrives (the result's
+   * body is then empty; `truncated` still says whether it was cut), so the body is never held whole; a reader
+   * without one has it collected as usual. Null: the body is not wanted (the connection is dropped).
    */
-  streamBody?: (status: number, headers: Record<string, string>, finalUrl: string) => BodyConsumer | null;
+  bodyReader?: (status: number, headers: Record<string, string>, finalUrl: string) => R | null;
   /** Asked before following each redirect; false returns the redirect answer with `notFollowed` set. */
   mayFollow?: (next: string) => boolean | Promise<boolean>;
   /** How many redirects to follow; 0 returns a 3xx answer as it is. */
@@ -166,7 +167,7 @@ async function openAny(
 }
 
 /** Fetches `url` under the address policy, following redirects hop by hop; never rejects for network outcomes. */
-export async function safeFetch(url: string, options: SafeFetchOptions): Promise<SafeFetchResult> {
+export async function safeFetch<R extends BodyReader = BodyReader>(url: string, options: SafeFetchOptions<R>): Promise<SafeFetchResult<R>> {
   let current: URL;
   try {
     current = withoutFragment(new URL(url));
@@ -197,13 +198,15 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
     const location = exchange.headers.location;
     if (options.maxRedirects === 0 || !REDIRECT_STATUSES.has(exchange.status) || location === undefined) {
       const { status, headers: responseHeaders } = exchange;
-      if (options.wantBody !== undefined && !options.wantBody(status, responseHeaders)) {
+      const wanted = options.wantBody === undefined || options.wantBody(status, responseHeaders);
+      const reader = wanted && options.bodyReader !== undefined ? options.bodyReader(status, responseHeaders, current.href) : undefined;
+      if (!wanted || reader === null) {
         exchange.discard();
-        return { kind: "response", status, headers: responseHeaders, body: EMPTY_BODY, truncated: false, finalUrl: current.href, redirectChain };
+        return { kind: "response", status, headers: responseHeaders, body: EMPTY_BODY, truncated: false, finalUrl: current.href, redirectChain, reader: null };
       }
-      const body = await exchange.readBody(options.streamBody?.(status, responseHeaders, current.href) ?? undefined);
+      const body = await exchange.readBody(reader?.consumer);
       if ("kind" in body) return body;
-      return { kind: "response", status, headers: responseHeaders, ...body, finalUrl: current.href, redirectChain };
+      return { kind: "response", status, headers: responseHeaders, ...body, finalUrl: current.href, redirectChain, reader };
     }
     exchange.discard();
     redirectChain.push(current.href);

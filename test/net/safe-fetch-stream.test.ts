@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import zlib from "node:zlib";
+import type { BodyReader } from "../../src/net/body-sink.ts";
 import { safeFetch, type SafeFetchOptions } from "../../src/net/safe-fetch.ts";
 import { testFetchOptions } from "../helpers/fetch-options.ts";
 import { startLoopbackSite, type LoopbackSite } from "../helpers/loopback-site.ts";
 
-// streamBody: the decoded body handed to a consumer as it arrives, under the same caps, instead of collected.
+// bodyReader: the decoded body handed to the reader's consumer as it arrives, under the same caps, instead of collected.
 
 const TEXT = "linkpatrol ".repeat(30_000); // 330 000 bytes: past the size read in one go
 const BOMB_BYTES = 20 * 1024 * 1024;
@@ -22,15 +23,15 @@ beforeAll(async () => {
 });
 afterAll(() => site?.stop());
 
-/** Fetches `path` with a consumer collecting what it is handed; `asked` lists the calls to streamBody. */
+/** Fetches `path` with a reader collecting what it is handed; `asked` lists the calls to bodyReader. */
 async function streamed(path: string, overrides: Partial<SafeFetchOptions> = {}) {
   const chunks: Uint8Array[] = [];
   const asked: [number, string][] = [];
   const result = await safeFetch(site.url(path), {
     ...testFetchOptions({ maxRedirects: 5, ...overrides }),
-    streamBody: (status, _headers, finalUrl) => {
+    bodyReader: (status, _headers, finalUrl) => {
       asked.push([status, finalUrl]);
-      return (chunk) => chunks.push(chunk);
+      return { consumer: (chunk: Uint8Array) => chunks.push(chunk) };
     },
   });
   if (result.kind !== "response") throw new Error(`expected a response, got ${result.error}: ${result.message}`);
@@ -59,17 +60,29 @@ test("asked once, for the final answer after redirects, and only when the body i
   expect(unwanted.result.status).toBe(404);
 });
 
-test("a consumer of null: the body is collected as without streamBody", async () => {
-  const result = await safeFetch(site.url("/gzip"), { ...testFetchOptions({ maxBodyBytes: 1024 * 1024 }), streamBody: () => null });
+test("a reader without a consumer: the body is collected as without bodyReader, and the reader comes back on the result", async () => {
+  const reader: BodyReader = {};
+  const result = await safeFetch(site.url("/gzip"), { ...testFetchOptions({ maxBodyBytes: 1024 * 1024 }), bodyReader: () => reader });
   expect(result.kind === "response" && new TextDecoder().decode(result.body)).toBe(TEXT);
+  expect(result.kind === "response" && result.reader).toBe(reader);
+});
+
+test("a reader of null: the body is not wanted; the answer comes back with an empty body and no reader", async () => {
+  const result = await safeFetch(site.url("/gzip"), { ...testFetchOptions({ maxBodyBytes: 1024 * 1024 }), bodyReader: () => null });
+  if (result.kind !== "response") throw new Error(result.message);
+  expect(result.status).toBe(200);
+  expect(result.body.length).toBe(0);
+  expect(result.reader).toBeNull();
 });
 
 test("a consumer that throws is a programming error: safeFetch rejects rather than reporting the site", async () => {
   const failing = safeFetch(site.url("/gzip"), {
     ...testFetchOptions({ maxBodyBytes: 1024 * 1024 }),
-    streamBody: () => () => {
-      throw new Error("consumer bug");
-    },
+    bodyReader: () => ({
+      consumer: () => {
+        throw new Error("consumer bug");
+      },
+    }),
   });
   await expect(failing).rejects.toThrow("consumer bug");
 });
