@@ -268,8 +268,11 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     storeWatch,
     metrics,
     logger,
-    app: async () =>
-      (await import("./api/app.ts")).createApp({
+    app: async () => {
+      // The composition root is the one place that knows the dashboard: the API app is handed its routes.
+      const [{ createApp }, ui] = await Promise.all([import("./api/app.ts"), config.ui.enabled ? import("./ui/dashboard.tsx") : null]);
+      const sessionSecret = ui === null ? null : loadSessionSecret(config.storage.path);
+      return createApp({
         basePath: config.server.base_path,
         rateLimitPerMinute: config.auth.rate_limit,
         trustedProxies: config.server.trusted_proxies,
@@ -287,8 +290,12 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
         metricsOnApi: config.metrics.enabled && config.metrics.port === null,
         // A crawl's detail also says why it waits, which the pool holds in memory: answers are kept under both.
         storeVersion: () => `${version()}.${crawlPool.stateVersion}`,
-        ui: config.ui.enabled ? { sessionSecret: loadSessionSecret(config.storage.path) } : null,
-      }),
+        dashboard:
+          ui === null || sessionSecret === null
+            ? null
+            : (app, limiter) => app.route("/", ui.dashboardRouter({ keys, domains, crawls, webhooks, channels, storeFile, logger, sessionSecret, limiter })),
+      });
+    },
     close: () => {
       storeWatch?.stop();
       store.close();

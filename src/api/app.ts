@@ -29,7 +29,6 @@ import { domainsRouter } from "./routes/domains.ts";
 import { healthRouter, type StoreCheck } from "./routes/health.ts";
 import { webhooksRouter } from "./routes/webhooks.ts";
 import { channelsRouter } from "./routes/channels.ts";
-import { dashboardRouter } from "../ui/dashboard.tsx";
 
 /**
  * The HTTP application: middleware chain (request id → client address → metrics → log → head limit → auth → rate
@@ -61,8 +60,11 @@ export interface AppDeps {
   metricsOnApi: boolean;
   /** The store's version token (store/store-version.ts): GET answers are kept while it stays the same. */
   storeVersion: () => string;
-  /** The web dashboard at / (ui.enabled), with the key that signs its sessions; null: / answers 404. */
-  ui: { sessionSecret: Uint8Array } | null;
+  /**
+   * Mounts the web dashboard's routes at / (ui.enabled): given by the composition root (runtime.ts), with the
+   * app's rate limiter, which leaves the dashboard's paths to it; null: / answers 404.
+   */
+  dashboard: ((app: OpenAPIHono<AppEnv>, limiter: RateLimiter) => void) | null;
 }
 
 /** Builds the app; its `fetch` serves it. */
@@ -83,7 +85,7 @@ export function createApp(deps: AppDeps) {
   app.use("*", authenticate(deps.keys));
   const openapiPath = `${deps.basePath}/openapi.json`;
   const limiter = new RateLimiter({ requestsPerMinute: deps.rateLimitPerMinute, publicPaths: ["/healthz", "/docs", openapiPath] });
-  app.use("*", rateLimit(limiter, deps.ui === null ? undefined : isDashboardPath));
+  app.use("*", rateLimit(limiter, deps.dashboard === null ? undefined : isDashboardPath));
   // Only requests that may write are checked: a GET pays nothing.
   app.on(WRITE_METHODS, `${deps.basePath}/*`, storeGuard(deps.storeFile, logger));
   app.use("*", responseCache(new ResponseCache({ version: deps.storeVersion })));
@@ -106,9 +108,7 @@ export function createApp(deps: AppDeps) {
   app.route(deps.basePath, crawlsRouter(deps.crawls, deps.basePath));
   app.route(deps.basePath, webhooksRouter(deps.webhooks));
   app.route(deps.basePath, channelsRouter(deps.channels));
-  if (deps.ui !== null) {
-    app.route("/", dashboardRouter({ ...deps, sessionSecret: deps.ui.sessionSecret, limiter }));
-  }
+  deps.dashboard?.(app, limiter);
   app.doc31(openapiPath, {
     openapi: "3.1.0",
     info: {

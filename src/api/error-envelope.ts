@@ -1,7 +1,6 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
-import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { AppError, MethodNotAllowedError, RateLimitedError, StoreUnavailableError, type ErrorCode, type ErrorDetail } from "../core/errors.ts";
+import { AppError, MethodNotAllowedError, RateLimitedError, STATUS_OF, StoreUnavailableError, type ErrorCode, type ErrorDetail } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
 import type { AppEnv } from "./env.ts";
 import { storeUnavailable, storeWriteFailure } from "../store/write-failure.ts";
@@ -11,25 +10,6 @@ import { storeUnavailable, storeWriteFailure } from "../store/write-failure.ts";
  * `{"error": {code, message, details?}}`. Unexpected errors are logged with the request id and answered
  * with a generic 500 whose body carries no stack, SQL or secret.
  */
-
-/** The HTTP status of each error code (the dashboard answers its HTML error pages with the same). */
-export const STATUS_OF: Record<ErrorCode, ContentfulStatusCode> = {
-  invalid_request: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  method_not_allowed: 405,
-  conflict: 409,
-  crawl_in_progress: 409,
-  payload_too_large: 413,
-  headers_too_large: 431,
-  unsupported_media_type: 415,
-  domain_not_verified: 422,
-  unsafe_url: 422,
-  rate_limited: 429,
-  store_unavailable: 503,
-  internal: 500,
-};
 
 /** Codes for statuses that Hono itself raises as HTTPException. */
 const CODE_OF_STATUS: Partial<Record<number, ErrorCode>> = {

@@ -16,7 +16,7 @@ import { patternProblem, UrlPatterns } from "../core/url-patterns.ts";
 import { openRuntime, type Runtime } from "../runtime.ts";
 import type { LinkView, OrphanPageView } from "../services/crawl-view.ts";
 import { describeStoreWriteFailure, storeWriteFailure } from "../store/write-failure.ts";
-import { FORMATS, renderReport, reportSummary, type CheckReport, type ReportFormat } from "./check-report.ts";
+import { FORMATS, renderReport, reportSummary, type CheckReport, type ReportFormat } from "../services/report/report.ts";
 import type { CHECK_OPTIONS } from "./check.ts";
 import { err, EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, type parseCommandArgs } from "./usage.ts";
 

@@ -7,23 +7,31 @@
 /** One entry of an error's `details` list. */
 export type ErrorDetail = Record<string, string | number | boolean | null>;
 
-/** The contract's error codes, one per row of its table (plus the additions documented in docs/api.md). */
-export type ErrorCode =
-  | "invalid_request"
-  | "unauthorized"
-  | "forbidden"
-  | "not_found"
-  | "method_not_allowed"
-  | "conflict"
-  | "crawl_in_progress"
-  | "domain_not_verified"
-  | "unsafe_url"
-  | "payload_too_large"
-  | "headers_too_large"
-  | "unsupported_media_type"
-  | "rate_limited"
-  | "store_unavailable"
-  | "internal";
+/**
+ * The contract's error codes, one per row of its table (plus the additions documented in docs/api.md), with the
+ * HTTP status each answers with: in the API's envelope (api/error-envelope.ts) and on the dashboard's pages.
+ */
+export const STATUS_OF = {
+  invalid_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  crawl_in_progress: 409,
+  payload_too_large: 413,
+  headers_too_large: 431,
+  unsupported_media_type: 415,
+  domain_not_verified: 422,
+  unsafe_url: 422,
+  rate_limited: 429,
+  store_unavailable: 503,
+  internal: 500,
+} as const;
+
+export type ErrorCode = keyof typeof STATUS_OF;
+/** A status some error code answers with. */
+export type ErrorStatus = (typeof STATUS_OF)[ErrorCode];
 
 /** Base of every error a service may throw on purpose. */
 export abstract class AppError extends Error {

@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 import { Hono } from "hono";
-import { STATUS_OF } from "../api/error-envelope.ts";
+import { STATUS_OF } from "../core/errors.ts";
 import type { RateLimiter } from "../api/middleware/rate-limit/rate-limit.ts";
 import { storeGuard, type StoreFileCheck } from "../api/middleware/store-guard/store-guard.ts";
 import { AppError, RateLimitedError, StoreUnavailableError } from "../core/errors.ts";

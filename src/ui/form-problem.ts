@@ -1,4 +1,4 @@
-import { STATUS_OF } from "../api/error-envelope.ts";
+import { STATUS_OF } from "../core/errors.ts";
 import { AppError, type ErrorDetail } from "../core/errors.ts";
 
 /**

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { scanCheckReport } from "../../bench/lib/check-report-scan.ts";
-import { type CheckReport, renderReport } from "../../src/cli/check-report.ts";
+import { type CheckReport, renderReport } from "../../src/services/report/report.ts";
 import type { LinkView } from "../../src/services/crawl-view.ts";
 import { withDefaultOptions } from "../../src/core/stored-options.ts";
 

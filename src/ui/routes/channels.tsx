@@ -1,9 +1,8 @@
 /** @jsxImportSource hono/jsx */
 import { Hono, type Context } from "hono";
-import { STATUS_OF } from "../../api/error-envelope.ts";
 import { CreateChannelBody } from "../../api/schemas/channels.ts";
 import { CHANNEL_KINDS, type ChannelKind } from "../../core/channels.ts";
-import { InvalidRequestError, NotFoundError } from "../../core/errors.ts";
+import { InvalidRequestError, NotFoundError, STATUS_OF, type ErrorStatus } from "../../core/errors.ts";
 import type { ChannelTestResultView } from "../../services/channel-view.ts";
 import type { ChannelInput, ChannelsService } from "../../services/channels.service.ts";
 import type { DomainsService } from "../../services/domains.service.ts";
@@ -20,7 +19,7 @@ import { requireUiScope } from "../ui-scope.ts";
  * log with each delivery's message as text, redeliver and delete.
  */
 
-type Status = (typeof STATUS_OF)[keyof typeof STATUS_OF];
+type Status = 200 | ErrorStatus;
 
 /** The channel form's fields by their labels, where the shared ones would say something else ("name" is the site's). */
 const CHANNEL_FIELD_LABELS: Record<string, string> = {

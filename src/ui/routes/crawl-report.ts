@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { renderReport, reportSummary, type CheckReport, type ReportFormat } from "../../cli/check-report.ts";
+import { renderReport, reportSummary, type CheckReport, type ReportFormat } from "../../services/report/report.ts";
 import type { CrawlsService } from "../../services/crawls.service.ts";
 import type { DomainsService } from "../../services/domains.service.ts";
 

@@ -1,7 +1,6 @@
 /** @jsxImportSource hono/jsx */
 import { Hono, type Context } from "hono";
-import type { STATUS_OF } from "../../api/error-envelope.ts";
-import { CrawlInProgressError } from "../../core/errors.ts";
+import { CrawlInProgressError, type ErrorStatus } from "../../core/errors.ts";
 import type { CrawlsService } from "../../services/crawls.service.ts";
 import type { DomainsService, SchemeChoice } from "../../services/domains.service.ts";
 import { ConfirmPage } from "../components/confirm-page.tsx";
@@ -48,7 +47,7 @@ const ADDED_NOTICE: Record<SchemeChoice["kind"], string> = {
   unreachable: "added-unreachable",
 };
 
-type Status = (typeof STATUS_OF)[keyof typeof STATUS_OF];
+type Status = 200 | ErrorStatus;
 
 export function domainRouter(domains: DomainsService, crawls: CrawlsService) {
   const router = new Hono<UiEnv>();

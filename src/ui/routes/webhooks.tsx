@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 import { Hono, type Context } from "hono";
-import type { STATUS_OF } from "../../api/error-envelope.ts";
+import type { ErrorStatus } from "../../core/errors.ts";
 import { WEBHOOK_EVENT_KINDS, type WebhookEventKind } from "../../core/crawl-events.ts";
 import type { TestResultView } from "../../services/webhook-view.ts";
 import type { WebhooksService } from "../../services/webhooks.service.ts";
@@ -19,7 +19,7 @@ import { requireUiScope } from "../ui-scope.ts";
 export function webhooksRouter(webhooks: WebhooksService) {
   const router = new Hono<UiEnv>();
 
-  const hookPage = (c: Context<UiEnv>, viewer: Viewer, id: string, extra: { notice?: string; test?: TestResultView; error?: Problem } = {}, status: (typeof STATUS_OF)[keyof typeof STATUS_OF] = 200) => {
+  const hookPage = (c: Context<UiEnv>, viewer: Viewer, id: string, extra: { notice?: string; test?: TestResultView; error?: Problem } = {}, status: 200 | ErrorStatus = 200) => {
     const page = Math.max(1, Math.min(100_000, Number.parseInt(c.req.query("page") ?? "1", 10) || 1));
     const hook = webhooks.get(id);
     const deliveries = webhooks.deliveries(hook.id, page, DELIVERIES_PER_PAGE);

@@ -1,10 +1,11 @@
-import type { CrawlOptions } from "../core/crawl-options.ts";
-import { describeOptions } from "../core/options-summary.ts";
-import { hasUnshown, visibleText } from "../core/visible-text.ts";
-import type { CrawlDetailView, LinkView, OrphanPageView } from "../services/crawl-view.ts";
+import type { CrawlOptions } from "../../core/crawl-options.ts";
+import { describeOptions } from "../../core/options-summary.ts";
+import { hasUnshown, visibleText } from "../../core/visible-text.ts";
+import type { CrawlDetailView, LinkView, OrphanPageView } from "../crawl-view.ts";
 
 /**
- * The report of `linkpatrol check`, and its five renderings. Pure: the command gathers the data, these
+ * A crawl's report as `linkpatrol check` writes it and the dashboard's downloads serve it, and its five
+ * renderings. Pure: the caller gathers the data, these
  * functions only turn it into text, so every format shows the same links and the same totals. A big site has
  * hundreds of thousands of links, so the links are a stream read from the store and each rendering is a
  * stream of text chunks: neither is ever held whole in memory.

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { type CheckReport, renderReport } from "../../src/cli/check-report.ts";
+import { type CheckReport, renderReport } from "../../src/services/report/report.ts";
 import type { LinkView } from "../../src/services/crawl-view.ts";
 import { withDefaultOptions } from "../../src/core/stored-options.ts";
 
