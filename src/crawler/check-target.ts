@@ -72,6 +72,8 @@ export interface CheckContext {
   wantsLinks?: (target: FrontierTarget) => boolean;
   /** The crawl's soft-404 probe (soft-404.ts): parsed pages are compared with the site's 2xx "not found" page, if it has one. */
   softNotFound?: SoftNotFoundCheck | null;
+  /** Told the bytes of each page read: the crawl job's GC rhythm (core/gc-rhythm.ts). */
+  pageBytesRead?: (bytes: number) => void;
   site: SiteOrigin;
   acceptStatus: ReadonlySet<number>;
   retry: RetryPolicy;
@@ -179,6 +181,7 @@ export async function checkTarget(target: FrontierTarget, context: CheckContext)
         headers["content-type"],
         { maxLinks: wantsLinks ? context.maxLinksPerPage : 0, collectIds: context.collectIds === true, scanCss: wantsLinks && context.readCss === true },
         notFound,
+        context.pageBytesRead,
       );
       reading = page;
       return page.consumer;
@@ -246,7 +249,7 @@ export async function checkTarget(target: FrontierTarget, context: CheckContext)
 export async function fetchPageIds(url: string, context: CheckContext): Promise<{ finalUrl: string; ids: PageIds } | "not_a_page" | "no_answer"> {
   let reading: PageReading | null = null;
   const streamBody = (status: number, headers: Record<string, string>, finalUrl: string) => {
-    reading = isSitePage(status, headers, finalUrl, context.site) ? new PageReading(finalUrl, headers["content-type"], { maxLinks: 0, collectIds: true }, null) : null;
+    reading = isSitePage(status, headers, finalUrl, context.site) ? new PageReading(finalUrl, headers["content-type"], { maxLinks: 0, collectIds: true }, null, context.pageBytesRead) : null;
     return reading?.consumer ?? DROP_BODY;
   };
   const result = await fetchWithRetry(url, "GET", (status, headers) => isSuccess(status) && isHtmlContentType(headers["content-type"]), context, streamBody);
