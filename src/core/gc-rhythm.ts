@@ -67,6 +67,16 @@ export function collectEveryBytes(bytes: number, collect: () => void = fullGc): 
   };
 }
 
+/**
+ * The rhythm of a links walk loading its verdicts (store/target-verdicts.ts), asked between batches. Loading makes
+ * garbage fast (each row an array, each URL a string until its batch is joined) and JSC let it pile up: 200,000
+ * targets lifted `check`'s RSS by ~70 MiB for a moment where ~20 MiB stay. A young collection every 8 batches
+ * and a full one every 32 (bench/README.md, "Memory").
+ */
+export function verdictLoadRhythm(): () => void {
+  return collectEvery(8, youngThenFull(4));
+}
+
 /** Collections run for one piece of work (a crawl job), counted so that its rhythms can yield to one another, and to nothing else. */
 export class Collections {
   private count = 0;

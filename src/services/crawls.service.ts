@@ -4,6 +4,7 @@ import { ConflictError, CrawlInProgressError, DomainNotVerifiedError, NotFoundEr
 import { describeWarnings, warningCauses } from "../core/crawl-warnings.ts";
 import { canonicalId, newId } from "../core/ids.ts";
 import { isActive } from "../core/crawl-life.ts";
+import { verdictLoadRhythm } from "../core/gc-rhythm.ts";
 import { failCrawl } from "../crawler/crawl-transitions.ts";
 import { comparedWith } from "../crawler/open-links.ts";
 import type { CrawlFilter, CrawlRecord, CrawlsRepo } from "../store/crawls.repo.ts";
@@ -122,7 +123,7 @@ export class CrawlsService {
 
   /** Every checked link of the crawl in discovery order, streamed from the store (each record is a fresh object). */
   allLinks(id: string): Iterable<LinkView> {
-    return this.deps.links.each(this.require(id).id);
+    return this.deps.links.each(this.require(id).id, verdictLoadRhythm());
   }
 
   /** The crawl's broken links in discovery order, streamed through their own index (what allLinks marks broken). */
