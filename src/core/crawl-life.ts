@@ -63,7 +63,5 @@ export function storedEnd(end: CrawlEnd): StoredEnd {
       return { status: "failed", failure: "cancelled", error: "cancelled" };
     case "failed":
       return { status: "failed", failure: end.failure, error: end.error };
-    default:
-      return end satisfies never;
   }
 }

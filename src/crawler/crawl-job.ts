@@ -161,7 +161,5 @@ function stoppedEnd(reason: StopReason, maxDurationMs: number): JobEnd {
       return { kind: "stopped" };
     case "max_duration":
       return { kind: "failed", failure: "max_duration", error: maxDurationError(maxDurationMs) };
-    default:
-      return reason satisfies never;
   }
 }

@@ -191,27 +191,15 @@ export class CrawlPool {
    * killed at the deadline leaves its crawl running to resume). Why the crawl is left running and must wait, or null.
    */
   private settle(crawlId: string, end: JobEnd): string | null {
-    switch (end.kind) {
-      case "paused":
-        return end.reason;
-      case "crashed":
-        if (this.stopping) return null;
-        this.options.logger.error("crawl job crashed", { crawl_id: crawlId, error: end.error });
-        try {
-          failCrawl(this.options.repo, crawlId, { kind: "failed", failure: "internal", error: CRASHED_ERROR }, { now: new Date().toISOString() });
-          return null;
-        } catch (error) {
-          this.options.logger.error("could not record a crashed crawl; it will be taken up again later", { crawl_id: crawlId, error: String(error) });
-          return "its crawl job stopped unexpectedly and the store refused to record that";
-        }
-      case "completed":
-      case "failed":
-      case "cancelled":
-      case "stopped":
-      case "gone":
-        return null;
-      default:
-        return end satisfies never;
+    if (end.kind === "paused") return end.reason;
+    if (end.kind !== "crashed" || this.stopping) return null;
+    this.options.logger.error("crawl job crashed", { crawl_id: crawlId, error: end.error });
+    try {
+      failCrawl(this.options.repo, crawlId, { kind: "failed", failure: "internal", error: CRASHED_ERROR }, { now: new Date().toISOString() });
+      return null;
+    } catch (error) {
+      this.options.logger.error("could not record a crashed crawl; it will be taken up again later", { crawl_id: crawlId, error: String(error) });
+      return "its crawl job stopped unexpectedly and the store refused to record that";
     }
   }
 
