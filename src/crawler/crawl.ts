@@ -186,12 +186,12 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
   };
   const flush = (): void => {
     if (finished.length === 0) return;
-    const redo = env.frontier.commit(input.crawlId, finished.splice(0), env.limits);
+    const batch = env.frontier.commit(input.crawlId, finished.splice(0), env.limits);
     recordProbeWarning();
-    pagesFull = env.frontier.pagesCrawled(input.crawlId) >= env.limits.maxPages;
+    pagesFull = batch.pagesCrawled >= env.limits.maxPages;
     unwrittenLinks = 0;
     unwrittenIds = 0;
-    if (!stop.signal.aborted) buffer.unshift(...redo);
+    if (!stop.signal.aborted) buffer.unshift(...batch.redo);
     lastFlush = monotonicNow();
     env.gc.batchWritten();
     env.onProgress?.(progress);
