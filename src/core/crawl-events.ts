@@ -3,6 +3,7 @@
  * from the crawl as it is at the state change. Pure: crawler/crawl-transitions.ts calls these inside the
  * transaction that makes the change, so an event exists exactly when its cause does.
  */
+import { storedEnd, type CrawlEnd } from "./crawl-life.ts";
 import { describeWarnings, warningCauses, type WarningEntry } from "./crawl-warnings.ts";
 
 /** The event kinds a webhook may subscribe to, in the order docs/webhooks.md lists them. */
@@ -23,9 +24,6 @@ export interface CrawlEvent {
 export interface CrawlFacts {
   id: string;
   domain_name: string;
-  status: string;
-  error: string | null;
-  failure: string | null;
   /** Its warnings, aggregated per cause: the payloads carry their texts and causes, so a body stays small. */
   warnings: readonly WarningEntry[];
   total_links: number;
@@ -42,15 +40,19 @@ export function startedEvent(crawl: Pick<CrawlFacts, "id" | "domain_name" | "sta
   return { event: "crawl.started", timestamp: startedAt, data: { crawl_id: crawl.id, domain_name: crawl.domain_name, started_at: startedAt } };
 }
 
-/** The events of a crawl that has just ended: completed (+ broken_links.found when any) or failed. */
-export function endedEvents(crawl: CrawlFacts, sample: { url: string; status_code: number }[]): CrawlEvent[] {
+/**
+ * The events of a crawl that has just ended as `end` says: completed (+ broken_links.found when any), or
+ * `crawl.failed` with the spec's failure (a cancel's is "cancelled").
+ */
+export function endedEvents(crawl: CrawlFacts, end: CrawlEnd, sample: { url: string; status_code: number }[]): CrawlEvent[] {
   const timestamp = crawl.completed_at ?? new Date().toISOString();
   const base = { crawl_id: crawl.id, domain_name: crawl.domain_name };
   const warnings = { warnings: describeWarnings(crawl.warnings), warning_causes: warningCauses(crawl.warnings) };
-  if (crawl.status === "failed") {
+  if (end.kind !== "completed") {
     // What it had found when it ended (a cancelled crawl's counts are final: crawler/crawl-transitions.ts).
+    const { error, failure } = storedEnd(end);
     const counts = { total_links: crawl.total_links, broken_links: crawl.broken_links };
-    return [{ event: "crawl.failed", timestamp, data: { ...base, error: crawl.error ?? "failed", failure: crawl.failure, ...counts, ...warnings } }];
+    return [{ event: "crawl.failed", timestamp, data: { ...base, error, failure, ...counts, ...warnings } }];
   }
   const started = Date.parse(crawl.started_at ?? timestamp);
   const events: CrawlEvent[] = [

@@ -11,18 +11,7 @@ import { edenGC } from "bun:jsc";
  */
 export const BATCHES_PER_COLLECTION = 4;
 
-/** Collections the default collectors have run on this thread (each thread has its own module instance). */
-let collectionsRun = 0;
-
-const fullGc = (): void => {
-  collectionsRun++;
-  Bun.gc(true);
-};
-
-const youngGc = (): void => {
-  collectionsRun++;
-  edenGC();
-};
+const fullGc = (): void => Bun.gc(true);
 
 /** A callback to run after each unit written: every `units`-th call runs `collect`. */
 export function collectEvery(units: number, collect: () => void = fullGc): () => void {
@@ -39,28 +28,13 @@ export function collectEvery(units: number, collect: () => void = fullGc): () =>
  * generation JSC sizes from the host's RAM before it collects; a young collection costs a fraction of a full
  * one, and the full ones clear what the young ones promoted (the rows in flight) (bench/README.md, "Memory").
  */
-export function youngThenFull(youngPerFull: number, young: () => void = youngGc, full: () => void = fullGc): () => void {
+export function youngThenFull(youngPerFull: number, young: () => void = edenGC, full: () => void = fullGc): () => void {
   if (!Number.isInteger(youngPerFull) || youngPerFull < 1) throw new RangeError(`youngPerFull must be a positive integer, got ${youngPerFull}`);
   let collections = 0;
   return () => {
     collections++;
     if (collections % youngPerFull === 0) full();
     else young();
-  };
-}
-
-/**
- * `collect` for a rhythm that yields to the others of its thread: it runs only when no default collection ran since
- * its previous turn. A crawl paces collections by its batches and by the page bytes it reads; on pages of ordinary
- * size the page rhythm alone kept the heap as low, and a batch's collection right after a page's was CPU for
- * nothing. A crawl that reads few pages (links checked, not parsed) still collects by its batches
- * (bench/README.md, "Memory", "One rhythm yields to the other").
- */
-export function unlessCollectedSince(collect: () => void): () => void {
-  let seen = -1;
-  return () => {
-    if (collectionsRun === seen) collect();
-    seen = collectionsRun;
   };
 }
 
@@ -90,5 +64,60 @@ export function collectEveryBytes(bytes: number, collect: () => void = fullGc): 
       since = 0;
       collect();
     }
+  };
+}
+
+/**
+ * The rhythm of a links walk loading its verdicts (store/target-verdicts.ts), asked between batches. Loading makes
+ * garbage fast (each row an array, each URL a string until its batch is joined) and JSC let it pile up: 200,000
+ * targets lifted `check`'s RSS by ~70 MiB for a moment where ~20 MiB stay. A young collection every 8 batches
+ * and a full one every 32 (bench/README.md, "Memory").
+ */
+export function verdictLoadRhythm(): () => void {
+  return collectEvery(8, youngThenFull(4));
+}
+
+/** Collections run for one piece of work (a crawl job), counted so that its rhythms can yield to one another, and to nothing else. */
+export class Collections {
+  private count = 0;
+
+  /** `collect`, counted. */
+  counted(collect: () => void): () => void {
+    return () => {
+      this.count++;
+      collect();
+    };
+  }
+
+  /** A `collect` that runs only when nothing counted here ran since its previous turn (its own runs aside). */
+  unlessCollectedSince(collect: () => void): () => void {
+    let seen = -1;
+    return () => {
+      if (this.count === seen) collect();
+      seen = this.count;
+    };
+  }
+}
+
+/** A crawl job's GC rhythm: its page reader tells it the page bytes read, its batch writer each batch written. */
+export interface CrawlGcRhythm {
+  pageBytesRead(bytes: number): void;
+  batchWritten(): void;
+}
+
+/**
+ * The rhythm a crawl job makes for itself and hands to its reader and writer. The batch turn yields to the page
+ * rhythm: on pages of ordinary size the page rhythm alone kept the heap as low, and a batch's collection right
+ * after a page's was CPU for nothing; a crawl that reads few pages (links checked, not parsed) still collects by
+ * its batches (bench/README.md, "Memory", "One rhythm yields to the other"). Its count is its own: two jobs in
+ * one thread (inline crawls) never yield to each other's collections.
+ */
+export function crawlGcRhythm(young: () => void = edenGC, full: () => void = fullGc): CrawlGcRhythm {
+  const collections = new Collections();
+  const [countedYoung, countedFull] = [collections.counted(young), collections.counted(full)];
+  const pageRhythm = youngThenFull(PAGE_BYTES_PER_COLLECTION / PAGE_BYTES_PER_YOUNG_COLLECTION, countedYoung, countedFull);
+  return {
+    pageBytesRead: collectEveryBytes(PAGE_BYTES_PER_YOUNG_COLLECTION, pageRhythm),
+    batchWritten: collections.unlessCollectedSince(youngThenFull(BATCHES_PER_COLLECTION, countedYoung, countedFull)),
   };
 }

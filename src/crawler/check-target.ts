@@ -83,7 +83,7 @@ export async function checkTarget(target: FrontierTarget, context: CheckContext)
  */
 export async function fetchPageIds(url: string, context: CheckContext): Promise<{ finalUrl: string; ids: PageIds } | "not_a_page" | "no_answer"> {
   const result = await fetchWithRetry<PageReading | OpenReader>(url, "GET", context, (status, headers, finalUrl) => {
-    if (isSitePage({ status, headers, finalUrl }, context.site)) return new PageReading(finalUrl, headers["content-type"], { maxLinks: 0, collectIds: true }, null);
+    if (isSitePage({ status, headers, finalUrl }, context.site)) return new PageReading(finalUrl, headers["content-type"], { maxLinks: 0, collectIds: true }, null, context.pageBytesRead);
     return isSuccess(status) && isHtmlContentType(headers["content-type"]) ? DRAIN : null;
   });
   if (result.kind !== "response") return "no_answer";

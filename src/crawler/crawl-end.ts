@@ -1,4 +1,4 @@
-import type { CrawlFailure } from "../core/crawl-failure.ts";
+import type { CrawlEnd } from "../core/crawl-life.ts";
 import type { WarningInput } from "../core/crawl-warnings.ts";
 import type { CrawlsRepo, TargetRow } from "../store/crawls.repo.ts";
 import { isInternal } from "./normalize.ts";
@@ -24,8 +24,6 @@ export interface CrawlEndFacts {
   /** Targets were left unchecked (a crawl that ended before its frontier ran out: cancelled, out of time). */
   unfinished: boolean;
 }
-
-export type CrawlEndJudgement = { status: "completed" } | { status: "failed"; failure: CrawlFailure; error: string };
 
 /** The facts of crawl `crawlId` as the store holds them now. */
 export function readEndFacts(crawls: CrawlsRepo, crawlId: string): CrawlEndFacts {
@@ -74,9 +72,7 @@ export function crawlWarnings(facts: CrawlEndFacts): WarningInput[] {
 }
 
 /** The end state of a crawl whose frontier ran out. */
-export function judgeCrawlEnd(facts: CrawlEndFacts): CrawlEndJudgement {
-  if (facts.pagesCrawled === 0) {
-    return { status: "failed", failure: "start_page", error: startPageError(facts.startUrl, facts.startPage) };
-  }
-  return { status: "completed" };
+export function judgeCrawlEnd(facts: CrawlEndFacts): CrawlEnd {
+  if (facts.pagesCrawled === 0) return { kind: "failed", failure: "start_page", error: startPageError(facts.startUrl, facts.startPage) };
+  return { kind: "completed" };
 }

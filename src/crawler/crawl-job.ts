@@ -1,6 +1,8 @@
 import type { Database } from "bun:sqlite";
 import type { Config } from "../config/schema.ts";
 import { elapsedMs } from "../core/clock.ts";
+import type { JobEnd, StopReason } from "../core/crawl-life.ts";
+import { crawlGcRhythm } from "../core/gc-rhythm.ts";
 import { createLogger, type Logger, type LogLevel } from "../core/logger.ts";
 import { crawlerFetchOptions } from "../net/crawler-fetch-options.ts";
 import type { Resolve } from "../net/resolve.ts";
@@ -8,19 +10,19 @@ import { CrawlsRepo } from "../store/crawls.repo.ts";
 import { LinksRepo } from "../store/links.repo.ts";
 import { openDatabase } from "../store/sqlite.ts";
 import { StoreFile, type FileIdentity } from "../store/store-file.ts";
-import { runCrawl, type CrawlProgress, type CrawlRunEnd, type StopReason } from "./crawl.ts";
+import { runCrawl, type CrawlProgress } from "./crawl.ts";
 import { judgeCrawlEnd, readEndFacts } from "./crawl-end.ts";
 import { completeCrawl, failCrawl } from "./crawl-transitions.ts";
 import { Frontier } from "./frontier.ts";
-import { BATCHES_PER_COLLECTION, unlessCollectedSince, youngThenFull } from "../core/gc-rhythm.ts";
 import { DEFAULT_RETRY_POLICY } from "./retry.ts";
 import { RobotsCache } from "./robots-cache.ts";
 import { describeStoreWriteFailure, storeWriteFailure } from "../store/write-failure.ts";
 
 /**
- * One crawl job as a worker thread (or, for tests and the CLI, the calling thread) runs it: its own connection
- * to the store, the crawl's stored state, the engine, and the crawl's final state written back. Everything it
- * needs arrives as plain data, so it can cross a thread boundary.
+ * One crawl job as a worker thread (or, for tests and the CLI, the calling thread) runs it: its set-up (its own
+ * connection to the store, set for a crawl's writes, and its own GC rhythm, handed to the page reader and the
+ * batch writer), the crawl's stored state, the engine, and the crawl's end written back. Everything it needs
+ * arrives as plain data, so it can cross a thread boundary.
  */
 
 /** What a job needs from the service's configuration; structured-clone safe. */
@@ -37,12 +39,6 @@ export interface CrawlJobSettings {
   crawler: Config["crawler"];
   logLevel: LogLevel;
 }
-
-/**
- * How a job ended: the crawl's new state, "stopped" (left running, to resume), `paused` (left running because
- * the store refused writes, saying why; to try again later) or "gone" (nothing to do).
- */
-export type CrawlJobEnd = "completed" | "failed" | "stopped" | "gone" | { paused: string };
 
 export interface CrawlJobHooks {
   signal: AbortSignal;
@@ -62,22 +58,17 @@ export function maxDurationError(maxDurationMs: number): string {
   return `crawl exceeded its maximum duration of ${describeDuration(maxDurationMs)} (crawler.max_duration)`;
 }
 
-/** The job's own connection to the store, set for a crawl's writes. */
+/**
+ * The job's own connection to the store, set for a crawl's writes. NORMAL sync: a power cut may cost its last
+ * batches, never consistency (they are fetched again on resume). No foreign-key lookups: every row it writes
+ * points at its own running crawl and at frontier rows written before it, and a running crawl is never deleted
+ * (domains refuse deletion under a crawl, retention takes ended crawls only); skipping the two parent lookups
+ * per link saves CPU (bench/README.md, "What made the crawl linear"). Both are this connection's alone: every
+ * other keeps its keys enforced, and deletes cascade there.
+ */
 export function openJobDatabase(settings: Pick<CrawlJobSettings, "dbPath" | "storeFile" | "busyTimeoutMs" | "temporaryStore">): Database {
-  const sqlite = openDatabase(settings.dbPath, { busyTimeoutMs: settings.busyTimeoutMs, temporary: settings.temporaryStore, expect: settings.storeFile });
-  try {
-    // A power cut may cost the last batches of this connection, never consistency: they are fetched again on resume.
-    if (!settings.temporaryStore) sqlite.exec("PRAGMA synchronous = NORMAL");
-    // Every row this connection writes points at its own running crawl and at frontier rows written before it,
-    // and a running crawl is never deleted (domains refuse deletion under a crawl, retention takes ended crawls
-    // only). Skipping the two parent lookups per link saves CPU (bench/README.md, "What made the crawl linear").
-    // Deletes elsewhere still cascade: that is enforced by the deleting connection.
-    sqlite.exec("PRAGMA foreign_keys = OFF");
-    return sqlite;
-  } catch (error) {
-    sqlite.close();
-    throw error;
-  }
+  const { dbPath, busyTimeoutMs, temporaryStore: temporary, storeFile: expect } = settings;
+  return openDatabase(dbPath, { busyTimeoutMs, temporary, expect, synchronous: "NORMAL", foreignKeys: false });
 }
 
 /**
@@ -85,7 +76,7 @@ export function openJobDatabase(settings: Pick<CrawlJobSettings, "dbPath" | "sto
  * writes (a full disk, its file deleted, moved or replaced) pauses the crawl: it stays running with everything
  * committed so far, to resume later.
  */
-export async function executeCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: CrawlJobHooks): Promise<CrawlJobEnd> {
+export async function executeCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: CrawlJobHooks): Promise<JobEnd> {
   const logger = hooks.logger ?? createLogger(settings.logLevel);
   try {
     return await runCrawlJob(crawlId, settings, hooks, logger);
@@ -94,12 +85,13 @@ export async function executeCrawlJob(crawlId: string, settings: CrawlJobSetting
     if (failure === null) throw error;
     const reason = describeStoreWriteFailure(failure, settings.dbPath);
     logger.warn("crawl paused: the store refused a write", { crawl_id: crawlId, reason });
-    return { paused: reason };
+    return { kind: "paused", reason };
   }
 }
 
-async function runCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: CrawlJobHooks, logger: Logger): Promise<CrawlJobEnd> {
+async function runCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: CrawlJobHooks, logger: Logger): Promise<JobEnd> {
   const sqlite = openJobDatabase(settings);
+  const gc = crawlGcRhythm();
   const storeFile = settings.storeFile === undefined ? null : new StoreFile(settings.dbPath, settings.storeFile);
   // Aborted at the first batch written after the store's file was lost; the crawl then pauses (below).
   const stop = new AbortController();
@@ -109,7 +101,7 @@ async function runCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: C
   try {
     const crawls = new CrawlsRepo(sqlite);
     const crawl = crawls.findById(crawlId);
-    if (crawl === undefined || crawl.status !== "running") return "gone";
+    if (crawl === undefined || crawl.status !== "running") return { kind: "gone" };
     const { crawler } = settings;
     // max_duration counts from started_at on the wall clock, the only reading that survives a restart; a clock
     // stepped back past started_at counts as no time spent, never as time gained (at most max_duration from here).
@@ -117,10 +109,9 @@ async function runCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: C
     const startedAt = Date.parse(crawl.started_at ?? new Date().toISOString());
     // crawler.headers (a staging site's auth) go to the crawled site only, never to the hosts it links to.
     const fetchOptions = { ...crawlerFetchOptions(crawler, hooks.resolve), headersOrigin: new URL(crawl.root_url).origin };
-    const trimHeap = unlessCollectedSince(youngThenFull(BATCHES_PER_COLLECTION));
     logger.info("crawl running", { crawl_id: crawlId, domain: crawl.domain_name });
 
-    const end: CrawlRunEnd = await runCrawl(
+    const run = await runCrawl(
       { crawlId, rootUrl: crawl.root_url, options: crawl.options, ignoreRules: crawl.ignore_rules, timeLeftMs: crawler.max_duration - elapsedMs(startedAt, Date.now()) },
       {
         frontier: new Frontier(sqlite),
@@ -135,9 +126,9 @@ async function runCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: C
         perHost: crawler.per_host_concurrency,
         limits: { maxPages: crawler.max_pages, maxDepth: crawler.max_depth },
         logger,
+        gc,
         signal: stop.signal,
         onProgress: (progress) => {
-          trimHeap();
           hooks.onProgress?.(progress);
           if (storeFile?.problem() != null) stop.abort("shutdown" satisfies StopReason);
         },
@@ -145,28 +136,30 @@ async function runCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: C
     );
     // Nothing is ended (and no event queued for the webhooks) in a file that is no longer the store.
     storeFile?.assertSame();
-    const now = new Date().toISOString();
-    if (end.kind === "finished") {
-      const judged = judgeCrawlEnd(readEndFacts(crawls, crawlId));
-      if (judged.status === "completed") {
-        completeCrawl({ crawls, links: new LinksRepo(sqlite) }, crawlId, { now, soft404Judged: end.soft404Judged });
-        logger.info("crawl completed", { crawl_id: crawlId });
-        return "completed";
-      }
-      failCrawl(crawls, crawlId, { error: judged.error, failure: judged.failure, now, soft404Judged: end.soft404Judged });
-      logger.warn("crawl failed", { crawl_id: crawlId, reason: judged.failure, error: judged.error });
-      return "failed";
-    }
-    if (end.reason === "max_duration") {
-      const error = maxDurationError(crawler.max_duration);
-      failCrawl(crawls, crawlId, { error, failure: "max_duration", now, soft404Judged: end.soft404Judged });
-      logger.warn("crawl failed", { crawl_id: crawlId, reason: "max_duration" });
-      return "failed";
-    }
-    logger.info("crawl stopped", { crawl_id: crawlId, reason: end.reason });
-    return end.reason === "cancelled" ? "failed" : "stopped";
+    const end = run.kind === "finished" ? judgeCrawlEnd(readEndFacts(crawls, crawlId)) : stoppedEnd(run.reason, crawler.max_duration);
+    const at = { now: new Date().toISOString(), soft404Judged: run.soft404Judged };
+    if (end.kind === "completed") {
+      completeCrawl({ crawls, links: new LinksRepo(sqlite) }, crawlId, at);
+      logger.info("crawl completed", { crawl_id: crawlId });
+    } else if (end.kind === "failed") {
+      failCrawl(crawls, crawlId, end, at);
+      logger.warn("crawl failed", { crawl_id: crawlId, reason: end.failure, error: end.error });
+    } else logger.info("crawl stopped", { crawl_id: crawlId, reason: end.kind });
+    return end;
   } finally {
     hooks.signal.removeEventListener("abort", forwardStop);
     sqlite.close();
+  }
+}
+
+/** What a run stopped for `reason` means for its crawl: a cancel was already ended by the service; a shutdown leaves it to resume. */
+function stoppedEnd(reason: StopReason, maxDurationMs: number): JobEnd {
+  switch (reason) {
+    case "cancelled":
+      return { kind: "cancelled" };
+    case "shutdown":
+      return { kind: "stopped" };
+    case "max_duration":
+      return { kind: "failed", failure: "max_duration", error: maxDurationError(maxDurationMs) };
   }
 }

@@ -1,6 +1,6 @@
 import type { ComparedCrawl } from "../store/changes.repo.ts";
 import { DIGEST_EVENT } from "../core/channels.ts";
-import type { CrawlFailure } from "../core/crawl-failure.ts";
+import { storedEnd, type CrawlEnd } from "../core/crawl-life.ts";
 import { endedEvents, startedEvent } from "../core/crawl-events.ts";
 import { describeWarnings, mergeWarnings } from "../core/crawl-warnings.ts";
 import { buildDigest, wantsDigest } from "../notifications/digest.ts";
@@ -69,34 +69,34 @@ export interface RunFindings {
  * were not open before it (`new_broken_links`) and queues its end events and digest; false when it had already
  * ended (or is gone).
  */
-export function completeCrawl(store: { crawls: CrawlsRepo; links: LinksRepo }, id: string, end: { now: string } & RunFindings): boolean {
+export function completeCrawl(store: { crawls: CrawlsRepo; links: LinksRepo }, id: string, at: { now: string } & RunFindings): boolean {
   const { crawls, links } = store;
+  const end: CrawlEnd = { kind: "completed" };
   return crawls.transaction(() => {
-    if (!crawls.markEnded(id, { status: "completed", error: null, failure: null, now: end.now })) return false;
+    if (!crawls.markEnded(id, { ...storedEnd(end), now: at.now })) return false;
     recordEndWarnings(crawls, id);
-    settleOpenLinks(crawls.openLinks, crawls.findById(id)!, end.soft404Judged === true);
+    settleOpenLinks(crawls.openLinks, crawls.findById(id)!, at.soft404Judged === true);
     const against = comparedWith(crawls.openLinks, id);
     crawls.setNewBrokenLinks(id, links.changes.countNewBroken(id, against));
     const crawl = endedCrawl(crawls, id);
-    crawls.queueDeliveries(endedEvents(crawl, crawl.broken_links > 0 ? links.brokenSample(id) : []), end.now);
-    queueDigest(crawls, crawl, against, end.now);
+    crawls.queueDeliveries(endedEvents(crawl, end, crawl.broken_links > 0 ? links.brokenSample(id) : []), at.now);
+    queueDigest(crawls, crawl, against, at.now);
     return true;
   });
 }
 
 /**
- * Ends crawl `id` (still pending or running) as failed, settles its open links and queues `crawl.failed` and its
- * digest; false when it had already ended (or is gone).
+ * Ends crawl `id` (still pending or running) as failed or cancelled (stored as the spec's `failed`), settles its
+ * open links and queues `crawl.failed` and its digest; false when it had already ended (or is gone).
  */
-export function failCrawl(crawls: CrawlsRepo, id: string, end: { error: string; failure: CrawlFailure; now: string } & RunFindings): boolean {
-  const { soft404Judged, ...ended } = end;
+export function failCrawl(crawls: CrawlsRepo, id: string, end: Exclude<CrawlEnd, { kind: "completed" }>, at: { now: string } & RunFindings): boolean {
   return crawls.transaction(() => {
-    if (!crawls.markEnded(id, { status: "failed", ...ended })) return false;
+    if (!crawls.markEnded(id, { ...storedEnd(end), now: at.now })) return false;
     recordEndWarnings(crawls, id);
-    settleOpenLinks(crawls.openLinks, crawls.findById(id)!, soft404Judged === true);
+    settleOpenLinks(crawls.openLinks, crawls.findById(id)!, at.soft404Judged === true);
     const crawl = endedCrawl(crawls, id);
-    crawls.queueDeliveries(endedEvents(crawl, []), end.now);
-    queueDigest(crawls, crawl, comparedWith(crawls.openLinks, id), end.now);
+    crawls.queueDeliveries(endedEvents(crawl, end, []), at.now);
+    queueDigest(crawls, crawl, comparedWith(crawls.openLinks, id), at.now);
     return true;
   });
 }

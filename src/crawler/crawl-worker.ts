@@ -5,8 +5,9 @@
  * closed its store connection, and is then ready for the next `start`.
  */
 import { setPriority, getPriority } from "node:os";
-import { executeCrawlJob, type CrawlJobEnd, type CrawlJobSettings } from "./crawl-job.ts";
-import type { CrawlProgress, StopReason } from "./crawl.ts";
+import type { JobEnd, StopReason } from "../core/crawl-life.ts";
+import { executeCrawlJob, type CrawlJobSettings } from "./crawl-job.ts";
+import type { CrawlProgress } from "./crawl.ts";
 
 /** Messages from the pool. */
 export type ToWorker = { type: "start"; crawlId: string; settings: CrawlJobSettings } | { type: "stop"; reason: StopReason };
@@ -14,8 +15,7 @@ export type ToWorker = { type: "start"; crawlId: string; settings: CrawlJobSetti
 /** Messages to the pool. */
 export type FromWorker =
   | { type: "started" }
-  | { type: "ended"; end: CrawlJobEnd }
-  | { type: "crashed"; message: string }
+  | { type: "ended"; end: JobEnd }
   | { type: "progress"; progress: CrawlProgress };
 
 declare const self: Worker;
@@ -54,6 +54,6 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
   };
   executeCrawlJob(message.crawlId, message.settings, { signal: job.signal, onProgress }).then(
     (end) => ended({ type: "ended", end }),
-    (error: unknown) => ended({ type: "crashed", message: String(error) }),
+    (error: unknown) => ended({ type: "ended", end: { kind: "crashed", error: String(error) } }),
   );
 };

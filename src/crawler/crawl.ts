@@ -1,5 +1,7 @@
 import { monotonicNow } from "../core/clock.ts";
 import { OPTION_OF_KIND } from "../core/crawl-option-table.ts";
+import type { StopReason } from "../core/crawl-life.ts";
+import type { CrawlGcRhythm } from "../core/gc-rhythm.ts";
 import type { CrawlOptions } from "../core/crawl-options.ts";
 import { noIgnoreRules, type IgnoreRules } from "../core/ignore-rules.ts";
 import type { Logger } from "../core/logger.ts";
@@ -34,9 +36,6 @@ export interface CrawlProgress {
   failures: Partial<Record<NoAnswerReason, number>>;
 }
 
-/** Why a crawl stopped before its frontier ran out. */
-export type StopReason = "cancelled" | "shutdown" | "max_duration";
-
 /**
  * How a crawl run ended, and whether its soft-404 probe let it tell soft 404s (soft-404.ts `NotFoundLesson`):
  * without that, the soft 404s of earlier crawls are not checked by this one (open-links.ts).
@@ -61,6 +60,8 @@ export interface CrawlRunEnv {
   perHost: number;
   limits: PageLimits;
   logger: Logger;
+  /** The job's GC rhythm: told each page's bytes as they are read and each batch once written. */
+  gc: CrawlGcRhythm;
   /** Aborted with a StopReason ("cancelled" or "shutdown") to stop the crawl. */
   signal: AbortSignal;
   /** Told what was checked since the last call, after each written batch (for metrics). */
@@ -131,6 +132,7 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
     excludedBy: (url) => ignore.excludedBy(url),
     readCss: input.options.scan_stylesheets,
     collectIds: input.options.check_fragments,
+    pageBytesRead: env.gc.pageBytesRead,
     // Only what frontier.commit will certainly drop: committed pages only grow, and depth is the target's own.
     wantsLinks: (target) => !pagesFull && target.depth <= env.limits.maxDepth,
   };
@@ -178,13 +180,14 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
   };
   const flush = (): void => {
     if (finished.length === 0) return;
-    const redo = env.frontier.commit(input.crawlId, finished.splice(0), env.limits);
+    const batch = env.frontier.commit(input.crawlId, finished.splice(0), env.limits);
     recordProbeWarning();
-    pagesFull = env.frontier.pagesCrawled(input.crawlId) >= env.limits.maxPages;
+    pagesFull = batch.pagesCrawled >= env.limits.maxPages;
     unwrittenLinks = 0;
     unwrittenIds = 0;
-    if (!stop.signal.aborted) buffer.unshift(...redo);
+    if (!stop.signal.aborted) buffer.unshift(...batch.redo);
     lastFlush = monotonicNow();
+    env.gc.batchWritten();
     env.onProgress?.(progress);
     progress = { pages: 0, checked: 0, failures: {} };
   };

@@ -70,6 +70,22 @@ export type FrontierResult =
   /** robots.txt refused the target; `reason` says how. */
   | { kind: "skipped"; target: FrontierTarget; reason: string };
 
+/** What one committed batch did, as the crawl goes on from it. */
+export interface BatchOutcome {
+  /** Targets that became pages while they were checked as something else: to check again, as pages. */
+  redo: FrontierTarget[];
+  /** The crawl's parsed pages once the batch is in, as the store counted them (checked against the batch's own count). */
+  pagesCrawled: number;
+}
+
+/**
+ * A batch whose accounting does not add up (the store's counters against what the batch counted, a target's
+ * waiting links against their chain). Thrown inside the batch's transaction, so nothing of the batch is written.
+ */
+export class BatchAccountingError extends Error {
+  override readonly name = "BatchAccountingError";
+}
+
 /** The page limits recording applies. */
 export interface PageLimits {
   maxPages: number;
@@ -129,6 +145,8 @@ export class Frontier {
   private knownFor: string | null = null;
   /** Stylesheets of the crawl read for their links so far (committed); they have a max_pages budget of their own. */
   private stylesheetsParsed = 0;
+  /** Pages of the crawl parsed so far (committed): the store's pages_crawled, kept so a batch need not read it. */
+  private pages = 0;
 
   private readonly openLinks: OpenLinksRepo;
   /** broken_since of the crawl's broken links (broken-since.ts), set for the crawl `use` holds. */
@@ -158,23 +176,21 @@ export class Frontier {
     return this.repo.pull(crawlId, afterId, limit);
   }
 
-  /**
-   * Records a batch of results in one transaction. Returns the targets whose result could not be recorded
-   * because they became pages meanwhile: they must be checked again, as pages.
-   */
-  commit(crawlId: string, results: FrontierResult[], limits: PageLimits): FrontierTarget[] {
-    if (results.length === 0) return [];
+  /** Records a batch of results in one transaction. */
+  commit(crawlId: string, results: FrontierResult[], limits: PageLimits): BatchOutcome {
     this.use(crawlId);
+    if (results.length === 0) return { redo: [], pagesCrawled: this.pages };
     const changes = new BatchChanges();
     const redo = this.repo.whileRunning(crawlId, () => this.recordBatch(crawlId, results, limits, changes));
     this.keepCommitted(changes);
-    return redo;
+    return { redo, pagesCrawled: this.pages };
   }
 
-  /** After a commit: what the batch learnt about targets joins the in-memory table. */
+  /** After a commit: what the batch learnt about targets joins the in-memory table, what it parsed the counts. */
   private keepCommitted(changes: BatchChanges): void {
     for (const [url, target] of changes.targets) this.known.set(url, target);
     this.stylesheetsParsed += changes.stylesheetsAdded;
+    this.pages += changes.pagesAdded;
   }
 
   /** What is known about `url` in this crawl: the batch's own changes first, then memory, then the store. */
@@ -218,6 +234,7 @@ export class Frontier {
     }
     this.knownFor = crawlId;
     this.stylesheetsParsed = this.repo.stylesheetsParsed(crawlId);
+    this.pages = this.repo.pagesCrawled(crawlId);
   }
 
   /**
@@ -273,7 +290,7 @@ export class Frontier {
       ids.push(id);
       id = this.repo.previousWaiting(id);
     }
-    if (ids.length !== target.waitingLinks) throw new Error(`waiting links of target ${target.id}: chain holds ${ids.length}, count says ${target.waitingLinks}`);
+    if (ids.length !== target.waitingLinks) throw new BatchAccountingError(`waiting links of target ${target.id}: chain holds ${ids.length}, count says ${target.waitingLinks}`);
     return ids;
   }
 
@@ -312,7 +329,7 @@ export class Frontier {
   /** What a batch of results means, written inside its transaction; returns the targets to check again. */
   private recordBatch(crawlId: string, results: FrontierResult[], limits: PageLimits, changes: BatchChanges): FrontierTarget[] {
     const redo: FrontierTarget[] = [];
-    let pages = this.repo.pagesCrawled(crawlId);
+    let pages = this.pages;
     for (const result of results) {
       const { target } = result;
       if (result.kind === "skipped") {
@@ -371,7 +388,10 @@ export class Frontier {
     return redo;
   }
 
-  /** Writes what a batch counted: waiting links, broken links, status counts and the crawl's counters. */
+  /**
+   * Writes what a batch counted: waiting links, broken links, status counts and the crawl's counters. The one
+   * check of a batch's counts: the store's pages_crawled moved by exactly the pages the batch claimed.
+   */
   private writeChanges(crawlId: string, changes: BatchChanges): void {
     this.writeWaiting(changes);
     this.repo.insertBrokenLinks(crawlId, changes.brokenLinks);
@@ -379,7 +399,10 @@ export class Frontier {
       crawlId,
       [...changes.statusCounts].flatMap(([key, links]) => [Math.floor(key / 2), key % 2, links]),
     );
-    this.repo.addCounts(crawlId, changes);
+    const pages = this.repo.addCounts(crawlId, changes);
+    if (pages !== this.pages + changes.pagesAdded) {
+      throw new BatchAccountingError(`crawl ${crawlId}: the store counts ${pages} pages, the frontier ${this.pages} + ${changes.pagesAdded} from this batch`);
+    }
   }
 
   /**
@@ -429,7 +452,7 @@ export class Frontier {
 
   /** Pages the crawl has parsed so far (committed). */
   pagesCrawled(crawlId: string): number {
-    return this.repo.pagesCrawled(crawlId);
+    return this.knownFor === crawlId ? this.pages : this.repo.pagesCrawled(crawlId);
   }
 
   /** Whether the crawl's sitemap entries were recorded already (by an earlier run of a resumed crawl). */

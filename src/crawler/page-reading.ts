@@ -1,17 +1,14 @@
-import { collectEveryBytes, PAGE_BYTES_PER_COLLECTION, PAGE_BYTES_PER_YOUNG_COLLECTION, youngThenFull } from "../core/gc-rhythm.ts";
 import type { BodyConsumer } from "../net/body-sink.ts";
 import { HtmlTextStream } from "./decode.ts";
 import { createExtractor, type ExtractedLink, type Extractor, type ExtractorOptions } from "./extract.ts";
 import type { PageIds } from "./page-ids.ts";
 import type { NotFoundPageReader } from "./soft-404.ts";
 
-/** One per thread: every page this crawl worker reads counts toward the next collection, young or full. */
-const collectByBytes = collectEveryBytes(PAGE_BYTES_PER_YOUNG_COLLECTION, youngThenFull(PAGE_BYTES_PER_COLLECTION / PAGE_BYTES_PER_YOUNG_COLLECTION));
-
 /**
  * One HTML page read as its body arrives: bytes → text (decode.ts, the page's own encoding) → the link
  * extractor and, when the site has a soft-404 page, the reader comparing the page with it. Nothing holds the
- * page whole, so what a page costs is what the extractor keeps of it, not its size.
+ * page whole, so what a page costs is what the extractor keeps of it, not its size. Each chunk read is told to
+ * `bytesRead`: the crawl job's GC rhythm (core/gc-rhythm.ts `crawlGcRhythm`).
  */
 export class PageReading {
   private readonly extractor: Extractor;
@@ -24,6 +21,7 @@ export class PageReading {
     contentType: string | undefined,
     options: ExtractorOptions,
     private readonly notFound: NotFoundPageReader | null,
+    bytesRead: ((bytes: number) => void) | undefined,
   ) {
     const extractor = createExtractor(finalUrl, options);
     this.extractor = extractor;
@@ -33,7 +31,7 @@ export class PageReading {
     });
     this.consumer = (chunk) => {
       this.text.write(chunk);
-      collectByBytes(chunk.length);
+      bytesRead?.(chunk.length);
     };
   }
 

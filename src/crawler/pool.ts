@@ -4,8 +4,9 @@ import type { Resolve } from "../net/resolve.ts";
 import type { CrawlsRepo } from "../store/crawls.repo.ts";
 import { executeCrawlJob, type CrawlJobSettings } from "./crawl-job.ts";
 import { claimNextCrawl, failCrawl } from "./crawl-transitions.ts";
-import { PooledWorker, type Assignment, type WorkerJobEnd } from "./pooled-worker.ts";
-import type { CrawlProgress, StopReason } from "./crawl.ts";
+import { PooledWorker, type Assignment } from "./pooled-worker.ts";
+import type { CrawlProgress } from "./crawl.ts";
+import type { JobEnd, StopReason } from "../core/crawl-life.ts";
 import { untilAborted } from "../core/until-aborted.ts";
 
 /**
@@ -29,7 +30,7 @@ interface RunningJob {
   stop(reason: StopReason): void;
   /** Ends the job at once, mid-batch if need be (its open transaction rolls back). */
   kill(): void;
-  done: Promise<WorkerJobEnd>;
+  done: Promise<JobEnd>;
 }
 
 export interface CrawlPoolOptions {
@@ -177,22 +178,29 @@ export class CrawlPool {
     void job.done.then((end) => {
       this.jobs.delete(crawlId);
       this.version++;
-      let leftRunning = typeof end === "object" && "paused" in end ? end.paused : null;
-      // While stopping, a job that dies (or is killed at the deadline) leaves its crawl running to resume.
-      if (typeof end === "object" && "crashed" in end && !this.stopping) {
-        this.options.logger.error("crawl job crashed", { crawl_id: crawlId, error: end.crashed });
-        try {
-          failCrawl(this.options.repo, crawlId, { error: CRASHED_ERROR, failure: "internal", now: new Date().toISOString() });
-        } catch (error) {
-          leftRunning = "its crawl job stopped unexpectedly and the store refused to record that";
-          this.options.logger.error("could not record a crashed crawl; it will be taken up again later", { crawl_id: crawlId, error: String(error) });
-        }
-      }
+      const leftRunning = this.settle(crawlId, end);
       if (leftRunning !== null && !this.stopping) this.waitBeforeRetry(crawlId, leftRunning);
       else this.forgetWaiting(crawlId);
       this.options.onTransition?.();
       this.fill();
     });
+  }
+
+  /**
+   * What the pool does about a job's end: a crashed job's crawl is failed (while stopping, a job that dies or is
+   * killed at the deadline leaves its crawl running to resume). Why the crawl is left running and must wait, or null.
+   */
+  private settle(crawlId: string, end: JobEnd): string | null {
+    if (end.kind === "paused") return end.reason;
+    if (end.kind !== "crashed" || this.stopping) return null;
+    this.options.logger.error("crawl job crashed", { crawl_id: crawlId, error: end.error });
+    try {
+      failCrawl(this.options.repo, crawlId, { kind: "failed", failure: "internal", error: CRASHED_ERROR }, { now: new Date().toISOString() });
+      return null;
+    } catch (error) {
+      this.options.logger.error("could not record a crashed crawl; it will be taken up again later", { crawl_id: crawlId, error: String(error) });
+      return "its crawl job stopped unexpectedly and the store refused to record that";
+    }
   }
 
   /** Keeps `crawlId` from being taken up again until its next delay has passed; `reason` says why it waits. */
@@ -224,15 +232,15 @@ export class CrawlPool {
       logger: this.options.logger,
       onProgress: this.options.onProgress,
     }).catch(
-      (error: unknown) => ({ crashed: String(error) }),
+      (error: unknown): JobEnd => ({ kind: "crashed", error: String(error) }),
     );
     // An inline job shares this thread: once aborted it ends at its next await; nothing more can be forced.
     return { stop: (reason) => controller.abort(reason), kill: () => controller.abort("shutdown"), done };
   }
 
   private workerJob(crawlId: string): RunningJob {
-    let end!: (end: WorkerJobEnd) => void;
-    const done = new Promise<WorkerJobEnd>((resolve) => (end = resolve));
+    let end!: (end: JobEnd) => void;
+    const done = new Promise<JobEnd>((resolve) => (end = resolve));
     const assignment: Assignment = { crawlId, end };
     const idle = [...this.workers].find((worker) => worker.idle);
     const worker = idle ?? this.newWorker();

@@ -1,7 +1,8 @@
 import type { Logger } from "../core/logger.ts";
-import type { CrawlJobEnd, CrawlJobSettings } from "./crawl-job.ts";
+import type { JobEnd, StopReason } from "../core/crawl-life.ts";
+import type { CrawlJobSettings } from "./crawl-job.ts";
 import type { FromWorker, ToWorker } from "./crawl-worker.ts";
-import type { CrawlProgress, StopReason } from "./crawl.ts";
+import type { CrawlProgress } from "./crawl.ts";
 
 /**
  * One worker thread of the crawl pool (crawler/pool.ts) and its life as an explicit state:
@@ -9,6 +10,7 @@ import type { CrawlProgress, StopReason } from "./crawl.ts";
  *   idle (new) ─start→ starting ─any answer→ running ─ended→ idle ─start→ starting …
  *   starting | running ─crashed, died, killed, retired→ dead;  idle ─died, retired→ dead
  *
+ * The worker's states are the thread's, not the crawl's: a crawl's end is a `JobEnd` (core/crawl-life.ts).
  * `starting`: the crawl was sent and not yet answered; a kept worker that dies now ran nothing of it, so the
  * crawl is left running (ended "stopped") to be taken up again at once on a new worker. `idle`: kept for the next
  * crawl, unref'd so it keeps no process alive. `dead`: terminated, and the pool forgets it. Calls made for a crawl
@@ -16,13 +18,10 @@ import type { CrawlProgress, StopReason } from "./crawl.ts";
  * crawl the worker runs next.
  */
 
-/** How a crawl job on a worker ended, as the pool sees it. */
-export type WorkerJobEnd = CrawlJobEnd | { crashed: string };
-
 /** A crawl handed to a worker, and where its end is reported (once). */
 export interface Assignment {
   crawlId: string;
-  end(end: WorkerJobEnd): void;
+  end(end: JobEnd): void;
 }
 
 type WorkerState =
@@ -84,7 +83,7 @@ export class PooledWorker {
 
   /** → dead, at once: a crawl the worker still held ends as killed. */
   retire(): void {
-    this.die()?.end({ crashed: "killed at shutdown" });
+    this.die()?.end({ kind: "crashed", error: "killed at shutdown" });
   }
 
   /** The crawl this worker holds, if any. */
@@ -113,11 +112,9 @@ export class PooledWorker {
         this.hooks.onProgress?.(message.progress);
         return;
       case "ended":
-        this.release(message.end);
-        return;
-      case "crashed":
         // A job that threw is reported, and the thread that ran it is not trusted with another.
-        this.die()?.end({ crashed: message.message });
+        if (message.end.kind === "crashed") this.die()?.end(message.end);
+        else this.release(message.end);
         return;
       default:
         message satisfies never;
@@ -139,11 +136,11 @@ export class PooledWorker {
             crawl_id: state.assignment.crawlId,
             error: why,
           });
-          this.die()?.end("stopped");
-        } else this.die()?.end({ crashed: why });
+          this.die()?.end({ kind: "stopped" });
+        } else this.die()?.end({ kind: "crashed", error: why });
         return;
       case "running":
-        this.die()?.end({ crashed: why });
+        this.die()?.end({ kind: "crashed", error: why });
         return;
       default:
         state satisfies never;
@@ -151,7 +148,7 @@ export class PooledWorker {
   }
 
   /** running → idle: the crawl ended in order, and the thread is kept for the next one. */
-  private release(end: CrawlJobEnd): void {
+  private release(end: JobEnd): void {
     const assignment = this.held();
     this.state = { kind: "idle" };
     this.worker.unref();

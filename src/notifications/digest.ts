@@ -1,6 +1,6 @@
 import type { ComparedCrawl } from "../store/changes.repo.ts";
 import type { NotifyWhen } from "../core/channels.ts";
-import type { CrawlFailure } from "../core/crawl-failure.ts";
+import type { CrawlFailure } from "../core/crawl-life.ts";
 import { cleanText } from "./plain-text.ts";
 
 /**

@@ -1,9 +1,8 @@
 import { z } from "zod";
-import { CRAWL_FAILURES } from "../core/crawl-failure.ts";
 import { WARNING_CAUSES } from "../core/crawl-warnings.ts";
 import { CrawlOptionsSchema } from "../core/crawl-options.ts";
 import { IgnoreRulesSchema } from "../core/ignore-rules-schema.ts";
-import { CRAWL_STATUSES, CRAWL_TRIGGERS } from "../core/crawl-status.ts";
+import { CRAWL_FAILURES, CRAWL_STATUSES, CRAWL_TRIGGERS } from "../core/crawl-life.ts";
 import { LINK_KINDS } from "../core/link-kind.ts";
 
 /**

@@ -3,6 +3,8 @@ import { hasNoRules } from "../core/ignore-rules.ts";
 import { ConflictError, CrawlInProgressError, DomainNotVerifiedError, NotFoundError } from "../core/errors.ts";
 import { describeWarnings, warningCauses } from "../core/crawl-warnings.ts";
 import { canonicalId, newId } from "../core/ids.ts";
+import { isActive } from "../core/crawl-life.ts";
+import { verdictLoadRhythm } from "../core/gc-rhythm.ts";
 import { failCrawl } from "../crawler/crawl-transitions.ts";
 import { comparedWith } from "../crawler/open-links.ts";
 import type { CrawlFilter, CrawlRecord, CrawlsRepo } from "../store/crawls.repo.ts";
@@ -37,9 +39,6 @@ export interface CrawlRunner {
   /** Why the crawl cannot make progress right now (its store refuses writes: a full disk), or null. */
   stalled(crawlId: string): string | null;
 }
-
-/** The error a cancelled crawl ends with. */
-export const CANCELLED = "cancelled";
 
 export interface CrawlsServiceDeps {
   repo: CrawlsRepo;
@@ -110,8 +109,7 @@ export class CrawlsService {
 
   /** Why an active crawl waits, when the runner knows it cannot make progress; null otherwise. */
   private waitingReason(row: CrawlRecord): string | null {
-    const active = row.status === "pending" || row.status === "running";
-    const stalled = active ? this.deps.runner.stalled(row.id) : null;
+    const stalled = isActive(row.status) ? this.deps.runner.stalled(row.id) : null;
     return stalled === null ? null : `paused: ${stalled}; it keeps what it has written and goes on by itself once that is resolved`;
   }
 
@@ -125,7 +123,7 @@ export class CrawlsService {
 
   /** Every checked link of the crawl in discovery order, streamed from the store (each record is a fresh object). */
   allLinks(id: string): Iterable<LinkView> {
-    return this.deps.links.each(this.require(id).id);
+    return this.deps.links.each(this.require(id).id, verdictLoadRhythm());
   }
 
   /** The crawl's broken links in discovery order, streamed through their own index (what allLinks marks broken). */
@@ -172,7 +170,7 @@ export class CrawlsService {
   changes(id: string, page: number, limit: number): ChangesPage {
     const crawl = this.require(id);
     const against = comparedWith(this.deps.repo.openLinks, crawl.id);
-    const final = crawl.status === "completed" || crawl.status === "failed";
+    const final = !isActive(crawl.status);
     const repo = this.deps.links.changes;
     const closed = against === null ? 0 : repo.countClosed(crawl.id, against);
     const readClosed = (skip: number, count: number) => (against === null ? [] : repo.closed(crawl.id, against, skip, count));
@@ -212,13 +210,13 @@ export class CrawlsService {
   }
 
   /**
-   * Ends a pending or running crawl as failed with error "cancelled"; what it found, and its warnings, stay
+   * Ends a pending or running crawl as cancelled (the spec's `failed`, failure "cancelled"); what it found, and its warnings, stay
    * readable, and its changes are settled (crawl-transitions.ts). The answer is final: the crawl's worker writes
    * nothing after this transaction (store/crawl-fence.ts).
    */
   cancel(id: string): CrawlDetailView {
     const crawl = this.require(id);
-    if (!failCrawl(this.deps.repo, crawl.id, { error: CANCELLED, failure: "cancelled", now: new Date().toISOString() })) {
+    if (!failCrawl(this.deps.repo, crawl.id, { kind: "cancelled" }, { now: new Date().toISOString() })) {
       throw new ConflictError(`crawl ${crawl.id} has already ended (${this.require(id).status})`, [
         { field: "id", status: this.require(id).status },
       ]);

@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import type { CrawlFailure } from "../core/crawl-failure.ts";
+import type { CrawlFailure, StoredEnd } from "../core/crawl-life.ts";
 import type { CrawlOptions } from "../core/crawl-options.ts";
 import { hasNoRules, storedIgnoreRules, type IgnoreRules } from "../core/ignore-rules.ts";
 import { withDefaultOptions } from "../core/stored-options.ts";
@@ -74,14 +74,6 @@ function toCrawl(raw: RawCrawl | null): CrawlRecord | undefined {
 /** The options document of a new crawl: rules are written only when there are some, so other crawls read as before. */
 function storedOptions(options: CrawlOptions, rules: IgnoreRules): string {
   return JSON.stringify(hasNoRules(rules) ? options : { ...options, ignore_rules: rules });
-}
-
-/** A crawl's end state, as the crawler or a service decided it. */
-export interface CrawlEnd {
-  status: "completed" | "failed";
-  error: string | null;
-  failure: CrawlFailure | null;
-  now: string;
 }
 
 /** The frontier row of one target, as read to judge a crawl's start page. */
@@ -255,7 +247,7 @@ export class CrawlsRepo {
   }
 
   /** Writes the end state of a crawl that is still pending or running; false when it had already ended (or is gone). */
-  markEnded(id: string, end: CrawlEnd): boolean {
+  markEnded(id: string, end: StoredEnd & { now: string }): boolean {
     const result = this.sqlite
       .query(
         `UPDATE crawls SET status = $status, error = $error, failure = $failure, completed_at = $now

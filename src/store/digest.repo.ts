@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import type { CrawlFailure } from "../core/crawl-failure.ts";
+import type { CrawlFailure } from "../core/crawl-life.ts";
 import { ChangesRepo, CLOSED_FROM, matchedFragment, NEW_BROKEN_FROM, OPEN_PAIRS, type ComparedCrawl } from "./changes.repo.ts";
 
 /**

@@ -93,7 +93,7 @@ export class FrontierRepo {
   private readonly deleteWaitingStatement: Statement<unknown, [number]>;
   private readonly counters: Statement<{ pages_crawled: number }, [string]>;
   private readonly stylesheetsStatement: Statement<{ stylesheets: number }, [string]>;
-  private readonly addCountsStatement: Statement<unknown, [number, number, number, number, number, number, number, string]>;
+  private readonly addCountsStatement: Statement<{ pages_crawled: number }, [number, number, number, number, number, number, number, string]>;
   private readonly insertLinksStatement: MultiRowInsert;
   private readonly upsertWaitingStatement: MultiRowInsert;
   private readonly insertBrokenLinksStatement: MultiRowInsert;
@@ -153,7 +153,7 @@ export class FrontierRepo {
     this.addCountsStatement = sqlite.prepare(
       `UPDATE crawls SET pages_crawled = pages_crawled + ?1, total_links = total_links + ?2, broken_links = broken_links + ?3,
        skipped_links = skipped_links + ?4, truncated = MAX(truncated, ?5), pages_cut = pages_cut + ?6, excluded_links = excluded_links + ?7
-       WHERE id = ?8`,
+       WHERE id = ?8 RETURNING pages_crawled`,
     );
     // No conflict check: a page's links are recorded once (crawl_pages claim) and deduped per target (and fragment) before.
     this.insertLinksStatement = new MultiRowInsert(
@@ -325,8 +325,8 @@ export class FrontierRepo {
     this.sqlite.query("UPDATE crawls SET sitemap_urls = ?1, orphan_pages = ?2 WHERE id = ?3").run(listed, orphans, crawlId);
   }
 
-  /** Moves the crawl's counters by `delta`. */
-  addCounts(crawlId: string, delta: CounterDelta): void {
-    this.addCountsStatement.run(delta.pagesAdded, delta.total, delta.broken, delta.skipped, delta.truncated, delta.pagesCut, delta.excluded, crawlId);
+  /** Moves the crawl's counters by `delta`; its pages_crawled after the move. */
+  addCounts(crawlId: string, delta: CounterDelta): number {
+    return this.addCountsStatement.get(delta.pagesAdded, delta.total, delta.broken, delta.skipped, delta.truncated, delta.pagesCut, delta.excluded, crawlId)!.pages_crawled;
   }
 }

@@ -218,10 +218,11 @@ export class LinksRepo {
    * Every checked link of a crawl in discovery order, read in batches so memory stays flat. Each link takes its
    * verdict from the crawl's targets held in arrays (target-verdicts.ts) rather than from a join per link;
    * a crawl whose targets are too many for them is joined in SQL. Meant for an ended crawl (check's report):
-   * on a running one, links to targets checked after the call began are left out.
+   * on a running one, links to targets checked after the call began are left out. `betweenBatches` runs after
+   * each batch of verdicts loaded (the caller's GC rhythm).
    */
-  *each(crawlId: string): Generator<LinkRecord> {
-    const verdicts = TargetVerdicts.load(this.sqlite, crawlId, this.maxVerdictSpan);
+  *each(crawlId: string, betweenBatches?: () => void): Generator<LinkRecord> {
+    const verdicts = TargetVerdicts.load(this.sqlite, crawlId, this.maxVerdictSpan, betweenBatches);
     if (verdicts === null) {
       yield* this.eachJoined(crawlId);
       return;

@@ -1,10 +1,9 @@
 import { sql } from "drizzle-orm";
 import type { CrawlOptions } from "../core/crawl-options.ts";
 import type { IgnoreRules } from "../core/ignore-rules.ts";
-import type { CrawlFailure } from "../core/crawl-failure.ts";
 import type { WarningCause } from "../core/crawl-warnings.ts";
 import type { VerifiedBy } from "../core/verified-by.ts";
-import type { CrawlStatus, CrawlTrigger } from "../core/crawl-status.ts";
+import type { CrawlFailure, CrawlStatus, CrawlTrigger } from "../core/crawl-life.ts";
 import type { DeliveryState } from "../core/delivery-state.ts";
 import type { FragmentGap, PageIdsGap } from "../core/fragment-gap.ts";
 import type { StoredLinkKind } from "../core/link-kind.ts";
@@ -88,7 +87,7 @@ export const crawls = sqliteTable(
     newBrokenLinks: integer("new_broken_links"),
     /** Why a failed crawl failed ("cancelled", the duration limit, …); null otherwise. */
     error: text("error"),
-    /** What kind of failure `error` describes (core/crawl-failure.ts); null unless failed. */
+    /** What kind of failure `error` describes (core/crawl-life.ts); null unless failed. */
     failure: text("failure").$type<CrawlFailure>(),
     /** True when a page limit (max_pages, max_depth) left pages unparsed. */
     truncated: integer("truncated", { mode: "boolean" }).notNull().default(false),

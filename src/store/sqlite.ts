@@ -49,6 +49,10 @@ export interface OpenOptions {
   create?: boolean;
   /** The file must be this one (the file the service opened): else StoreFileLostError, and nothing is opened. */
   expect?: FileIdentity;
+  /** NORMAL instead of FULL for a WAL store: a crawl job's connection (crawler/crawl-job.ts says why). */
+  synchronous?: "NORMAL";
+  /** false: this connection does not enforce foreign keys (a crawl job's; crawler/crawl-job.ts says why). Others still do. */
+  foreignKeys?: boolean;
 }
 
 /** Bytes a store's WAL file is cut back to after a checkpoint (SQLite's journal_size_limit). */
@@ -92,11 +96,11 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database 
       const empty = sqlite.query<{ page_count: number }, []>("PRAGMA page_count").get()?.page_count === 0;
       if (empty) sqlite.exec("PRAGMA auto_vacuum = INCREMENTAL");
       sqlite.exec("PRAGMA journal_mode = WAL");
-      sqlite.exec("PRAGMA synchronous = FULL");
+      sqlite.exec(`PRAGMA synchronous = ${options.synchronous ?? "FULL"}`);
       // A WAL grown by one big transaction is cut back to this once it has been checkpointed, not kept at its peak.
       sqlite.exec(`PRAGMA journal_size_limit = ${WAL_SIZE_LIMIT}`);
     }
-    sqlite.exec("PRAGMA foreign_keys = ON");
+    sqlite.exec(`PRAGMA foreign_keys = ${options.foreignKeys === false ? "OFF" : "ON"}`);
   } catch (error) {
     sqlite?.close();
     throw new StoreFileError(path, `cannot open the store ${path}: ${describeFailure(path, error)}`);

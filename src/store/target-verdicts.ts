@@ -1,5 +1,4 @@
 import type { Database } from "bun:sqlite";
-import { collectEvery, youngThenFull } from "../core/gc-rhythm.ts";
 import { keysetBatches } from "./keyset-batches.ts";
 import type { LinkRecord } from "./link-record.ts";
 import type { StoredLinkKind } from "./schema.ts";
@@ -23,13 +22,6 @@ export const MAX_VERDICT_SPAN = 1 << 18;
 
 /** Rows read per query while loading. */
 const LOAD_BATCH = 1_000;
-/**
- * Loading makes garbage fast (each row an array, each URL a string until its batch is joined) and JSC let it
- * pile up: 200,000 targets lifted `check`'s RSS by ~70 MiB for a moment where ~20 MiB stay. A young collection
- * every 8 batches and a full one every 32 (bench/README.md, "Memory").
- */
-const BATCHES_PER_YOUNG_COLLECTION = 8;
-const YOUNG_COLLECTIONS_PER_FULL = 4;
 
 type VerdictRow = [id: number, url: string, statusCode: number, isBroken: number, finalUrl: string | null, error: string | null, warning: string | null];
 
@@ -51,8 +43,11 @@ export class TargetVerdicts {
     private readonly unusual: Map<number, Unusual>,
   ) {}
 
-  /** The checked targets of `crawlId`, or null when their ids span more than `maxSpan`. */
-  static load(sqlite: Database, crawlId: string, maxSpan = MAX_VERDICT_SPAN): TargetVerdicts | null {
+  /**
+   * The checked targets of `crawlId`, or null when their ids span more than `maxSpan`. `betweenBatches` runs after
+   * each batch loaded: the caller's GC rhythm (core/gc-rhythm.ts `verdictLoadRhythm`); a repo decides no collection.
+   */
+  static load(sqlite: Database, crawlId: string, maxSpan = MAX_VERDICT_SPAN, betweenBatches: () => void = () => {}): TargetVerdicts | null {
     const bounds = sqlite
       .query<{ first: number | null; last: number | null }, { crawlId: string }>(
         "SELECT MIN(id) AS first, MAX(id) AS last FROM crawl_targets WHERE crawl_id = $crawlId AND state = 'done'",
@@ -79,10 +74,9 @@ export class TargetVerdicts {
     );
     const lastId = firstId + span - 1;
     const read = (afterId: number) => batch.values({ crawlId, afterId, lastId }) as VerdictRow[];
-    const trimHeap = collectEvery(BATCHES_PER_YOUNG_COLLECTION, youngThenFull(YOUNG_COLLECTIONS_PER_FULL));
     for (const rows of keysetBatches(read, LOAD_BATCH, (row) => row[0])) {
       verdicts.add(rows);
-      trimHeap();
+      betweenBatches();
     }
     return verdicts;
   }

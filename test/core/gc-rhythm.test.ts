@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { collectEvery, collectEveryBytes, unlessCollectedSince, youngThenFull } from "../../src/core/gc-rhythm.ts";
+import { collectEvery, collectEveryBytes, Collections, crawlGcRhythm, PAGE_BYTES_PER_YOUNG_COLLECTION, youngThenFull } from "../../src/core/gc-rhythm.ts";
 
 describe("collectEvery", () => {
   test("collects on every n-th written batch and never in between", () => {
@@ -67,10 +67,11 @@ describe("collectEveryBytes", () => {
 });
 
 describe("unlessCollectedSince", () => {
-  test("takes its turn only when no other rhythm of the thread collected since its last one", () => {
+  test("takes its turn only when no other rhythm of the job collected since its last one", () => {
     let ran = 0;
-    const batchTurn = unlessCollectedSince(() => ran++);
-    const pageRhythm = youngThenFull(2); // the default collectors, which the gate sees
+    const collections = new Collections();
+    const batchTurn = collections.unlessCollectedSince(() => ran++);
+    const pageRhythm = youngThenFull(2, collections.counted(() => {}), collections.counted(() => {})); // counted collectors, which the gate sees
     batchTurn(); // the first turn has nothing to compare with: skipped
     expect(ran).toBe(0);
     batchTurn();
@@ -91,8 +92,9 @@ describe("unlessCollectedSince", () => {
 
   test("a gated rhythm collects on every turn when alone, and the others see its collections", () => {
     let turns = 0;
-    const batchTurn = unlessCollectedSince(youngThenFull(2, undefined, undefined));
-    const counted = unlessCollectedSince(() => turns++);
+    const collections = new Collections();
+    const batchTurn = collections.unlessCollectedSince(youngThenFull(2, collections.counted(() => {}), collections.counted(() => {})));
+    const counted = collections.unlessCollectedSince(() => turns++);
     batchTurn();
     counted();
     for (let i = 0; i < 4; i++) {
@@ -100,5 +102,33 @@ describe("unlessCollectedSince", () => {
       counted(); // the batch rhythm collected before each of these turns
     }
     expect(turns).toBe(0);
+  });
+});
+
+describe("crawlGcRhythm", () => {
+  /** A job's rhythm whose collections are recorded under `name`. */
+  const rhythm = (ran: string[], name: string) => crawlGcRhythm(() => ran.push(`${name} young`), () => ran.push(`${name} full`));
+
+  test("a job's batch turn yields to its own page collections", () => {
+    const ran: string[] = [];
+    const job = rhythm(ran, "a");
+    job.batchWritten(); // nothing to compare with yet
+    job.batchWritten();
+    expect(ran).toEqual(["a young"]);
+    job.pageBytesRead(PAGE_BYTES_PER_YOUNG_COLLECTION);
+    job.batchWritten(); // the page rhythm collected since
+    expect(ran).toEqual(["a young", "a young"]);
+  });
+
+  test("two jobs in one thread keep their own counts: one's page collections never stand in for the other's batch turn", () => {
+    const ran: string[] = [];
+    const a = rhythm(ran, "a");
+    const b = rhythm(ran, "b");
+    b.batchWritten();
+    for (let i = 0; i < 3; i++) {
+      a.pageBytesRead(PAGE_BYTES_PER_YOUNG_COLLECTION);
+      b.batchWritten();
+    }
+    expect(ran).toEqual(["a young", "b young", "a full", "b young", "a young", "b young"]);
   });
 });

@@ -43,7 +43,7 @@ test.each([
   const settings = storeWithRunningCrawl(`${how}.db`);
   lose(settings.dbPath);
   const end = await executeCrawlJob(CRAWL_ID, settings, { signal: new AbortController().signal });
-  expect(end).toEqual({ paused: expect.any(String) });
+  expect(end).toEqual({ kind: "paused", reason: expect.any(String) });
   if (how === "replaced") expect(Bun.file(settings.dbPath).size).toBe(0);
   else expect(existsSync(settings.dbPath)).toBe(false);
 });

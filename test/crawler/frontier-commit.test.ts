@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase, openStore, type Store } from "../../src/store/sqlite.ts";
-import { Frontier } from "../../src/crawler/frontier.ts";
+import { BatchAccountingError, Frontier } from "../../src/crawler/frontier.ts";
 import type { FrontierTarget } from "../../src/store/frontier.repo.ts";
 import { migrate } from "../../src/store/migrate.ts";
 
@@ -67,6 +67,24 @@ test("a batch committed while another connection holds the write lock waits for 
   const crawl = store.sqlite.query("SELECT pages_crawled, error FROM crawls WHERE id = ?").get(crawlId);
   expect(crawl).toEqual({ pages_crawled: 1, error: "touched by another connection" });
   expect(frontier.pull(crawlId, 0, 10).map((target) => target.url)).toEqual([`${ROOT}a`, `${ROOT}b`]);
+  store.close();
+});
+
+test("a batch tells the pages the store counted; one whose counts disagree with the store's is refused whole", () => {
+  const crawlId = "01a20460-0000-7000-8000-0000000000c5";
+  const store = freshStore("accounting.db", crawlId);
+  const frontier = new Frontier(store.sqlite);
+  frontier.seed(crawlId, ROOT);
+  const [root] = frontier.pull(crawlId, 0, 10);
+  expect(frontier.commit(crawlId, [checked(root!, [`${ROOT}a`, `${ROOT}b`])], LIMITS)).toEqual({ redo: [], pagesCrawled: 1 });
+  const counts = () => store.sqlite.query("SELECT pages_crawled, total_links, (SELECT count(*) FROM links) AS links FROM crawls WHERE id = ?").get(crawlId);
+  // A fault in the accounting: a page counted twice behind the frontier's back.
+  store.sqlite.run("UPDATE crawls SET pages_crawled = pages_crawled + 1 WHERE id = ?", [crawlId]);
+  const before = counts();
+  const [a] = frontier.pull(crawlId, root!.id, 1);
+  expect(() => frontier.commit(crawlId, [checked(a!, [`${ROOT}b`, `${ROOT}c`])], LIMITS)).toThrow(BatchAccountingError);
+  expect(counts()).toEqual(before);
+  expect(frontier.pull(crawlId, root!.id, 10).map((target) => target.url)).toEqual([`${ROOT}a`, `${ROOT}b`]);
   store.close();
 });
 

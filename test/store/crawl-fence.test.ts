@@ -41,7 +41,7 @@ test("a cancelled crawl's worker can write nothing more, and its warnings and co
   frontier.commit(CRAWL, [{ kind: "checked", target: root!, verdict: ok, finalUrl: null, redirectEnd: null, page }], { maxPages: 100, maxDepth: 10 });
   frontier.addWarnings(CRAWL, ["found while running"]);
 
-  expect(failCrawl(crawls, CRAWL, { error: "cancelled", failure: "cancelled", now: "2026-01-01T00:00:01Z" })).toBe(true);
+  expect(failCrawl(crawls, CRAWL, { kind: "cancelled" }, { now: "2026-01-01T00:00:01Z" })).toBe(true);
   const state = () => ({
     row: crawls.findById(CRAWL),
     warnings: crawls.warnings.entries(CRAWL),

@@ -105,6 +105,15 @@ describe("LinksRepo.each", () => {
     }
   });
 
+  test("the caller decides the collections: its betweenBatches runs after each batch of verdicts loaded, before any link", () => {
+    const seen: string[] = [];
+    const links = new LinksRepo(store.sqlite).each("a", () => seen.push("batch"));
+    links.next();
+    seen.push("first link");
+    // 1,300 targets of crawl a, fewer of them checked: two batches of the load (1,000 each).
+    expect(seen).toEqual(["batch", "batch", "first link"]);
+  });
+
   test("a crawl whose targets span more ids than the arrays may hold is joined in SQL, with the same result", () => {
     const { span } = store.sqlite
       .query<{ span: number }, []>("SELECT MAX(id) - MIN(id) + 1 AS span FROM crawl_targets WHERE crawl_id = 'a' AND state = 'done'")

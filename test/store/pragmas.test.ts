@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openJobDatabase } from "../../src/crawler/crawl-job.ts";
+import { migrate } from "../../src/store/migrate.ts";
 import { openStore } from "../../src/store/sqlite.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "linkpatrol-db-"));
@@ -52,5 +53,26 @@ test("check's temporary store: no WAL (the rollback journal in memory) and no sy
   ).toThrow("batch failed");
   expect(store.sqlite.query("SELECT COUNT(*) AS n FROM t").get()).toEqual({ n: 0 });
   job.close();
+  store.close();
+});
+
+test("a crawl job's foreign keys are off for its connection alone: the store's, and one opened after, still enforce them", () => {
+  const path = join(dir, "keys.db");
+  const store = openStore(path, { create: true });
+  migrate(store.sqlite);
+  store.sqlite.run("INSERT INTO domains (id, name, root_url, verification_token) VALUES ('d1', 'example.test', 'http://example.test/', 'tok')");
+  store.sqlite.run("INSERT INTO crawls (id, domain_id, status, options, created_at) VALUES ('c1', 'd1', 'running', '{}', '2026-01-01')");
+  const job = openJobDatabase({ dbPath: path, busyTimeoutMs: 100, temporaryStore: false });
+  const orphan = (path: string) => `INSERT INTO crawl_targets (crawl_id, url, internal, depth) VALUES ('no-such-crawl', 'http://example.test/${path}', 1, 0)`;
+  job.run(orphan("x")); // the job skips the lookup
+  job.run("INSERT INTO crawl_targets (crawl_id, url, internal, depth) VALUES ('c1', 'http://example.test/', 1, 0)");
+  expect(() => store.sqlite.run(orphan("y"))).toThrow(/FOREIGN KEY/);
+  job.close();
+  const later = openStore(path);
+  expect(() => later.sqlite.run(orphan("z"))).toThrow(/FOREIGN KEY/);
+  // A delete on an enforcing connection still cascades into what the job wrote.
+  later.sqlite.run("DELETE FROM crawls WHERE id = 'c1'");
+  expect(later.sqlite.query("SELECT crawl_id FROM crawl_targets ORDER BY id").all()).toEqual([{ crawl_id: "no-such-crawl" }]);
+  later.close();
   store.close();
 });

@@ -63,6 +63,8 @@ export interface ReadContext {
   wantsLinks?: (target: FrontierTarget) => boolean;
   /** The crawl's soft-404 probe (soft-404.ts): parsed pages are compared with the site's 2xx "not found" page, if it has one. */
   softNotFound?: SoftNotFoundCheck | null;
+  /** Told the bytes of each page read: the crawl job's GC rhythm (core/gc-rhythm.ts). */
+  pageBytesRead?: (bytes: number) => void;
   site: SiteOrigin;
 }
 

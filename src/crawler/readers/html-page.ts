@@ -22,6 +22,7 @@ export const htmlPageReader: ContentReader = {
       answer.headers["content-type"],
       { maxLinks: wantsLinks ? context.maxLinksPerPage : 0, collectIds: context.collectIds === true, scanCss: wantsLinks && context.readCss === true },
       notFound,
+      context.pageBytesRead,
     );
     return {
       consumer: reading.consumer,
