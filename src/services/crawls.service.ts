@@ -15,6 +15,7 @@ import type {
   CrawlBriefView,
   ChangeView,
   CrawlDetailView,
+  CrawlProgressView,
   CrawlRunOptions,
   CrawlSummaryView,
   CrawlView,
@@ -99,7 +100,33 @@ export class CrawlsService {
   get(id: string): CrawlDetailView {
     const row = this.require(id);
     const warnings = this.deps.repo.warnings.entries(row.id);
-    return { ...toBrief(row, this.waitingReason(row)), warnings: describeWarnings(warnings), warning_causes: warningCauses(warnings) };
+    return {
+      ...toBrief(row, this.waitingReason(row)),
+      warnings: describeWarnings(warnings),
+      warning_causes: warningCauses(warnings),
+      progress: this.progressOf(row),
+    };
+  }
+
+  /** Where a pending or running crawl's frontier stands; null once it has ended. */
+  progress(id: string): CrawlProgressView | null {
+    return this.progressOf(this.require(id));
+  }
+
+  private progressOf(row: CrawlRecord): CrawlProgressView | null {
+    if (row.status !== "pending" && row.status !== "running") return null;
+    const { found, queued } = this.deps.repo.frontierCounts(row.id);
+    return { targets_found: found, targets_checked: found - queued, targets_queued: queued };
+  }
+
+  /** The domain's pending or running crawl, if it has one (at most one: the store enforces it). */
+  active(domainId: string): CrawlSummaryView | null {
+    return this.list({ domainId, status: "running" }, 1, 1).items[0] ?? this.list({ domainId, status: "pending" }, 1, 1).items[0] ?? null;
+  }
+
+  /** The domain's newest completed crawl: the numbers to show beside a failed one. */
+  lastCompleted(domainId: string): CrawlSummaryView | null {
+    return this.list({ domainId, status: "completed" }, 1, 1).items[0] ?? null;
   }
 
   /** A crawl's detail without its warnings, which pages listing crawls never read. */
