@@ -152,8 +152,8 @@ function LatestFailed(props: NonNullable<DomainPageProps["failed"]>) {
   return (
     <div class={cancelled ? "notice" : "notice error"} id="latest-failed" role="status">
       <p>
-        The latest crawl (<a href={`/ui/crawls/${props.crawl.id}`}>started <Ago iso={props.crawl.created_at} /></a>){" "}
-        {cancelled ? "was cancelled." : "failed."} <FailureReason failure={props.crawl.failure} error={props.crawl.error} />
+        The latest crawl (<a href={`/ui/crawls/${props.crawl.id}`}>started <Ago iso={props.crawl.created_at} /></a>
+        ): <FailureReason failure={props.crawl.failure} error={props.crawl.error} />
       </p>
       <p>
         <LastCompleted crawl={props.lastCompleted} pages={props.lastCompletedPages} />
