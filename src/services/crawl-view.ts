@@ -52,6 +52,20 @@ export const CrawlSummarySchema = z
   })
   .meta({ id: "CrawlSummary" });
 
+/**
+ * Where a pending or running crawl's frontier stands: the distinct target URLs it has found so far (pages and
+ * every other link target, each checked once), how many of them it has checked (or skipped: robots.txt) and how
+ * many wait. The total grows as pages are parsed, so `targets_checked / targets_found` is done-so-far, not a
+ * promise.
+ */
+export const CrawlProgressSchema = z
+  .object({
+    targets_found: z.number().int(),
+    targets_checked: z.number().int(),
+    targets_queued: z.number().int(),
+  })
+  .meta({ id: "CrawlProgress" });
+
 /** Spec "Crawl detail", plus what an operator needs to read a result honestly. */
 export const CrawlDetailSchema = z
   .object({
@@ -94,6 +108,8 @@ export const CrawlDetailSchema = z
      * resumes by itself once it can write); null otherwise. Known to the serving process only, never stored.
      */
     waiting_reason: z.string().nullable(),
+    /** While pending or running: targets found, checked and still queued (docs/api.md "Progress"); null once it has ended. */
+    progress: CrawlProgressSchema.nullable(),
     created_at: z.string(),
     started_at: z.string().nullable(),
     completed_at: z.string().nullable(),
@@ -159,7 +175,8 @@ export type CrawlRunOptions = z.output<typeof CrawlRunOptionsSchema>;
 export type CrawlSummaryView = z.output<typeof CrawlSummarySchema>;
 export type CrawlDetailView = z.output<typeof CrawlDetailSchema>;
 /** A crawl's detail without its warnings, for pages that list crawls (the overview). */
-export type CrawlBriefView = Omit<CrawlDetailView, "warnings" | "warning_causes">;
+export type CrawlBriefView = Omit<CrawlDetailView, "warnings" | "warning_causes" | "progress">;
+export type CrawlProgressView = z.output<typeof CrawlProgressSchema>;
 export type LinkView = z.output<typeof LinkSchema>;
 export type BrokenLinkView = z.output<typeof BrokenLinkSchema>;
 export type ChangeView = z.output<typeof ChangeSchema>;

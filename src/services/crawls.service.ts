@@ -5,6 +5,7 @@ import { describeWarnings, warningCauses } from "../core/crawl-warnings.ts";
 import { canonicalId, newId } from "../core/ids.ts";
 import { isActive } from "../core/crawl-life.ts";
 import { verdictLoadRhythm } from "../core/gc-rhythm.ts";
+import { monotonicNow } from "../core/clock.ts";
 import { failCrawl } from "../crawler/crawl-transitions.ts";
 import { comparedWith } from "../crawler/open-links.ts";
 import type { CrawlFilter, CrawlRecord, CrawlsRepo } from "../store/crawls.repo.ts";
@@ -17,6 +18,7 @@ import type {
   CrawlBriefView,
   ChangeView,
   CrawlDetailView,
+  CrawlProgressView,
   CrawlRunOptions,
   CrawlSummaryView,
   CrawlView,
@@ -98,7 +100,52 @@ export class CrawlsService {
   get(id: string): CrawlDetailView {
     const row = this.require(id);
     const warnings = this.deps.repo.warnings.entries(row.id);
-    return { ...toBrief(row, this.waitingReason(row)), warnings: describeWarnings(warnings), warning_causes: warningCauses(warnings) };
+    return {
+      ...toBrief(row, this.waitingReason(row)),
+      warnings: describeWarnings(warnings),
+      warning_causes: warningCauses(warnings),
+      progress: this.progressOf(row),
+    };
+  }
+
+  /** Where a pending or running crawl's frontier stands; null once it has ended. */
+  progress(id: string): CrawlProgressView | null {
+    return this.progressOf(this.require(id));
+  }
+
+  /**
+   * Counting a big crawl's frontier takes a while (~70 ms at 500,000 targets), and a running crawl changes the
+   * store several times a second: a count is reused for ten times what it cost, at least a second, so reading
+   * progress never takes more than a tenth of the thread (bench/README.md, "A running crawl's progress").
+   */
+  private readonly frontierMemo = new Map<string, { at: number; reuseMs: number; counts: { found: number; queued: number } }>();
+
+  private progressOf(row: CrawlRecord): CrawlProgressView | null {
+    if (row.status !== "pending" && row.status !== "running") {
+      this.frontierMemo.delete(row.id);
+      return null;
+    }
+    const now = monotonicNow();
+    let memo = this.frontierMemo.get(row.id);
+    if (memo === undefined || now - memo.at >= memo.reuseMs) {
+      const counts = this.deps.repo.frontierCounts(row.id);
+      const cost = monotonicNow() - now;
+      memo = { at: now, reuseMs: Math.max(1_000, cost * 10), counts };
+      if (this.frontierMemo.size >= 256) this.frontierMemo.clear(); // crawls that ended unseen; bounded anyway
+      this.frontierMemo.set(row.id, memo);
+    }
+    const { found, queued } = memo.counts;
+    return { targets_found: found, targets_checked: found - queued, targets_queued: queued };
+  }
+
+  /** The domain's pending or running crawl, if it has one (at most one: the store enforces it). */
+  active(domainId: string): CrawlSummaryView | null {
+    return this.list({ domainId, status: "running" }, 1, 1).items[0] ?? this.list({ domainId, status: "pending" }, 1, 1).items[0] ?? null;
+  }
+
+  /** The domain's newest completed crawl: the numbers to show beside a failed one. */
+  lastCompleted(domainId: string): CrawlSummaryView | null {
+    return this.list({ domainId, status: "completed" }, 1, 1).items[0] ?? null;
   }
 
   /** A crawl's detail without its warnings, which pages listing crawls never read. */

@@ -158,6 +158,17 @@ export class CrawlsRepo {
     );
   }
 
+  /**
+   * How many distinct targets the crawl has found and how many wait to be checked: one pass over the crawl's
+   * entries of the state index, without reading the rows (bench/README.md, "A running crawl's progress").
+   */
+  frontierCounts(crawlId: string): { found: number; queued: number } {
+    const rows = this.sqlite
+      .query<{ state: string; n: number }, { crawlId: string }>("SELECT state, COUNT(*) AS n FROM crawl_targets WHERE crawl_id = $crawlId GROUP BY state")
+      .all({ crawlId });
+    return { found: rows.reduce((sum, row) => sum + row.n, 0), queued: rows.find((row) => row.state === "queued")?.n ?? 0 };
+  }
+
   /** Whether the crawl has targets still waiting to be checked. */
   hasQueued(crawlId: string): boolean {
     return (

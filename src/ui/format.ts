@@ -1,4 +1,4 @@
-/** How times and numbers read on the dashboard: UTC, to the minute, and relative where that helps. */
+/** How times and numbers read on the dashboard: UTC to the minute on the server (the script shows the reader's zone), relative where that helps. */
 
 /** "2026-11-25 14:31 UTC", or "—" for none. */
 export function when(iso: string | null | undefined): string {
@@ -6,6 +6,12 @@ export function when(iso: string | null | undefined): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
   return `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+}
+
+/** "2026-11-25 14:31:05 UTC": for a moment the reader compares with a live count. */
+export function whenToTheSecond(iso: string): string {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : `${date.toISOString().slice(0, 19).replace("T", " ")} UTC`;
 }
 
 /** "3 min ago" / "in 2 h" relative to `now`. */
@@ -57,4 +63,34 @@ export function brokenFor(since: string | null, crawlStartedAt: string | null): 
   if (since === null || crawlStartedAt === null) return "";
   const ms = Date.parse(crawlStartedAt) - Date.parse(since);
   return ms <= 0 ? "new in this crawl" : `broken for ${span(ms)}`;
+}
+
+/** "2026-11-30 03:00" as the wall clock of IANA zone `zone` reads at `iso`; null when the zone is unknown. */
+export function inZone(iso: string, zone: string): string | null {
+  try {
+    const parts = new Intl.DateTimeFormat("en-US", {
+      timeZone: zone,
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      hourCycle: "h23",
+    }).formatToParts(new Date(iso));
+    const part = (type: string) => parts.find((p) => p.type === type)?.value ?? "";
+    return `${part("year")}-${part("month")}-${part("day")} ${part("hour")}:${part("minute")}`;
+  } catch {
+    return null;
+  }
+}
+
+/** "1 h 5 min", "3 min 20 s", "45 s": a duration to two units, for estimates. */
+export function duration(totalSeconds: number): string {
+  const s = Math.max(0, Math.round(totalSeconds));
+  if (s < 60) return `${s} s`;
+  const minutes = Math.floor(s / 60);
+  if (minutes < 60) return s % 60 === 0 ? `${minutes} min` : `${minutes} min ${s % 60} s`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return minutes % 60 === 0 ? `${hours} h` : `${hours} h ${minutes % 60} min`;
+  return `${Math.floor(hours / 24)} days ${hours % 24} h`;
 }

@@ -149,7 +149,7 @@ describe("GET /crawls/{id}", () => {
       [
         "id", "domain_id", "domain_name", "status", "options", "total_links", "broken_links", "pages_crawled",
         "skipped_links", "excluded_links", "truncated", "error", "created_at", "started_at", "completed_at", "new_broken_links", "trigger",
-        "pages_cut", "failure", "warnings", "warning_causes", "sitemap_urls", "orphan_pages", "waiting_reason",
+        "pages_cut", "failure", "warnings", "warning_causes", "sitemap_urls", "orphan_pages", "waiting_reason", "progress",
       ].sort(),
     );
     expect(d).toMatchObject({ id: crawl.id, domain_id: domain.id, domain_name: domain.name, options: crawl.options, created_at: crawl.created_at });

@@ -135,7 +135,10 @@ describe.skipIf(!available)("the dashboard in Chromium", () => {
     expect(await progress.count()).toBe(1);
     await shot("crawl-running");
     const poll = await (await polled).json();
-    expect(Object.keys(poll)).toEqual(["status", "pages_crawled", "total_links", "broken_links", "queued", "pages_per_second", "elapsed_seconds", "waiting_reason"]);
+    expect(Object.keys(poll)).toEqual([
+      "status", "pages_crawled", "total_links", "broken_links", "targets_found", "targets_checked", "targets_queued", "percent_done",
+      "pages_per_second", "targets_per_second", "seconds_left", "elapsed_seconds", "waiting_reason", "shown", "as_of",
+    ]);
     expect(poll.waiting_reason).toBe("");
     // The script polls the progress JSON and reloads the page when the crawl ends.
     await page.locator("h1 .badge", { hasText: "completed" }).waitFor({ timeout: 30_000 });

@@ -111,7 +111,8 @@ describe("crawl page", () => {
       pages_crawled: detail.pages_crawled,
       total_links: detail.total_links,
       broken_links: detail.broken_links,
-      queued: 0,
+      targets_queued: 0,
+      seconds_left: null,
     });
   });
 

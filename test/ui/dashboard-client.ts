@@ -9,7 +9,10 @@ import type { TestService } from "../helpers/service.ts";
 export interface Page {
   status: number;
   headers: Headers;
+  /** The body with the `<wbr/>` that URLs carry to wrap on a phone taken out, so tests read URLs as text. */
   html: string;
+  /** The body as it was sent. */
+  raw: string;
   location: string | null;
 }
 
@@ -69,10 +72,11 @@ export class DashboardClient {
       if (value === "" || /max-age=0/i.test(line)) this.cookies.delete(name);
       else this.cookies.set(name, value);
     }
-    const html = await res.text();
+    const raw = await res.text();
+    const html = raw.replaceAll("<wbr/>", "");
     const csrf = /name="_csrf" value="([^"]+)"/.exec(html)?.[1];
     if (csrf !== undefined) this.csrf = csrf;
-    return { status: res.status, headers: res.headers, html, location: res.headers.get("location") };
+    return { status: res.status, headers: res.headers, html, raw, location: res.headers.get("location") };
   }
 }
 

@@ -72,14 +72,19 @@ describe("domain pages", () => {
 
   test("the schedule previews its next runs, saves, refuses a bad expression with the reason, and clears", async () => {
     const preview = await client.get(`/ui/domains/${domainId}?cron=${encodeURIComponent("0 3 * * *")}&timezone=Europe/Berlin`);
-    const runs = [...preview.html.matchAll(/<li>(\d{4}-\d\d-\d\d \d\d:\d\d UTC)<\/li>/g)].map((m) => m[1]);
+    // Shown on the schedule's own clock, its zone named; UTC on hover (03:00 in Berlin is 01:00 or 02:00 UTC).
+    const runs = [...preview.html.matchAll(/<li><time datetime="[^"]+" data-local="zoned" title="(\d{4}-\d\d-\d\d \d\d:\d\d UTC)">(\d{4}-\d\d-\d\d \d\d:\d\d) Europe\/Berlin<\/time><\/li>/g)];
     expect(runs).toHaveLength(5);
-    // 03:00 in Berlin is 01:00 or 02:00 UTC.
-    for (const run of runs) expect(run).toMatch(/ 0[12]:00 UTC$/);
+    for (const [, utc, berlin] of runs) {
+      expect(berlin).toMatch(/ 03:00$/);
+      expect(utc).toMatch(/ 0[12]:00 UTC$/);
+    }
+    expect(preview.html).toContain("Next runs, in the schedule's time zone Europe/Berlin:".replace("'", "&#39;"));
     expect(svc.runtime.domains.get(domainId).schedule).toBeNull();
     const posted = await client.post(`/ui/domains/${domainId}/schedule`, { cron: "*/15 * * * *", timezone: "", action: "preview" });
     expect(posted.status).toBe(200);
-    expect([...posted.html.matchAll(/<li>(\d{4}-\d\d-\d\d \d\d:\d\d UTC)<\/li>/g)].map((m) => m[1]!.slice(-9, -7))).toHaveLength(5);
+    // Without a zone: server time, written in UTC (and labelled so) for the script to show in the reader's zone.
+    expect([...posted.html.matchAll(/<li><time datetime="[^"]+" data-local="abs" title="[^"]+">(\d{4}-\d\d-\d\d \d\d:\d\d UTC)<\/time><\/li>/g)]).toHaveLength(5);
     expect(posted.html).toContain("Preview of */15 * * * *");
     expect(svc.runtime.domains.get(domainId).schedule).toBeNull();
 

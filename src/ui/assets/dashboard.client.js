@@ -1,5 +1,6 @@
 // linkpatrol dashboard: progressive enhancement only. Every page works without this file; with it, forms marked
-// data-confirm ask first and a running crawl's numbers update live. Text is set with textContent, never HTML.
+// data-confirm ask first, times read in the browser's time zone, and a running crawl's numbers and broken-link
+// table update live. Text is set with textContent; the only HTML taken in is our own page, re-fetched.
 (function () {
   "use strict";
 
@@ -10,6 +11,45 @@
     if (question && !window.confirm(question)) event.preventDefault();
   });
 
+  // --- Times: the server writes UTC ("2026-11-25 14:31 UTC"); here they become the reader's local time, UTC on hover.
+  var two = function (n) {
+    return n < 10 ? "0" + n : String(n);
+  };
+  var zoneName = (function () {
+    try {
+      var part = new Intl.DateTimeFormat("en-US", { timeZoneName: "short" }).formatToParts(new Date()).filter(function (p) {
+        return p.type === "timeZoneName";
+      })[0];
+      return part ? part.value : "local time";
+    } catch (e) {
+      return "local time";
+    }
+  })();
+  function localText(date, seconds) {
+    var text = date.getFullYear() + "-" + two(date.getMonth() + 1) + "-" + two(date.getDate()) + " " + two(date.getHours()) + ":" + two(date.getMinutes());
+    return (seconds ? text + ":" + two(date.getSeconds()) : text) + " " + zoneName;
+  }
+  function localizeTimes(root) {
+    var times = root.querySelectorAll("time[data-local]");
+    for (var i = 0; i < times.length; i++) {
+      var time = times[i];
+      var date = new Date(time.getAttribute("datetime"));
+      if (isNaN(date.getTime())) continue;
+      var kind = time.getAttribute("data-local");
+      var utc = date.toISOString().slice(0, kind === "abs-s" ? 19 : 16).replace("T", " ") + " UTC";
+      var local = localText(date, kind === "abs-s");
+      if (kind === "abs" || kind === "abs-s") {
+        time.textContent = local;
+        time.setAttribute("title", utc);
+      } else {
+        time.setAttribute("title", local + " (" + utc + ")");
+      }
+    }
+  }
+  localizeTimes(document);
+
+  // --- Live progress: poll the numbers; when the broken count moved, fetch this page again and swap the panel
+  // and the table together, so they always show the same state.
   var live = document.querySelector("[data-progress-url]");
   if (!live) return;
   var url = live.getAttribute("data-progress-url");
@@ -18,10 +58,40 @@
   var failures = 0;
 
   function show(progress) {
-    Object.keys(progress).forEach(function (name) {
+    var shown = progress.shown || {};
+    Object.keys(shown).forEach(function (name) {
       var cell = live.querySelector('[data-field="' + name + '"]');
-      if (cell) cell.textContent = typeof progress[name] === "number" ? progress[name].toLocaleString("en-US") : String(progress[name]);
+      if (cell) cell.textContent = String(shown[name]);
     });
+    var bar = live.querySelector('[data-field-value="percent_done"]');
+    if (bar) bar.value = progress.percent_done === null ? 0 : progress.percent_done;
+  }
+
+  /** True while the reader works in the table (typing a filter, rows opened): swapping it would undo that. */
+  function busy(results) {
+    return results.contains(document.activeElement) || results.querySelector("details[open]") !== null;
+  }
+
+  function refreshTable(results) {
+    return fetch(window.location.href, { credentials: "same-origin", headers: { accept: "text/html" } })
+      .then(function (response) {
+        if (!response.ok) throw new Error("HTTP " + response.status);
+        return response.text();
+      })
+      .then(function (html) {
+        var fresh = new DOMParser().parseFromString(html, "text/html");
+        var panel = fresh.querySelector("[data-progress-url]");
+        var table = fresh.getElementById("live-results");
+        if (!panel || !table) return window.location.reload(); // the crawl ended: show its final page
+        if (busy(results)) return;
+        var newPanel = document.importNode(panel, true);
+        var newTable = document.importNode(table, true);
+        live.parentNode.replaceChild(newPanel, live);
+        results.parentNode.replaceChild(newTable, results);
+        live = newPanel;
+        localizeTimes(newPanel);
+        localizeTimes(newTable);
+      });
   }
 
   function poll() {
@@ -37,16 +107,32 @@
         return response.json();
       })
       .then(function (progress) {
-        if (progress === null) return;
+        if (progress === null) return null;
         failures = 0;
+        if (progress.status !== "pending" && progress.status !== "running") return window.location.reload();
+        var results = document.getElementById("live-results");
+        var stale = results !== null && results.getAttribute("data-broken-links") !== String(progress.broken_links);
+        if (stale && !busy(results)) return refreshTable(results).then(next);
         show(progress);
-        if (progress.status === "pending" || progress.status === "running") setTimeout(poll, 2000);
-        else window.location.reload();
+        if (results !== null) {
+          var note = results.querySelector("[data-stale]");
+          if (note) note.hidden = !stale;
+          // Unchanged count: the table is still true now, so its time moves on.
+          var asOf = results.querySelector(".as-of time");
+          if (asOf && !stale) {
+            asOf.setAttribute("datetime", progress.as_of);
+            localizeTimes(results);
+          }
+        }
+        next();
       })
       .catch(function () {
         failures += 1;
         if (failures < 30) setTimeout(poll, 5000);
       });
+  }
+  function next() {
+    setTimeout(poll, 2000);
   }
   setTimeout(poll, 1000);
 })();

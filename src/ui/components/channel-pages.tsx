@@ -3,13 +3,14 @@ import { CHANNEL_KINDS, NOTIFY_WHEN, type ChannelKind } from "../../core/channel
 import type { ChannelTestResultView, ChannelView } from "../../services/channel-view.ts";
 import type { DeliveryView } from "../../services/webhook-view.ts";
 import { CHANNEL_FORM_FIELDS, KIND_LABELS, type ChannelFormField } from "../channel-form-fields.ts";
-import { count, when } from "../format.ts";
+import { count } from "../format.ts";
 import { can, type Viewer } from "../ui-env.ts";
 import { FormError } from "./form-error.tsx";
 import { Csrf, Layout, StatusBadge } from "./layout.tsx";
 import { PageLinks } from "./page-links.tsx";
 import type { Problem } from "../form-problem.ts";
 import { Attempts } from "./webhook-pages.tsx";
+import { Time } from "./local-time.tsx";
 
 /** Notification channels: the list, the form to add one of a kind, and a channel's page (test, deliveries with the message each carried). */
 
@@ -203,7 +204,7 @@ export function ChannelPage(props: {
         {KIND_LABELS[channel.kind]}: <code class="url">{channel.target}</code> <StatusBadge status={channel.active ? "active" : "inactive"} />
       </p>
       <p class="muted">
-        Sends {WHEN_LABELS[channel.notify_when]} · for {domainsText(channel)} · created {when(channel.created_at)}
+        Sends {WHEN_LABELS[channel.notify_when]} · for {domainsText(channel)} · created <Time iso={channel.created_at} />
         {channel.secrets_set.length > 0 && ` · secrets kept: ${channel.secrets_set.join(", ")}`}
         {channel.disabled_reason !== null && ` · switched off: ${channel.disabled_reason}`}
       </p>
@@ -260,9 +261,11 @@ export function ChannelPage(props: {
                   </td>
                   <td>
                     <StatusBadge status={delivery.state} />
-                    {delivery.state === "pending" && delivery.next_attempt_at !== null && <div class="muted">next {when(delivery.next_attempt_at)}</div>}
+                    {delivery.state === "pending" && delivery.next_attempt_at !== null && <div class="muted">next <Time iso={delivery.next_attempt_at} /></div>}
                   </td>
-                  <td>{when(delivery.created_at)}</td>
+                  <td>
+                    <Time iso={delivery.created_at} />
+                  </td>
                   <td>
                     <Attempts delivery={delivery} />
                   </td>

@@ -1,12 +1,15 @@
 /** @jsxImportSource hono/jsx */
 import type { DomainView } from "../../services/domain-view.ts";
-import type { CrawlSummaryView } from "../../services/crawl-view.ts";
-import { count, when } from "../format.ts";
+import type { CrawlBriefView, CrawlSummaryView } from "../../services/crawl-view.ts";
+import { count } from "../format.ts";
 import { safeHref } from "../safe-url.ts";
 import { can, type Viewer } from "../ui-env.ts";
 import { DomainSettings, OptionBoxes, RefusedHere, type DomainDraft, type DomainForm } from "./domain-settings.tsx";
 import { Csrf, CrawlStatusBadge, Layout, StatusBadge } from "./layout.tsx";
 import type { Problem } from "../form-problem.ts";
+import { Ago, Time } from "./local-time.tsx";
+import { Breakable } from "./crawled-url.tsx";
+import { FAILURE_WORDS, FailureReason, LastCompleted } from "./crawl-outcome.tsx";
 
 /**
  * A domain's page: the verification methods and the verify button, starting a crawl, recent crawls, then its
@@ -54,6 +57,10 @@ export interface DomainPageProps {
   refused?: { form: DomainForm; problem: Problem };
   draft?: DomainDraft;
   preview?: { cron: string; timezone: string | null };
+  /** The domain's pending or running crawl: Start crawl is disabled while it runs. */
+  active: CrawlSummaryView | null;
+  /** The newest crawl when it failed, with the last completed one's numbers to show beside it. */
+  failed: { crawl: CrawlBriefView; lastCompleted: CrawlSummaryView | null; lastCompletedPages: number | null } | null;
 }
 
 function VerifyPanel(props: DomainPageProps) {
@@ -78,7 +85,11 @@ function VerifyPanel(props: DomainPageProps) {
       </p>
       <h3>File on the site</h3>
       <p>
-        At <code class="url">{methods.http_file.url}</code> serve exactly:
+        At{" "}
+        <code class="url">
+          <Breakable text={methods.http_file.url} />
+        </code>{" "}
+        serve exactly:
       </p>
       <pre>{methods.http_file.body}</pre>
       <h3>Meta tag in the start page's head</h3>
@@ -106,6 +117,7 @@ function RecentCrawls(props: { crawls: CrawlSummaryView[] }) {
               <tr>
                 <th scope="col">Started</th>
                 <th scope="col">Status</th>
+                <th scope="col" class="hide-narrow">Outcome</th>
                 <th scope="col" class="num">Links</th>
                 <th scope="col" class="num">Broken</th>
               </tr>
@@ -114,11 +126,14 @@ function RecentCrawls(props: { crawls: CrawlSummaryView[] }) {
               {props.crawls.map((crawl) => (
                 <tr>
                   <td>
-                    <a href={`/ui/crawls/${crawl.id}`}>{when(crawl.created_at)}</a>
+                    <a href={`/ui/crawls/${crawl.id}`}>
+                      <Time iso={crawl.created_at} />
+                    </a>
                   </td>
                   <td>
                     <CrawlStatusBadge status={crawl.status} failure={crawl.failure} />
                   </td>
+                  <td class="hide-narrow">{crawl.failure === null ? (crawl.status === "completed" ? "done" : "in progress") : FAILURE_WORDS[crawl.failure]}</td>
                   <td class="num">{count(crawl.total_links)}</td>
                   <td class="num">{count(crawl.broken_links)}</td>
                 </tr>
@@ -127,6 +142,52 @@ function RecentCrawls(props: { crawls: CrawlSummaryView[] }) {
           </table>
         </div>
       )}
+    </section>
+  );
+}
+
+/** The newest crawl failed: why, and the numbers of the last one that completed, so its zeros do not read as "all fine". */
+function LatestFailed(props: NonNullable<DomainPageProps["failed"]>) {
+  const cancelled = props.crawl.failure === "cancelled";
+  return (
+    <div class={cancelled ? "notice" : "notice error"} id="latest-failed" role="status">
+      <p>
+        The latest crawl (<a href={`/ui/crawls/${props.crawl.id}`}>started <Ago iso={props.crawl.created_at} /></a>
+        ): <FailureReason failure={props.crawl.failure} error={props.crawl.error} />
+      </p>
+      <p>
+        <LastCompleted crawl={props.lastCompleted} pages={props.lastCompletedPages} />
+      </p>
+    </div>
+  );
+}
+
+/** Start a crawl: the options and the button, disabled (and saying why) while it cannot be used. */
+function StartPanel(props: DomainPageProps) {
+  const { viewer, domain, active } = props;
+  const blocked = !domain.verified || active !== null;
+  return (
+    <section class="panel" aria-labelledby="start">
+      <h2 id="start">Start a crawl</h2>
+      <RefusedHere refused={props.refused} form="crawl" />
+      {!domain.verified && (
+        <p class="muted" id="start-blocked">
+          Verify the domain first: only a verified domain can be crawled.
+        </p>
+      )}
+      {domain.verified && active !== null && (
+        <p class="notice" id="start-blocked" role="status">
+          A crawl of this domain is {active.status === "pending" ? "waiting to start" : "running"} (created <Ago iso={active.created_at} />): another can
+          start once it ends. <a href={`/ui/crawls/${active.id}`}>View the running crawl</a>
+        </p>
+      )}
+      <form method="post" action={`/ui/domains/${domain.id}/crawls`}>
+        <Csrf viewer={viewer} />
+        <OptionBoxes options={domain.default_options} prefix="start" />
+        <button type="submit" disabled={blocked} aria-disabled={blocked ? "true" : undefined} aria-describedby={blocked ? "start-blocked" : undefined}>
+          Start crawl
+        </button>
+      </form>
     </section>
   );
 }
@@ -142,12 +203,21 @@ export function DomainPage(props: DomainPageProps) {
       </p>
       <h1>{domain.name}</h1>
       <p>
-        Start page: {rootHref === undefined ? <code>{domain.root_url}</code> : <a class="url" href={rootHref} rel="noreferrer noopener">{domain.root_url}</a>}{" "}
+        Start page:{" "}
+        {rootHref === undefined ? (
+          <code class="url">
+            <Breakable text={domain.root_url} />
+          </code>
+        ) : (
+          <a class="url" href={rootHref} rel="noreferrer noopener">
+            <Breakable text={domain.root_url} />
+          </a>
+        )}{" "}
         <StatusBadge status={domain.verified ? "verified" : "unverified"} />
         {domain.verified && (
           <span class="muted">
             {" "}
-            by {domain.verified_by} on {when(domain.verified_at)}
+            by {domain.verified_by} on <Time iso={domain.verified_at} />
           </span>
         )}
       </p>
@@ -159,20 +229,9 @@ export function DomainPage(props: DomainPageProps) {
 
       {!domain.verified && <VerifyPanel {...props} />}
 
-      {can(viewer, "crawls:write") && (
-        <section class="panel" aria-labelledby="start">
-          <h2 id="start">Start a crawl</h2>
-          {!domain.verified && <p class="muted">Verify the domain first.</p>}
-          <RefusedHere refused={props.refused} form="crawl" />
-          <form method="post" action={`/ui/domains/${domain.id}/crawls`}>
-            <Csrf viewer={viewer} />
-            <OptionBoxes options={domain.default_options} prefix="start" />
-            <button type="submit" disabled={!domain.verified}>
-              Start crawl
-            </button>
-          </form>
-        </section>
-      )}
+      {props.failed !== null && <LatestFailed {...props.failed} />}
+
+      {can(viewer, "crawls:write") && <StartPanel {...props} />}
 
       {props.crawls !== null && <RecentCrawls crawls={props.crawls} />}
 

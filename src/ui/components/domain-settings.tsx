@@ -4,10 +4,10 @@ import type { DomainView } from "../../services/domain-view.ts";
 import { nextRunOf, scheduleProblem } from "../../services/schedule.ts";
 import { OPTION_LABELS } from "../crawl-option-fields.ts";
 import type { Problem } from "../form-problem.ts";
-import { relative, when } from "../format.ts";
 import { can, type Viewer } from "../ui-env.ts";
 import { FormError } from "./form-error.tsx";
 import { Csrf } from "./layout.tsx";
+import { Ago, Time, ZonedTime } from "./local-time.tsx";
 
 /**
  * The settings half of a domain's page, one panel per form: the start page, the schedule with its next runs
@@ -105,19 +105,22 @@ function SchedulePanel(props: SettingsProps) {
           "No schedule: crawls start only when someone starts one."
         ) : (
           <>
-            Runs <code>{domain.schedule}</code> ({domain.schedule_timezone ?? "server time"}); next {relative(domain.next_run_at)} ({when(domain.next_run_at)}).
+            Runs <code>{domain.schedule}</code> ({domain.schedule_timezone ?? "server time"}); next <Ago iso={domain.next_run_at} /> (<ZonedTime iso={domain.next_run_at ?? ""} zone={domain.schedule_timezone} />).
           </>
         )}
       </p>
       {runs !== null && (
         <div aria-live="polite">
           {preview !== undefined && <h3>Preview of {preview.cron}</h3>}
+          <p class="muted">{shown!.timezone === null ? "Next runs (server time, shown in your time zone):" : `Next runs, in the schedule's time zone ${shown!.timezone}:`}</p>
           {runs.problem !== null ? (
             <p class="notice error">{runs.problem}</p>
           ) : (
             <ol>
               {runs.runs.map((run) => (
-                <li>{when(run)}</li>
+                <li>
+                  <ZonedTime iso={run} zone={shown!.timezone} />
+                </li>
               ))}
             </ol>
           )}

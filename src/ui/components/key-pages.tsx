@@ -2,10 +2,10 @@
 import { SCOPES } from "../../core/scopes.ts";
 import type { ApiKeyView } from "../../services/keys.service.ts";
 import type { Problem } from "../form-problem.ts";
-import { when } from "../format.ts";
 import type { Viewer } from "../ui-env.ts";
 import { FormError } from "./form-error.tsx";
 import { Csrf, Layout, StatusBadge } from "./layout.tsx";
+import { Time } from "./local-time.tsx";
 
 /** The API keys page (admins only): every key, the form to create one (its secret shown once), revoke links. */
 
@@ -82,8 +82,10 @@ export function KeyList(props: {
                   <code>lp_{key.prefix}…</code>
                 </td>
                 <td>{key.scopes.join(", ")}</td>
-                <td class="hide-narrow">{when(key.created_at)}</td>
-                <td class="hide-narrow">{key.last_used_at === null ? <span class="muted">never</span> : when(key.last_used_at)}</td>
+                <td class="hide-narrow">
+                  <Time iso={key.created_at} />
+                </td>
+                <td class="hide-narrow">{key.last_used_at === null ? <span class="muted">never</span> : <Time iso={key.last_used_at} />}</td>
                 <td>
                   {key.revoked_at === null ? (
                     <a class="button secondary" href={`/ui/keys/${key.id}/revoke`} aria-label={`Revoke ${key.name}`}>
@@ -91,7 +93,9 @@ export function KeyList(props: {
                     </a>
                   ) : (
                     <>
-                      <StatusBadge status="revoked" /> <span class="muted">{when(key.revoked_at)}</span>
+                      <StatusBadge status="revoked" /> <span class="muted">
+                      <Time iso={key.revoked_at} />
+                    </span>
                     </>
                   )}
                 </td>

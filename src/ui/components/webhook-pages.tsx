@@ -2,12 +2,13 @@
 import { WEBHOOK_EVENT_KINDS } from "../../core/crawl-events.ts";
 import type { DeliveryView, TestResultView, WebhookCreatedView, WebhookView } from "../../services/webhook-view.ts";
 import { SECRET_WARNING } from "../../services/webhooks.service.ts";
-import { count, when } from "../format.ts";
+import { count } from "../format.ts";
 import { can, type Viewer } from "../ui-env.ts";
 import type { Problem } from "../form-problem.ts";
 import { FormError } from "./form-error.tsx";
 import { Csrf, Layout, StatusBadge } from "./layout.tsx";
 import { PageLinks } from "./page-links.tsx";
+import { Time } from "./local-time.tsx";
 
 /** The webhook list (with the new secret, once) and a webhook's page (test result, deliveries, attempts). */
 
@@ -118,7 +119,7 @@ export function Attempts(props: { delivery: DeliveryView }) {
       <ol>
         {props.delivery.attempts.map((attempt) => (
           <li>
-            {when(attempt.attempted_at)}: {attempt.status_code === null ? (attempt.error ?? "accepted") : `HTTP ${attempt.status_code}`} in {attempt.duration_ms} ms
+            <Time iso={attempt.attempted_at} />: {attempt.status_code === null ? (attempt.error ?? "accepted") : `HTTP ${attempt.status_code}`} in {attempt.duration_ms} ms
             {attempt.response_body !== "" && <pre>{attempt.response_body}</pre>}
           </li>
         ))}
@@ -149,7 +150,7 @@ export function WebhookPage(props: {
         <code class="url">{hook.url}</code> <StatusBadge status={hook.active ? "active" : "inactive"} />
       </p>
       <p class="muted">
-        Events: {hook.events.join(", ")} · created {when(hook.created_at)}
+        Events: {hook.events.join(", ")} · created <Time iso={hook.created_at} />
         {hook.disabled_reason !== null && ` · switched off: ${hook.disabled_reason}`}
       </p>
       {props.notice !== undefined && NOTICES[props.notice] !== undefined && <p class="notice success">{NOTICES[props.notice]}</p>}
@@ -196,9 +197,11 @@ export function WebhookPage(props: {
                   </td>
                   <td>
                     <StatusBadge status={delivery.state} />
-                    {delivery.state === "pending" && delivery.next_attempt_at !== null && <div class="muted">next {when(delivery.next_attempt_at)}</div>}
+                    {delivery.state === "pending" && delivery.next_attempt_at !== null && <div class="muted">next <Time iso={delivery.next_attempt_at} /></div>}
                   </td>
-                  <td>{when(delivery.created_at)}</td>
+                  <td>
+                    <Time iso={delivery.created_at} />
+                  </td>
                   <td>
                     <Attempts delivery={delivery} />
                   </td>

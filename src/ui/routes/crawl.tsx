@@ -4,15 +4,18 @@ import type { Child } from "hono/jsx";
 import { ConflictError } from "../../core/errors.ts";
 import { describeOptions } from "../../core/options-summary.ts";
 import type { CrawlsService } from "../../services/crawls.service.ts";
-import type { CrawlDetailView } from "../../services/crawl-view.ts";
+import type { CrawlBriefView, CrawlDetailView, CrawlSummaryView } from "../../services/crawl-view.ts";
 import type { DomainsService } from "../../services/domains.service.ts";
 import { BrokenTargets } from "../components/broken-targets.tsx";
 import { Changes, CHANGES_PER_PAGE } from "../components/crawl-changes.tsx";
-import { isActive, Progress, progressOf } from "../components/crawl-progress.tsx";
+import { isActive, Progress, progressOf, type LiveProgress } from "../components/crawl-progress.tsx";
+import { FailureReason, LastCompleted } from "../components/crawl-outcome.tsx";
+import { Time } from "../components/local-time.tsx";
 import { FormError } from "../components/form-error.tsx";
 import { Csrf, CrawlStatusBadge, Layout } from "../components/layout.tsx";
 import { filtersFrom, repoFilter } from "../crawl-filters.ts";
-import { count, when } from "../format.ts";
+import { count } from "../format.ts";
+import { RecentRates } from "../recent-rates.ts";
 import { renderPage } from "../render.ts";
 import { can, type UiEnv, type Viewer } from "../ui-env.ts";
 import { requireUiScope } from "../ui-scope.ts";
@@ -47,7 +50,20 @@ function IgnoredLine(props: { crawl: CrawlDetailView }) {
   );
 }
 
-function CrawlPage(props: { viewer: Viewer; crawl: CrawlDetailView; queued: number; body: Child; tab: "broken" | "changes"; error?: string }) {
+/** The domain's last completed crawl, shown beside a failed one (null: none, or not needed). */
+type LastCompletedCrawl = { crawl: CrawlSummaryView | null; pages: number | null } | null;
+
+function CrawlPage(props: {
+  viewer: Viewer;
+  crawl: CrawlDetailView;
+  progress: LiveProgress | null;
+  lastCompleted: LastCompletedCrawl;
+  body: Child;
+  tab: "broken" | "changes";
+  error?: string;
+  /** When the counts and the table were read (a running crawl's page says so above the table). */
+  asOf?: string;
+}) {
   const { viewer, crawl } = props;
   const active = isActive(crawl);
   return (
@@ -60,7 +76,7 @@ function CrawlPage(props: { viewer: Viewer; crawl: CrawlDetailView; queued: numb
       </h1>
       {props.error !== undefined && <FormError message={props.error} />}
       <p class="muted">
-        Created {when(crawl.created_at)} ({STARTED_BY[crawl.trigger]}) · started {when(crawl.started_at)} · ended {when(crawl.completed_at)}
+        Created <Time iso={crawl.created_at} /> ({STARTED_BY[crawl.trigger]}) · started <Time iso={crawl.started_at} /> · ended <Time iso={crawl.completed_at} />
       </p>
       <p id="crawl-options">
         Checked: {describeOptions(crawl.options)}
@@ -71,10 +87,21 @@ function CrawlPage(props: { viewer: Viewer; crawl: CrawlDetailView; queued: numb
           {crawl.waiting_reason}
         </p>
       )}
-      {crawl.failure === "cancelled" ? (
-        <p class="notice">Cancelled: the counts and links below are what the crawl had found when it was cancelled, and final.</p>
-      ) : (
-        crawl.error !== null && <p class="notice error">{crawl.error}</p>
+      {crawl.status === "failed" && (
+        <div class={crawl.failure === "cancelled" ? "notice" : "notice error"} id="crawl-outcome">
+          <p>
+            {crawl.failure === "cancelled" ? (
+              "Cancelled: the counts and links below are what the crawl had found when it was cancelled, and final."
+            ) : (
+              <FailureReason failure={crawl.failure} error={crawl.error} />
+            )}
+          </p>
+          {props.lastCompleted !== null && (
+            <p>
+              <LastCompleted crawl={props.lastCompleted.crawl} pages={props.lastCompleted.pages} />
+            </p>
+          )}
+        </div>
       )}
       {crawl.warnings.length > 0 && (
         <ul class="notice">
@@ -84,7 +111,7 @@ function CrawlPage(props: { viewer: Viewer; crawl: CrawlDetailView; queued: numb
         </ul>
       )}
       {active ? (
-        <Progress crawl={crawl} queued={props.queued} />
+        <Progress crawl={crawl} progress={props.progress!} />
       ) : (
         <dl class="stats">
           <div>
@@ -125,40 +152,92 @@ function CrawlPage(props: { viewer: Viewer; crawl: CrawlDetailView; queued: numb
         {props.tab === "broken" ? <strong>Broken links</strong> : <a href={`/ui/crawls/${crawl.id}`}>Broken links</a>}
         {props.tab === "changes" ? <strong>Changes</strong> : <a href={`/ui/crawls/${crawl.id}/changes`}>Changes since previous crawl</a>}
       </nav>
-      {props.body}
+      {active ? (
+        <div id="live-results" data-broken-links={String(crawl.broken_links)}>
+          <p class="muted as-of">
+            As of <Time iso={props.asOf ?? null} seconds />: {count(crawl.broken_links)} broken link{crawl.broken_links === 1 ? "" : "s"} found so far, the
+            same count as the progress above. The table refreshes with it while the crawl runs.{" "}
+            <span data-stale hidden>
+              It has found more since: reload the page, or close the open rows and leave the filter, to see them.
+            </span>
+          </p>
+          {props.body}
+        </div>
+      ) : (
+        props.body
+      )}
     </Layout>
   );
 }
 
+/** A crawl page's numbers and table, read so that they agree (see `consistentRead`). */
+interface CrawlRead {
+  crawl: CrawlDetailView;
+  progress: LiveProgress | null;
+  lastCompleted: LastCompletedCrawl;
+  asOf: string;
+}
+
 export function crawlRouter(crawls: CrawlsService, domains: DomainsService) {
   const router = new Hono<UiEnv>();
+  const rates = new RecentRates();
+
+  /** The live numbers of an active crawl (each read is a sample of its recent rate); null once it ended. */
+  const liveProgress = (crawl: CrawlBriefView) => {
+    if (!isActive(crawl)) {
+      rates.forget(crawl.id);
+      return null;
+    }
+    const frontier = crawls.progress(crawl.id);
+    return progressOf(crawl, frontier, rates.observe(crawl.id, crawl.pages_crawled, frontier?.targets_checked ?? 0));
+  };
+
+  /**
+   * The crawl, then `table` read from the store, then the crawl's counts again: a running crawl's batches land
+   * between reads, and the table must show what the counters say. Counts only grow while it runs, so equal
+   * counts before and after mean the table saw that same state; after three tries the page says when it read.
+   */
+  const consistentRead = <T,>(id: string, table: (crawl: CrawlDetailView) => T): CrawlRead & { table: T } => {
+    let crawl = crawls.get(id);
+    let rows = table(crawl);
+    for (let attempt = 0; attempt < 3 && isActive(crawl); attempt++) {
+      const again = crawls.brief(id);
+      if (again.status === crawl.status && again.broken_links === crawl.broken_links) break;
+      crawl = crawls.get(id);
+      rows = table(crawl);
+    }
+    const lastCompleted = crawl.status === "failed" ? lastCompletedOf(crawl.domain_id) : null;
+    return { crawl, table: rows, progress: liveProgress(crawl), lastCompleted, asOf: new Date().toISOString() };
+  };
+
+  const lastCompletedOf = (domainId: string): LastCompletedCrawl => {
+    const last = crawls.lastCompleted(domainId);
+    return { crawl: last, pages: last === null ? null : crawls.brief(last.id).pages_crawled };
+  };
 
   router.get("/ui/crawls/:id", (c) => {
     const viewer = requireUiScope(c, "crawls:read");
-    const crawl = crawls.get(c.req.param("id"));
     const filters = filtersFrom(c.req.query());
     const after = Math.max(0, Number.parseInt(c.req.query("after") ?? "0", 10) || 0);
-    const page = crawls.brokenTargets(crawl.id, repoFilter(filters), after, TARGETS_PER_PAGE);
-    const body = <BrokenTargets crawl={crawl} filters={filters} page={page} after={after} />;
-    const queued = isActive(crawl) ? crawls.queued(crawl.id) : 0;
-    return renderPage(c, <CrawlPage viewer={viewer} crawl={crawl} queued={queued} body={body} tab="broken" />);
+    const read = consistentRead(c.req.param("id"), (crawl) => crawls.brokenTargets(crawl.id, repoFilter(filters), after, TARGETS_PER_PAGE));
+    const body = <BrokenTargets crawl={read.crawl} filters={filters} page={read.table} after={after} />;
+    return renderPage(c, <CrawlPage viewer={viewer} {...read} body={body} tab="broken" />);
   });
 
   router.get("/ui/crawls/:id/changes", (c) => {
     const viewer = requireUiScope(c, "crawls:read");
-    const crawl = crawls.get(c.req.param("id"));
     const page = Math.max(1, Math.min(1_000_000, Number.parseInt(c.req.query("page") ?? "1", 10) || 1));
-    const changes = crawls.changes(crawl.id, page, CHANGES_PER_PAGE);
-    const body = <Changes crawl={crawl} changes={changes} page={page} />;
-    return renderPage(c, <CrawlPage viewer={viewer} crawl={crawl} queued={0} body={body} tab="changes" />);
+    const read = consistentRead(c.req.param("id"), (crawl) => crawls.changes(crawl.id, page, CHANGES_PER_PAGE));
+    const body = <Changes crawl={read.crawl} changes={read.table} page={page} />;
+    return renderPage(c, <CrawlPage viewer={viewer} {...read} body={body} tab="changes" />);
   });
 
   router.get("/ui/crawls/:id/progress.json", (c) => {
     requireUiScope(c, "crawls:read");
     const crawl = crawls.brief(c.req.param("id"));
-    return c.json(progressOf(crawl, isActive(crawl) ? crawls.queued(crawl.id) : 0));
+    const progress = liveProgress(crawl) ?? progressOf(crawl, null, null);
+    return c.json({ ...progress, as_of: new Date().toISOString() });
   });
-
   router.get("/ui/crawls/:id/report.csv", (c) => {
     requireUiScope(c, "crawls:read");
     const id = c.req.param("id");
@@ -178,10 +257,9 @@ export function crawlRouter(crawls: CrawlsService, domains: DomainsService) {
       crawls.cancel(id);
     } catch (error) {
       if (!(error instanceof ConflictError)) throw error;
-      const crawl = crawls.get(id);
-      const page = crawls.brokenTargets(crawl.id, {}, 0, TARGETS_PER_PAGE);
-      const body = <BrokenTargets crawl={crawl} filters={{}} page={page} after={0} />;
-      return renderPage(c, <CrawlPage viewer={viewer} crawl={crawl} queued={0} body={body} tab="broken" error={error.message} />, 409);
+      const read = consistentRead(id, (crawl) => crawls.brokenTargets(crawl.id, {}, 0, TARGETS_PER_PAGE));
+      const body = <BrokenTargets crawl={read.crawl} filters={{}} page={read.table} after={0} />;
+      return renderPage(c, <CrawlPage viewer={viewer} {...read} body={body} tab="broken" error={error.message} />, 409);
     }
     return c.redirect(`/ui/crawls/${id}`, 303);
   });

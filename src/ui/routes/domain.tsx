@@ -54,8 +54,16 @@ export function domainRouter(domains: DomainsService, crawls: CrawlsService) {
 
   const page = (c: Context<UiEnv>, viewer: Viewer, id: string, extra: Partial<DomainPageProps> = {}, status: Status = 200) => {
     const domain = domains.get(id);
-    const recent = can(viewer, "crawls:read") ? crawls.list({ domainId: domain.id }, 1, 10).items : null;
-    return renderPage(c, <DomainPage viewer={viewer} domain={domain} crawls={recent} {...extra} />, status);
+    const readable = can(viewer, "crawls:read");
+    const recent = readable ? crawls.list({ domainId: domain.id }, 1, 10).items : null;
+    const active = crawls.active(domain.id);
+    const newest = recent?.[0];
+    let failed: DomainPageProps["failed"] = null;
+    if (newest !== undefined && newest.status === "failed") {
+      const lastCompleted = crawls.lastCompleted(domain.id);
+      failed = { crawl: crawls.brief(newest.id), lastCompleted, lastCompletedPages: lastCompleted === null ? null : crawls.brief(lastCompleted.id).pages_crawled };
+    }
+    return renderPage(c, <DomainPage viewer={viewer} domain={domain} crawls={recent} active={active} failed={failed} {...extra} />, status);
   };
 
   /** Runs the change of `form` and redirects where it says; a refused one shows the page again with the reason and the draft. */
@@ -179,7 +187,14 @@ export function domainRouter(domains: DomainsService, crawls: CrawlsService) {
     const viewer = requireUiScope(c, "crawls:write");
     const id = c.req.param("id");
     const options = optionsFrom(await c.req.parseBody({ all: true }));
-    return change(c, viewer, id, "crawl", () => `/ui/crawls/${crawls.start(id, options, "dashboard").id}`);
+    try {
+      return c.redirect(`/ui/crawls/${crawls.start(id, options, "dashboard").id}`, 303);
+    } catch (error) {
+      // A start that raced another: said in words; the page links the running crawl beside the form.
+      if (!(error instanceof CrawlInProgressError)) return change(c, viewer, id, "crawl", () => Promise.reject(error));
+      const problem = { message: "The crawl was not started: a crawl of this domain is already in progress. Open it from the link below.", lines: [] };
+      return page(c, viewer, id, { refused: { form: "crawl", problem } }, 409);
+    }
   });
 
   router.get("/ui/domains/:id/delete", (c) => {

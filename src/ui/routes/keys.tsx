@@ -4,10 +4,10 @@ import type { KeysService } from "../../services/keys.service.ts";
 import { ConfirmPage } from "../components/confirm-page.tsx";
 import { KeyList } from "../components/key-pages.tsx";
 import { problemOf } from "../form-problem.ts";
-import { when } from "../format.ts";
 import { renderPage } from "../render.ts";
 import type { UiEnv } from "../ui-env.ts";
 import { requireUiScope } from "../ui-scope.ts";
+import { Time } from "../components/local-time.tsx";
 
 /**
  * API keys for admins: the list, creating a key with chosen scopes (its secret on the answer to that form only,
@@ -45,7 +45,7 @@ export function keysRouter(keys: KeysService) {
       c,
       <ConfirmPage viewer={viewer} title={`Revoke the key ${key.name}?`} action={`/ui/keys/${key.id}/revoke`} button="Revoke key" back="/ui/keys">
         <p>
-          Requests with the key <code>lp_{key.prefix}…</code> ({key.scopes.join(", ")}), created {when(key.created_at)}, are refused from the moment
+          Requests with the key <code>lp_{key.prefix}…</code> ({key.scopes.join(", ")}), created <Time iso={key.created_at} />, are refused from the moment
           it is revoked. It cannot be undone.
         </p>
         {own && (

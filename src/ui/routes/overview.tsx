@@ -6,7 +6,9 @@ import type { DomainView } from "../../services/domain-view.ts";
 import type { CrawlBriefView, CrawlSummaryView } from "../../services/crawl-view.ts";
 import { Csrf, CrawlStatusBadge, Layout, StatusBadge } from "../components/layout.tsx";
 import { TrendChart } from "../components/trend-chart.tsx";
-import { count, relative, when } from "../format.ts";
+import { count } from "../format.ts";
+import { Ago } from "../components/local-time.tsx";
+import { FailureReason } from "../components/crawl-outcome.tsx";
 import { renderPage } from "../render.ts";
 import { can, type UiEnv, type Viewer } from "../ui-env.ts";
 import { requireUiScope } from "../ui-scope.ts";
@@ -27,6 +29,8 @@ interface DomainRow {
   domain: DomainView;
   last: CrawlBriefView | null;
   recent: CrawlSummaryView[];
+  /** When the last crawl failed: the domain's last completed crawl, whose numbers the row shows instead. */
+  completed: CrawlBriefView | null;
 }
 
 /** What was typed into the add form, shown again when it was refused. */
@@ -70,7 +74,10 @@ function Overview(props: { viewer: Viewer; rows: DomainRow[]; total: number; pag
               </tr>
             </thead>
             <tbody>
-              {rows.map(({ domain, last, recent }) => (
+              {rows.map(({ domain, last, recent, completed }) => {
+                // A failed crawl's counts say nothing about the site: the numbers are the last completed crawl's.
+                const shown = last !== null && last.status === "failed" ? completed : last;
+                return (
                 <tr>
                   <td class="url">
                     <a href={`/ui/domains/${domain.id}`}>{domain.name}</a>
@@ -86,13 +93,25 @@ function Overview(props: { viewer: Viewer; rows: DomainRow[]; total: number; pag
                         <a href={`/ui/crawls/${last.id}`}>
                           <CrawlStatusBadge status={last.status} failure={last.failure} />
                         </a>{" "}
-                        <span title={when(last.created_at)}>{relative(last.completed_at ?? last.started_at ?? last.created_at)}</span>
+                        <Ago iso={last.completed_at ?? last.started_at ?? last.created_at} />
+                        {last.status === "failed" && (
+                          <div class="crawl-failure">
+                            <FailureReason failure={last.failure} error={last.error} />{" "}
+                            {completed === null ? (
+                              <span class="muted">No completed crawl yet.</span>
+                            ) : (
+                              <span class="muted">
+                                The numbers are from the <a href={`/ui/crawls/${completed.id}`}>last completed crawl</a>, <Ago iso={completed.completed_at} />.
+                              </span>
+                            )}
+                          </div>
+                        )}
                       </>
                     )}
                   </td>
-                  <td class="num hide-narrow">{last === null ? "—" : count(last.pages_crawled)}</td>
-                  <td class="num">{last === null ? "—" : count(last.broken_links)}</td>
-                  <td class="num hide-narrow">{last === null ? "—" : count(last.new_broken_links)}</td>
+                  <td class="num hide-narrow">{shown === null ? "—" : count(shown.pages_crawled)}</td>
+                  <td class="num">{shown === null ? "—" : count(shown.broken_links)}</td>
+                  <td class="num hide-narrow">{shown === null ? "—" : count(shown.new_broken_links)}</td>
                   <td>
                     <TrendChart
                       values={recent.filter((c) => c.status === "completed").map((c) => c.broken_links).reverse()}
@@ -100,10 +119,11 @@ function Overview(props: { viewer: Viewer; rows: DomainRow[]; total: number; pag
                     />
                   </td>
                   <td class="hide-narrow">
-                    {domain.next_run_at === null ? <span class="muted">not scheduled</span> : <span title={when(domain.next_run_at)}>{relative(domain.next_run_at)}</span>}
+                    {domain.next_run_at === null ? <span class="muted">not scheduled</span> : <Ago iso={domain.next_run_at} />}
                   </td>
                 </tr>
-              ))}
+                );
+              })}
             </tbody>
           </table>
         </div>
@@ -140,11 +160,16 @@ function Overview(props: { viewer: Viewer; rows: DomainRow[]; total: number; pag
 /** The rows of the overview: each domain with its last crawl and its recent crawls for the trend. */
 function overviewRows(domains: DomainsService, crawls: CrawlsService, page: number) {
   const list = domains.list(page, DOMAINS_PER_PAGE);
-  const rows = list.items.map((domain) => ({
-    domain,
-    last: domain.last_crawl_id === null ? null : crawls.brief(domain.last_crawl_id),
-    recent: crawls.list({ domainId: domain.id }, 1, TREND_CRAWLS).items,
-  }));
+  const rows = list.items.map((domain) => {
+    const last = domain.last_crawl_id === null ? null : crawls.brief(domain.last_crawl_id);
+    const completed = last?.status === "failed" ? crawls.lastCompleted(domain.id) : null;
+    return {
+      domain,
+      last,
+      recent: crawls.list({ domainId: domain.id }, 1, TREND_CRAWLS).items,
+      completed: completed === null ? null : crawls.brief(completed.id),
+    };
+  });
   return { rows, total: list.total };
 }
 
