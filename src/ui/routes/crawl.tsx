@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import { Hono } from "hono";
 import type { Child } from "hono/jsx";
-import { ConflictError } from "../../core/errors.ts";
+import { ConflictError, NotFoundError } from "../../core/errors.ts";
 import { describeOptions } from "../../core/options-summary.ts";
 import type { CrawlsService } from "../../services/crawls.service.ts";
 import type { CrawlDetailView } from "../../services/crawl-view.ts";
@@ -11,21 +11,25 @@ import { Changes, CHANGES_PER_PAGE } from "../components/crawl-changes.tsx";
 import { isActive, Progress, progressOf } from "../components/crawl-progress.tsx";
 import { FormError } from "../components/form-error.tsx";
 import { Csrf, CrawlStatusBadge, Layout } from "../components/layout.tsx";
-import { filtersFrom, repoFilter } from "../crawl-filters.ts";
+import { TargetSources } from "../components/target-sources.tsx";
+import { filtersFrom, repoFilter, sortingOf, viewFrom, type Filters } from "../crawl-filters.ts";
+import { SOURCE_SORTS, TARGET_SORTS } from "../../store/target-results.repo.ts";
 import { count, when } from "../format.ts";
 import { renderPage } from "../render.ts";
 import { can, type UiEnv, type Viewer } from "../ui-env.ts";
 import { requireUiScope } from "../ui-scope.ts";
-import { crawlReport, reportResponse } from "./crawl-report.ts";
+import { crawlReport, filteredCrawlReport, reportResponse, type DownloadFormat } from "./crawl-report.ts";
 
 /**
  * A crawl's page: live progress while it runs (a small JSON endpoint polled by the script, or a page refresh
  * without it), then its broken links grouped by target URL (one row per thing to fix, the pages linking to it
- * folded inside), filtered by status, kind, internal/external and a URL search, keyset-paged; what changed
- * since the previous crawl; report downloads; cancel.
+ * folded inside, all of them a page of their own), filtered by status, class, kind, internal/external, host and
+ * a URL search, sorted by a column, in numbered pages, grouped by host; what changed since the previous crawl;
+ * report downloads, of the whole crawl or of what the filters select; cancel.
  */
 
-const TARGETS_PER_PAGE = 50;
+/** Hosts listed in the host summary (the rest are reached through the host filter). */
+const HOSTS_SHOWN = 20;
 
 /** Who started a crawl, in words. */
 const STARTED_BY: Record<CrawlDetailView["trigger"], string> = {
@@ -119,6 +123,9 @@ function CrawlPage(props: { viewer: Viewer; crawl: CrawlDetailView; queued: numb
         </a>{" "}
         <a class="button secondary" href={`/ui/crawls/${crawl.id}/report.json`} download>
           Download JSON
+        </a>{" "}
+        <a class="button secondary" href={`/ui/crawls/${crawl.id}/report.jsonl`} download>
+          Download JSONL
         </a>
       </div>
       <nav class="pager" aria-label="Crawl views">
@@ -133,15 +140,35 @@ function CrawlPage(props: { viewer: Viewer; crawl: CrawlDetailView; queued: numb
 export function crawlRouter(crawls: CrawlsService, domains: DomainsService) {
   const router = new Hono<UiEnv>();
 
+  /** The grouped listing of crawl `crawl` under the filters and view of `query`. */
+  const targetsBody = (crawl: CrawlDetailView, query: Record<string, string>) => {
+    const filters = filtersFrom(query);
+    const view = viewFrom(query, TARGET_SORTS);
+    const filter = repoFilter(filters);
+    const page = crawls.results.targets(crawl.id, filter, sortingOf(view), view.page, view.size);
+    const hosts = crawls.results.hosts(crawl.id, { ...filter, host: undefined }, HOSTS_SHOWN);
+    return <BrokenTargets crawl={crawl} filters={filters} view={{ ...view, page: page.page }} page={page} hosts={hosts} />;
+  };
+
   router.get("/ui/crawls/:id", (c) => {
     const viewer = requireUiScope(c, "crawls:read");
     const crawl = crawls.get(c.req.param("id"));
-    const filters = filtersFrom(c.req.query());
-    const after = Math.max(0, Number.parseInt(c.req.query("after") ?? "0", 10) || 0);
-    const page = crawls.brokenTargets(crawl.id, repoFilter(filters), after, TARGETS_PER_PAGE);
-    const body = <BrokenTargets crawl={crawl} filters={filters} page={page} after={after} />;
+    const body = targetsBody(crawl, c.req.query());
     const queued = isActive(crawl) ? crawls.queued(crawl.id) : 0;
     return renderPage(c, <CrawlPage viewer={viewer} crawl={crawl} queued={queued} body={body} tab="broken" />);
+  });
+
+  router.get("/ui/crawls/:id/targets/:targetId", (c) => {
+    const viewer = requireUiScope(c, "crawls:read");
+    const crawl = crawls.get(c.req.param("id"));
+    const targetId = c.req.param("targetId");
+    if (!/^\d{1,15}$/.test(targetId)) throw new NotFoundError("target", targetId);
+    const target = crawls.results.target(crawl.id, Number(targetId));
+    const filters = filtersFrom(c.req.query());
+    const view = viewFrom(c.req.query(), SOURCE_SORTS);
+    const page = crawls.results.sources(crawl.id, target.target_id, repoFilter(filters), sortingOf(view), view.page, view.size);
+    const body = <TargetSources crawl={crawl} target={target} filters={filters} view={{ ...view, page: page.page }} page={page} />;
+    return renderPage(c, <CrawlPage viewer={viewer} crawl={crawl} queued={0} body={body} tab="broken" />);
   });
 
   router.get("/ui/crawls/:id/changes", (c) => {
@@ -159,17 +186,16 @@ export function crawlRouter(crawls: CrawlsService, domains: DomainsService) {
     return c.json(progressOf(crawl, isActive(crawl) ? crawls.queued(crawl.id) : 0));
   });
 
-  router.get("/ui/crawls/:id/report.csv", (c) => {
-    requireUiScope(c, "crawls:read");
-    const id = c.req.param("id");
-    return reportResponse(c, crawlReport(crawls, domains, id), "csv", crawls.get(id).id);
-  });
-
-  router.get("/ui/crawls/:id/report.json", (c) => {
-    requireUiScope(c, "crawls:read");
-    const id = c.req.param("id");
-    return reportResponse(c, crawlReport(crawls, domains, id), "json", crawls.get(id).id);
-  });
+  for (const format of ["csv", "json", "jsonl"] as const satisfies DownloadFormat[]) {
+    // Without filters the whole crawl, as ever; with any, exactly the links they select.
+    router.get(`/ui/crawls/:id/report.${format}`, (c) => {
+      requireUiScope(c, "crawls:read");
+      const id = crawls.get(c.req.param("id")).id;
+      const filters: Filters = filtersFrom(c.req.query());
+      const report = Object.keys(filters).length === 0 ? crawlReport(crawls, domains, id) : filteredCrawlReport(crawls, domains, id, repoFilter(filters));
+      return reportResponse(c, report, format, id);
+    });
+  }
 
   router.post("/ui/crawls/:id/cancel", (c) => {
     const viewer = requireUiScope(c, "crawls:write");
@@ -179,8 +205,7 @@ export function crawlRouter(crawls: CrawlsService, domains: DomainsService) {
     } catch (error) {
       if (!(error instanceof ConflictError)) throw error;
       const crawl = crawls.get(id);
-      const page = crawls.brokenTargets(crawl.id, {}, 0, TARGETS_PER_PAGE);
-      const body = <BrokenTargets crawl={crawl} filters={{}} page={page} after={0} />;
+      const body = targetsBody(crawl, {});
       return renderPage(c, <CrawlPage viewer={viewer} crawl={crawl} queued={0} body={body} tab="broken" error={error.message} />, 409);
     }
     return c.redirect(`/ui/crawls/${id}`, 303);
