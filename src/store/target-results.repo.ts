@@ -69,24 +69,23 @@ export interface BrokenSourceRecord {
   broken_since: string | null;
 }
 
-/** A host's share of a listing. */
+/** A host's share of a listing: its targets, and the links to them (one per linking page and target). */
 export interface HostSummaryRecord {
   host: string;
   targets: number;
   links: number;
-  /** Distinct pages linking to its targets. */
-  pages: number;
 }
 
 /** The authority of `t.url` (what follows `scheme://` up to the path), "" for a URL without one. */
 const HOST_SQL = `CASE WHEN instr(t.url, '://') = 0 THEN '' ELSE lower(substr(t.url, instr(t.url, '://') + 3,
   CASE WHEN instr(substr(t.url, instr(t.url, '://') + 3), '/') = 0 THEN length(t.url) ELSE instr(substr(t.url, instr(t.url, '://') + 3), '/') - 1 END)) END`;
 
+/** The sort columns as the grouped rows `g` name them. */
 const TARGET_ORDER: Record<TargetSort, string> = {
-  found: "t.id",
-  url: "t.url",
+  found: "tid",
+  url: "url",
   host: "host",
-  status: "t.status_code",
+  status: "status_code",
   links: "links",
   since: "broken_since",
 };
@@ -112,10 +111,16 @@ type Params = Record<string, string | number>;
 type RawTarget = Omit<BrokenTargetRecord, "internal" | "target_broken"> & { internal: number; target_broken: number };
 
 /**
- * The rows of a listing: `b` broken_links (null for a warned link that is not broken), `l` its link, `t` its
- * target, with every filter applied; `targetId` narrows them to one target.
+ * The rows of a listing: `b` broken_links (null for a warned link that is not broken), `l` its link and `t` its
+ * target (each left out when `reads` says nothing reads it and no filter needs it), with every filter applied;
+ * `targetId` narrows them to one target.
  */
-function rowsOf(crawlId: string, filter: BrokenTargetFilter, targetId?: number): { from: string; params: Params; linkId: string } {
+function rowsOf(
+  crawlId: string,
+  filter: BrokenTargetFilter,
+  targetId?: number,
+  reads: { links: boolean; target: boolean } = { links: true, target: true },
+): { from: string; params: Params; linkId: string; targetId: string } {
   const clauses: string[] = [];
   const params: Params = { crawlId };
   let from: string;
@@ -126,7 +131,10 @@ function rowsOf(crawlId: string, filter: BrokenTargetFilter, targetId?: number):
   } else {
     // One target's broken links through their target index; a whole crawl's through the crawl's.
     const index = targetId === undefined ? "broken_links_crawl_idx" : "broken_links_target_idx";
-    from = `broken_links b INDEXED BY ${index} JOIN links l ON l.id = b.link_id JOIN crawl_targets t ON t.id = b.target_id WHERE b.crawl_id = $crawlId`;
+    // The link and target rows only when something reads them: each join is most of a count's time on a big crawl.
+    const link = reads.links || filter.kind !== undefined ? "JOIN links l ON l.id = b.link_id" : "";
+    const target = reads.target || targetSide(filter) ? "JOIN crawl_targets t ON t.id = b.target_id" : "";
+    from = `broken_links b INDEXED BY ${index} ${link} ${target} WHERE b.crawl_id = $crawlId`;
     if (targetId !== undefined) clauses.push("b.target_id = $targetId");
     if (filter.statusClass !== undefined) clauses.push(CLASS_SQL[filter.statusClass]);
   }
@@ -152,8 +160,13 @@ function rowsOf(crawlId: string, filter: BrokenTargetFilter, targetId?: number):
     params.host = filter.host;
   }
   // The link id as the index read orders it, so a stream in discovery order needs no sort.
-  const linkId = filter.statusClass === "warning" ? "l.id" : "b.link_id";
-  return { from: `${from} ${clauses.map((c) => `AND ${c}`).join(" ")}`, params, linkId };
+  const warning = filter.statusClass === "warning";
+  return { from: `${from} ${clauses.map((c) => `AND ${c}`).join(" ")}`, params, linkId: warning ? "l.id" : "b.link_id", targetId: warning ? "l.target_id" : "b.target_id" };
+}
+
+/** Whether `filter` reads the target row. */
+function targetSide(filter: BrokenTargetFilter): boolean {
+  return filter.statusCode !== undefined || filter.statusClass !== undefined || filter.internal !== undefined || !!filter.search || filter.host !== undefined;
 }
 
 function orderBy(column: string, sorting: Sorting<unknown>, tiebreak: string): string {
@@ -164,14 +177,23 @@ function orderBy(column: string, sorting: Sorting<unknown>, tiebreak: string): s
 export class TargetResultsRepo {
   constructor(private readonly sqlite: Database) {}
 
-  /** One page of the targets `filter` selects, each with how many of its links it selects, sorted by `sorting`. */
+  /**
+   * One page of the targets `filter` selects, each with how many of its links it selects, sorted by `sorting`:
+   * the rows are grouped (joining the target only when the filter or the sort reads it), then the page's
+   * targets are read.
+   */
   page(crawlId: string, filter: BrokenTargetFilter, sorting: Sorting<TargetSort>, offset: number, limit: number): BrokenTargetRecord[] {
-    const rows = rowsOf(crawlId, filter);
+    const sortsByTarget = sorting.by === "url" || sorting.by === "host" || sorting.by === "status";
+    const rows = rowsOf(crawlId, filter, undefined, { links: false, target: sortsByTarget });
+    const targetColumns = sortsByTarget ? `, t.url AS url, ${HOST_SQL} AS host, t.status_code AS status_code` : "";
+    const order = orderBy(TARGET_ORDER[sorting.by], sorting, "tid");
     return this.sqlite
       .query<RawTarget, Params>(
         `SELECT t.id AS target_id, t.url, ${HOST_SQL} AS host, t.status_code, t.error, t.warning, t.final_url, t.internal, t.is_broken AS target_broken,
-           COUNT(*) AS links, MIN(b.broken_since) AS broken_since
-         FROM ${rows.from} GROUP BY t.id ORDER BY ${orderBy(TARGET_ORDER[sorting.by], sorting, "t.id")} LIMIT $limit OFFSET $offset`,
+           g.links, g.broken_since
+         FROM (SELECT ${rows.targetId} AS tid, COUNT(*) AS links, MIN(b.broken_since) AS broken_since ${targetColumns}
+               FROM ${rows.from} GROUP BY tid ORDER BY ${order} LIMIT $limit OFFSET $offset) g
+         JOIN crawl_targets t ON t.id = g.tid ORDER BY ${orderBy(`g.${TARGET_ORDER[sorting.by]}`, sorting, "g.tid")}`,
       )
       .all({ ...rows.params, limit, offset })
       .map((row) => ({ ...row, internal: row.internal === 1, target_broken: row.target_broken === 1 }));
@@ -179,10 +201,10 @@ export class TargetResultsRepo {
 
   /** How many targets `filter` selects, and how many links (of them broken). */
   count(crawlId: string, filter: BrokenTargetFilter): { targets: number; links: number; broken: number } {
-    const rows = rowsOf(crawlId, filter);
+    const rows = rowsOf(crawlId, filter, undefined, { links: false, target: false });
     const found = this.sqlite
       .query<{ targets: number; links: number; broken: number | null }, Params>(
-        `SELECT COUNT(DISTINCT t.id) AS targets, COUNT(*) AS links, SUM(b.link_id IS NOT NULL) AS broken FROM ${rows.from}`,
+        `SELECT COUNT(DISTINCT ${rows.targetId}) AS targets, COUNT(*) AS links, SUM(b.link_id IS NOT NULL) AS broken FROM ${rows.from}`,
       )
       .get(rows.params);
     return { targets: found?.targets ?? 0, links: found?.links ?? 0, broken: found?.broken ?? 0 };
@@ -190,10 +212,10 @@ export class TargetResultsRepo {
 
   /** The hosts of the targets `filter` selects, most targets first, at most `limit`, and how many hosts in all. */
   hosts(crawlId: string, filter: BrokenTargetFilter, limit: number): { items: HostSummaryRecord[]; total: number } {
-    const rows = rowsOf(crawlId, filter);
+    const rows = rowsOf(crawlId, filter, undefined, { links: false, target: true });
     const items = this.sqlite
       .query<HostSummaryRecord & { total: number }, Params>(
-        `SELECT ${HOST_SQL} AS host, COUNT(DISTINCT t.id) AS targets, COUNT(*) AS links, COUNT(DISTINCT l.source_url) AS pages, COUNT(*) OVER () AS total
+        `SELECT ${HOST_SQL} AS host, COUNT(DISTINCT t.id) AS targets, COUNT(*) AS links, COUNT(*) OVER () AS total
          FROM ${rows.from} GROUP BY host ORDER BY targets DESC, host ASC LIMIT $limit`,
       )
       .all({ ...rows.params, limit });

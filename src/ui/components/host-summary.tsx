@@ -3,7 +3,7 @@ import type { HostSummaryRecord } from "../../store/target-results.repo.ts";
 import { count } from "../format.ts";
 
 /**
- * The listing's targets by host: one row per host with its targets, links and linking pages, the host a link
+ * The listing's targets by host: one row per host with its targets and the links to them, the host a link
  * that filters the listing to it (one dead external host is one row here, whatever its thousands of targets).
  */
 export function HostSummary(props: { hosts: { items: HostSummaryRecord[]; total: number }; selected: string | undefined; href: (host: string) => string; clear: string }) {
@@ -31,9 +31,6 @@ export function HostSummary(props: { hosts: { items: HostSummaryRecord[]; total:
               <th scope="col" class="num">
                 Links
               </th>
-              <th scope="col" class="num">
-                Linking pages
-              </th>
             </tr>
           </thead>
           <tbody>
@@ -48,7 +45,6 @@ export function HostSummary(props: { hosts: { items: HostSummaryRecord[]; total:
                 </td>
                 <td class="num">{count(host.targets)}</td>
                 <td class="num">{count(host.links)}</td>
-                <td class="num">{count(host.pages)}</td>
               </tr>
             ))}
           </tbody>
