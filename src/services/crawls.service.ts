@@ -10,7 +10,7 @@ import { failCrawl } from "../crawler/crawl-transitions.ts";
 import { comparedWith } from "../crawler/open-links.ts";
 import type { CrawlFilter, CrawlRecord, CrawlsRepo } from "../store/crawls.repo.ts";
 import type { LinkRecord } from "../store/link-record.ts";
-import type { BrokenSourceRecord, BrokenTargetFilter, BrokenTargetRecord, LinkFilter, LinksRepo } from "../store/links.repo.ts";
+import type { LinkFilter, LinksRepo } from "../store/links.repo.ts";
 import type { CrawlTrigger } from "../store/schema.ts";
 import type {
   BrokenLinkView,
@@ -25,6 +25,7 @@ import type {
   LinkView,
   OrphanPageView,
 } from "./crawl-view.ts";
+import { CrawlResults } from "./crawl-results.ts";
 import type { DomainsService, Page } from "./domains.service.ts";
 
 /**
@@ -49,9 +50,6 @@ export interface CrawlsServiceDeps {
   runner: CrawlRunner;
 }
 
-/** A broken target with its broken-link count and the first pages linking to it. */
-export type BrokenTargetView = BrokenTargetRecord & { sources: BrokenSourceRecord[] };
-
 /**
  * One page of changes, with what it was compared against and the count of each kind; `final` is false while the
  * crawl runs (what it has not found broken yet counts as not checked until it ends).
@@ -59,7 +57,12 @@ export type BrokenTargetView = BrokenTargetRecord & { sources: BrokenSourceRecor
 export type ChangesPage = Page<ChangeView> & { againstCrawlId: string | null; newBroken: number; fixed: number; notChecked: number; final: boolean };
 
 export class CrawlsService {
-  constructor(private readonly deps: CrawlsServiceDeps) {}
+  /** The crawl's results grouped by target: sorted, numbered pages, a target's every link, hosts, filtered streams. */
+  readonly results: CrawlResults;
+
+  constructor(private readonly deps: CrawlsServiceDeps) {
+    this.results = new CrawlResults(deps.links, (id) => this.require(id));
+  }
 
   /** Queues a crawl of a verified domain with no crawl in progress. */
   start(domainId: string, options: CrawlOptions, trigger: CrawlTrigger = "api"): CrawlView {
@@ -183,28 +186,6 @@ export class CrawlsService {
     const filter = { isBroken: true };
     const offset = (page - 1) * limit;
     return { items: this.deps.links.page(crawl, filter, offset, limit).map(toBrokenLinkView), total: this.deps.links.count(crawl, filter) };
-  }
-
-  /**
-   * One page of the crawl's broken targets, one row per target with its broken-link count and the first
-   * `sourcesPerTarget` pages linking to it: a target linked from 400 pages is one thing to fix. Keyset-paged
-   * after target `after` (0 for the first page); `next` is the position of the following page, null at the end.
-   */
-  brokenTargets(
-    id: string,
-    filter: BrokenTargetFilter,
-    after: number,
-    limit: number,
-    sourcesPerTarget = 20,
-  ): { items: BrokenTargetView[]; total: number; next: number | null } {
-    const crawl = this.require(id);
-    const rows = this.deps.links.brokenTargets(crawl.id, filter, after, limit + 1);
-    const items = rows.slice(0, limit).map((row) => ({
-      ...row,
-      sources: this.deps.links.brokenTargetSources(row.target_id, filter.kind, sourcesPerTarget),
-    }));
-    const next = rows.length > limit ? items[items.length - 1]!.target_id : null;
-    return { items, total: this.deps.links.countBrokenTargets(crawl.id, filter), next };
   }
 
   /**

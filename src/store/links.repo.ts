@@ -6,12 +6,13 @@ import { LinkMarks, type LinkMarksOptions } from "./link-marks.ts";
 import { LINK_COLUMNS, toLink, type LinkRecord, type RawLink } from "./link-record.ts";
 import { OrphansRepo } from "./orphans.repo.ts";
 import { ChangesRepo } from "./changes.repo.ts";
+import { TargetResultsRepo } from "./target-results.repo.ts";
 import { MAX_VERDICT_SPAN, TargetVerdicts } from "./target-verdicts.ts";
 import type { StoredLinkKind } from "./schema.ts";
 
 /**
  * Reading a crawl's links: pages of a listing (all links, by status code, broken or not), the whole crawl as a
- * stream, broken targets grouped, and the counts behind them (what changed since the previous crawl is
+ * stream, and the counts behind them (broken targets grouped are target-results.repo.ts) (what changed since the previous crawl is
  * changes.repo.ts). Only links whose target has a
  * verdict are results. Written in SQL over bun:sqlite; `query()` caches each distinct statement. The crawler
  * writes links (frontier.repo.ts); crawls.repo.ts holds the crawl rows themselves.
@@ -20,67 +21,6 @@ import type { StoredLinkKind } from "./schema.ts";
 export interface LinkFilter {
   statusCode?: number;
   isBroken?: boolean;
-}
-
-/** Which broken targets a grouped listing shows: by status code, link kind, internal or not, URL substring. */
-export interface BrokenTargetFilter {
-  statusCode?: number;
-  kind?: StoredLinkKind;
-  internal?: boolean;
-  /** Matched case-insensitively (ASCII) anywhere in the target URL. */
-  search?: string;
-}
-
-/** A broken target and how many broken links point at it. */
-export interface BrokenTargetRecord {
-  target_id: number;
-  url: string;
-  status_code: number;
-  error: string | null;
-  warning: string | null;
-  final_url: string | null;
-  internal: boolean;
-  /** False when the target answered fine and its links are broken only by missing fragments. */
-  target_broken: boolean;
-  links: number;
-  /** The earliest broken_since of its broken links: how long some page has linked to it broken. */
-  broken_since: string | null;
-}
-
-/** A page linking to a broken target. */
-export interface BrokenSourceRecord {
-  source_url: string;
-  link_text: string;
-  kind: StoredLinkKind;
-  /** The link's own error (a missing fragment), when the target itself is fine. */
-  fragment_error: string | null;
-  broken_since: string | null;
-}
-
-type RawBrokenTarget = Omit<BrokenTargetRecord, "internal" | "target_broken"> & { internal: number; target_broken: number };
-
-function brokenTargetWhere(filter: BrokenTargetFilter): { join: string; sql: string; params: Record<string, string | number> } {
-  const clauses: string[] = [];
-  const params: Record<string, string | number> = {};
-  let join = "";
-  if (filter.statusCode !== undefined) {
-    clauses.push("t.status_code = $statusCode");
-    params.statusCode = filter.statusCode;
-  }
-  if (filter.kind !== undefined) {
-    join = "JOIN links l ON l.id = b.link_id";
-    clauses.push("l.kind = $kind");
-    params.kind = filter.kind;
-  }
-  if (filter.internal !== undefined) {
-    clauses.push("t.internal = $internal");
-    params.internal = filter.internal ? 1 : 0;
-  }
-  if (filter.search !== undefined && filter.search !== "") {
-    clauses.push("t.url LIKE $search ESCAPE '\\'");
-    params.search = `%${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  }
-  return { join, sql: clauses.map((c) => `AND ${c}`).join(" "), params };
 }
 
 /** A link as the whole-crawl stream reads it: the verdict comes from its target (target-verdicts.ts). */
@@ -146,6 +86,8 @@ export class LinksRepo {
   readonly orphans: OrphansRepo;
   /** What changed between the crawl and the previous one of its domain. */
   readonly changes: ChangesRepo;
+  /** The crawl's results grouped by target: sorted pages, a target's links, hosts, filtered streams. */
+  readonly results: TargetResultsRepo;
 
   constructor(
     private readonly sqlite: Database,
@@ -155,6 +97,7 @@ export class LinksRepo {
     this.maxVerdictSpan = options.maxVerdictSpan ?? MAX_VERDICT_SPAN;
     this.orphans = new OrphansRepo(sqlite);
     this.changes = new ChangesRepo(sqlite);
+    this.results = new TargetResultsRepo(sqlite);
   }
 
   /**
@@ -297,55 +240,6 @@ export class LinksRepo {
         )
         .get({ crawlId: crawl.id, statusCode: filter.statusCode, ...(filter.isBroken === undefined ? {} : { isBroken: filter.isBroken ? 1 : 0 }) })?.n ?? 0
     );
-  }
-
-  /**
-   * One page of a crawl's broken targets, each with how many of its links are broken, in discovery order after
-   * target `afterId` (keyset). Read along the broken links' target index between the crawl's first and last
-   * checked target, so a page costs its own rows whatever the crawl's size; filters narrow the rows read.
-   */
-  brokenTargets(crawlId: string, filter: BrokenTargetFilter, afterId: number, limit: number): BrokenTargetRecord[] {
-    const range = this.sqlite
-      .query<{ first: number | null; last: number | null }, { crawlId: string }>(
-        "SELECT MIN(id) AS first, MAX(id) AS last FROM crawl_targets WHERE crawl_id = $crawlId AND state = 'done'",
-      )
-      .get({ crawlId });
-    if (range?.first == null || range.last == null) return [];
-    const where = brokenTargetWhere(filter);
-    return this.sqlite
-      .query<RawBrokenTarget, Record<string, string | number>>(
-        `SELECT t.id AS target_id, t.url, t.status_code, t.error, t.warning, t.final_url, t.internal, t.is_broken AS target_broken, COUNT(*) AS links,
-           MIN(b.broken_since) AS broken_since
-         FROM broken_links b INDEXED BY broken_links_target_idx JOIN crawl_targets t ON t.id = b.target_id ${where.join}
-         WHERE b.target_id > $afterId AND b.target_id <= $last AND b.crawl_id = $crawlId ${where.sql}
-         GROUP BY b.target_id ORDER BY b.target_id LIMIT $limit`,
-      )
-      .all({ ...where.params, crawlId, afterId: Math.max(afterId, range.first - 1), last: range.last, limit })
-      .map((row) => ({ ...row, internal: row.internal === 1, target_broken: row.target_broken === 1 }));
-  }
-
-  /** How many broken targets match `filter` (what brokenTargets pages through). */
-  countBrokenTargets(crawlId: string, filter: BrokenTargetFilter): number {
-    const where = brokenTargetWhere(filter);
-    return (
-      this.sqlite
-        .query<{ n: number }, Record<string, string | number>>(
-          `SELECT COUNT(DISTINCT b.target_id) AS n FROM broken_links b JOIN crawl_targets t ON t.id = b.target_id ${where.join}
-           WHERE b.crawl_id = $crawlId ${where.sql}`,
-        )
-        .get({ ...where.params, crawlId })?.n ?? 0
-    );
-  }
-
-  /** The first `limit` pages linking to a broken target (of kind `kind`, when given), in discovery order. */
-  brokenTargetSources(targetId: number, kind: StoredLinkKind | undefined, limit: number): BrokenSourceRecord[] {
-    const byKind = kind === undefined ? "" : "AND l.kind = $kind";
-    return this.sqlite
-      .query<BrokenSourceRecord, Record<string, string | number>>(
-        `SELECT l.source_url, l.link_text, l.kind, l.fragment_error, b.broken_since FROM broken_links b INDEXED BY broken_links_target_idx
-         JOIN links l ON l.id = b.link_id WHERE b.target_id = $targetId ${byKind} ORDER BY b.link_id LIMIT $limit`,
-      )
-      .all({ targetId, limit, ...(kind === undefined ? {} : { kind }) });
   }
 
   /**

@@ -170,7 +170,7 @@ describe.skipIf(!available)("the dashboard in Chromium", () => {
     const [csv] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Download CSV" }).click()]);
     expect(csv.suggestedFilename()).toBe(`linkpatrol-${detail.id}.csv`);
     expect(readFileSync((await csv.path())!, "utf8").trim().split("\n")).toHaveLength(detail.total_links + 1);
-    const [json] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Download JSON" }).click()]);
+    const [json] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Download JSON", exact: true }).click()]);
     expect(JSON.parse(readFileSync((await json.path())!, "utf8")).links).toHaveLength(detail.total_links);
   }, STEP_MS);
 

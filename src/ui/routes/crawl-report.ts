@@ -2,12 +2,24 @@ import type { Context } from "hono";
 import { renderReport, reportSummary, type CheckReport, type ReportFormat } from "../../services/report/report.ts";
 import type { CrawlsService } from "../../services/crawls.service.ts";
 import type { DomainsService } from "../../services/domains.service.ts";
+import type { BrokenTargetFilter } from "../../store/target-results.repo.ts";
 
 /**
  * A crawl's report as a download, rendered by the same code as `linkpatrol check --format csv|json`, so the
  * file a user downloads reads exactly like the CLI's. Streamed from the store a batch at a time: a crawl with
- * 500k links is never held whole in memory.
+ * 500k links is never held whole in memory. With filters, the report holds exactly the links the crawl page's
+ * filters select (every page of them, in discovery order), with the crawl's summary and `reported_links` /
+ * `reported_broken` counting those links; orphan pages are not part of a filtered view.
  */
+
+/** The formats a report is downloaded in. */
+export type DownloadFormat = Extract<ReportFormat, "csv" | "json" | "jsonl">;
+
+const CONTENT_TYPES: Record<DownloadFormat, string> = {
+  csv: "text/csv; charset=utf-8",
+  json: "application/json; charset=utf-8",
+  jsonl: "application/jsonl; charset=utf-8",
+};
 
 /** Chunks of report text sent per pull of the response stream. */
 const CHUNKS_PER_PULL = 512;
@@ -24,8 +36,24 @@ export function crawlReport(crawls: CrawlsService, domains: DomainsService, id: 
   };
 }
 
+/** The report of the links `filter` selects in crawl `id`. */
+export function filteredCrawlReport(crawls: CrawlsService, domains: DomainsService, id: string, filter: BrokenTargetFilter): CheckReport {
+  const detail = crawls.get(id);
+  const counts = crawls.results.linkCounts(detail.id, filter);
+  const links = () => crawls.results.allLinks(detail.id, filter);
+  return {
+    url: domains.get(detail.domain_id).root_url,
+    options: detail.options,
+    summary: reportSummary(detail, counts),
+    links,
+    brokenLinks: function* () {
+      for (const link of links()) if (link.is_broken) yield link;
+    },
+  };
+}
+
 /** Answers with the report in `format` as an attachment named after the domain and the crawl. */
-export function reportResponse(c: Context, report: CheckReport, format: Extract<ReportFormat, "csv" | "json">, crawlId: string): Response {
+export function reportResponse(c: Context, report: CheckReport, format: DownloadFormat, crawlId: string): Response {
   const chunks = renderReport(report, format)[Symbol.iterator]();
   const encoder = new TextEncoder();
   const body = new ReadableStream<Uint8Array>({
@@ -43,7 +71,7 @@ export function reportResponse(c: Context, report: CheckReport, format: Extract<
       controller.enqueue(encoder.encode(text));
     },
   });
-  c.header("Content-Type", format === "csv" ? "text/csv; charset=utf-8" : "application/json; charset=utf-8");
+  c.header("Content-Type", CONTENT_TYPES[format]);
   c.header("Content-Disposition", `attachment; filename="linkpatrol-${crawlId}.${format}"`);
   return c.body(body);
 }

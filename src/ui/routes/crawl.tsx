@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import { Hono } from "hono";
 import type { Child } from "hono/jsx";
-import { ConflictError } from "../../core/errors.ts";
+import { ConflictError, NotFoundError } from "../../core/errors.ts";
 import { describeOptions } from "../../core/options-summary.ts";
 import type { CrawlsService } from "../../services/crawls.service.ts";
 import type { CrawlBriefView, CrawlDetailView, CrawlSummaryView } from "../../services/crawl-view.ts";
@@ -13,22 +13,26 @@ import { FailureReason, LastCompleted } from "../components/crawl-outcome.tsx";
 import { Time } from "../components/local-time.tsx";
 import { FormError } from "../components/form-error.tsx";
 import { Csrf, CrawlStatusBadge, Layout } from "../components/layout.tsx";
-import { filtersFrom, repoFilter } from "../crawl-filters.ts";
-import { count } from "../format.ts";
+import { TargetSources } from "../components/target-sources.tsx";
+import { filtersFrom, repoFilter, sortingOf, viewFrom, type Filters } from "../crawl-filters.ts";
+import { SOURCE_SORTS, TARGET_SORTS } from "../../store/target-results.repo.ts";
+import { count, when } from "../format.ts";
 import { RecentRates } from "../recent-rates.ts";
 import { renderPage } from "../render.ts";
 import { can, type UiEnv, type Viewer } from "../ui-env.ts";
 import { requireUiScope } from "../ui-scope.ts";
-import { crawlReport, reportResponse } from "./crawl-report.ts";
+import { crawlReport, filteredCrawlReport, reportResponse, type DownloadFormat } from "./crawl-report.ts";
 
 /**
  * A crawl's page: live progress while it runs (a small JSON endpoint polled by the script, or a page refresh
  * without it), then its broken links grouped by target URL (one row per thing to fix, the pages linking to it
- * folded inside), filtered by status, kind, internal/external and a URL search, keyset-paged; what changed
- * since the previous crawl; report downloads; cancel.
+ * folded inside, all of them a page of their own), filtered by status, class, kind, internal/external, host and
+ * a URL search, sorted by a column, in numbered pages, grouped by host; what changed since the previous crawl;
+ * report downloads, of the whole crawl or of what the filters select; cancel.
  */
 
-const TARGETS_PER_PAGE = 50;
+/** Hosts listed in the host summary (the rest are reached through the host filter). */
+const HOSTS_SHOWN = 20;
 
 /** Who started a crawl, in words. */
 const STARTED_BY: Record<CrawlDetailView["trigger"], string> = {
@@ -146,6 +150,9 @@ function CrawlPage(props: {
         </a>{" "}
         <a class="button secondary" href={`/ui/crawls/${crawl.id}/report.json`} download>
           Download JSON
+        </a>{" "}
+        <a class="button secondary" href={`/ui/crawls/${crawl.id}/report.jsonl`} download>
+          Download JSONL
         </a>
       </div>
       <nav class="pager" aria-label="Crawl views">
@@ -215,13 +222,36 @@ export function crawlRouter(crawls: CrawlsService, domains: DomainsService) {
     return { crawl: last, pages: last === null ? null : crawls.brief(last.id).pages_crawled };
   };
 
+  /** The grouped listing of crawl `crawl` under the filters and view of `query`. */
+  const targetsBody = (crawl: CrawlDetailView, query: Record<string, string>) => {
+    const filters = filtersFrom(query);
+    const view = viewFrom(query, TARGET_SORTS);
+    const filter = repoFilter(filters);
+    const page = crawls.results.targets(crawl.id, filter, sortingOf(view), view.page, view.size);
+    const hosts = crawls.results.hosts(crawl.id, { ...filter, host: undefined }, HOSTS_SHOWN);
+    return <BrokenTargets crawl={crawl} filters={filters} view={{ ...view, page: page.page }} page={page} hosts={hosts} />;
+  };
+
   router.get("/ui/crawls/:id", (c) => {
     const viewer = requireUiScope(c, "crawls:read");
+    const query = c.req.query();
+    const read = consistentRead(c.req.param("id"), (crawl) => targetsBody(crawl, query));
+    return renderPage(c, <CrawlPage viewer={viewer} {...read} body={read.table} tab="broken" />);
+  });
+
+  router.get("/ui/crawls/:id/targets/:targetId", (c) => {
+    const viewer = requireUiScope(c, "crawls:read");
+    const crawl = crawls.get(c.req.param("id"));
+    const targetId = c.req.param("targetId");
+    if (!/^\d{1,15}$/.test(targetId)) throw new NotFoundError("target", targetId);
+    const target = crawls.results.target(crawl.id, Number(targetId));
     const filters = filtersFrom(c.req.query());
-    const after = Math.max(0, Number.parseInt(c.req.query("after") ?? "0", 10) || 0);
-    const read = consistentRead(c.req.param("id"), (crawl) => crawls.brokenTargets(crawl.id, repoFilter(filters), after, TARGETS_PER_PAGE));
-    const body = <BrokenTargets crawl={read.crawl} filters={filters} page={read.table} after={after} />;
-    return renderPage(c, <CrawlPage viewer={viewer} {...read} body={body} tab="broken" />);
+    const view = viewFrom(c.req.query(), SOURCE_SORTS);
+    const read = consistentRead(crawl.id, (current) => {
+      const page = crawls.results.sources(current.id, target.target_id, repoFilter(filters), sortingOf(view), view.page, view.size);
+      return <TargetSources crawl={current} target={target} filters={filters} view={{ ...view, page: page.page }} page={page} />;
+    });
+    return renderPage(c, <CrawlPage viewer={viewer} {...read} body={read.table} tab="broken" />);
   });
 
   router.get("/ui/crawls/:id/changes", (c) => {
@@ -238,17 +268,17 @@ export function crawlRouter(crawls: CrawlsService, domains: DomainsService) {
     const progress = liveProgress(crawl) ?? progressOf(crawl, null, null);
     return c.json({ ...progress, as_of: new Date().toISOString() });
   });
-  router.get("/ui/crawls/:id/report.csv", (c) => {
-    requireUiScope(c, "crawls:read");
-    const id = c.req.param("id");
-    return reportResponse(c, crawlReport(crawls, domains, id), "csv", crawls.get(id).id);
-  });
 
-  router.get("/ui/crawls/:id/report.json", (c) => {
-    requireUiScope(c, "crawls:read");
-    const id = c.req.param("id");
-    return reportResponse(c, crawlReport(crawls, domains, id), "json", crawls.get(id).id);
-  });
+  for (const format of ["csv", "json", "jsonl"] as const satisfies DownloadFormat[]) {
+    // Without filters the whole crawl, as ever; with any, exactly the links they select.
+    router.get(`/ui/crawls/:id/report.${format}`, (c) => {
+      requireUiScope(c, "crawls:read");
+      const id = crawls.get(c.req.param("id")).id;
+      const filters: Filters = filtersFrom(c.req.query());
+      const report = Object.keys(filters).length === 0 ? crawlReport(crawls, domains, id) : filteredCrawlReport(crawls, domains, id, repoFilter(filters));
+      return reportResponse(c, report, format, id);
+    });
+  }
 
   router.post("/ui/crawls/:id/cancel", (c) => {
     const viewer = requireUiScope(c, "crawls:write");
@@ -257,9 +287,8 @@ export function crawlRouter(crawls: CrawlsService, domains: DomainsService) {
       crawls.cancel(id);
     } catch (error) {
       if (!(error instanceof ConflictError)) throw error;
-      const read = consistentRead(id, (crawl) => crawls.brokenTargets(crawl.id, {}, 0, TARGETS_PER_PAGE));
-      const body = <BrokenTargets crawl={read.crawl} filters={{}} page={read.table} after={0} />;
-      return renderPage(c, <CrawlPage viewer={viewer} {...read} body={body} tab="broken" error={error.message} />, 409);
+      const read = consistentRead(id, (crawl) => targetsBody(crawl, {}));
+      return renderPage(c, <CrawlPage viewer={viewer} {...read} body={read.table} tab="broken" error={error.message} />, 409);
     }
     return c.redirect(`/ui/crawls/${id}`, 303);
   });

@@ -1,0 +1,98 @@
+import { NotFoundError } from "../core/errors.ts";
+import type { CrawlRecord } from "../store/crawls.repo.ts";
+import type { LinkRecord } from "../store/link-record.ts";
+import type { LinksRepo } from "../store/links.repo.ts";
+import type {
+  BrokenSourceRecord,
+  BrokenTargetFilter,
+  BrokenTargetRecord,
+  HostSummaryRecord,
+  SourceSort,
+  Sorting,
+  TargetSort,
+} from "../store/target-results.repo.ts";
+
+/**
+ * A crawl's results grouped by target, for the dashboard: numbered pages of targets sorted by a column, every
+ * link of one target in pages of its own, the hosts they are on, and the links a filter selects as a stream
+ * (the filtered downloads). A page number past the end shows the last page.
+ */
+
+/** One numbered page: its rows, the row count, which page it is of how many, and the page size. */
+export interface NumberedPage<T> {
+  items: T[];
+  total: number;
+  page: number;
+  pages: number;
+  size: number;
+}
+
+/** A listed target with its first few linking pages. */
+export type BrokenTargetView = BrokenTargetRecord & { sources: BrokenSourceRecord[] };
+
+/** Where `page` (1-based, clamped into range) of `total` rows by `size` starts. */
+export function pageOf(total: number, page: number, size: number): { page: number; pages: number; offset: number } {
+  const pages = Math.max(1, Math.ceil(total / size));
+  const clamped = Math.min(Math.max(1, Math.trunc(page) || 1), pages);
+  return { page: clamped, pages, offset: (clamped - 1) * size };
+}
+
+export class CrawlResults {
+  constructor(
+    private readonly links: LinksRepo,
+    private readonly require: (id: string) => CrawlRecord,
+  ) {}
+
+  /** Page `page` of the targets `filter` selects, sorted by `sorting`, each with its first `sourcesPerTarget` linking pages. */
+  targets(
+    id: string,
+    filter: BrokenTargetFilter,
+    sorting: Sorting<TargetSort>,
+    page: number,
+    size: number,
+    sourcesPerTarget = 20,
+  ): NumberedPage<BrokenTargetView> & { links: number } {
+    const crawl = this.require(id);
+    const repo = this.links.results;
+    const counts = repo.count(crawl.id, filter);
+    const at = pageOf(counts.targets, page, size);
+    const preview: Sorting<SourceSort> = { by: "found", descending: false };
+    const items = repo.page(crawl.id, filter, sorting, at.offset, size).map((row) => ({
+      ...row,
+      sources: repo.sources(crawl.id, row.target_id, filter, preview, 0, sourcesPerTarget),
+    }));
+    return { items, total: counts.targets, page: at.page, pages: at.pages, size, links: counts.links };
+  }
+
+  /** The hosts of the targets `filter` selects, most targets first, at most `limit`, and how many hosts in all. */
+  hosts(id: string, filter: BrokenTargetFilter, limit: number): { items: HostSummaryRecord[]; total: number } {
+    return this.links.results.hosts(this.require(id).id, filter, limit);
+  }
+
+  /** A checked target of the crawl; NotFoundError for any other id. */
+  target(id: string, targetId: number): Omit<BrokenTargetRecord, "links" | "broken_since"> {
+    const found = this.links.results.target(this.require(id).id, targetId);
+    if (found === undefined) throw new NotFoundError("target", String(targetId));
+    return found;
+  }
+
+  /** Page `page` of the links to a target that `filter` selects, sorted by `sorting`. */
+  sources(id: string, targetId: number, filter: BrokenTargetFilter, sorting: Sorting<SourceSort>, page: number, size: number): NumberedPage<BrokenSourceRecord> {
+    const crawl = this.require(id);
+    const total = this.links.results.countSources(crawl.id, targetId, filter);
+    const at = pageOf(total, page, size);
+    return { items: this.links.results.sources(crawl.id, targetId, filter, sorting, at.offset, size), total, page: at.page, pages: at.pages, size };
+  }
+
+  /** How many links `filter` selects, and how many of them are broken. */
+  linkCounts(id: string, filter: BrokenTargetFilter): { links: number; broken: number } {
+    const { links, broken } = this.links.results.count(this.require(id).id, filter);
+    return { links, broken };
+  }
+
+  /** Every link `filter` selects, in discovery order, streamed in batches (each call starts again). */
+  allLinks(id: string, filter: BrokenTargetFilter): Iterable<LinkRecord> {
+    const crawlId = this.require(id).id;
+    return { [Symbol.iterator]: () => this.links.results.links(crawlId, filter) };
+  }
+}
