@@ -276,6 +276,20 @@ export class HtmlScanner {
     private readonly cbs: ScannerCallbacks,
   ) {}
 
+  /**
+   * Goes on with a page another reader began (the Wasm reader, past its caps): `open` are the elements it left
+   * open, outermost first; nothing is reported for them.
+   */
+  adoptOpenElements(open: readonly string[]): void {
+    for (const name of open) {
+      this.stack.push(name);
+      if (name === "svg") this.foreign.push(SVG);
+      else if (name === "math") this.foreign.push(MATHML);
+      else if (INTEGRATION_POINTS.has(name)) this.foreign.push(NONE);
+    }
+    if (this.stack.length > DEEP_STACK) this.openCounts = new NameCounts(this.stack);
+  }
+
   write(chunk: string): void {
     if (this.pending !== "") {
       const joined = this.pending + chunk;
@@ -694,7 +708,7 @@ const CDATA = "CDATA[";
  * RCDATA text (`title`, `textarea`) decoded as htmlparser2 does: an `&` right after the start of what could be
  * the element's end tag (`<`, `</`, `</ti` …) is not read as a character reference.
  */
-function rcdataDecoded(s: string, from: number, to: number, name: string): string {
+export function rcdataDecoded(s: string, from: number, to: number, name: string): string {
   let out = "";
   let start = from;
   for (let amp = s.indexOf("&", from); amp !== -1 && amp < to; amp = s.indexOf("&", amp + 1)) {
