@@ -7,5 +7,5 @@ cd "$(dirname "$0")/.."
 src=src/crawler/wasm/page-tokenizer.c
 out=${1:-src/crawler/wasm/page-tokenizer.wasm}
 clang --target=wasm32 -O2 -nostdlib -ffreestanding -mbulk-memory -fno-ident -Wall -Wextra -Werror \
-  -Wl,--no-entry -Wl,--strip-all \
+  -Wl,--no-entry -Wl,--strip-all -Wl,--initial-memory=1048576 \
   -o "$out" "$src"

@@ -190,9 +190,12 @@ describe("the Wasm reader answers as the JS scanner", () => {
     expect(everyCut).toBe(300);
   }, 120_000);
 
-  test("a page deeper than the tokenizer's stack goes on in the JS scanner, with the same events", () => {
-    // 1,100,000 open elements: past the tokenizer's 2^20, so the JS scanner takes the rest of the page.
-    const html = `<a href=first>x</a>${"<b>".repeat(1_100_000)}<a href="/deep">deep &amp; far</a>${"</b>".repeat(10)}<svg><image href=i.png /></svg>`;
+  test.each([
+    // 100,000 open elements: past the tokenizer's 2^16, so the JS scanner takes the rest of the page.
+    ["deeper than the tokenizer's stack", `<a href=first>x</a><svg>${"<b>".repeat(100_000)}<a href="/deep">deep &amp; far</a>${"</b>".repeat(10)}<image href=i.png /></svg><image src=img.png>`],
+    // 70,000 distinct element names: past the tokenizer's 2^16 ids.
+    ["with more distinct names than the tokenizer's ids", `${Array.from({ length: 70_000 }, (_, k) => `<x${k}></x${k}>`).join("")}<a href="/deep">deep &amp; far</a>`],
+  ])("a page %s goes on in the JS scanner, with the same events", (_name, html) => {
     const bytes = encode(html);
     const cuts: number[] = [];
     for (let at = 65536; at < bytes.length; at += 65536) cuts.push(at);
@@ -204,6 +207,29 @@ describe("the Wasm reader answers as the JS scanner", () => {
     expect(Bun.deepEquals(wasm, js)).toBe(true);
     expect(wasm).toContainEqual(["open", "a", { href: "/deep" }]);
   }, 60_000);
+  test("a hostile page of a million open elements and a million stray end tags is read in linear time", () => {
+    // The tokenizer's stack fills at 2^16, the JS scanner (counting open elements by name) takes the rest; a child
+    // process, so that a regression fails at the time limit instead of hanging the suite in synchronous code.
+    const script = `
+      import { ReadAttributes } from ${JSON.stringify(join(import.meta.dir, "../../src/crawler/html-scanner.ts"))};
+      import { createPageReader } from ${JSON.stringify(join(import.meta.dir, "../../src/crawler/wasm/page-reader.ts"))};
+      const html = new TextEncoder().encode("<div>".repeat(1000000) + "</x>".repeat(1000000) + '<a href="/last">x</a>' + "</div>".repeat(1000));
+      const opened = [];
+      let closes = 0;
+      const read = new ReadAttributes(new Map([["a", new Set(["href"])]]), new Set());
+      const reader = createPageReader(() => false, read, false, {
+        onopentag: (name, attribs) => { if (name === "a") opened.push(attribs.href); },
+        ontext: () => {},
+        onclosetag: () => { closes++; },
+      });
+      for (let at = 0; at < html.length; at += 65536) reader.writeUtf8(html.subarray(at, at + 65536));
+      reader.end();
+      console.log(JSON.stringify({ opened, closes }));
+    `;
+    const child = Bun.spawnSync([process.execPath, "-e", script], { timeout: 20_000, stderr: "pipe" });
+    expect({ exitCode: child.exitCode, signal: child.signalCode ?? null, stderr: child.stderr.toString() }).toEqual({ exitCode: 0, signal: null, stderr: "" });
+    expect(JSON.parse(child.stdout.toString())).toEqual({ opened: ["/last"], closes: 1_000_001 });
+  }, 30_000);
 });
 
 describe("the extractor gives the same links by both readers, in every encoding the decoder reads", () => {

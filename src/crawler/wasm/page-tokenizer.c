@@ -32,8 +32,8 @@ enum { F_IMPLIED = 1, F_AMP = 2, F_WIDE = 4 };
 enum { T_RAW = 0, T_DECODE = 1, T_RCDATA = 2 };
 
 #define REC_CAP 4096
-#define DEPTH_CAP (1 << 20)
-#define ID_CAP (1 << 20)
+#define DEPTH_CAP (1 << 16)
+#define ID_CAP (1 << 16)
 #define MASK_CAP 1024
 #define ATTR_NAMES_CAP 64
 #define MAX_NAME_LENGTH 16
