@@ -125,7 +125,7 @@ class Tokenizer {
   /** Attribute names by configured index. */
   attributeNames: string[] = [];
   private readonly idCap: number;
-  /** The page being read, for the imports. */
+  /** The page being read, for the imports: set only during a call into the module, so nothing else holds the reader. */
   reader: WasmPageReader | null = null;
 
   constructor(module: WebAssembly.Module) {
@@ -265,7 +265,6 @@ function acquire(): Tokenizer | null {
 
 /** A tokenizer back for the next page; one whose memory grew for a big page is let go, so the memory is freed. */
 function release(tokenizer: Tokenizer): void {
-  tokenizer.reader = null;
   if (tokenizer.grownBytes() > KEEP_GROWTH_BYTES || pool.length >= POOL_SIZE) return;
   pool.push(tokenizer);
 }
@@ -324,7 +323,6 @@ class WasmPageReader implements PageReader {
     tokenizer.configure(attributes, attributeNames(attributes)!);
     tokenizer.forgetPageNames();
     tokenizer.exports.reset();
-    tokenizer.reader = this;
   }
 
   write(text: string): void {
@@ -361,21 +359,32 @@ class WasmPageReader implements PageReader {
     if (this.fallback === null) {
       if (this.filled > 0) this.scan(this.filled, true);
     }
+    const t = this.tokenizer;
     if (this.fallback !== null) {
       this.fallback.end();
     } else {
-      this.tokenizer.exports.finish();
-      this.takeRecords();
+      t.reader = this;
+      try {
+        t.exports.finish();
+        this.takeRecords();
+      } finally {
+        t.reader = null;
+      }
     }
-    const t = this.tokenizer;
     t.exports.reset();
     release(t);
   }
 
   private scan(usable: number, final: boolean): void {
     const t = this.tokenizer;
-    const stop = t.exports.scan(usable, final ? 1 : 0);
-    this.takeRecords();
+    t.reader = this;
+    let stop: number;
+    try {
+      stop = t.exports.scan(usable, final ? 1 : 0);
+      this.takeRecords();
+    } finally {
+      t.reader = null;
+    }
     this.attribs = null;
     if (t.exports.is_overflowed() !== 0) {
       this.overflow(stop);
