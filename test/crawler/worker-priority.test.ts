@@ -51,4 +51,4 @@ test.skipIf(!HAS_THREAD_STATS)("a crawl's worker thread runs at crawler.nice, th
   expect(threadNices().get(String(process.pid))).toBe(before.get(String(process.pid))!);
   releaseHang();
   expect((await waitForCrawl(svc, id)).status).toBe("completed");
-});
+}, 30_000);

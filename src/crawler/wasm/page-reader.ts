@@ -315,7 +315,7 @@ class WasmPageReader implements PageReader {
   private highSurrogate = "";
 
   constructor(
-    private tokenizer: Tokenizer,
+    private readonly tokenizer: Tokenizer,
     private readonly wantsText: () => boolean,
     private readonly attributes: ReadAttributes,
     private readonly cbs: ScannerCallbacks,
