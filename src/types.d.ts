@@ -16,3 +16,8 @@ declare module "*.svg" {
   const text: string;
   export default text;
 }
+// A file embedded in the executable (`with { type: "file" }`): its path, on disk or in the bundle's file system.
+declare module "*.wasm" {
+  const path: string;
+  export default path;
+}

@@ -72,16 +72,30 @@ export class HtmlTextStream {
   private head: Uint8Array[] = [];
   private headBytes = 0;
   private text: TextChunker | null = null;
+  /** Whether the page's bytes go on as they are (a UTF-8 page, with `onUtf8`), not as text. */
+  private rawUtf8 = false;
 
+  /**
+   * `onUtf8`, when given, takes a UTF-8 page's bytes (without its byte-order mark) instead of `onText` taking
+   * its text; `textToo` asks for the text of such a page as well. A page in another encoding goes to `onText`.
+   */
   constructor(
     private readonly contentType: string | undefined,
     private readonly onText: (text: string) => void,
+    private readonly onUtf8?: (bytes: Uint8Array) => void,
+    private readonly textToo = false,
   ) {}
+
+  /** Whether `onUtf8` takes this page's bytes (known once the encoding is chosen). */
+  get bytesGoRaw(): boolean {
+    return this.rawUtf8;
+  }
 
   /** Feeds the next bytes of the body. */
   write(bytes: Uint8Array): void {
-    if (this.text !== null) {
-      this.emit(this.text.write(bytes));
+    if (this.text !== null || this.rawUtf8) {
+      if (this.rawUtf8) this.onUtf8!(bytes);
+      if (this.text !== null) this.emit(this.text.write(bytes));
       return;
     }
     this.head.push(bytes);
@@ -91,8 +105,8 @@ export class HtmlTextStream {
 
   /** The body is complete (or cut): decodes what is left. */
   end(): void {
-    if (this.text === null) this.start();
-    this.emit(this.text!.end());
+    if (this.text === null && !this.rawUtf8) this.start();
+    if (this.text !== null) this.emit(this.text.end());
   }
 
   private start(): void {
@@ -102,8 +116,11 @@ export class HtmlTextStream {
     // A byte-order mark of the chosen encoding is skipped here, as a whole-body decode drops it; the stream
     // then ignores marks (Bun's streaming UTF-16 decoder would keep it, and a second mark is text).
     const bom = bomEncoding(head) === decoder.encoding ? (decoder.encoding === "utf-8" ? 3 : 2) : 0;
-    this.text = new TextChunker(decoder.encoding);
-    this.emit(this.text.write(head.subarray(bom)));
+    this.rawUtf8 = this.onUtf8 !== undefined && decoder.encoding === "utf-8";
+    if (!this.rawUtf8 || this.textToo) this.text = new TextChunker(decoder.encoding);
+    const body = head.subarray(bom);
+    if (this.rawUtf8 && body.length > 0) this.onUtf8!(body);
+    if (this.text !== null) this.emit(this.text.write(body));
   }
 
   private emit(text: string): void {

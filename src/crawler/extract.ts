@@ -1,5 +1,6 @@
 import { HrefResolver } from "./href-resolver.ts";
-import { HtmlScanner, ReadAttributes } from "./html-scanner.ts";
+import { checkAttributeReads, ReadAttributes, type ScannerCallbacks } from "./html-scanner.ts";
+import { createPageReader } from "./wasm/page-reader.ts";
 import { attributesRead, CONTEXT_TAGS, eachRawUrl, LINK_TAGS, type LinkKind, rowFor } from "./link-tags.ts";
 import { recordedForm } from "./normalize.ts";
 import { PageIdCollector, type PageIds } from "./page-ids.ts";
@@ -7,8 +8,8 @@ import { InlineCss } from "./css-inline.ts";
 import { cleanPageText } from "../core/visible-text.ts";
 
 /**
- * Link extraction in one streaming pass over the scanner's events (html-scanner.ts: htmlparser2's events and
- * rules); which tags carry links is the table in link-tags.ts, this file only walks the document. Decisions,
+ * Link extraction in one streaming pass over the page reader's events (wasm/page-reader.ts, or its reference
+ * html-scanner.ts: htmlparser2's events and rules); which tags carry links is the table in link-tags.ts, this file only walks the document. Decisions,
  * each as a browser would see the page:
  * - `<base href>`: the first one with an href sets the base for the *whole* document, links before it
  *   included. Links are kept raw and resolved in `end()`, which costs nothing extra because the result is
@@ -43,9 +44,11 @@ export interface ExtractedLink {
 /** Why an href found on a page cannot be checked. */
 export type UncheckableReason = "invalid_url" | "url_too_long";
 
-/** A streaming extractor: feed decoded chunks, then `end()` once for the page's links. */
+/** A streaming extractor: feed decoded chunks (or a UTF-8 page's bytes), then `end()` once for the page's links. */
 export interface Extractor {
   write(chunk: string): void;
+  /** The next bytes of a page in UTF-8 (never mixed with `write` in one page). */
+  writeUtf8(bytes: Uint8Array): void;
   end(): ExtractedLink[];
   /** Links found past the `maxLinks` cap: counted, not kept. */
   readonly dropped: number;
@@ -61,8 +64,10 @@ export interface ExtractorOptions {
   collectIds?: boolean;
   /** Take the URLs of `<style>` blocks and `style` attributes, as `stylesheet` links (for `scan_stylesheets`). */
   scanCss?: boolean;
-  /** Throw when the walk reads an attribute the scanner was not told to hand (html-scanner.ts `checkReads`; tests only). */
+  /** Throw when the walk reads an attribute the reader was not told to hand (html-scanner.ts `checkAttributeReads`; tests only). */
   checkAttributeReads?: boolean;
+  /** Read with the JS scanner, not the Wasm reader (the reference the tests compare the Wasm reader with). */
+  jsScanner?: boolean;
 }
 
 /** The most link text kept, in code points (a surrogate pair is never split). */
@@ -73,7 +78,8 @@ const HIDDEN_TEXT_TAGS: ReadonlySet<string> = new Set(["script", "style"]);
 
 /** A streaming extractor for the page at `pageUrl` (the base until a `<base href>` says otherwise). */
 export function createExtractor(pageUrl: string, options: ExtractorOptions = {}): Extractor {
-  const { maxLinks = Number.POSITIVE_INFINITY, collectIds = false, scanCss = false, checkAttributeReads = false } = options;
+  const { maxLinks = Number.POSITIVE_INFINITY, collectIds = false, scanCss = false } = options;
+  const checked = (read: ReadAttributes, cbs: ScannerCallbacks): ScannerCallbacks => (options.checkAttributeReads === true ? checkAttributeReads(cbs, read) : cbs);
   // Links in document order; `url` holds the href as written until end() resolves it.
   const found: ExtractedLink[] = [];
   let dropped = 0;
@@ -129,7 +135,8 @@ export function createExtractor(pageUrl: string, options: ExtractorOptions = {})
 
   // Text matters only inside an anchor (its link text) or a `<style>` being scanned; the rest is never sliced.
   const wantsText = (): boolean => templateDepth === 0 && ((anchor !== null && hiddenText === null) || (css !== null && hiddenText === "style"));
-  const parser = new HtmlScanner(wantsText, readAttributes(collectIds, scanCss), {
+  const read = readAttributes(collectIds, scanCss);
+  const parser = createPageReader(wantsText, read, options.jsScanner === true, checked(read, {
     onopentag(name, attribs) {
       if (name === "template") templateDepth++;
       if (templateDepth > 0) return;
@@ -157,7 +164,7 @@ export function createExtractor(pageUrl: string, options: ExtractorOptions = {})
         if (open !== -1) contexts.length = open;
       }
     },
-  }, checkAttributeReads);
+  }));
 
   return {
     get dropped() {
@@ -168,6 +175,9 @@ export function createExtractor(pageUrl: string, options: ExtractorOptions = {})
     },
     write(chunk) {
       parser.write(chunk);
+    },
+    writeUtf8(bytes) {
+      parser.writeUtf8(bytes);
     },
     end() {
       parser.end();

@@ -59,6 +59,15 @@ export class ReadAttributes {
   }
 }
 
+/**
+ * `cbs` with each tag's attributes checked: a callback reading one `attributes` does not name for the tag throws,
+ * instead of silently getting undefined (a reader, JS or Wasm, cuts out only what it is told to). For tests over
+ * real and generated pages; a property check per read, so not for crawls.
+ */
+export function checkAttributeReads(cbs: ScannerCallbacks, attributes: ReadAttributes): ScannerCallbacks {
+  return { ...cbs, onopentag: (name, attribs) => cbs.onopentag(name, checkedReads(name, attribs, attributes.readOn(name.toLowerCase()))) };
+}
+
 /** `attribs` of a `<tag>`, throwing when a name outside `read` is asked for: it would read undefined whatever the page says. */
 function checkedReads(tag: string, attribs: Record<string, string>, read: ReadonlySet<string> | null): Record<string, string> {
   const check = (name: string | symbol): void => {
@@ -289,17 +298,25 @@ export class HtmlScanner {
   /** The attributes of the tag being read, when it has any read. */
   private attribs: Record<string, string> | null = null;
 
-  /**
-   * `checkReads`: a callback reading an attribute `attributes` does not name for the tag throws, instead of
-   * silently getting undefined (the scanner cuts out only what it is told to). For tests over real and
-   * generated pages; a property check per read, so not for crawls.
-   */
   constructor(
     private readonly wantsText: () => boolean,
     private readonly attributes: ReadAttributes,
     private readonly cbs: ScannerCallbacks,
-    private readonly checkReads = false,
   ) {}
+
+  /**
+   * Goes on with a page another reader began (the Wasm reader, past its caps): `open` are the elements it left
+   * open, outermost first; nothing is reported for them.
+   */
+  adoptOpenElements(open: readonly string[]): void {
+    for (const name of open) {
+      this.stack.push(name);
+      if (name === "svg") this.foreign.push(SVG);
+      else if (name === "math") this.foreign.push(MATHML);
+      else if (INTEGRATION_POINTS.has(name)) this.foreign.push(NONE);
+    }
+    if (this.stack.length > DEEP_STACK) this.openCounts = new NameCounts(this.stack);
+  }
 
   write(chunk: string): void {
     if (this.pending !== "") {
@@ -475,7 +492,7 @@ export class HtmlScanner {
     }
     const name = this.openElement(tag.name);
     if (name !== IGNORED) {
-      this.cbs.onopentag(name, this.checkReads ? checkedReads(tag.name, attribs, this.attributes.readOn(tag.name)) : attribs);
+      this.cbs.onopentag(name, attribs);
       if (VOID_ELEMENTS.has(name)) this.cbs.onclosetag(name, true);
       else if (tag.selfClosing && this.foreign[this.foreign.length - 1] !== NONE && this.stack[this.stack.length - 1] === name) this.popElement(true);
     }
@@ -719,7 +736,7 @@ const CDATA = "CDATA[";
  * RCDATA text (`title`, `textarea`) decoded as htmlparser2 does: an `&` right after the start of what could be
  * the element's end tag (`<`, `</`, `</ti` …) is not read as a character reference.
  */
-function rcdataDecoded(s: string, from: number, to: number, name: string): string {
+export function rcdataDecoded(s: string, from: number, to: number, name: string): string {
   let out = "";
   let start = from;
   for (let amp = s.indexOf("&", from); amp !== -1 && amp < to; amp = s.indexOf("&", amp + 1)) {

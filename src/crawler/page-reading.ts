@@ -5,10 +5,10 @@ import type { PageIds } from "./page-ids.ts";
 import type { NotFoundPageReader } from "./soft-404.ts";
 
 /**
- * One HTML page read as its body arrives: bytes → text (decode.ts, the page's own encoding) → the link
- * extractor and, when the site has a soft-404 page, the reader comparing the page with it. Nothing holds the
- * page whole, so what a page costs is what the extractor keeps of it, not its size. Each chunk read is told to
- * `bytesRead`: the crawl job's GC rhythm (core/gc-rhythm.ts `crawlGcRhythm`).
+ * One HTML page read as its body arrives: bytes (a UTF-8 page's as they are; another encoding's through text,
+ * decode.ts) → the link extractor and, when the site has a soft-404 page, the reader comparing the page with
+ * it. Nothing holds the page whole, so what a page costs is what the extractor keeps of it, not its size. Each
+ * chunk read is told to `bytesRead`: the crawl job's GC rhythm (core/gc-rhythm.ts `crawlGcRhythm`).
  */
 export class PageReading {
   private readonly extractor: Extractor;
@@ -21,14 +21,22 @@ export class PageReading {
     contentType: string | undefined,
     options: ExtractorOptions,
     private readonly notFound: NotFoundPageReader | null,
-    bytesRead: ((bytes: number) => void) | undefined,
+    bytesRead?: (bytes: number) => void,
   ) {
     const extractor = createExtractor(finalUrl, options);
     this.extractor = extractor;
-    this.text = new HtmlTextStream(contentType, (html) => {
-      extractor.write(html);
-      notFound?.write(html);
-    });
+    // A UTF-8 page's bytes go to the extractor as they are (its Wasm reader reads bytes); its text is decoded
+    // only for the soft-404 reader. A page in another encoding is decoded once, for both.
+    const text = new HtmlTextStream(
+      contentType,
+      (html) => {
+        if (!text.bytesGoRaw) extractor.write(html);
+        notFound?.write(html);
+      },
+      (bytes) => extractor.writeUtf8(bytes),
+      notFound !== null,
+    );
+    this.text = text;
     this.consumer = (chunk) => {
       this.text.write(chunk);
       bytesRead?.(chunk.length);

@@ -2,13 +2,14 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createExtractor, readAttributes } from "../../src/crawler/extract.ts";
-import { HtmlScanner, ReadAttributes } from "../../src/crawler/html-scanner.ts";
+import { checkAttributeReads, HtmlScanner, ReadAttributes } from "../../src/crawler/html-scanner.ts";
 import { attributesRead, CONTEXT_TAGS, LINK_TAGS } from "../../src/crawler/link-tags.ts";
 
 /**
  * The scanner cuts out only the attributes it is told to, so a rule that reads another one would silently get
  * undefined. The contract: what the scanner is told comes from the tag table (and the walk's few extras, named in
- * extract.ts's readAttributes), and the walk reads nothing else — checked here with the scanner's `checkReads`
+ * extract.ts's readAttributes), and the walk reads nothing else — checked here with `checkAttributeReads`, through
+ * the Wasm reader and the JS scanner,
  * over every row of the table, every option combination, real pages and generated tag soup.
  */
 
@@ -59,12 +60,14 @@ describe("every attribute a row of the tag table names is handed to the extracto
     const scanner = new HtmlScanner(
       () => false,
       told,
-      {
-        onopentag: (_name, attribs) => void attribs["data-src"],
-        ontext: () => {},
-        onclosetag: () => {},
-      },
-      true,
+      checkAttributeReads(
+        {
+          onopentag: (_name, attribs) => void attribs["data-src"],
+          ontext: () => {},
+          onclosetag: () => {},
+        },
+        told,
+      ),
     );
     expect(() => scanner.write(`<img src="/a.png" data-src="/b.png">`)).toThrow('the attribute "data-src" of <img> is read, but the scanner is not told to hand it');
   });

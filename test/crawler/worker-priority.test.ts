@@ -24,7 +24,7 @@ beforeAll(async () => {
     },
   });
   svc = await startTestService({ crawler: { nice: NICE, header_timeout: "30s" } });
-});
+}, 30_000); // starts a service: past the 5 s default on a loaded machine
 afterAll(async () => {
   releaseHang();
   await svc?.stop();
@@ -51,4 +51,4 @@ test.skipIf(!HAS_THREAD_STATS)("a crawl's worker thread runs at crawler.nice, th
   expect(threadNices().get(String(process.pid))).toBe(before.get(String(process.pid))!);
   releaseHang();
   expect((await waitForCrawl(svc, id)).status).toBe("completed");
-});
+}, 30_000);
