@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Parser } from "htmlparser2";
 import { HtmlScanner, ReadAttributes } from "../../src/crawler/html-scanner.ts";
+import { recordEvents, type ScannerEvent, TEST_READ } from "../helpers/scanner-events.ts";
 
 /**
  * The scanner must tell the extractor exactly what htmlparser2's own parser tells it: the same open and close
@@ -13,21 +14,7 @@ import { HtmlScanner, ReadAttributes } from "../../src/crawler/html-scanner.ts";
  * when python3-doc is installed, on real pages nobody here wrote.
  */
 
-type Event = ["open", string, Record<string, string>] | ["close", string, boolean] | ["text", string];
-
-const READ = new ReadAttributes(
-  new Map([
-    ["a", new Set(["href", "xlink:href", "name"])],
-    ["img", new Set(["src", "srcset", "alt"])],
-    ["meta", new Set(["content", "http-equiv"])],
-    ["link", new Set(["href", "rel", "as"])],
-    ["image", new Set(["href", "xlink:href"])],
-    ["my-widget", new Set(["data-src"])],
-    ["form", new Set(["action", "method"])],
-    ["source", new Set(["src"])],
-  ]),
-  new Set(["id", "style"]),
-);
+const READ = TEST_READ;
 
 function wanted(read: ReadAttributes, tag: string, attribs: Record<string, string>): Record<string, string> {
   const kept: Record<string, string> = {};
@@ -35,31 +22,17 @@ function wanted(read: ReadAttributes, tag: string, attribs: Record<string, strin
   return kept;
 }
 
-/** Events as the extractor would see them; texts run together, as a parser may split text anywhere. */
-function record(events: Event[]) {
-  const text = (data: string): void => {
-    const last = events[events.length - 1];
-    if (last?.[0] === "text") last[1] += data;
-    else events.push(["text", data]);
-  };
-  return {
-    onopentag: (name: string, attribs: Record<string, string>) => events.push(["open", name, attribs]),
-    onclosetag: (name: string, implied: boolean) => events.push(["close", name, implied]),
-    ontext: text,
-  };
-}
-
-function stockEvents(chunks: readonly string[], read: ReadAttributes): Event[] {
-  const events: Event[] = [];
-  const parser = new Parser(record(events));
+function stockEvents(chunks: readonly string[], read: ReadAttributes): ScannerEvent[] {
+  const events: ScannerEvent[] = [];
+  const parser = new Parser(recordEvents(events));
   for (const chunk of chunks) parser.write(chunk);
   parser.end();
   return events.map((event) => (event[0] === "open" ? ["open", event[1], wanted(read, event[1], event[2])] : event));
 }
 
-function scannerEvents(chunks: readonly string[], read: ReadAttributes): Event[] {
-  const events: Event[] = [];
-  const parser = new HtmlScanner(() => true, read, record(events));
+function scannerEvents(chunks: readonly string[], read: ReadAttributes): ScannerEvent[] {
+  const events: ScannerEvent[] = [];
+  const parser = new HtmlScanner(() => true, read, recordEvents(events));
   for (const chunk of chunks) parser.write(chunk);
   parser.end();
   return events;

@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { readAttributes } from "../../src/crawler/extract.ts";
-import { HtmlScanner, ReadAttributes, type ScannerCallbacks } from "../../src/crawler/html-scanner.ts";
+import { HtmlScanner, type ReadAttributes } from "../../src/crawler/html-scanner.ts";
+import { recordEvents, type ScannerEvent, TEST_READ } from "../helpers/scanner-events.ts";
 import { attributesRead, LINK_TAGS } from "../../src/crawler/link-tags.ts";
 import { PageReading } from "../../src/crawler/page-reading.ts";
 import { createPageReader, pagesContinuedByJs } from "../../src/crawler/wasm/page-reader.ts";
@@ -16,50 +17,21 @@ import { createPageReader, pagesContinuedByJs } from "../../src/crawler/wasm/pag
  * run (random bytes, mutated real pages): no trap, and the same events.
  */
 
-type Event = ["open", string, Record<string, string>] | ["close", string, boolean] | ["text", string];
-
-/** The test vocabulary's reads (html-scanner.test.ts's), with a custom element and names of every shape. */
-const TEST_READ = new ReadAttributes(
-  new Map([
-    ["a", new Set(["href", "xlink:href", "name"])],
-    ["img", new Set(["src", "srcset", "alt"])],
-    ["meta", new Set(["content", "http-equiv"])],
-    ["link", new Set(["href", "rel", "as"])],
-    ["image", new Set(["href", "xlink:href"])],
-    ["my-widget", new Set(["data-src"])],
-    ["form", new Set(["action", "method"])],
-    ["source", new Set(["src"])],
-  ]),
-  new Set(["id", "style"]),
-);
 /** What the extractor reads: with ids and stylesheets (every `id`, every `style`), and without. */
 const READS = [TEST_READ, readAttributes(true, true), readAttributes(false, false)];
 
-function recorder(events: Event[]): ScannerCallbacks {
-  return {
-    onopentag: (name, attribs) => events.push(["open", name, { ...attribs }]),
-    onclosetag: (name, implied) => events.push(["close", name, implied]),
-    // Texts run together: either reader may split a text anywhere.
-    ontext: (data) => {
-      const last = events[events.length - 1];
-      if (last?.[0] === "text") last[1] += data;
-      else events.push(["text", data]);
-    },
-  };
-}
-
-function jsEvents(bytes: Uint8Array, read: ReadAttributes): Event[] {
-  const events: Event[] = [];
-  const scanner = new HtmlScanner(() => true, read, recorder(events));
+function jsEvents(bytes: Uint8Array, read: ReadAttributes): ScannerEvent[] {
+  const events: ScannerEvent[] = [];
+  const scanner = new HtmlScanner(() => true, read, recordEvents(events));
   scanner.write(new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes));
   scanner.end();
   return events;
 }
 
 /** The Wasm reader's events for `bytes` written in pieces ending at `cuts`. */
-function wasmEvents(bytes: Uint8Array, read: ReadAttributes, cuts: readonly number[] = []): Event[] {
-  const events: Event[] = [];
-  const reader = createPageReader(() => true, read, false, recorder(events));
+function wasmEvents(bytes: Uint8Array, read: ReadAttributes, cuts: readonly number[] = []): ScannerEvent[] {
+  const events: ScannerEvent[] = [];
+  const reader = createPageReader(() => true, read, false, recordEvents(events));
   let start = 0;
   for (const cut of [...cuts, bytes.length]) {
     reader.writeUtf8(bytes.subarray(start, cut));
