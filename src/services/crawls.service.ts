@@ -195,6 +195,16 @@ export class CrawlsService {
    * order. Without a previous crawl every broken link is new. While the crawl runs nothing is fixed yet: the
    * links open before it that it has not found broken are not checked (yet).
    */
+  /**
+   * How many links found broken before an ended crawl did not check (its "not checked this time"): they are not
+   * in its broken_links, and the crawl page shows them beside that count so a drop never reads as fixes. 0 while
+   * it runs (nothing is decided yet).
+   */
+  notCheckedCount(id: string): number {
+    const crawl = this.require(id);
+    return isActive(crawl.status) ? 0 : this.deps.links.changes.countUnchecked(crawl.id);
+  }
+
   changes(id: string, page: number, limit: number): ChangesPage {
     const crawl = this.require(id);
     const against = comparedWith(this.deps.repo.openLinks, crawl.id);

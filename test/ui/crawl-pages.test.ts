@@ -198,12 +198,17 @@ describe("what a crawl checked, and since when its links are broken", () => {
       expect(secondPage.html).toContain("Checked: anchors only; internal links only");
       expect(secondPage.html).toMatch(/broken for \d+ (s|min)/);
       expect(rows(secondPage.html)).toEqual([{ url: optionsSite.url("/gone"), links: 1 }]);
+      // Its broken count (1) leaves out the image it did not check: the page says how many, linked to the changes.
+      expect(secondPage.html).toContain(`<div id="not-checked"><dt>Not checked this time</dt><dd><a href="/ui/crawls/${second}/changes">1</a></dd></div>`);
+      expect(firstPage.html).not.toContain('id="not-checked"');
 
       const changes = await client.get(`/ui/crawls/${second}/changes`);
       expect(changes.html).toContain("<strong>0</strong> newly broken, <strong>0</strong> fixed, <strong>1</strong> not checked this time.");
       expect(changes.html).toContain('<span class="badge warn">not checked this time</span>');
       expect(changes.html).not.toContain('<span class="badge ok">fixed</span>');
       expect(changes.html).toContain(`href="${optionsSite.url("/turtle-star.png")}"`);
+      expect(changes.html).toContain("They are not in this crawl&#39;s broken count");
+      expect(changes.html).not.toContain("still counted as broken");
     } finally {
       await optionsSite.stop();
     }

@@ -39,7 +39,7 @@ export function Changes(props: { crawl: CrawlDetailView; changes: ChangesPage; p
       {changes.notChecked > 0 && (
         <p class="muted">
           {changes.final
-            ? "Not checked this time: links found broken before that this crawl did not check (it ran with other options, did not reach their page, or was cut short). They are still counted as broken and keep their date."
+            ? "Not checked this time: links found broken before that this crawl did not check (it ran with other options, did not reach their page, or was cut short). They are not in this crawl's broken count (the crawl's page shows them beside it), and none is fixed: each stays open, with the date it was first found broken, until a crawl checks it."
             : "Until the crawl ends, links found broken before that it has not found broken again are not checked yet; none counts as fixed before then."}
         </p>
       )}

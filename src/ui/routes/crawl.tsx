@@ -62,6 +62,8 @@ function CrawlPage(props: {
   crawl: CrawlDetailView;
   progress: LiveProgress | null;
   lastCompleted: LastCompletedCrawl;
+  /** Links found broken before that this ended crawl did not check (outside its broken count). */
+  notChecked: number;
   body: Child;
   tab: "broken" | "changes";
   error?: string;
@@ -134,6 +136,14 @@ function CrawlPage(props: {
             <dt>New since previous</dt>
             <dd>{count(crawl.new_broken_links)}</dd>
           </div>
+          {props.notChecked > 0 && (
+            <div id="not-checked">
+              <dt>Not checked this time</dt>
+              <dd>
+                <a href={`/ui/crawls/${crawl.id}/changes`}>{count(props.notChecked)}</a>
+              </dd>
+            </div>
+          )}
         </dl>
       )}
       <div class="row">
@@ -182,6 +192,7 @@ interface CrawlRead {
   crawl: CrawlDetailView;
   progress: LiveProgress | null;
   lastCompleted: LastCompletedCrawl;
+  notChecked: number;
   asOf: string;
 }
 
@@ -214,7 +225,7 @@ export function crawlRouter(crawls: CrawlsService, domains: DomainsService) {
       rows = table(crawl);
     }
     const lastCompleted = crawl.status === "failed" ? lastCompletedOf(crawl.domain_id) : null;
-    return { crawl, table: rows, progress: liveProgress(crawl), lastCompleted, asOf: new Date().toISOString() };
+    return { crawl, table: rows, progress: liveProgress(crawl), lastCompleted, notChecked: crawls.notCheckedCount(crawl.id), asOf: new Date().toISOString() };
   };
 
   const lastCompletedOf = (domainId: string): LastCompletedCrawl => {
