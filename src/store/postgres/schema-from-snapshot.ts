@@ -14,7 +14,7 @@ interface SnapshotColumn {
   autoincrement?: boolean;
   default?: string | number | boolean;
 }
-interface SnapshotTable {
+export interface SnapshotTable {
   name: string;
   columns: Record<string, SnapshotColumn>;
   indexes: Record<string, { name: string; columns: string[]; isUnique: boolean; where?: string }>;
@@ -82,8 +82,8 @@ function fkAction(action: string | undefined): string {
   return value.toUpperCase();
 }
 
-/** Tables in an order that creates every table a foreign key names before the key. */
-function creationOrder(tables: SnapshotTable[]): SnapshotTable[] {
+/** Tables in an order that creates (and fills) every table a foreign key names before the key. */
+export function creationOrder(tables: SnapshotTable[]): SnapshotTable[] {
   const byName = new Map(tables.map((table) => [table.name, table]));
   const done = new Set<string>();
   const ordered: SnapshotTable[] = [];
