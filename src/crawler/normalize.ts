@@ -1,5 +1,5 @@
 import { encodeUnshown } from "../core/visible-text.ts";
-import { redactPassword } from "../net/redact.ts";
+import { redactPassword } from "../core/redact.ts";
 
 /**
  * URL normalisation, the one place that decides what a link target *is* before the crawler dedupes on it.

@@ -5,7 +5,7 @@
  * followed here rather than by the HTTP client so that each Location is checked like a new URL.
  * Outcomes are values (fetch-result.ts); only programming errors throw.
  */
-import { redactPassword } from "./redact.ts";
+import { redactPassword } from "../core/redact.ts";
 import { VERSION } from "../core/version.ts";
 import { isAddressAllowed, type AddressPolicy } from "./address-policy.ts";
 import type { BodyReader } from "./body-sink.ts";

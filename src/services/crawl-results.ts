@@ -12,6 +12,10 @@ import type {
   TargetSort,
 } from "../store/target-results.repo.ts";
 
+// The listing's vocabulary (filter, status classes, sort columns) is the repo's; the dashboard reads it from here.
+export { SOURCE_SORTS, STATUS_CLASSES, TARGET_SORTS } from "../store/target-results.repo.ts";
+export type { BrokenSourceRecord, BrokenTargetFilter, BrokenTargetRecord, HostSummaryRecord, SourceSort, Sorting, StatusClass, TargetSort } from "../store/target-results.repo.ts";
+
 /**
  * A crawl's results grouped by target, for the dashboard: numbered pages of targets sorted by a column, every
  * link of one target in pages of its own, the hosts they are on, and the links a filter selects as a stream

@@ -1,5 +1,5 @@
 import { LINK_KINDS, type StoredLinkKind } from "../core/link-kind.ts";
-import { STATUS_CLASSES, type BrokenTargetFilter, type Sorting, type StatusClass } from "../store/target-results.repo.ts";
+import { STATUS_CLASSES, type BrokenTargetFilter, type Sorting, type StatusClass } from "../services/crawl-results.ts";
 
 /**
  * The crawl page's filters and view (sort column and direction, page, page size) as they travel in its query

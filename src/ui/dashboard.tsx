@@ -1,22 +1,21 @@
 /** @jsxImportSource hono/jsx */
 import { Hono } from "hono";
-import { STATUS_OF } from "../core/errors.ts";
 import type { RateLimiter } from "../api/middleware/rate-limit/rate-limit.ts";
 import { storeGuard, type StoreFileCheck } from "../api/middleware/store-guard/store-guard.ts";
-import { AppError, RateLimitedError, StoreUnavailableError } from "../core/errors.ts";
-import { storeUnavailable, storeWriteFailure } from "../store/write-failure.ts";
+import { AppError, RateLimitedError, STATUS_OF, StoreUnavailableError } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
 import type { CrawlsService } from "../services/crawls.service.ts";
 import type { DomainsService } from "../services/domains.service.ts";
 import type { KeysService } from "../services/keys.service.ts";
 import type { WebhooksService } from "../services/webhooks.service.ts";
 import type { ChannelsService } from "../services/channels.service.ts";
+import { storeRefusalOf } from "../services/store-refusal.ts";
 import { assetsRouter } from "./assets.ts";
-import { ErrorPage } from "./components/error-page.tsx";
 import { dashboardRateLimit } from "./middleware/dashboard-rate-limit.ts";
 import { dashboardSession, requireCsrf, requireViewer } from "./middleware/dashboard-session.ts";
+import { pageLayout } from "./middleware/page-layout.tsx";
 import { securityHeaders } from "./middleware/security-headers.ts";
-import { renderPage } from "./render.ts";
+import { ErrorPage, errorTitle } from "./pages/error-page.tsx";
 import { crawlRouter } from "./routes/crawl.tsx";
 import { domainRouter } from "./routes/domain.tsx";
 import { keysRouter } from "./routes/keys.tsx";
@@ -31,7 +30,7 @@ import type { UiEnv } from "./ui-env.ts";
 /**
  * The web dashboard: server-rendered pages at `/` and under `/ui/`, over the same services as the API. Its
  * middleware is scoped to those paths, so the API under its base path never sees a session cookie. Order:
- * security headers (on everything, errors included) → session → rate limit (per the session's key, else per
+ * security headers (on everything, errors included) → the page shell (routes answer `c.render(<Page/>)`) → session → rate limit (per the session's key, else per
  * address; sign-in attempts have their backoff) → sign-in wall → CSRF on POSTs → store guard on POSTs (503 while
  * the store's file is not the one opened) → pages. Every refusal, 429 included, is a page of the dashboard.
  */
@@ -58,6 +57,7 @@ export function dashboardRouter(deps: DashboardDeps): Hono<UiEnv> {
   const dashboard = new Hono<UiEnv>();
   for (const path of PAGES) {
     dashboard.use(path, securityHeaders());
+    dashboard.use(path, pageLayout());
     dashboard.use(path, dashboardSession(deps.keys, codec));
     dashboard.use(path, dashboardRateLimit(deps.limiter));
   }
@@ -76,21 +76,21 @@ export function dashboardRouter(deps: DashboardDeps): Hono<UiEnv> {
   dashboard.route("/", keysRouter(deps.keys));
   dashboard.onError((thrown, c) => {
     // A write the store refused (full disk, failing disk) is a 503 to retry, not an internal error.
-    const failure = storeWriteFailure(thrown);
-    const error = failure === null ? thrown : storeUnavailable(failure);
+    const error = storeRefusalOf(thrown);
     const status = error instanceof AppError ? STATUS_OF[error.code] : 500;
     if (status === 500) {
       deps.logger.error("dashboard error", { request_id: c.get("requestId"), error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
     }
     const message = status === 500 ? "internal server error" : error.message;
+    c.status(status);
     if (error instanceof RateLimitedError) {
       // A page even for the progress endpoint: the script waits Retry-After; a person reads why.
       c.header("Retry-After", String(error.retryAfterSeconds));
-      return renderPage(c, <ErrorPage viewer={c.get("viewer") ?? null} status={status} message={`Too many requests; try again in ${error.retryAfterSeconds} s.`} />, status);
+      return c.render(<ErrorPage status={status} message={`Too many requests; try again in ${error.retryAfterSeconds} s.`} />, { title: errorTitle(status) });
     }
     if (error instanceof StoreUnavailableError) c.header("Retry-After", String(error.retryAfterSeconds));
     if (c.req.path.endsWith(".json")) return c.json({ error: { code: error instanceof AppError ? error.code : "internal", message } }, status);
-    return renderPage(c, <ErrorPage viewer={c.get("viewer") ?? null} status={status} message={message} />, status);
+    return c.render(<ErrorPage status={status} message={message} />, { title: errorTitle(status) });
   });
   return dashboard;
 }

@@ -1,10 +1,11 @@
-import { STATUS_OF } from "../core/errors.ts";
-import { AppError, type ErrorDetail } from "../core/errors.ts";
+import type { Context } from "hono";
+import { AppError, STATUS_OF, type ErrorCode, type ErrorDetail } from "../core/errors.ts";
 
 /**
  * Why a form was refused, in the words the page shows: one plain sentence saying what did not happen, then one
  * line per problem naming the field as its form labels it ("Time zone: unknown time zone …"), never the
- * API's `field: … — message: …`. Only the service's AppErrors become problems; anything else is rethrown.
+ * API's `field: … — message: …`. Only the service's AppErrors become problems; anything else is rethrown. Every form
+ * route answers a refusal through `showAgain`.
  */
 
 export interface Problem {
@@ -47,16 +48,29 @@ function lineOf(detail: ErrorDetail, labels: Record<string, string>): string | n
   return subject === null ? detail.message : `${labelOf(subject, labels)}: ${detail.message}`;
 }
 
+/** How a form says it was refused. */
+export interface Refusal {
+  /** What did not happen, in one plain sentence: "The schedule was not saved." */
+  sentence: string;
+  /** The form's own field labels, where they differ from the domain forms'. */
+  labels?: Record<string, string>;
+  /** The whole message for an error code the form explains in its own words. */
+  explained?: Partial<Record<ErrorCode, string>>;
+}
+
 /**
- * The problem `error` makes of a refused form; `sentence` says what did not happen, `labels` names the form's own
- * fields where they differ from the domain forms'. Rethrows anything that is not a refusal to show.
+ * The answer to a refused form: `page` again (with what was typed, which the caller keeps) showing the problem
+ * `error` makes, under the status core/errors.ts gives its code. What is not a refusal to show beside the form (not
+ * an AppError; a 401, 403 or 404) is rethrown, to the dashboard's error page.
  */
-export function problemOf(error: unknown, sentence: string, labels: Record<string, string> = {}): { problem: Problem; status: (typeof STATUS_OF)[keyof typeof STATUS_OF] } {
+export function showAgain<R>(c: Context, error: unknown, refusal: string | Refusal, page: (problem: Problem) => R): R {
   if (!(error instanceof AppError) || error.code === "forbidden" || error.code === "not_found" || error.code === "unauthorized") throw error;
+  const { sentence, labels = {}, explained = {} } = typeof refusal === "string" ? { sentence: refusal } : refusal;
   const details = error.details ?? [];
   const lines = details.map((detail) => lineOf(detail, labels)).filter((line): line is string => line !== null);
   const suggestion = details.find((d) => typeof d.suggested_root_url === "string")?.suggested_root_url;
   // Without a line of its own, the service's message is the reason.
-  const message = lines.length === 0 ? `${sentence.replace(/\.$/, "")}: ${error.message}.` : sentence;
-  return { problem: { message, lines, ...(typeof suggestion === "string" && { suggestedRootUrl: suggestion }) }, status: STATUS_OF[error.code] };
+  const message = explained[error.code] ?? (lines.length === 0 ? `${sentence.replace(/\.$/, "")}: ${error.message}.` : sentence);
+  c.status(STATUS_OF[error.code]);
+  return page({ message, lines, ...(typeof suggestion === "string" && { suggestedRootUrl: suggestion }) });
 }

@@ -45,7 +45,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   services: ["core", "config", "net", "store", "crawler", "verification", "webhooks", "notifications"],
   scheduler: ["core", "config", "services"],
   api: ["core", "config", "net", "store", "services", "metrics", "notifications"],
-  ui: ["core", "config", "net", "store", "services", "api"],
+  ui: ["core", "config", "net", "services", "api"],
   cli: ["core", "config", "net", "store", "services", "scheduler", "api", "runtime.ts"],
 };
 

@@ -75,6 +75,14 @@ describe("the dashboard against a hostile site", () => {
     expect(injected(page.html)).toEqual([]);
   });
 
+  test("text that reaches a page uncleaned (an id in the address) shows its bidi controls as markers, whichever page", async () => {
+    const client = await signedInClient(svc);
+    const page = await client.get(`/ui/domains/${encodeURIComponent("\u202Egnp.exe")}`);
+    expect(page.status).toBe(404);
+    expect(page.html).toContain("⟨U+202E⟩gnp.exe");
+    expect(page.html).not.toContain("\u202E");
+  });
+
   test("non-http URLs are shown as text, never as links", async () => {
     const client = await signedInClient(svc);
     const page = await client.get(`/ui/crawls/${crawlId}`);

@@ -1,6 +1,6 @@
 import { SQL } from "bun";
 import { connect as tcpConnect } from "node:net";
-import { redactPassword } from "../../net/redact.ts";
+import { redactPassword } from "../../core/redact.ts";
 
 /**
  * Opening the PostgreSQL store (`storage.url`), with an error that says which server and why: Bun's client

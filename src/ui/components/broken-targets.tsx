@@ -1,8 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import { LINK_KINDS } from "../../core/link-kind.ts";
-import type { BrokenTargetView, NumberedPage } from "../../services/crawl-results.ts";
+import type { BrokenTargetView, HostSummaryRecord, NumberedPage, TargetSort } from "../../services/crawl-results.ts";
 import type { CrawlDetailView } from "../../services/crawl-view.ts";
-import type { HostSummaryRecord, TargetSort } from "../../store/target-results.repo.ts";
 import { PAGE_SIZES, queryString, type Filters, type View } from "../crawl-filters.ts";
 import { brokenFor, count, when } from "../format.ts";
 import { CrawledUrl, outcome } from "./crawled-url.tsx";

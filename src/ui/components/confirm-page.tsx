@@ -1,15 +1,15 @@
 /** @jsxImportSource hono/jsx */
 import type { Child } from "hono/jsx";
 import type { Viewer } from "../ui-env.ts";
-import { Csrf, Layout } from "./layout.tsx";
+import { Csrf } from "./layout.tsx";
 
 /**
- * "Are you sure?" as a page of its own, for what cannot be undone (deleting a domain with its history, revoking
+ * The body of an "Are you sure?" page, for what cannot be undone (deleting a domain with its history, revoking
  * a key): it says what will go, and only its form's POST does it. Works without JavaScript; Cancel goes back.
  */
 export function ConfirmPage(props: { viewer: Viewer; title: string; action: string; button: string; back: string; children?: Child }) {
   return (
-    <Layout title={props.title} viewer={props.viewer}>
+    <>
       <h1>{props.title}</h1>
       {props.children}
       <form method="post" action={props.action}>
@@ -23,6 +23,6 @@ export function ConfirmPage(props: { viewer: Viewer; title: string; action: stri
           </a>
         </div>
       </form>
-    </Layout>
+    </>
   );
 }

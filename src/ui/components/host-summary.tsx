@@ -1,5 +1,5 @@
 /** @jsxImportSource hono/jsx */
-import type { HostSummaryRecord } from "../../store/target-results.repo.ts";
+import type { HostSummaryRecord } from "../../services/crawl-results.ts";
 import { count } from "../format.ts";
 
 /**

@@ -1,7 +1,6 @@
 /** @jsxImportSource hono/jsx */
-import type { NumberedPage } from "../../services/crawl-results.ts";
+import type { BrokenSourceRecord, BrokenTargetRecord, NumberedPage, SourceSort } from "../../services/crawl-results.ts";
 import type { CrawlDetailView } from "../../services/crawl-view.ts";
-import type { BrokenSourceRecord, BrokenTargetRecord, SourceSort } from "../../store/target-results.repo.ts";
 import { PAGE_SIZES, queryString, type Filters, type View } from "../crawl-filters.ts";
 import { brokenFor, count } from "../format.ts";
 import { CrawledUrl, outcome } from "./crawled-url.tsx";

@@ -2,14 +2,13 @@
 import { Hono, type Context } from "hono";
 import { CreateChannelBody } from "../../api/schemas/channels.ts";
 import { CHANNEL_KINDS, type ChannelKind } from "../../core/channels.ts";
-import { InvalidRequestError, NotFoundError, STATUS_OF, type ErrorStatus } from "../../core/errors.ts";
+import { InvalidRequestError, NotFoundError } from "../../core/errors.ts";
 import type { ChannelTestResultView } from "../../services/channel-view.ts";
 import type { ChannelInput, ChannelsService } from "../../services/channels.service.ts";
 import type { DomainsService } from "../../services/domains.service.ts";
-import { channelFieldsFromForm } from "../channel-form-fields.ts";
-import { CHANNEL_DELIVERIES_PER_PAGE, ChannelForm, ChannelList, ChannelPage } from "../components/channel-pages.tsx";
-import { problemOf, type Problem } from "../form-problem.ts";
-import { renderPage } from "../render.ts";
+import { channelFieldsFromForm, KIND_LABELS } from "../channel-form-fields.ts";
+import { showAgain, type Problem } from "../form-problem.ts";
+import { CHANNEL_DELIVERIES_PER_PAGE, ChannelForm, ChannelList, ChannelPage } from "../pages/channel-pages.tsx";
 import type { UiEnv, Viewer } from "../ui-env.ts";
 import { requireUiScope } from "../ui-scope.ts";
 
@@ -18,8 +17,6 @@ import { requireUiScope } from "../ui-scope.ts";
  * again with what was typed, secrets excepted), a channel's page with "Send test" and its result, the delivery
  * log with each delivery's message as text, redeliver and delete.
  */
-
-type Status = 200 | ErrorStatus;
 
 /** The channel form's fields by their labels, where the shared ones would say something else ("name" is the site's). */
 const CHANNEL_FIELD_LABELS: Record<string, string> = {
@@ -61,7 +58,7 @@ export function channelsRouter(channels: ChannelsService, domains: DomainsServic
   const router = new Hono<UiEnv>();
   const domainChoices = () => domains.list(1, 1_000).items.map((d) => ({ id: d.id, name: d.name }));
 
-  const channelPage = (c: Context<UiEnv>, viewer: Viewer, id: string, extra: { notice?: string; test?: ChannelTestResultView; error?: Problem } = {}, status: Status = 200) => {
+  const channelPage = (c: Context<UiEnv>, viewer: Viewer, id: string, extra: { notice?: string; test?: ChannelTestResultView; error?: Problem } = {}) => {
     const page = Math.max(1, Math.min(100_000, Number.parseInt(c.req.query("page") ?? "1", 10) || 1));
     const channel = channels.get(id);
     const deliveries = channels.deliveries(channel.id, page, CHANNEL_DELIVERIES_PER_PAGE);
@@ -70,17 +67,18 @@ export function channelsRouter(channels: ChannelsService, domains: DomainsServic
       const text = channels.deliveryPreview(channel.id, delivery.id);
       if (text !== null) previews.set(delivery.id, text);
     }
-    return renderPage(c, <ChannelPage viewer={viewer} channel={channel} deliveries={deliveries} previews={previews} page={page} {...extra} />, status);
+    return c.render(<ChannelPage viewer={viewer} channel={channel} deliveries={deliveries} previews={previews} page={page} {...extra} />, { title: `Channel ${channel.name}` });
   };
 
   router.get("/ui/channels", (c) => {
     const viewer = requireUiScope(c, "notifications:read");
-    return renderPage(c, <ChannelList viewer={viewer} channels={channels.list().items} notice={c.req.query("notice")} />);
+    return c.render(<ChannelList viewer={viewer} channels={channels.list().items} notice={c.req.query("notice")} />, { title: "Notifications" });
   });
 
   router.get("/ui/channels/new", (c) => {
     const viewer = requireUiScope(c, "notifications:write");
-    return renderPage(c, <ChannelForm viewer={viewer} kind={kindOf(c.req.query("kind"))} domains={domainChoices()} />);
+    const kind = kindOf(c.req.query("kind"));
+    return c.render(<ChannelForm viewer={viewer} kind={kind} domains={domainChoices()} />, { title: `New ${KIND_LABELS[kind]} channel` });
   });
 
   router.post("/ui/channels", async (c) => {
@@ -91,9 +89,10 @@ export function channelsRouter(channels: ChannelsService, domains: DomainsServic
       const created = await channels.create(inputFromForm(kind, form));
       return c.redirect(`/ui/channels/${created.id}?notice=created`, 303);
     } catch (error) {
-      const { problem, status } = problemOf(error, "The channel was not added.", CHANNEL_FIELD_LABELS);
       const values = Object.fromEntries(Object.entries(form).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
-      return renderPage(c, <ChannelForm viewer={viewer} kind={kind} domains={domainChoices()} error={problem} values={values} />, status);
+      return showAgain(c, error, { sentence: "The channel was not added.", labels: CHANNEL_FIELD_LABELS }, (problem) =>
+        c.render(<ChannelForm viewer={viewer} kind={kind} domains={domainChoices()} error={problem} values={values} />, { title: `New ${KIND_LABELS[kind]} channel` }),
+      );
     }
   });
 
@@ -120,8 +119,7 @@ export function channelsRouter(channels: ChannelsService, domains: DomainsServic
     try {
       channels.redeliver(id, c.req.param("delivery"));
     } catch (error) {
-      const { problem, status } = problemOf(error, "The delivery was not queued again.");
-      return channelPage(c, viewer, id, { error: problem }, status);
+      return showAgain(c, error, "The delivery was not queued again.", (problem) => channelPage(c, viewer, id, { error: problem }));
     }
     return c.redirect(`/ui/channels/${id}?notice=redelivered`, 303);
   });

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { renderReport, reportSummary, type CheckReport, type ReportFormat } from "../../services/report/report.ts";
 import type { CrawlsService } from "../../services/crawls.service.ts";
 import type { DomainsService } from "../../services/domains.service.ts";
-import type { BrokenTargetFilter } from "../../store/target-results.repo.ts";
+import type { BrokenTargetFilter } from "../../services/crawl-results.ts";
 
 /**
  * A crawl's report as a download, rendered by the same code as `linkpatrol check --format csv|json`, so the

@@ -1,161 +1,25 @@
 /** @jsxImportSource hono/jsx */
 import { Hono } from "hono";
 import type { CrawlsService } from "../../services/crawls.service.ts";
-import type { DomainsService } from "../../services/domains.service.ts";
-import type { DomainView } from "../../services/domain-view.ts";
-import type { CrawlBriefView, CrawlSummaryView } from "../../services/crawl-view.ts";
-import { Csrf, CrawlStatusBadge, Layout, StatusBadge } from "../components/layout.tsx";
-import { TrendChart } from "../components/trend-chart.tsx";
-import { count } from "../format.ts";
-import { Ago } from "../components/local-time.tsx";
-import { FailureReason } from "../components/crawl-outcome.tsx";
-import { renderPage } from "../render.ts";
-import { can, type UiEnv, type Viewer } from "../ui-env.ts";
+import type { DomainsService, SchemeChoice } from "../../services/domains.service.ts";
+import { showAgain } from "../form-problem.ts";
+import { DOMAINS_PER_PAGE, Overview } from "../pages/overview-page.tsx";
+import type { UiEnv } from "../ui-env.ts";
 import { requireUiScope } from "../ui-scope.ts";
-import { FormError } from "../components/form-error.tsx";
-import type { Problem } from "../form-problem.ts";
-import { PageLinks } from "../components/page-links.tsx";
 
-/**
- * The overview at `/`: every domain with its verification state, its last crawl (status, when, pages, broken,
- * new since the previous one), its broken-link trend over the last crawls, and its next scheduled run; and the
- * form to add a domain.
- */
+/** The overview at `/` and its form to add a site (a URL or a host). */
 
-const DOMAINS_PER_PAGE = 50;
 const TREND_CRAWLS = 10;
 
-interface DomainRow {
-  domain: DomainView;
-  last: CrawlBriefView | null;
-  recent: CrawlSummaryView[];
-  /** When the last crawl failed: the domain's last completed crawl, whose numbers the row shows instead. */
-  completed: CrawlBriefView | null;
-}
-
-/** What was typed into the add form, shown again when it was refused. */
-export interface AddDraft {
-  name: string;
-  root_url: string;
-}
-
-const NOTICES: Record<string, string> = {
-  deleted: "Domain deleted, with its crawls and their results.",
+/** The notice that says how a typed site's start page was chosen. */
+const ADDED_NOTICE: Record<SchemeChoice["kind"], string> = {
+  as_typed: "added",
+  https: "added-https",
+  http: "added-http",
+  unreachable: "added-unreachable",
 };
 
-function Overview(props: { viewer: Viewer; rows: DomainRow[]; total: number; page: number; notice?: string; error?: Problem; draft?: AddDraft }) {
-  const { viewer, rows } = props;
-  const pages = Math.max(1, Math.ceil(props.total / DOMAINS_PER_PAGE));
-  return (
-    <Layout title="Overview" viewer={viewer}>
-      <h1>Overview</h1>
-      {props.notice !== undefined && NOTICES[props.notice] !== undefined && (
-        <p class="notice success" role="status">
-          {NOTICES[props.notice]}
-        </p>
-      )}
-      {rows.length === 0 && <p>No domain yet. Add the site you want checked below, verify that it is yours, then start a crawl.</p>}
-      {rows.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <caption class="muted">
-              {count(props.total)} domain{props.total === 1 ? "" : "s"}
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">Domain</th>
-                <th scope="col">Verified</th>
-                <th scope="col">Last crawl</th>
-                <th scope="col" class="num hide-narrow">Pages</th>
-                <th scope="col" class="num">Broken</th>
-                <th scope="col" class="num hide-narrow">New</th>
-                <th scope="col">Trend</th>
-                <th scope="col" class="hide-narrow">Next run</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map(({ domain, last, recent, completed }) => {
-                // A failed crawl's counts say nothing about the site: the numbers are the last completed crawl's.
-                const shown = last !== null && last.status === "failed" ? completed : last;
-                return (
-                <tr>
-                  <td class="url">
-                    <a href={`/ui/domains/${domain.id}`}>{domain.name}</a>
-                  </td>
-                  <td>
-                    <StatusBadge status={domain.verified ? "verified" : "unverified"} />
-                  </td>
-                  <td>
-                    {last === null ? (
-                      <span class="muted">never</span>
-                    ) : (
-                      <>
-                        <a href={`/ui/crawls/${last.id}`}>
-                          <CrawlStatusBadge status={last.status} failure={last.failure} />
-                        </a>{" "}
-                        <Ago iso={last.completed_at ?? last.started_at ?? last.created_at} />
-                        {last.status === "failed" && (
-                          <div class="crawl-failure">
-                            <FailureReason failure={last.failure} error={last.error} />{" "}
-                            {completed === null ? (
-                              <span class="muted">No completed crawl yet.</span>
-                            ) : (
-                              <span class="muted">
-                                The numbers are from the <a href={`/ui/crawls/${completed.id}`}>last completed crawl</a>, <Ago iso={completed.completed_at} />.
-                              </span>
-                            )}
-                          </div>
-                        )}
-                      </>
-                    )}
-                  </td>
-                  <td class="num hide-narrow">{shown === null ? "—" : count(shown.pages_crawled)}</td>
-                  <td class="num">{shown === null ? "—" : count(shown.broken_links)}</td>
-                  <td class="num hide-narrow">{shown === null ? "—" : count(shown.new_broken_links)}</td>
-                  <td>
-                    <TrendChart
-                      values={recent.filter((c) => c.status === "completed").map((c) => c.broken_links).reverse()}
-                      label={`Broken links over the last completed crawls of ${domain.name}`}
-                    />
-                  </td>
-                  <td class="hide-narrow">
-                    {domain.next_run_at === null ? <span class="muted">not scheduled</span> : <Ago iso={domain.next_run_at} />}
-                  </td>
-                </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <PageLinks label="Domain pages" page={props.page} pages={pages} href={(page) => `/?page=${page}`} />
-      {can(viewer, "domains:write") && (
-        <section class="panel" aria-labelledby="add-domain">
-          <h2 id="add-domain">Add a domain</h2>
-          <p class="muted" id="add-domain-help">
-            Paste the site's URL as your browser shows it (<code>http://intranet.lan:8080/docs/</code> keeps its scheme, port and
-            path), or type a host: https is tried first, then http, and the page says which was chosen.
-          </p>
-          {props.error !== undefined && <FormError problem={props.error} />}
-          <form method="post" action="/ui/domains">
-            <Csrf viewer={viewer} />
-            <div class="row">
-              <div class="grow">
-                <label for="domain-name">Domain or URL</label>
-                <input id="domain-name" name="name" type="text" required placeholder="https://docs.example.com/" aria-describedby="add-domain-help" value={props.draft?.name ?? ""} />
-              </div>
-              <div class="grow">
-                <label for="domain-root">Start page (optional)</label>
-                <input id="domain-root" name="root_url" type="text" placeholder="when it is not the URL above" value={props.draft?.root_url ?? ""} />
-              </div>
-              <button type="submit">Add domain</button>
-            </div>
-          </form>
-        </section>
-      )}
-    </Layout>
-  );
-}
+const text = (value: unknown) => (typeof value === "string" ? value.trim() : "");
 
 /** The rows of the overview: each domain with its last crawl and its recent crawls for the trend. */
 function overviewRows(domains: DomainsService, crawls: CrawlsService, page: number) {
@@ -179,14 +43,24 @@ export function overviewRouter(domains: DomainsService, crawls: CrawlsService) {
     const viewer = requireUiScope(c, "domains:read");
     const page = Math.max(1, Math.min(100_000, Number.parseInt(c.req.query("page") ?? "1", 10) || 1));
     const { rows, total } = overviewRows(domains, crawls, page);
-    return renderPage(c, <Overview viewer={viewer} rows={rows} total={total} page={page} notice={c.req.query("notice")} />);
+    return c.render(<Overview viewer={viewer} rows={rows} total={total} page={page} notice={c.req.query("notice")} />, { title: "Overview" });
   });
   router.get("/ui", (c) => c.redirect("/", 303));
-  return router;
-}
 
-/** Renders the overview with a message about a rejected form (used by the add-domain handler). */
-export function overviewWithError(domains: DomainsService, crawls: CrawlsService, viewer: Viewer, error: Problem, draft: AddDraft) {
-  const { rows, total } = overviewRows(domains, crawls, 1);
-  return <Overview viewer={viewer} rows={rows} total={total} page={1} error={error} draft={draft} />;
+  router.post("/ui/domains", async (c) => {
+    const viewer = requireUiScope(c, "domains:write");
+    const form = await c.req.parseBody({ all: true });
+    const name = text(form.name).slice(0, 2048);
+    const root = text(form.root_url).slice(0, 2048);
+    try {
+      const { domain, choice } = await domains.addSite(name, root === "" ? null : root);
+      return c.redirect(`/ui/domains/${domain.id}?notice=${ADDED_NOTICE[choice.kind]}`, 303);
+    } catch (error) {
+      return showAgain(c, error, "The site was not added.", (problem) => {
+        const { rows, total } = overviewRows(domains, crawls, 1);
+        return c.render(<Overview viewer={viewer} rows={rows} total={total} page={1} error={problem} draft={{ name, root_url: root }} />, { title: "Overview" });
+      });
+    }
+  });
+  return router;
 }

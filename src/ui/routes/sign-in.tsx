@@ -3,9 +3,8 @@ import { Hono, type Context } from "hono";
 import { getCookie } from "hono/cookie";
 import { ForbiddenError, UnauthorizedError } from "../../core/errors.ts";
 import type { KeysService } from "../../services/keys.service.ts";
-import { Layout } from "../components/layout.tsx";
 import { assertSameOrigin } from "../middleware/dashboard-session.ts";
-import { renderPage } from "../render.ts";
+import { SignInPage } from "../pages/sign-in-page.tsx";
 import { clearSessionCookie, clearSignInCookie, setSessionCookie, setSignInCookie, SIGN_IN_COOKIE } from "../session-cookie.ts";
 import { SessionCodec } from "../session.ts";
 import type { SignInBackoff } from "../sign-in-backoff.ts";
@@ -23,39 +22,14 @@ function localPath(next: string | undefined): string {
   return next !== undefined && /^\/(?!\/)[A-Za-z0-9/._~%?=&-]*$/.test(next) && !next.includes("\\") ? next : "/";
 }
 
-function SignInPage(props: { token: string; next: string; error?: string }) {
-  return (
-    <Layout title="Sign in" viewer={null}>
-      <div class="sign-in">
-        <h1>Sign in</h1>
-        <p>Paste an API key. The first start of the service printed one (or create one with <code>linkpatrol keys create</code>).</p>
-        {props.error !== undefined && (
-          <p class="notice error" role="alert">
-            {props.error}
-          </p>
-        )}
-        <form method="post" action="/ui/sign-in">
-          <input type="hidden" name="_token" value={props.token} />
-          <input type="hidden" name="next" value={props.next} />
-          <label for="key">API key</label>
-          <input id="key" name="key" type="password" autocomplete="current-password" required spellcheck={false} placeholder="lp_…" />
-          <p>
-            <button type="submit">Sign in</button>
-          </p>
-        </form>
-        <p class="muted">The session lasts 12 hours, ends when you sign out or when the key is revoked.</p>
-      </div>
-    </Layout>
-  );
-}
-
 export function signInRouter(keys: KeysService, codec: SessionCodec, backoff: SignInBackoff) {
   const router = new Hono<UiEnv>();
 
   const form = (c: Context<UiEnv>, next: string, error?: string, status: 200 | 401 | 403 | 429 = 200) => {
     const nonce = SessionCodec.nonce();
     setSignInCookie(c, nonce);
-    return renderPage(c, <SignInPage token={codec.signInToken(nonce)} next={next} error={error} />, status);
+    c.status(status);
+    return c.render(<SignInPage token={codec.signInToken(nonce)} next={next} error={error} />, { title: "Sign in", signedOut: true });
   };
 
   router.get("/ui/sign-in", (c) => {

@@ -1,12 +1,10 @@
 /** @jsxImportSource hono/jsx */
 import { Hono, type Context } from "hono";
-import type { ErrorStatus } from "../../core/errors.ts";
 import { WEBHOOK_EVENT_KINDS, type WebhookEventKind } from "../../core/crawl-events.ts";
 import type { TestResultView } from "../../services/webhook-view.ts";
 import type { WebhooksService } from "../../services/webhooks.service.ts";
-import { DELIVERIES_PER_PAGE, WebhookList, WebhookPage } from "../components/webhook-pages.tsx";
-import { problemOf, type Problem } from "../form-problem.ts";
-import { renderPage } from "../render.ts";
+import { showAgain, type Problem } from "../form-problem.ts";
+import { DELIVERIES_PER_PAGE, WebhookList, WebhookPage } from "../pages/webhook-pages.tsx";
 import type { UiEnv, Viewer } from "../ui-env.ts";
 import { requireUiScope } from "../ui-scope.ts";
 
@@ -19,16 +17,17 @@ import { requireUiScope } from "../ui-scope.ts";
 export function webhooksRouter(webhooks: WebhooksService) {
   const router = new Hono<UiEnv>();
 
-  const hookPage = (c: Context<UiEnv>, viewer: Viewer, id: string, extra: { notice?: string; test?: TestResultView; error?: Problem } = {}, status: 200 | ErrorStatus = 200) => {
+  const head = { title: "Webhooks" };
+  const hookPage = (c: Context<UiEnv>, viewer: Viewer, id: string, extra: { notice?: string; test?: TestResultView; error?: Problem } = {}) => {
     const page = Math.max(1, Math.min(100_000, Number.parseInt(c.req.query("page") ?? "1", 10) || 1));
     const hook = webhooks.get(id);
     const deliveries = webhooks.deliveries(hook.id, page, DELIVERIES_PER_PAGE);
-    return renderPage(c, <WebhookPage viewer={viewer} hook={hook} deliveries={deliveries} page={page} {...extra} />, status);
+    return c.render(<WebhookPage viewer={viewer} hook={hook} deliveries={deliveries} page={page} {...extra} />, { title: `Webhook ${hook.name ?? hook.url}` });
   };
 
   router.get("/ui/webhooks", (c) => {
     const viewer = requireUiScope(c, "webhooks:read");
-    return renderPage(c, <WebhookList viewer={viewer} webhooks={webhooks.list().items} notice={c.req.query("notice")} />);
+    return c.render(<WebhookList viewer={viewer} webhooks={webhooks.list().items} notice={c.req.query("notice")} />, head);
   });
 
   router.post("/ui/webhooks", async (c) => {
@@ -42,11 +41,13 @@ export function webhooksRouter(webhooks: WebhooksService) {
     try {
       const created = await webhooks.create({ url, name, events });
       // The secret is on this answer only: no redirect (it would have to carry it), and never cached.
-      return renderPage(c, <WebhookList viewer={viewer} webhooks={webhooks.list().items} created={created} />, 201);
+      c.status(201);
+      return c.render(<WebhookList viewer={viewer} webhooks={webhooks.list().items} created={created} />, head);
     } catch (error) {
-      const { problem, status } = problemOf(error, "The webhook was not added.");
       const draft = { url: url.slice(0, 2048), name: typedName, events };
-      return renderPage(c, <WebhookList viewer={viewer} webhooks={webhooks.list().items} error={problem} draft={draft} />, status);
+      return showAgain(c, error, "The webhook was not added.", (problem) =>
+        c.render(<WebhookList viewer={viewer} webhooks={webhooks.list().items} error={problem} draft={draft} />, head),
+      );
     }
   });
 
@@ -73,8 +74,7 @@ export function webhooksRouter(webhooks: WebhooksService) {
     try {
       webhooks.redeliver(id, c.req.param("delivery"));
     } catch (error) {
-      const { problem, status } = problemOf(error, "The delivery was not queued again.");
-      return hookPage(c, viewer, id, { error: problem }, status);
+      return showAgain(c, error, "The delivery was not queued again.", (problem) => hookPage(c, viewer, id, { error: problem }));
     }
     return c.redirect(`/ui/webhooks/${id}?notice=redelivered`, 303);
   });

@@ -4,12 +4,14 @@ import type { CrawlBriefView, CrawlSummaryView } from "../../services/crawl-view
 import { count } from "../format.ts";
 import { safeHref } from "../safe-url.ts";
 import { can, type Viewer } from "../ui-env.ts";
-import { DomainSettings, OptionBoxes, RefusedHere, type DomainDraft, type DomainForm } from "./domain-settings.tsx";
-import { Csrf, CrawlStatusBadge, Layout, StatusBadge } from "./layout.tsx";
+import { DomainSettings, OptionBoxes, RefusedHere, type DomainDraft, type DomainForm } from "../components/domain-settings.tsx";
+import { Csrf, CrawlStatusBadge, StatusBadge } from "../components/layout.tsx";
 import type { Problem } from "../form-problem.ts";
-import { Ago, Time } from "./local-time.tsx";
-import { Breakable } from "./crawled-url.tsx";
-import { FAILURE_WORDS, FailureReason, LastCompleted } from "./crawl-outcome.tsx";
+import { Ago, Time } from "../components/local-time.tsx";
+import { Breakable } from "../components/crawled-url.tsx";
+import { ConfirmPage } from "../components/confirm-page.tsx";
+import { FormError } from "../components/form-error.tsx";
+import { FAILURE_WORDS, FailureReason, LastCompleted } from "../components/crawl-outcome.tsx";
 
 /**
  * A domain's page: the verification methods and the verify button, starting a crawl, recent crawls, then its
@@ -197,7 +199,7 @@ export function DomainPage(props: DomainPageProps) {
   const rootHref = safeHref(domain.root_url);
   const notice = props.notice === undefined ? undefined : noticeText(props.notice, domain);
   return (
-    <Layout title={domain.name} viewer={viewer}>
+    <>
       <p>
         <a href="/">← Overview</a>
       </p>
@@ -236,6 +238,27 @@ export function DomainPage(props: DomainPageProps) {
       {props.crawls !== null && <RecentCrawls crawls={props.crawls} />}
 
       <DomainSettings viewer={viewer} domain={domain} refused={props.refused} draft={props.draft} preview={props.preview} />
-    </Layout>
+    </>
+  );
+}
+
+/** The confirmation of a domain's delete: what goes with it, and the running crawl that would stop it. */
+export function DeleteDomainPage(props: { viewer: Viewer; domain: DomainView; history: number; running: CrawlSummaryView | undefined; refused?: Problem }) {
+  const { domain, history, running } = props;
+  return (
+    <ConfirmPage viewer={props.viewer} title={`Delete ${domain.name}?`} action={`/ui/domains/${domain.id}/delete`} button="Delete domain and its history" back={`/ui/domains/${domain.id}`}>
+      <p>
+        This removes <strong>{domain.name}</strong> ({domain.root_url}) with its {history} crawl{history === 1 ? "" : "s"}, every link they found, and
+        its schedule and rules. It cannot be undone; its webhooks are not touched.
+      </p>
+      {running !== undefined ? (
+        <p class="notice error" role="alert">
+          A crawl of this domain is in progress: it cannot be deleted until that crawl ends.{" "}
+          <a href={`/ui/crawls/${running.id}`}>Open the crawl to cancel it</a>, or wait for it to end.
+        </p>
+      ) : (
+        props.refused !== undefined && <FormError problem={props.refused} />
+      )}
+    </ConfirmPage>
   );
 }

@@ -3,9 +3,10 @@ import { SCOPES } from "../../core/scopes.ts";
 import type { ApiKeyView } from "../../services/keys.service.ts";
 import type { Problem } from "../form-problem.ts";
 import type { Viewer } from "../ui-env.ts";
-import { FormError } from "./form-error.tsx";
-import { Csrf, Layout, StatusBadge } from "./layout.tsx";
-import { Time } from "./local-time.tsx";
+import { FormError } from "../components/form-error.tsx";
+import { Csrf, StatusBadge } from "../components/layout.tsx";
+import { Time } from "../components/local-time.tsx";
+import { ConfirmPage } from "../components/confirm-page.tsx";
 
 /** The API keys page (admins only): every key, the form to create one (its secret shown once), revoke links. */
 
@@ -43,7 +44,7 @@ export function KeyList(props: {
 }) {
   const { viewer } = props;
   return (
-    <Layout title="API keys" viewer={viewer}>
+    <>
       <h1>API keys</h1>
       {props.notice !== undefined && NOTICES[props.notice] !== undefined && (
         <p class="notice success" role="status">
@@ -129,6 +130,24 @@ export function KeyList(props: {
           </p>
         </form>
       </section>
-    </Layout>
+    </>
+  );
+}
+
+/** The confirmation of a key's revocation; revoking one's own key signs one out, and it says so. */
+export function RevokeKeyPage(props: { viewer: Viewer; apiKey: ApiKeyView }) {
+  const key = props.apiKey;
+  return (
+    <ConfirmPage viewer={props.viewer} title={`Revoke the key ${key.name}?`} action={`/ui/keys/${key.id}/revoke`} button="Revoke key" back="/ui/keys">
+      <p>
+        Requests with the key <code>lp_{key.prefix}…</code> ({key.scopes.join(", ")}), created <Time iso={key.created_at} />, are refused from the moment
+        it is revoked. It cannot be undone.
+      </p>
+      {key.id === props.viewer.principal.keyId && (
+        <p class="notice error" role="alert">
+          This is the key you are signed in with: revoking it signs you out.
+        </p>
+      )}
+    </ConfirmPage>
   );
 }

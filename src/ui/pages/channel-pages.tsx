@@ -5,12 +5,12 @@ import type { DeliveryView } from "../../services/webhook-view.ts";
 import { CHANNEL_FORM_FIELDS, KIND_LABELS, type ChannelFormField } from "../channel-form-fields.ts";
 import { count } from "../format.ts";
 import { can, type Viewer } from "../ui-env.ts";
-import { FormError } from "./form-error.tsx";
-import { Csrf, Layout, StatusBadge } from "./layout.tsx";
-import { PageLinks } from "./page-links.tsx";
+import { FormError } from "../components/form-error.tsx";
+import { Csrf, StatusBadge } from "../components/layout.tsx";
+import { PageLinks } from "../components/page-links.tsx";
 import type { Problem } from "../form-problem.ts";
-import { Attempts } from "./webhook-pages.tsx";
-import { Time } from "./local-time.tsx";
+import { Attempts } from "../components/delivery-attempts.tsx";
+import { Time } from "../components/local-time.tsx";
 
 /** Notification channels: the list, the form to add one of a kind, and a channel's page (test, deliveries with the message each carried). */
 
@@ -39,7 +39,7 @@ function domainsText(channel: ChannelView): string {
 export function ChannelList(props: { viewer: Viewer; channels: ChannelView[]; notice?: string }) {
   const { viewer } = props;
   return (
-    <Layout title="Notifications" viewer={viewer}>
+    <>
       <h1>Notifications</h1>
       <p class="muted">Email and chat channels get a digest of each crawl: new broken links, links still broken, fixed links, failures.</p>
       <Notice notice={props.notice} />
@@ -89,7 +89,7 @@ export function ChannelList(props: { viewer: Viewer; channels: ChannelView[]; no
           </ul>
         </section>
       )}
-    </Layout>
+    </>
   );
 }
 
@@ -134,7 +134,7 @@ export function ChannelForm(props: { viewer: Viewer; kind: ChannelKind; domains:
   const { viewer, kind } = props;
   const values = props.values ?? {};
   return (
-    <Layout title={`New ${KIND_LABELS[kind]} channel`} viewer={viewer}>
+    <>
       <p>
         <a href="/ui/channels">← Notifications</a>
       </p>
@@ -176,7 +176,7 @@ export function ChannelForm(props: { viewer: Viewer; kind: ChannelKind; domains:
           <button type="submit">Add channel</button>
         </p>
       </form>
-    </Layout>
+    </>
   );
 }
 
@@ -195,7 +195,7 @@ export function ChannelPage(props: {
   const write = can(viewer, "notifications:write");
   const pages = Math.max(1, Math.ceil(props.deliveries.total / CHANNEL_DELIVERIES_PER_PAGE));
   return (
-    <Layout title={`Channel ${channel.name}`} viewer={viewer}>
+    <>
       <p>
         <a href="/ui/channels">← Notifications</a>
       </p>
@@ -288,6 +288,6 @@ export function ChannelPage(props: {
         </div>
       )}
       <PageLinks label="Delivery pages" page={props.page} pages={pages} href={(page) => `/ui/channels/${channel.id}?page=${page}`} before="Newer" after="Older" />
-    </Layout>
+    </>
   );
 }

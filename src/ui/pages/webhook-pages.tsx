@@ -5,10 +5,11 @@ import { SECRET_WARNING } from "../../services/webhooks.service.ts";
 import { count } from "../format.ts";
 import { can, type Viewer } from "../ui-env.ts";
 import type { Problem } from "../form-problem.ts";
-import { FormError } from "./form-error.tsx";
-import { Csrf, Layout, StatusBadge } from "./layout.tsx";
-import { PageLinks } from "./page-links.tsx";
-import { Time } from "./local-time.tsx";
+import { FormError } from "../components/form-error.tsx";
+import { Csrf, StatusBadge } from "../components/layout.tsx";
+import { PageLinks } from "../components/page-links.tsx";
+import { Time } from "../components/local-time.tsx";
+import { Attempts } from "../components/delivery-attempts.tsx";
 
 /** The webhook list (with the new secret, once) and a webhook's page (test result, deliveries, attempts). */
 
@@ -29,7 +30,7 @@ export interface WebhookDraft {
 export function WebhookList(props: { viewer: Viewer; webhooks: WebhookView[]; notice?: string; error?: Problem; draft?: WebhookDraft; created?: WebhookCreatedView }) {
   const { viewer } = props;
   return (
-    <Layout title="Webhooks" viewer={viewer}>
+    <>
       <h1>Webhooks</h1>
       {props.notice !== undefined && NOTICES[props.notice] !== undefined && <p class="notice success">{NOTICES[props.notice]}</p>}
       {props.created !== undefined && (
@@ -104,27 +105,7 @@ export function WebhookList(props: { viewer: Viewer; webhooks: WebhookView[]; no
           </form>
         </section>
       )}
-    </Layout>
-  );
-}
-
-/** A delivery's attempts, folded: when, what came back, how long. */
-export function Attempts(props: { delivery: DeliveryView }) {
-  if (props.delivery.attempts.length === 0) return <span class="muted">no attempt yet</span>;
-  return (
-    <details>
-      <summary>
-        {props.delivery.attempts.length} attempt{props.delivery.attempts.length === 1 ? "" : "s"}
-      </summary>
-      <ol>
-        {props.delivery.attempts.map((attempt) => (
-          <li>
-            <Time iso={attempt.attempted_at} />: {attempt.status_code === null ? (attempt.error ?? "accepted") : `HTTP ${attempt.status_code}`} in {attempt.duration_ms} ms
-            {attempt.response_body !== "" && <pre>{attempt.response_body}</pre>}
-          </li>
-        ))}
-      </ol>
-    </details>
+    </>
   );
 }
 
@@ -141,7 +122,7 @@ export function WebhookPage(props: {
   const write = can(viewer, "webhooks:write");
   const pages = Math.max(1, Math.ceil(props.deliveries.total / DELIVERIES_PER_PAGE));
   return (
-    <Layout title={`Webhook ${hook.name ?? hook.url}`} viewer={viewer}>
+    <>
       <p>
         <a href="/ui/webhooks">← Webhooks</a>
       </p>
@@ -224,6 +205,6 @@ export function WebhookPage(props: {
         </div>
       )}
       <PageLinks label="Delivery pages" page={props.page} pages={pages} href={(page) => `/ui/webhooks/${hook.id}?page=${page}`} before="Newer" after="Older" />
-    </Layout>
+    </>
   );
 }

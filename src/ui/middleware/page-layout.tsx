@@ -1,0 +1,44 @@
+/** @jsxImportSource hono/jsx */
+import type { MiddlewareHandler } from "hono";
+import { raw } from "hono/html";
+import { jsxRenderer } from "hono/jsx-renderer";
+import { visibleText } from "../../core/visible-text.ts";
+import { Layout } from "../components/layout.tsx";
+import type { UiEnv, Viewer } from "../ui-env.ts";
+
+/**
+ * The page shell, set once for every dashboard path (hono's jsx-renderer): a route answers
+ * `c.render(<Page … />, { title })`, after `c.status(…)` when the page is a refusal. Every page passes here, so
+ * this is where a crawled site's control characters are dropped and its bidi controls made visible, whichever
+ * component shows its text (core/visible-text.ts).
+ */
+
+/** What a route tells the shell besides the page. */
+export interface PageHead {
+  title: string;
+  /** Reload the page every so many seconds (a running crawl's page without its script). */
+  refreshSeconds?: number;
+  /** Show the shell as to someone signed out (the sign-in page), whoever the session names. */
+  signedOut?: true;
+}
+
+declare module "hono" {
+  interface ContextRenderer {
+    (page: string | Promise<string>, head: PageHead): Response | Promise<Response>;
+  }
+}
+
+export function pageLayout(): MiddlewareHandler<UiEnv> {
+  return jsxRenderer(
+    async ({ children, title, refreshSeconds, signedOut }, c) => {
+      const viewer: Viewer | null = signedOut ? null : (c.get("viewer") ?? null);
+      const html = await (
+        <Layout title={title} viewer={viewer} refreshSeconds={refreshSeconds}>
+          {children}
+        </Layout>
+      ).toString();
+      return raw(visibleText(html));
+    },
+    { docType: "<!doctype html>" },
+  );
+}
