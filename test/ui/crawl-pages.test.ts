@@ -201,6 +201,9 @@ describe("what a crawl checked, and since when its links are broken", () => {
       // Its broken count (1) leaves out the image it did not check: the page says how many, linked to the changes.
       expect(secondPage.html).toContain(`<div id="not-checked"><dt>Not checked this time</dt><dd><a href="/ui/crawls/${second}/changes">1</a></dd></div>`);
       expect(firstPage.html).not.toContain('id="not-checked"');
+      // The overview's broken count is the same crawl's: it says the same beside it.
+      const overview = await client.get("/");
+      expect(overview.html).toContain(`<a href="/ui/crawls/${second}/changes">+1 not checked</a>`);
 
       const changes = await client.get(`/ui/crawls/${second}/changes`);
       expect(changes.html).toContain("<strong>0</strong> newly broken, <strong>0</strong> fixed, <strong>1</strong> not checked this time.");

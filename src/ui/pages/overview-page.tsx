@@ -25,6 +25,8 @@ export interface DomainRow {
   recent: CrawlSummaryView[];
   /** When the last crawl failed: the domain's last completed crawl, whose numbers the row shows instead. */
   completed: CrawlBriefView | null;
+  /** Broken links found before that the shown crawl did not check (outside its broken count). */
+  notChecked: number;
 }
 
 /** What was typed into the add form, shown again when it was refused. */
@@ -68,7 +70,7 @@ export function Overview(props: { viewer: Viewer; rows: DomainRow[]; total: numb
               </tr>
             </thead>
             <tbody>
-              {rows.map(({ domain, last, recent, completed }) => {
+              {rows.map(({ domain, last, recent, completed, notChecked }) => {
                 // A failed crawl's counts say nothing about the site: the numbers are the last completed crawl's.
                 const shown = last !== null && last.status === "failed" ? completed : last;
                 return (
@@ -104,7 +106,14 @@ export function Overview(props: { viewer: Viewer; rows: DomainRow[]; total: numb
                     )}
                   </td>
                   <td class="num hide-narrow">{shown === null ? "—" : count(shown.pages_crawled)}</td>
-                  <td class="num">{shown === null ? "—" : count(shown.broken_links)}</td>
+                  <td class="num">
+                    {shown === null ? "—" : count(shown.broken_links)}
+                    {shown !== null && notChecked > 0 && (
+                      <div class="muted not-checked">
+                        <a href={`/ui/crawls/${shown.id}/changes`}>+{count(notChecked)} not checked</a>
+                      </div>
+                    )}
+                  </td>
                   <td class="num hide-narrow">{shown === null ? "—" : count(shown.new_broken_links)}</td>
                   <td>
                     <TrendChart
