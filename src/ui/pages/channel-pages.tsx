@@ -3,13 +3,11 @@ import { CHANNEL_KINDS, NOTIFY_WHEN, type ChannelKind } from "../../core/channel
 import type { ChannelTestResultView, ChannelView } from "../../services/channel-view.ts";
 import type { DeliveryView } from "../../services/webhook-view.ts";
 import { CHANNEL_FORM_FIELDS, KIND_LABELS, type ChannelFormField } from "../channel-form-fields.ts";
-import { count } from "../format.ts";
 import { can, type Viewer } from "../ui-env.ts";
 import { FormError } from "../components/form-error.tsx";
 import { Csrf, StatusBadge } from "../components/layout.tsx";
-import { PageLinks } from "../components/page-links.tsx";
 import type { Problem } from "../form-problem.ts";
-import { Attempts } from "../components/delivery-attempts.tsx";
+import { DeliveryLog } from "../components/delivery-attempts.tsx";
 import { Time } from "../components/local-time.tsx";
 
 /** Notification channels: the list, the form to add one of a kind, and a channel's page (test, deliveries with the message each carried). */
@@ -232,62 +230,26 @@ export function ChannelPage(props: {
           </form>
         </div>
       )}
-      <h2>Deliveries</h2>
-      <p class="muted">{count(props.deliveries.total)} in all, newest first.</p>
-      {props.deliveries.items.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Message</th>
-                <th scope="col">State</th>
-                <th scope="col">Created</th>
-                <th scope="col">Attempts</th>
-                {write && <th scope="col">Action</th>}
-              </tr>
-            </thead>
-            <tbody>
-              {props.deliveries.items.map((delivery) => (
-                <tr>
-                  <td>
-                    {props.previews.has(delivery.id) ? (
-                      <details>
-                        <summary>{props.previews.get(delivery.id)!.split("\n", 1)[0]}</summary>
-                        <pre class="message-preview">{props.previews.get(delivery.id)}</pre>
-                      </details>
-                    ) : (
-                      <code>{delivery.event}</code>
-                    )}
-                  </td>
-                  <td>
-                    <StatusBadge status={delivery.state} />
-                    {delivery.state === "pending" && delivery.next_attempt_at !== null && <div class="muted">next <Time iso={delivery.next_attempt_at} /></div>}
-                  </td>
-                  <td>
-                    <Time iso={delivery.created_at} />
-                  </td>
-                  <td>
-                    <Attempts delivery={delivery} />
-                  </td>
-                  {write && (
-                    <td>
-                      {delivery.state !== "pending" && (
-                        <form method="post" action={`/ui/channels/${channel.id}/deliveries/${delivery.id}/redeliver`}>
-                          <Csrf viewer={viewer} />
-                          <button type="submit" class="secondary">
-                            Redeliver
-                          </button>
-                        </form>
-                      )}
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <PageLinks label="Delivery pages" page={props.page} pages={pages} href={(page) => `/ui/channels/${channel.id}?page=${page}`} before="Newer" after="Older" />
+      <DeliveryLog
+        viewer={viewer}
+        write={write}
+        deliveries={props.deliveries}
+        firstColumn="Message"
+        first={(delivery) =>
+          props.previews.has(delivery.id) ? (
+            <details>
+              <summary>{props.previews.get(delivery.id)!.split("\n", 1)[0]}</summary>
+              <pre class="message-preview">{props.previews.get(delivery.id)}</pre>
+            </details>
+          ) : (
+            <code>{delivery.event}</code>
+          )
+        }
+        redeliver={(delivery) => `/ui/channels/${channel.id}/deliveries/${delivery.id}/redeliver`}
+        page={props.page}
+        pages={pages}
+        pageHref={(page) => `/ui/channels/${channel.id}?page=${page}`}
+      />
     </>
   );
 }

@@ -2,14 +2,12 @@
 import { WEBHOOK_EVENT_KINDS } from "../../core/crawl-events.ts";
 import type { DeliveryView, TestResultView, WebhookCreatedView, WebhookView } from "../../services/webhook-view.ts";
 import { SECRET_WARNING } from "../../services/webhooks.service.ts";
-import { count } from "../format.ts";
 import { can, type Viewer } from "../ui-env.ts";
 import type { Problem } from "../form-problem.ts";
 import { FormError } from "../components/form-error.tsx";
 import { Csrf, StatusBadge } from "../components/layout.tsx";
-import { PageLinks } from "../components/page-links.tsx";
 import { Time } from "../components/local-time.tsx";
-import { Attempts } from "../components/delivery-attempts.tsx";
+import { DeliveryLog } from "../components/delivery-attempts.tsx";
 
 /** The webhook list (with the new secret, once) and a webhook's page (test result, deliveries, attempts). */
 
@@ -156,55 +154,17 @@ export function WebhookPage(props: {
           </form>
         </div>
       )}
-      <h2>Deliveries</h2>
-      <p class="muted">{count(props.deliveries.total)} in all, newest first.</p>
-      {props.deliveries.items.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Event</th>
-                <th scope="col">State</th>
-                <th scope="col">Created</th>
-                <th scope="col">Attempts</th>
-                {write && <th scope="col">Action</th>}
-              </tr>
-            </thead>
-            <tbody>
-              {props.deliveries.items.map((delivery) => (
-                <tr>
-                  <td>
-                    <code>{delivery.event}</code>
-                  </td>
-                  <td>
-                    <StatusBadge status={delivery.state} />
-                    {delivery.state === "pending" && delivery.next_attempt_at !== null && <div class="muted">next <Time iso={delivery.next_attempt_at} /></div>}
-                  </td>
-                  <td>
-                    <Time iso={delivery.created_at} />
-                  </td>
-                  <td>
-                    <Attempts delivery={delivery} />
-                  </td>
-                  {write && (
-                    <td>
-                      {delivery.state !== "pending" && (
-                        <form method="post" action={`/ui/webhooks/${hook.id}/deliveries/${delivery.id}/redeliver`}>
-                          <Csrf viewer={viewer} />
-                          <button type="submit" class="secondary">
-                            Redeliver
-                          </button>
-                        </form>
-                      )}
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <PageLinks label="Delivery pages" page={props.page} pages={pages} href={(page) => `/ui/webhooks/${hook.id}?page=${page}`} before="Newer" after="Older" />
+      <DeliveryLog
+        viewer={viewer}
+        write={write}
+        deliveries={props.deliveries}
+        firstColumn="Event"
+        first={(delivery) => <code>{delivery.event}</code>}
+        redeliver={(delivery) => `/ui/webhooks/${hook.id}/deliveries/${delivery.id}/redeliver`}
+        page={props.page}
+        pages={pages}
+        pageHref={(page) => `/ui/webhooks/${hook.id}?page=${page}`}
+      />
     </>
   );
 }
