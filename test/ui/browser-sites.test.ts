@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { startLoopbackSite, type LoopbackSite } from "../helpers/loopback-site.ts";
 import { startTestService, type TestService } from "../helpers/service.ts";
+import { HAS_CHROMIUM, launchChromium } from "../helpers/chromium.ts";
 
 /**
  * Managing a site in a real browser (Debian's Chromium through playwright-core, never a downloaded browser): paste
@@ -11,9 +11,7 @@ import { startTestService, type TestService } from "../helpers/service.ts";
  * the domain after its confirmation page. Hostile text stays text; no dialog opens.
  */
 
-const CHROMIUM = "/usr/bin/chromium";
-const available = existsSync(CHROMIUM);
-if (!available) console.warn(`browser tests skipped: ${CHROMIUM} is missing (apt-get install chromium)`);
+const available = HAS_CHROMIUM;
 /** A browser step on a loaded 2-core machine takes longer than bun's 5 s default. */
 const STEP_MS = 30_000;
 
@@ -36,8 +34,7 @@ beforeAll(async () => {
     "/.well-known/linkpatrol-verify.txt": () => (token === "" ? new Response("no", { status: 404 }) : new Response(`${token}\n`)),
   });
   other = await startLoopbackSite({ "/": { body: html("another site") } });
-  const { chromium } = await import("playwright-core");
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"] });
+  browser = await launchChromium();
   page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
   page.on("dialog", (dialog) => {
     dialogs.push(`${dialog.type()}: ${dialog.message()}`);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { startDnsServer, type TestDnsServer } from "../helpers/dns-server.ts";
@@ -7,6 +7,7 @@ import { startLoopbackSite, type LoopbackSite } from "../helpers/loopback-site.t
 import { startTestService, type TestService } from "../helpers/service.ts";
 import { tableResolver } from "../helpers/table-resolver.ts";
 import { PAYLOAD_TEXTS } from "./xss-payloads.ts";
+import { HAS_CHROMIUM, launchChromium } from "../helpers/chromium.ts";
 
 /**
  * The dashboard in a real browser: Debian's headless Chromium driven by playwright-core (never a downloaded
@@ -15,10 +16,8 @@ import { PAYLOAD_TEXTS } from "./xss-payloads.ts";
  * text. A screenshot of each main page goes to test-artifacts/.
  */
 
-const CHROMIUM = "/usr/bin/chromium";
 const ARTIFACTS = join(import.meta.dir, "..", "..", "test-artifacts");
-const available = existsSync(CHROMIUM);
-if (!available) console.warn(`browser tests skipped: ${CHROMIUM} is missing (apt-get install chromium)`);
+const available = HAS_CHROMIUM;
 
 const html = (body: string) => `<!doctype html><html><head><title>site</title></head><body>${body}</body></html>`;
 const escapeHtml = (text: string) => text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;");
@@ -67,8 +66,7 @@ beforeAll(async () => {
       },
     },
   );
-  const { chromium } = await import("playwright-core");
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"] });
+  browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
   page = await context.newPage();
   page.on("dialog", (dialog) => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { startChatReceiver, type ChatReceiver } from "../helpers/chat-receiver.ts";
@@ -7,6 +7,7 @@ import { startCrawl, verifiedDomain, waitForCrawl } from "../helpers/crawls.ts";
 import type { LoopbackSite } from "../helpers/loopback-site.ts";
 import { startTestService, type TestService } from "../helpers/service.ts";
 import { HOSTILE_TEXTS, startHostileSite } from "../notifications/hostile-site.ts";
+import { HAS_CHROMIUM, launchChromium } from "../helpers/chromium.ts";
 
 /**
  * Notification channels in a real browser (Debian's headless Chromium through playwright-core, as
@@ -14,11 +15,8 @@ import { HOSTILE_TEXTS, startHostileSite } from "../notifications/hostile-site.t
  * in the delivery log with its hostile link texts shown as text (no dialog, no injected element), delete it.
  */
 
-const CHROMIUM = "/usr/bin/chromium";
 const ARTIFACTS = join(import.meta.dir, "..", "..", "test-artifacts");
-const available = existsSync(CHROMIUM);
-if (!available && process.env.CI === "true") throw new Error(`${CHROMIUM} is missing under CI: .ci/run must install chromium`);
-if (!available) console.warn(`channel browser tests skipped: ${CHROMIUM} is missing (apt-get install chromium)`);
+const available = HAS_CHROMIUM;
 const STEP_MS = 20_000;
 
 let svc: TestService;
@@ -45,8 +43,7 @@ beforeAll(async () => {
   site = await startHostileSite();
   svc = await startTestService({ notifications: { allow_http: true, allow_private_targets: true } });
   domainId = await verifiedDomain(svc, site.url("/"));
-  const { chromium } = await import("playwright-core");
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"] });
+  browser = await launchChromium();
   page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
   page.on("dialog", (dialog) => {
     if (dialog.type() === "confirm") return void dialog.accept();

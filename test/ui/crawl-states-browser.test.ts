@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { startLoopbackSite, type LoopbackSite } from "../helpers/loopback-site.ts";
 import { startCrawl, verifiedDomain, waitForCrawl } from "../helpers/crawls.ts";
 import { startTestService, type TestService } from "../helpers/service.ts";
 import { PAYLOAD_TEXTS } from "./xss-payloads.ts";
+import { HAS_CHROMIUM, launchChromium } from "../helpers/chromium.ts";
 
 /**
  * Honest crawl states in Chromium: a failed crawl says why and keeps the last completed crawl's numbers in
@@ -14,8 +14,7 @@ import { PAYLOAD_TEXTS } from "./xss-payloads.ts";
  * sideways, with a 300-character URL wrapping in a few lines. Hostile link texts are on every page.
  */
 
-const CHROMIUM = "/usr/bin/chromium";
-const available = existsSync(CHROMIUM);
+const available = HAS_CHROMIUM;
 const STEP_MS = 30_000;
 const CRAWL_STEP_MS = 60_000;
 /** A chain of slow pages, each linking to the next and to a missing page of its own. */
@@ -86,8 +85,7 @@ beforeAll(async () => {
   );
   slowDomain = await verifiedDomain(svc, slow.url("/"));
 
-  const { chromium } = await import("playwright-core");
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"] });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { startCrawl, verifiedDomain, waitForCrawl } from "../helpers/crawls.ts";
 import { startLoopbackSite, type LoopbackSite } from "../helpers/loopback-site.ts";
 import { startTestService, type TestService } from "../helpers/service.ts";
 import { PAYLOAD_TEXTS } from "./xss-payloads.ts";
+import { HAS_CHROMIUM, launchChromium } from "../helpers/chromium.ts";
 
 /**
  * The crawl page's results at scale in Chromium: sort by a column both ways, filter to a dead external host from
@@ -12,8 +12,7 @@ import { PAYLOAD_TEXTS } from "./xss-payloads.ts";
  * the page and no script of theirs running.
  */
 
-const CHROMIUM = "/usr/bin/chromium";
-const available = existsSync(CHROMIUM);
+const available = HAS_CHROMIUM;
 const STEP_MS = 20_000;
 const SOURCES = 60;
 
@@ -45,8 +44,7 @@ beforeAll(async () => {
   const domainId = await verifiedDomain(svc, site.url("/"));
   crawlId = await startCrawl(svc, domainId, { follow_external: true });
   await waitForCrawl(svc, crawlId, 60_000);
-  const { chromium } = await import("playwright-core");
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"] });
+  browser = await launchChromium();
   page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
   page.on("dialog", (dialog) => {
     dialogs.push(`${dialog.type()}: ${dialog.message()}`);
