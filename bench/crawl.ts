@@ -427,7 +427,7 @@ async function main(argv: string[]): Promise<number> {
     writeFileSync(resultPath, `${JSON.stringify(result, null, 2)}\n`);
 
     console.log(`crawl benchmark: ${args.site} site, ${args.pages} pages, ${args.options} options, ${result.versions.mode} ${version}, ${result.machine.cpus} cores, concurrency ${args.concurrency}`);
-    console.log(`ground truth: ${truth.pages_crawled} pages, ${truth.total_links} links, ${truth.broken_links} broken (${truth.broken_urls.length} URLs), ${truth.skipped_links} skipped` + (kindsTruth ? `; all kinds, internal: ${kindsTruth.total_links} links, ${kindsTruth.broken_urls.length} broken URLs` : ""));
+    console.log(`ground truth: ${truth.pages_crawled} pages, ${truth.total_links} links, ${truth.broken_links} broken (${truth.broken_urls.length} URLs), ${truth.skipped_links} skipped${kindsTruth ? `; all kinds, internal: ${kindsTruth.total_links} links, ${kindsTruth.broken_urls.length} broken URLs` : ""}`);
     if (capacity) console.log(`site capacity: ${capacity.req_per_s} req/s (64 concurrent, random pages, client in a child process)`);
     console.log("");
     for (const line of runsTable(runs)) console.log(line);

@@ -6,6 +6,7 @@
 
 /** True when dpkg says `pkg` is installed. */
 function installed(pkg: string): boolean {
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own format syntax, not a template
   const res = Bun.spawnSync(["dpkg-query", "-W", "-f=${Status}", pkg], { stdout: "pipe", stderr: "ignore" });
   return res.exitCode === 0 && res.stdout.toString().includes("install ok installed");
 }

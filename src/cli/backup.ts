@@ -22,7 +22,7 @@ export async function backupCommand(args: string[]): Promise<number> {
   const { config } = loadConfig({ file: values.config });
   if (config.storage.path === ":memory:") throw new UsageError("storage.path is :memory:; there is nothing on disk to back up");
   // A BackupError reaches main as "linkpatrol: <reason>" with exit 2.
-  let report;
+  let report: Awaited<ReturnType<typeof backupStore>>;
   try {
     report = await backupStore(config.storage.path, target, { busyTimeoutMs: config.storage.busy_timeout, overwrite: values.force });
   } catch (error) {

@@ -127,7 +127,7 @@ function printAdded(d: DomainView): void {
   const m = d.verification.methods;
   out(`added ${d.name} (${d.id})${d.verified ? ", verified by the operator" : ""}; start page ${d.root_url}`);
   if (d.verified) return;
-  out("Prove you control it with any one of these, then run: linkpatrol domains verify " + d.id);
+  out(`Prove you control it with any one of these, then run: linkpatrol domains verify ${d.id}`);
   out(`  DNS TXT    ${m.dns_txt.name}  "${m.dns_txt.value}"`);
   out(`  HTTP file  ${m.http_file.url}  containing ${m.http_file.body}`);
   out(`  meta tag   ${m.meta_tag.html}  in the <head> of ${d.root_url}`);

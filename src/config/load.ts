@@ -82,7 +82,8 @@ function applyEnvOverrides(tree: RawTree, env: Record<string, string | undefined
       continue;
     }
     const [section, key] = target;
-    const sectionTree = (tree[section] ??= {});
+    tree[section] ??= {};
+    const sectionTree = tree[section];
     if (typeof sectionTree !== "object" || sectionTree === null || Array.isArray(sectionTree)) {
       problems.push(`environment ${name}: section ${section} in the file is not a mapping`);
       continue;

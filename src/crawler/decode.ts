@@ -35,7 +35,7 @@ function metaCharset(body: Uint8Array): string | null {
   const head = new TextDecoder("latin1").decode(body.subarray(0, PRESCAN_BYTES));
   const label = /<meta[^>]+charset\s*=\s*["']?([\w.:-]+)/i.exec(head)?.[1]?.toLowerCase() ?? null;
   // HTML's prescan: a document that could state its encoding in ASCII is not UTF-16, whatever it says.
-  if (label !== null && label.startsWith("utf-16")) return "utf-8";
+  if (label?.startsWith("utf-16")) return "utf-8";
   return label;
 }
 

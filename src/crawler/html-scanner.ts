@@ -741,7 +741,7 @@ export function rcdataDecoded(s: string, from: number, to: number, name: string)
   let start = from;
   for (let amp = s.indexOf("&", from); amp !== -1 && amp < to; amp = s.indexOf("&", amp + 1)) {
     if (!afterEndTagStart(s, amp, name)) continue;
-    out += decodeHTML(s.slice(start, amp)) + "&";
+    out += `${decodeHTML(s.slice(start, amp))}&`;
     start = amp + 1;
   }
   return out + decodeHTML(s.slice(start, to));

@@ -215,7 +215,7 @@ export class NotFoundProbe implements SoftNotFoundCheck {
       },
       isNotFound: async () => {
         const { detector } = await this.settled;
-        return detector !== null && detector.matches(url, finalUrl, reader.result());
+        return detector?.matches(url, finalUrl, reader.result()) ?? false;
       },
     };
   }

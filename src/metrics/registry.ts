@@ -36,7 +36,10 @@ class SeriesTable<L extends string, S> {
     for (let i = 0; i < names.length - 1; i++) {
       const value = labels[names[i]!];
       let next = level.get(value) as Map<string, unknown> | undefined;
-      if (next === undefined) level.set(value, (next = new Map()));
+      if (next === undefined) {
+        next = new Map();
+        level.set(value, next);
+      }
       level = next;
     }
     const last = labels[names[names.length - 1]!];
@@ -120,7 +123,9 @@ export class Histogram<L extends string = never> implements Metric {
   render(): string[] {
     const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`];
     for (const s of this.series.values()) {
-      this.bounds.forEach((bound, i) => lines.push(`${this.name}_bucket${labelText(s.labels, ["le", String(bound)])} ${s.buckets[i]}`));
+      this.bounds.forEach((bound, i) => {
+        lines.push(`${this.name}_bucket${labelText(s.labels, ["le", String(bound)])} ${s.buckets[i]}`);
+      });
       lines.push(`${this.name}_bucket${labelText(s.labels, ["le", "+Inf"])} ${s.count}`);
       lines.push(`${this.name}_sum${labelText(s.labels)} ${s.sum}`);
       lines.push(`${this.name}_count${labelText(s.labels)} ${s.count}`);

@@ -121,7 +121,10 @@ export class LinkMarks {
         entry.refreshing = false;
         return;
       }
-      if (!ended) return this.defer(slice);
+      if (!ended) {
+        this.defer(slice);
+        return;
+      }
       entry.marks = fresh;
       entry.foundAt = startedAt;
       entry.refreshing = false;

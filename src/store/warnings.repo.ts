@@ -26,6 +26,8 @@ export class WarningsRepo {
     const insert = this.sqlite.query(
       "INSERT INTO crawl_warnings (crawl_id, position, cause, message, count, samples) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     );
-    entries.forEach((entry, position) => insert.run(crawlId, position, entry.cause, entry.message, entry.count, JSON.stringify(entry.samples)));
+    entries.forEach((entry, position) => {
+      insert.run(crawlId, position, entry.cause, entry.message, entry.count, JSON.stringify(entry.samples));
+    });
   }
 }

@@ -17,7 +17,7 @@ const TOO_LONG = "z".repeat(2_100);
 let site: LoopbackSite;
 
 beforeAll(async () => {
-  const big = Array.from({ length: 2_500 }, (_, i) => `<h2 id="${section(i)}">Section ${i}</h2>`).join("") + `<p id="${LONG_ID}">long</p>`;
+  const big = `${Array.from({ length: 2_500 }, (_, i) => `<h2 id="${section(i)}">Section ${i}</h2>`).join("")}<p id="${LONG_ID}">long</p>`;
   const forty = Array.from({ length: 35 }, (_, i) => `<p id="f${i}">${i}</p>`).join("");
   const tooMany = Array.from({ length: 100_010 }, (_, i) => `<i id="i${i}"></i>`).join("");
   site = await startLoopbackSite({

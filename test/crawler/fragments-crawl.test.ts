@@ -189,7 +189,7 @@ describe("with check_fragments", () => {
 
   test("filters and counts agree: is_broken=false leaves them out, status_code=200 counts them", async () => {
     const working = await readAll(svc, `/crawls/${run.id}/links?is_broken=false`);
-    expect(working.some((link) => link.error !== null && link.error.startsWith("fragment"))).toBe(false);
+    expect(working.some((link) => link.error?.startsWith("fragment"))).toBe(false);
     expect(working.length).toBe(run.crawl.total_links - run.crawl.broken_links);
     const ok = await svc.call("GET", `/crawls/${run.id}/links?status_code=200&is_broken=true&limit=100`);
     expect(ok.json.data.map((link: any) => link.error).sort()).toEqual([

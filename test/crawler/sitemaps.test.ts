@@ -11,7 +11,6 @@ import { expectErrorEnvelope, startTestService, type TestService } from "../help
  * the entries no crawled page links to are the orphan pages (checked, not parsed).
  */
 
-const xml = (body: string) => ({ body, headers: { "content-type": "application/xml" } });
 const urlset = (urls: string[]) => `<?xml version="1.0" encoding="UTF-8"?>
 <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">
 ${urls.map((u) => `  <url><loc>${u}</loc><lastmod>2026-01-01</lastmod><image:image><image:loc>https://img.example/x.png</image:loc></image:image></url>`).join("\n")}

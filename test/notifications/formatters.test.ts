@@ -112,7 +112,9 @@ describe("every destination stays within its limit on the largest digest", () =>
     expect(Buffer.byteLength(html)).toBeLessThanOrEqual(95_000);
     const listed = fitted.sections.map((s) => s.items.length);
     expect(listed.every((n) => n > 0 && n < DIGEST_TARGETS)).toBe(true);
-    fitted.sections.forEach((section, i) => expect(section.moreTargets).toBe(40_000 - listed[i]!));
+    fitted.sections.forEach((section, i) => {
+      expect(section.moreTargets).toBe(40_000 - listed[i]!);
+    });
     expect(text).toContain(`- and ${(40_000 - listed[0]!).toLocaleString("en-US")} more URLs`);
     expect(text.split("\n").filter((line) => line.startsWith("- https://")).length).toBe(listed.reduce((a, b) => a + b, 0));
     expect(html).not.toMatch(/<(?!\/?(html|head|meta|title|body|h2|h3|p|ul|li|a|strong)\b)[a-z]/i);
@@ -146,7 +148,10 @@ describe("every destination stays within its limit on the largest digest", () =>
 describe("escapers", () => {
   // A fixed generator, so a failure names a reproducible input.
   let state = 42;
-  const random = () => (state = (state * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+  const random = () => {
+    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+    return state / 2 ** 31;
+  };
   const samples = Array.from({ length: 500 }, () => Array.from({ length: 1 + Math.floor(random() * 40) }, () => NASTY[Math.floor(random() * NASTY.length)] ?? "a").join(""));
 
   test("markdown: every ASCII punctuation escaped, so a reader sees exactly the text (on one line)", () => {

@@ -3,7 +3,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCli, setUpStore } from "../helpers/cli.ts";
-import { startCrawl } from "../helpers/crawls.ts";
 import { type LoopbackSite, startLoopbackSite } from "../helpers/loopback-site.ts";
 import { apiClient, type ServeProcess, startServeProcess, writeServeConfig } from "../helpers/serve-process.ts";
 

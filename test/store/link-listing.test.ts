@@ -109,7 +109,9 @@ function drivenRepo(): { repo: LinksRepo; advance(ms: number): void; slices: (()
   let now = 0;
   const slices: (() => void)[] = [];
   const driven = new LinksRepo(store.sqlite, { marks: { movingMaxAgeMs: 1_000, now: () => now, defer: (task) => void slices.push(task) } });
-  return { repo: driven, advance: (ms) => void (now += ms), slices };
+  return { repo: driven, advance: (ms) => {
+      now += ms;
+    }, slices };
 }
 
 const texts = (page: { link_text: string }[]) => page.map((link) => link.link_text);

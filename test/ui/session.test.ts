@@ -59,7 +59,7 @@ describe("dashboard sign-in", () => {
   test("a wrong, malformed or revoked key is refused with 401 and no session", async () => {
     const revoked = svc.runtime.keys.create("gone", ["admin"]);
     svc.runtime.keys.revoke(revoked.key.id);
-    for (const key of ["lp_" + "x".repeat(40), "not a key", "", revoked.secret]) {
+    for (const key of [`lp_${"x".repeat(40)}`, "not a key", "", revoked.secret]) {
       const client = new DashboardClient(svc.origin);
       const answer = await client.signIn(key);
       expect(answer.status).toBe(401);

@@ -12,7 +12,7 @@ describe("docs/webhooks.md", () => {
   test("shows src/webhooks/verify.ts verbatim, from its imports to the end", () => {
     const source = readFileSync(join(root, "src", "webhooks", "verify.ts"), "utf8");
     const code = source.slice(source.indexOf("import ")).trimEnd();
-    expect(doc).toContain("```ts\n" + code + "\n```");
+    expect(doc).toContain(`\`\`\`ts\n${code}\n\`\`\``);
   });
 
   test("names every event kind", () => {

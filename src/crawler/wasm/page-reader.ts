@@ -69,8 +69,8 @@ const R_DROP = 6;
 const F_IMPLIED = 1;
 const F_AMP = 2;
 const F_WIDE = 4;
+/** A text record's mode: 1 decode entities as text; 2 as RCDATA (any other non-zero mode). */
 const T_DECODE = 1;
-const T_RCDATA = 2;
 /** The tokenizer's configured attribute names: 64 bits of a mask, each name at most this long in the table. */
 const MAX_ATTRIBUTE_NAMES = 64;
 const MAX_NAME_LENGTH = 16;

@@ -1,10 +1,10 @@
 // linkpatrol dashboard: progressive enhancement only. Every page works without this file; with it, forms marked
 // data-confirm ask first, times read in the browser's time zone, and a running crawl's numbers and broken-link
 // table update live. Text is set with textContent; the only HTML taken in is our own page, re-fetched.
-(function () {
-  "use strict";
+(() => {
+  
 
-  document.addEventListener("submit", function (event) {
+  document.addEventListener("submit", (event) => {
     var form = event.target;
     if (!(form instanceof HTMLFormElement)) return;
     var question = form.getAttribute("data-confirm");
@@ -12,37 +12,33 @@
   });
 
   // --- Times: the server writes UTC ("2026-11-25 14:31 UTC"); here they become the reader's local time, UTC on hover.
-  var two = function (n) {
-    return n < 10 ? "0" + n : String(n);
-  };
-  var zoneName = (function () {
+  var two = (n) => n < 10 ? `0${n}` : String(n);
+  var zoneName = (() => {
     try {
-      var part = new Intl.DateTimeFormat("en-US", { timeZoneName: "short" }).formatToParts(new Date()).filter(function (p) {
-        return p.type === "timeZoneName";
-      })[0];
+      var part = new Intl.DateTimeFormat("en-US", { timeZoneName: "short" }).formatToParts(new Date()).filter((p) => p.type === "timeZoneName")[0];
       return part ? part.value : "local time";
-    } catch (e) {
+    } catch {
       return "local time";
     }
   })();
   function localText(date, seconds) {
-    var text = date.getFullYear() + "-" + two(date.getMonth() + 1) + "-" + two(date.getDate()) + " " + two(date.getHours()) + ":" + two(date.getMinutes());
-    return (seconds ? text + ":" + two(date.getSeconds()) : text) + " " + zoneName;
+    var text = `${date.getFullYear()}-${two(date.getMonth() + 1)}-${two(date.getDate())} ${two(date.getHours())}:${two(date.getMinutes())}`;
+    return `${seconds ? `${text}:${two(date.getSeconds())}` : text} ${zoneName}`;
   }
   function localizeTimes(root) {
     var times = root.querySelectorAll("time[data-local]");
     for (var i = 0; i < times.length; i++) {
       var time = times[i];
       var date = new Date(time.getAttribute("datetime"));
-      if (isNaN(date.getTime())) continue;
+      if (Number.isNaN(date.getTime())) continue;
       var kind = time.getAttribute("data-local");
-      var utc = date.toISOString().slice(0, kind === "abs-s" ? 19 : 16).replace("T", " ") + " UTC";
+      var utc = `${date.toISOString().slice(0, kind === "abs-s" ? 19 : 16).replace("T", " ")} UTC`;
       var local = localText(date, kind === "abs-s");
       if (kind === "abs" || kind === "abs-s") {
         time.textContent = local;
         time.setAttribute("title", utc);
       } else {
-        time.setAttribute("title", local + " (" + utc + ")");
+        time.setAttribute("title", `${local} (${utc})`);
       }
     }
   }
@@ -59,8 +55,8 @@
 
   function show(progress) {
     var shown = progress.shown || {};
-    Object.keys(shown).forEach(function (name) {
-      var cell = live.querySelector('[data-field="' + name + '"]');
+    Object.keys(shown).forEach((name) => {
+      var cell = live.querySelector(`[data-field="${name}"]`);
       if (cell) cell.textContent = String(shown[name]);
     });
     var bar = live.querySelector('[data-field-value="percent_done"]');
@@ -74,11 +70,11 @@
 
   function refreshTable(results) {
     return fetch(window.location.href, { credentials: "same-origin", headers: { accept: "text/html" } })
-      .then(function (response) {
-        if (!response.ok) throw new Error("HTTP " + response.status);
+      .then((response) => {
+        if (!response.ok) throw new Error(`HTTP ${response.status}`);
         return response.text();
       })
-      .then(function (html) {
+      .then((html) => {
         var fresh = new DOMParser().parseFromString(html, "text/html");
         var panel = fresh.querySelector("[data-progress-url]");
         var table = fresh.getElementById("live-results");
@@ -96,17 +92,17 @@
 
   function poll() {
     fetch(url, { credentials: "same-origin", headers: { accept: "application/json" } })
-      .then(function (response) {
+      .then((response) => {
         if (response.status === 429) {
           // Over the rate limit: wait as long as the server asks (at least 5 s), without counting a failure.
           var wait = Math.min(300, Math.max(5, Number(response.headers.get("retry-after")) || 5));
           setTimeout(poll, wait * 1000);
           return null;
         }
-        if (!response.ok) throw new Error("HTTP " + response.status);
+        if (!response.ok) throw new Error(`HTTP ${response.status}`);
         return response.json();
       })
-      .then(function (progress) {
+      .then((progress) => {
         if (progress === null) return null;
         failures = 0;
         if (progress.status !== "pending" && progress.status !== "running") return window.location.reload();
@@ -126,7 +122,7 @@
         }
         next();
       })
-      .catch(function () {
+      .catch(() => {
         failures += 1;
         if (failures < 30) setTimeout(poll, 5000);
       });

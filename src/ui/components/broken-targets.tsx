@@ -29,6 +29,7 @@ export interface BrokenTargetsProps {
 function FilterForm(props: { crawl: CrawlDetailView; filters: Filters; view: View<TargetSort> }) {
   const { filters, view } = props;
   return (
+    // biome-ignore lint/a11y/useSemanticElements: a <search> element around the form is newer than the browsers an operator may use; the role says the same
     <form method="get" action={`/ui/crawls/${props.crawl.id}`} role="search">
       <div class="row">
         <div>

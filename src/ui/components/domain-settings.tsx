@@ -7,7 +7,7 @@ import type { Problem } from "../form-problem.ts";
 import { can, type Viewer } from "../ui-env.ts";
 import { FormError } from "./form-error.tsx";
 import { Csrf } from "./layout.tsx";
-import { Ago, Time, ZonedTime } from "./local-time.tsx";
+import { Ago, ZonedTime } from "./local-time.tsx";
 
 /**
  * The settings half of a domain's page, one panel per form: the start page, the schedule with its next runs

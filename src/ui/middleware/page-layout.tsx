@@ -24,6 +24,7 @@ export interface PageHead {
 
 declare module "hono" {
   interface ContextRenderer {
+    // biome-ignore lint/style/useShorthandFunctionType: an interface, so that it merges with hono's own declaration
     (page: string | Promise<string>, head: PageHead): Response | Promise<Response>;
   }
 }

@@ -3,8 +3,7 @@
 /** The sign-in form: an API key, a token bound to the sign-in cookie, and where to go after. */
 export function SignInPage(props: { token: string; next: string; error?: string }) {
   return (
-    <>
-      <div class="sign-in">
+    <div class="sign-in">
         <h1>Sign in</h1>
         <p>Paste an API key. The first start of the service printed one (or create one with <code>linkpatrol keys create</code>).</p>
         {props.error !== undefined && (
@@ -23,6 +22,5 @@ export function SignInPage(props: { token: string; next: string; error?: string 
         </form>
         <p class="muted">The session lasts 12 hours, ends when you sign out or when the key is revoked.</p>
       </div>
-    </>
   );
 }
