@@ -150,11 +150,12 @@ describe("GET /crawls/{id}", () => {
         "id", "domain_id", "domain_name", "status", "options", "total_links", "broken_links", "pages_crawled",
         "skipped_links", "excluded_links", "truncated", "error", "created_at", "started_at", "completed_at", "new_broken_links", "trigger",
         "pages_cut", "failure", "warnings", "warning_causes", "sitemap_urls", "orphan_pages", "waiting_reason", "progress",
+        "pages_reused",
       ].sort(),
     );
     expect(d).toMatchObject({ id: crawl.id, domain_id: domain.id, domain_name: domain.name, options: crawl.options, created_at: crawl.created_at });
     expect(["pending", "running", "completed", "failed"]).toContain(d.status);
-    for (const field of ["total_links", "broken_links", "pages_crawled", "skipped_links", "excluded_links", "pages_cut"]) expect(Number.isInteger(d[field])).toBe(true);
+    for (const field of ["total_links", "broken_links", "pages_crawled", "skipped_links", "excluded_links", "pages_cut", "pages_reused"]) expect(Number.isInteger(d[field])).toBe(true);
     expect(Array.isArray(d.warnings) && d.warnings.every((w: unknown) => typeof w === "string")).toBe(true);
     expect(Array.isArray(d.warning_causes) && d.warning_causes.length === d.warnings.length).toBe(true);
     expect(typeof d.truncated).toBe("boolean");

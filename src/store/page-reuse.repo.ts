@@ -1,0 +1,67 @@
+import type { Database, Statement } from "bun:sqlite";
+import type { StoredLinkKind } from "./schema.ts";
+
+/**
+ * What an earlier crawl kept of its pages for a later one to reuse (crawler/page-reuse.ts decides when): a page's
+ * validators, body hash and link range (crawl_pages), and its links with their targets' URLs. By primary key and
+ * by the links' crawl order index only: no index on links.source_url (see schema.ts, links).
+ */
+
+/** A page of an earlier crawl as reuse reads it, with the status its own target got there. */
+export interface StoredPageRow {
+  etag: string | null;
+  last_modified: string | null;
+  body_hash: string;
+  body_bytes: number;
+  links_found: number;
+  excluded_links: number;
+  first_link_id: number;
+  link_count: number;
+  status_code: number;
+}
+
+/** One link of such a page, with what its target came to in that crawl. */
+export interface StoredPageLinkRow {
+  source_url: string;
+  url: string;
+  internal: number;
+  link_text: string;
+  kind: StoredLinkKind;
+  fragment: string;
+  final_url: string | null;
+  status_code: number | null;
+  is_broken: number | null;
+  error: string | null;
+  warning: string | null;
+}
+
+export class PageReuseRepo {
+  private readonly pageStatement: Statement<StoredPageRow, [string, string]>;
+  private readonly linksStatement: Statement<StoredPageLinkRow, [string, number, number]>;
+
+  constructor(sqlite: Database) {
+    // Only an HTML page read whole and judged without a warning, answered at its own URL (no redirect): its
+    // links and its verdict are then the answer's and the body's alone.
+    this.pageStatement = sqlite.prepare(
+      `SELECT p.etag, p.last_modified, p.body_hash, p.body_bytes, p.links_found, p.excluded_links, p.first_link_id, p.link_count, t.status_code
+       FROM crawl_pages p JOIN crawl_targets t ON t.crawl_id = p.crawl_id AND t.url = p.url
+       WHERE p.crawl_id = ?1 AND p.url = ?2 AND p.cut = 0 AND p.body_hash IS NOT NULL AND p.first_link_id IS NOT NULL
+         AND t.state = 'done' AND t.final_url = t.url AND t.warning IS NULL AND t.is_broken = 0`,
+    );
+    this.linksStatement = sqlite.prepare(
+      `SELECT l.source_url, t.url, t.internal, l.link_text, l.kind, l.fragment, t.final_url, t.status_code, t.is_broken, t.error, t.warning
+       FROM links l JOIN crawl_targets t ON t.id = l.target_id
+       WHERE l.crawl_id = ?1 AND l.id >= ?2 AND l.id < ?2 + ?3 ORDER BY l.id`,
+    );
+  }
+
+  /** Page `url` of crawl `crawlId`, when that crawl kept what reusing it needs. */
+  page(crawlId: string, url: string): StoredPageRow | null {
+    return this.pageStatement.get(crawlId, url);
+  }
+
+  /** The links `first`..`first + count - 1` of crawl `crawlId`, in the page's order (fewer when they are gone). */
+  links(crawlId: string, first: number, count: number): StoredPageLinkRow[] {
+    return this.linksStatement.all(crawlId, first, count);
+  }
+}
