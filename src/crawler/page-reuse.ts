@@ -99,13 +99,11 @@ export class PageReuse {
     const rows = this.repo.links(this.previousCrawlId, page.firstLinkId, page.linkCount);
     if (rows.length !== page.linkCount) return null;
     const links: FoundLink[] = [];
-    for (const row of rows) {
-      if (row.source_url !== page.url || row.fragment !== "") return null;
-      const link: FoundLink = { url: row.url, internal: row.internal === 1, kind: row.kind, text: row.link_text };
+    for (const [sourceUrl, url, internal, text, kind, fragment, error, isBroken, warning] of rows) {
+      if (sourceUrl !== page.url || fragment !== "") return null;
+      const link: FoundLink = { url, internal: internal === 1, kind, text };
       // Judged without a request there, so again here, with the verdict (muted alike: the same rules) it got.
-      if (row.final_url === null && isUncheckableVerdict(row.status_code, row.error)) {
-        link.verdict = { status_code: 0, is_broken: row.is_broken === 1, error: row.error, warning: row.warning };
-      }
+      if (error !== null && isUncheckableVerdict(0, error)) link.verdict = { status_code: 0, is_broken: isBroken === 1, error, warning };
       links.push(link);
     }
     return { links, excluded: page.excluded };

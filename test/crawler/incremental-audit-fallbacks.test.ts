@@ -124,3 +124,43 @@ test("a 304 that cannot stand for the stored page is asked again without validat
   expect(links.some((line) => line.startsWith(`${site.url("/")} ${site.url("/p?xxx")}`) && line.endsWith(" 0 long"))).toBe(true);
   expect(asked.some((line) => line.startsWith("GET /p?"))).toBe(false);
 }, 60_000);
+
+test("a page bigger than what is kept unparsed streams into the parser, and is still reused when unchanged", async () => {
+  let version = 1;
+  // Over KEPT_BYTES (1 MiB) of text between its first and last link; no validators, so only its hash tells.
+  const filler = `<p>${"words ".repeat(200_000)}</p>`;
+  const big = await startLoopbackSite({
+    "/": { body: `<a href="/big">${HOSTILE}</a>` },
+    // Sent in pieces, so the reader sees chunks before and after the point where it stops keeping them.
+    "/big": () => {
+      const body = new TextEncoder().encode(`<a href="/first">first</a>${filler}<a href="/last-${version}">last</a>`);
+      const stream = new ReadableStream({
+        async pull(controller) {
+          for (let at = 0; at < body.length; at += 65_536) {
+            controller.enqueue(body.subarray(at, at + 65_536));
+            await Bun.sleep(1);
+          }
+          controller.close();
+        },
+      });
+      return new Response(stream, { headers: { "content-type": "text/html" } });
+    },
+    "/first": { body: "ok", headers: { "content-type": "text/plain" } },
+    "/last-1": { body: "ok", headers: { "content-type": "text/plain" } },
+  });
+  try {
+    const domainId = await verifiedDomain(svc, big.url("/"));
+    const linksOf = async (id: string) => (await readAll(svc, `/crawls/${id}/links`)).map((link) => `${link.source_url} ${link.url} ${link.status_code} ${link.link_text}`).sort();
+    const first = await crawl(domainId);
+    const same = await crawl(domainId);
+    expect(same).toMatchObject({ status: "completed", pages_crawled: 2, pages_reused: 2 });
+    expect(await linksOf(same.id)).toEqual(await linksOf(first.id));
+    version = 2;
+    const changed = await crawl(domainId);
+    expect(changed).toMatchObject({ status: "completed", pages_crawled: 2, pages_reused: 1 });
+    expect(await linksOf(changed.id)).toContain(`${big.url("/big")} ${big.url("/last-2")} 404 last`);
+    expect(await linksOf(changed.id)).toContain(`${big.url("/big")} ${big.url("/first")} 200 first`);
+  } finally {
+    await big.stop();
+  }
+}, 60_000);

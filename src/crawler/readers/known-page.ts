@@ -5,11 +5,15 @@ import type { Answer, ContentRead, OpenReader, ReadContext } from "./content-rea
 
 /**
  * A page the previous crawl read (page-reuse.ts), asked with its validators and answered at its own URL. A 304
- * reuses the stored links at once. A 2xx HTML body is hashed as it streams and kept, up to max_body_bytes (the
- * cap safeFetch already enforces): when the hash is the stored one it is dropped unparsed and the stored links are
- * reused, otherwise the kept bytes are read as any page is (html-page.ts). What that costs in memory:
- * bench/README.md, "Incremental audits".
+ * reuses the stored links at once. A 2xx HTML body is hashed as it streams and kept: when the hash is the stored
+ * one it is dropped unparsed and the stored links are reused, otherwise the kept bytes are read as any page is
+ * (html-page.ts). At most KEPT_BYTES are kept per page: a bigger page is handed to the page reader from there on
+ * and parsed as it streams (its hash still decides whether the stored links stand), so reuse never holds more
+ * than KEPT_BYTES per page in flight where streaming held a chunk (bench/README.md, "Incremental audits").
  */
+
+/** Bytes of a page kept unparsed while its hash is not known yet. */
+export const KEPT_BYTES = 1 << 20;
 
 /** What the previous crawl's copy of a page comes to for this answer: reused links and the record to keep. */
 function reusedPage(answer: Answer, stored: StoredPage, links: ReusedLinks, record: Pick<PageRecord, "bodyHash" | "bodyBytes">): ContentRead {
@@ -36,11 +40,23 @@ export function openKnownPage(answer: Answer, target: FrontierTarget, context: R
   }
   const hash = new BodyHash();
   const chunks: Uint8Array[] = [];
+  let kept = 0;
+  // Opened when the page is known to need parsing, or is too big to keep.
+  let reading: OpenReader | null = null;
+  const read = (): OpenReader => {
+    // Its bytes were told to the GC rhythm as they came: not again.
+    reading ??= htmlPageReader.open(answer, target, { ...context, pageBytesRead: undefined });
+    for (const chunk of chunks.splice(0)) reading.consumer?.(chunk);
+    return reading;
+  };
   return {
     consumer(chunk) {
       hash.update(chunk);
-      chunks.push(chunk);
       context.pageBytesRead?.(chunk.length);
+      if (reading !== null) return reading.consumer?.(chunk);
+      chunks.push(chunk);
+      kept += chunk.length;
+      if (kept > KEPT_BYTES) read();
     },
     async finish(response) {
       const bodyHash = response.truncated ? null : hash.digest();
@@ -48,11 +64,8 @@ export function openKnownPage(answer: Answer, target: FrontierTarget, context: R
         const links = reuse.links(stored);
         if (links !== null) return reusedPage(answer, stored, links, { bodyHash, bodyBytes: hash.bytes });
       }
-      // Changed: read the kept bytes as the page they are.
-      // Its bytes were told to the GC rhythm as they came: not again.
-      const reading = htmlPageReader.open(answer, target, { ...context, pageBytesRead: undefined });
-      for (const chunk of chunks.splice(0)) reading.consumer?.(chunk);
-      return reading.finish(response);
+      // Changed: read as the page it is.
+      return read().finish(response);
     },
   };
 }
