@@ -154,5 +154,13 @@ for (const name of ["validators", "no validators"]) {
     );
   }
 }
+// Each round's re-audit against the full re-audit right after it, on the same changed site: the fairest pair.
+for (const name of ["validators", "no validators"]) {
+  const incremental = audits.filter((a) => a.site === name && a.kind === "incremental");
+  const full = audits.filter((a) => a.site === name && a.kind === "full");
+  const cpu = incremental.map((a, i) => round(a.cpu_s / full[i]!.cpu_s));
+  const wall = incremental.map((a, i) => round(a.wall_s / full[i]!.wall_s));
+  console.log(`${name}, re-audit / full re-audit per round: CPU ${cpu.join(", ")} (median ${median(cpu)}), wall ${wall.join(", ")} (median ${median(wall)})`);
+}
 if (values.json !== undefined) writeFileSync(values.json, `${JSON.stringify({ pages, rounds, concurrency, audits, wget2 }, null, 2)}\n`);
 rmSync(dir, { recursive: true, force: true });
