@@ -101,6 +101,16 @@ describe("POST /crawls", () => {
     expect(detail.json.data.options).toEqual(res.json.data.options);
   });
 
+  test("full: a boolean beside options, kept with the crawl and not shown among its options", async () => {
+    const domain = await verifiedDomain();
+    const wrong = expectErrorEnvelope(await svc.call("POST", "/crawls", { body: { domain_id: domain.id, full: "yes" } }), 400, "invalid_request");
+    expect(wrong.details?.[0]?.field).toBe("full");
+    const res = await svc.call("POST", "/crawls", { body: { domain_id: domain.id, full: true } });
+    expect(res.status).toBe(201);
+    expect(res.json.data.options).toEqual(NO_OPTIONS);
+    expect(svc.runtime.store.sqlite.query("SELECT options FROM crawls WHERE id = ?1").get(res.json.data.id)).toEqual({ options: JSON.stringify({ ...NO_OPTIONS, full: true }) });
+  });
+
   test("an empty options object means the defaults", async () => {
     const domain = await verifiedDomain();
     expect((await start(domain.id, {})).json.data.options).toEqual(NO_OPTIONS);
