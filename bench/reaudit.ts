@@ -62,7 +62,7 @@ function registered(site: AuditedSite): RunningSite<SiteTable> {
 
 async function audit(service: Service, domainId: string, site: AuditedSite, name: string, kind: Audit["kind"]): Promise<Audit> {
   await Bun.sleep(300);
-  site.counts = { pages200: 0, notModified: 0, conditional: 0 };
+  site.counts = { pages200: 0, notModified: 0, conditional: 0, root: 0 };
   const cpu0 = cpuSeconds(service.pid) ?? 0;
   let rss = procStatusKiB(service.pid, "VmRSS") ?? 0;
   const sampler = setInterval(() => (rss = Math.max(rss, procStatusKiB(service.pid, "VmRSS") ?? 0)), 100);

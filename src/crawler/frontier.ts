@@ -377,7 +377,8 @@ export class Frontier {
       if (result.page === null) continue;
       // Kept even for a page past the limits: its ids still judge the fragments asked of it.
       const ids = result.page.ids;
-      if (ids != null) this.fragments.savePageIds(crawlId, result.page.url, hashesToBytes(ids.hashes), ids.gap);
+      const idBytes = ids == null ? null : hashesToBytes(ids.hashes);
+      if (ids != null) this.fragments.savePageIds(crawlId, result.page.url, idBytes, ids.gap);
       const stylesheet = result.page.stylesheet === true;
       // A stylesheet is not a page (pages_crawled), but CSS importing CSS is a trap like any other: its own budget.
       const full = stylesheet ? this.stylesheetsParsed + changes.stylesheetsAdded >= limits.maxPages : pages >= limits.maxPages;
@@ -388,7 +389,9 @@ export class Frontier {
       // The page's links will be the next ids: claimed with them, so a later crawl can read them back by id.
       const firstLinkId = this.repo.nextLinkId();
       const excluded = result.page.excluded ?? 0;
-      const claim = { cut: result.page.cut, record: result.page.record ?? null, excluded, firstLinkId, linkCount: result.page.links.length };
+      // The ids go with the page's record only: nothing reuses the page without one.
+      const keptIds = ids != null && result.page.record != null ? { hashes: idBytes!, gap: ids.gap } : null;
+      const claim = { cut: result.page.cut, record: result.page.record ?? null, excluded, firstLinkId, linkCount: result.page.links.length, ids: keptIds };
       if (!this.repo.claimPage(crawlId, result.page.url, claim)) continue; // parsed under another URL
       if (stylesheet) {
         changes.stylesheetsAdded++;

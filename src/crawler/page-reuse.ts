@@ -2,6 +2,8 @@ import type { CrawlsRepo, CrawlRecord } from "../store/crawls.repo.ts";
 import { PageReuseRepo, type StoredPageRow } from "../store/page-reuse.repo.ts";
 import type { Database } from "bun:sqlite";
 import { isUncheckableVerdict } from "./classify.ts";
+import { fragmentsToJudge } from "./fragments.ts";
+import { hashesFromBytes, type PageIds } from "./page-ids.ts";
 import type { FoundLink } from "./frontier.ts";
 import { previousCovers } from "./reuse-cover.ts";
 
@@ -30,6 +32,8 @@ export interface StoredPage {
   excluded: number;
   firstLinkId: number;
   linkCount: number;
+  /** Its ids, when the previous crawl checked fragments (and so does this one: reuse-cover.ts). */
+  ids: PageIds | null;
 }
 
 /** A reused page's links, as the previous crawl recorded them (already gated), and the links its ignore rules kept out. */
@@ -73,6 +77,8 @@ export class PageReuse {
     private readonly repo: PageReuseRepo,
     /** The previous completed crawl of the domain. */
     readonly previousCrawlId: string,
+    /** The crawls check fragments: links keep theirs, and some wait for a verdict against their page's ids. */
+    private readonly fragments: boolean,
   ) {}
 
   /**
@@ -84,13 +90,15 @@ export class PageReuse {
     const previous = crawls.previousCompleted(crawl.id);
     if (previous === undefined) return null;
     const covered = previousCovers({ options: previous.options, ignoreRules: previous.ignore_rules }, { options: crawl.options, ignoreRules: crawl.ignore_rules });
-    return covered ? new PageReuse(new PageReuseRepo(sqlite), previous.id) : null;
+    return covered ? new PageReuse(new PageReuseRepo(sqlite), previous.id, crawl.options.check_fragments) : null;
   }
 
   /** The previous crawl's page at `url`, when it can stand for this crawl's reading of it under `limits`. */
   storedPage(url: string, limits: ReadLimits): StoredPage | null {
     const row = this.repo.page(this.previousCrawlId, url);
     if (row === null || row.links_found > limits.maxLinksPerPage || row.body_bytes > limits.maxBodyBytes) return null;
+    // A page without its ids cannot stand for one read with check_fragments.
+    if (this.fragments && row.id_hashes === null) return null;
     return toStoredPage(url, row);
   }
 
@@ -99,11 +107,18 @@ export class PageReuse {
     const rows = this.repo.links(this.previousCrawlId, page.firstLinkId, page.linkCount);
     if (rows.length !== page.linkCount) return null;
     const links: FoundLink[] = [];
+    // As gateLinks (crawl.ts) decides it for a parsed page, from the same page URL, ids and links.
+    const judged = this.fragments ? fragmentsToJudge({ url: page.url, ids: page.ids }) : null;
     for (const [sourceUrl, url, internal, text, kind, fragment, error, isBroken, warning] of rows) {
-      if (sourceUrl !== page.url || fragment !== "") return null;
+      if (sourceUrl !== page.url || (judged === null && fragment !== "")) return null;
       const link: FoundLink = { url, internal: internal === 1, kind, text };
       // Judged without a request there, so again here, with the verdict (muted alike: the same rules) it got.
       if (error !== null && isUncheckableVerdict(0, error)) link.verdict = { status_code: 0, is_broken: isBroken === 1, error, warning };
+      // links.fragment is "" for none and "#…" for one (an empty fragment is "#").
+      if (judged !== null && fragment !== "") {
+        link.fragment = fragment.slice(1);
+        if (judged(link, link.fragment)) link.judgeFragment = true;
+      }
       links.push(link);
     }
     return { links, excluded: page.excluded };
@@ -118,5 +133,6 @@ function toStoredPage(url: string, row: StoredPageRow): StoredPage {
     excluded: row.excluded_links,
     firstLinkId: row.first_link_id,
     linkCount: row.link_count,
+    ids: row.id_hashes === null ? null : { hashes: hashesFromBytes(row.id_hashes), gap: row.ids_gap },
   };
 }

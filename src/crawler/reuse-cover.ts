@@ -23,12 +23,11 @@ export interface LinkGating {
 
 /**
  * True when `previous`'s recorded page links are this crawl's (`current`) too: every option that gates a page's
- * links the same (new options count as gating until listed in AFTER_THE_PAGE), the same ignore rules in the same
- * order (the first matching mute rule names itself in a stored verdict), and no `check_fragments` on either
- * (a page's ids are not kept past its crawl, and fragments change what a page's Links are).
+ * links the same (new options count as gating until listed in AFTER_THE_PAGE; `check_fragments` among them, as
+ * fragments change what a page's Links are), and the same ignore rules in the same order (the first matching
+ * mute rule names itself in a stored verdict).
  */
 export function previousCovers(previous: LinkGating, current: LinkGating): boolean {
-  if (previous.options.check_fragments || current.options.check_fragments) return false;
   for (const [name] of CRAWL_OPTION_ROWS) {
     if (AFTER_THE_PAGE.has(name)) continue;
     if (previous.options[name] !== current.options[name]) return false;

@@ -2,6 +2,7 @@ import type { Database, Statement } from "bun:sqlite";
 import type { LinkVerdict } from "../core/link-outcome.ts";
 import { requireRunning } from "./crawl-fence.ts";
 import { MultiRowInsert } from "./multi-row-insert.ts";
+import type { PageIdsGap } from "../core/fragment-gap.ts";
 import type { TargetState } from "./schema.ts";
 
 /** What a claimed page keeps besides its URL: whether it was cut, what the next crawl needs to reuse it, where its links are. */
@@ -12,6 +13,8 @@ export interface PageClaim {
   excluded: number;
   firstLinkId: number;
   linkCount: number;
+  /** With `check_fragments`: the page's ids (page-ids.ts bytes) and their gap, kept with it for the next crawl. */
+  ids: { hashes: Uint8Array; gap: PageIdsGap | null } | null;
 }
 
 /**
@@ -95,7 +98,7 @@ export class FrontierRepo {
   >;
   private readonly claimPageStatement: Statement<
     unknown,
-    [string, string, number, string | null, string | null, string | null, number | null, number | null, number, number, number]
+    [string, string, number, string | null, string | null, string | null, number | null, number | null, number, number, number, Uint8Array | null, string | null]
   >;
   private readonly findTargetStatement: Statement<StoredTarget, [string, string]>;
   private readonly crawlTargets: Statement<StoredTarget, [string]>;
@@ -135,8 +138,8 @@ export class FrontierRepo {
        RETURNING id`,
     );
     this.claimPageStatement = sqlite.prepare(
-      `INSERT INTO crawl_pages (crawl_id, url, cut, etag, last_modified, body_hash, body_bytes, links_found, excluded_links, first_link_id, link_count)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT DO NOTHING`,
+      `INSERT INTO crawl_pages (crawl_id, url, cut, etag, last_modified, body_hash, body_bytes, links_found, excluded_links, first_link_id, link_count, id_hashes, ids_gap)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) ON CONFLICT DO NOTHING`,
     );
     this.findTargetStatement = sqlite.prepare(`SELECT ${STORED_TARGET_COLUMNS} WHERE t.crawl_id = ?1 AND t.url = ?2`);
     // Without crawl_waiting: a resume counts the waiting links from the links themselves (waitingCounts).
@@ -277,6 +280,8 @@ export class FrontierRepo {
         claim.excluded,
         claim.firstLinkId,
         claim.linkCount,
+        claim.ids?.hashes ?? null,
+        claim.ids?.gap ?? null,
       ).changes > 0
     );
   }

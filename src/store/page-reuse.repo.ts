@@ -1,5 +1,5 @@
 import type { Database, Statement } from "bun:sqlite";
-import type { StoredLinkKind } from "./schema.ts";
+import type { PageIdsGap, StoredLinkKind } from "./schema.ts";
 
 /**
  * What an earlier crawl kept of its pages for a later one to reuse (crawler/page-reuse.ts decides when): a page's
@@ -17,6 +17,9 @@ export interface StoredPageRow {
   excluded_links: number;
   first_link_id: number;
   link_count: number;
+  /** The page's ids (`check_fragments`), null without them. */
+  id_hashes: Uint8Array | null;
+  ids_gap: PageIdsGap | null;
   status_code: number;
 }
 
@@ -45,7 +48,7 @@ export class PageReuseRepo {
     // Only an HTML page read whole and judged without a warning, answered at its own URL (no redirect): its
     // links and its verdict are then the answer's and the body's alone.
     this.pageStatement = sqlite.prepare(
-      `SELECT p.etag, p.last_modified, p.body_hash, p.body_bytes, p.links_found, p.excluded_links, p.first_link_id, p.link_count, t.status_code
+      `SELECT p.etag, p.last_modified, p.body_hash, p.body_bytes, p.links_found, p.excluded_links, p.first_link_id, p.link_count, p.id_hashes, p.ids_gap, t.status_code
        FROM crawl_pages p JOIN crawl_targets t ON t.crawl_id = p.crawl_id AND t.url = p.url
        WHERE p.crawl_id = ?1 AND p.url = ?2 AND p.cut = 0 AND p.body_hash IS NOT NULL AND p.first_link_id IS NOT NULL
          AND t.state = 'done' AND t.final_url = t.url AND t.warning IS NULL AND t.is_broken = 0`,

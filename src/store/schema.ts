@@ -193,6 +193,9 @@ export const crawlPages = sqliteTable(
     /** The page's links are the links rows first_link_id .. first_link_id + link_count - 1 of the crawl (written together). */
     firstLinkId: integer("first_link_id"),
     linkCount: integer("link_count"),
+    /** With `check_fragments`: the page's ids as crawl_page_ids holds them (which goes with the crawl's end), and their gap. */
+    idHashes: blob("id_hashes", { mode: "buffer" }),
+    idsGap: text("ids_gap").$type<PageIdsGap>(),
   },
   (t) => [primaryKey({ columns: [t.crawlId, t.url] })],
 );

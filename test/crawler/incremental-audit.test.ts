@@ -11,20 +11,19 @@ import { startTestService, type TestService } from "../helpers/service.ts";
  */
 
 const PAGES = 300;
-const OPTIONS = { scan_images: true, scan_scripts: true, scan_stylesheets: true, follow_external: true };
+const LINK_KINDS = { scan_images: true, scan_scripts: true, scan_stylesheets: true, follow_external: true };
 
-let site: AuditedSite;
 let incremental: TestService;
 let full: TestService;
+const sites: AuditedSite[] = [];
 beforeAll(async () => {
-  site = await AuditedSite.start({ pages: PAGES });
   incremental = await startTestService();
   full = await startTestService();
 });
 afterAll(async () => {
   await incremental?.stop();
   await full?.stop();
-  await site?.stop();
+  for (const site of sites) await site.stop();
 });
 
 /** A crawl as two stores can agree on it: broken_since told as which of the domain's crawls it names. */
@@ -39,34 +38,40 @@ async function outcome(svc: TestService, crawlId: string, starts: string[]) {
   return { totals: { status, total_links, broken_links, pages_crawled, skipped_links, excluded_links, new_broken_links, pages_cut, truncated }, links, broken, changes, reused: detail.pages_reused };
 }
 
-async function audit(svc: TestService, domainId: string, body: Record<string, unknown> = {}): Promise<{ id: string; started: string }> {
-  const res = await svc.call("POST", "/crawls", { body: { domain_id: domainId, options: OPTIONS, ...body } });
+async function audit(svc: TestService, domainId: string, options: Record<string, boolean>, body: Record<string, unknown> = {}): Promise<{ id: string; started: string }> {
+  const res = await svc.call("POST", "/crawls", { body: { domain_id: domainId, options, ...body } });
   expect(res.status).toBe(201);
   const ended = await waitForCrawl(svc, res.json.data.id, 90_000);
   expect(ended.status).toBe("completed");
   return { id: ended.id, started: ended.started_at };
 }
 
-test(
-  "a re-audit reusing unchanged pages records exactly what a full re-audit records",
-  async () => {
+test.each([
+  ["every kind of link", LINK_KINDS],
+  ["fragments checked", { ...LINK_KINDS, check_fragments: true }],
+])(
+  "a re-audit reusing unchanged pages records exactly what a full re-audit records: %s",
+  async (_name, options: Record<string, boolean>) => {
+    const site = await AuditedSite.start({ pages: PAGES });
+    sites.push(site);
     const domainA = await verifiedDomain(incremental, site.rootUrl);
     const domainB = await verifiedDomain(full, site.rootUrl);
     // Links kept out of every page (excluded_links counts them) and broken targets muted.
     const rules = { ignore_rules: { exclude: ["/static/app\\.js$"], mute: ["/gone/", "bad-host"] } };
     expect((await incremental.call("PATCH", `/domains/${domainA}`, { body: rules })).status).toBe(200);
     expect((await full.call("PATCH", `/domains/${domainB}`, { body: rules })).status).toBe(200);
-    const firstA = await audit(incremental, domainA);
-    const firstB = await audit(full, domainB);
+    const firstA = await audit(incremental, domainA, options);
+    const firstB = await audit(full, domainB, options);
     const changed = site.change(0.02);
     expect(changed.length).toBe(6);
 
-    site.counts = { pages200: 0, notModified: 0, conditional: 0 };
-    const secondB = await audit(full, domainB, { full: true });
+    site.counts = { pages200: 0, notModified: 0, conditional: 0, root: 0 };
+    const secondB = await audit(full, domainB, options, { full: true });
     // A full read asks nothing conditionally.
     expect(site.counts.conditional).toBe(0);
-    site.counts = { pages200: 0, notModified: 0, conditional: 0 };
-    const secondA = await audit(incremental, domainA);
+    const fullAsked = site.counts;
+    site.counts = { pages200: 0, notModified: 0, conditional: 0, root: 0 };
+    const secondA = await audit(incremental, domainA, options);
     const asked = site.counts;
 
     const a = await outcome(incremental, secondA.id, [firstA.started, secondA.started]);
@@ -81,6 +86,11 @@ test(
     expect(a.changes.some((row) => row.endsWith("\u0000fixed"))).toBe(true);
     // The hostile text as it is stored (bidi controls taken out), from a page read in full.
     expect(a.totals.excluded_links).toBe(PAGES);
+    if (options.check_fragments === true) {
+      // Fragments judged against reused pages' ids: "/#top" and "/#nowhere-1" are missing on "/", "#main" is on every page.
+      expect(a.broken.some((row) => row.includes("/#nowhere-1\u0000"))).toBe(true);
+      expect(a.links.filter((row) => row.includes("#main\u0000")).length).toBeGreaterThan(PAGES / 2);
+    }
     expect(a.links.filter((row) => row.includes("bad-host")).length).toBe(PAGES / 3);
     expect(a.links.some((row) => row.includes(`<script>alert("v1")</script> it's`) && row.includes(`new ${changed[0]}`))).toBe(true);
 
@@ -90,6 +100,9 @@ test(
     expect(a.reused).toBe(a.totals.pages_crawled - changed.length - 1);
     // Both ways were taken: 304s (pages with validators) and unchanged bodies (every fifth page has none).
     expect(asked.notModified).toBeGreaterThan(0);
+    // "/" asked as often as by the full read: a reused page's ids come with it, so no fragment asked of it sends the
+    // crawl back for them.
+    expect(asked.root).toBe(fullAsked.root);
     expect(a.reused).toBeGreaterThan(asked.notModified);
     // The first audits read every page: nothing to reuse.
     expect((await outcome(incremental, firstA.id, [firstA.started])).reused).toBe(0);

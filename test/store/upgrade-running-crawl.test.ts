@@ -41,7 +41,7 @@ function downgradeTo0003(path: string): void {
     db.exec("PRAGMA foreign_keys = OFF");
     db.transaction(() => {
       db.exec(
-        ["etag", "last_modified", "body_hash", "body_bytes", "links_found", "excluded_links", "first_link_id", "link_count"]
+        ["etag", "last_modified", "body_hash", "body_bytes", "links_found", "excluded_links", "first_link_id", "link_count", "id_hashes", "ids_gap"]
           .map((column) => `ALTER TABLE crawl_pages DROP COLUMN ${column};`)
           .join(" ") + " ALTER TABLE crawls DROP COLUMN pages_reused;",
       ); // 0014

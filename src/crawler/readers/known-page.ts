@@ -24,7 +24,7 @@ function reusedPage(answer: Answer, stored: StoredPage, links: ReusedLinks, reco
     etag: answer.headers.etag ?? stored.record.etag,
     lastModified: answer.headers["last-modified"] ?? stored.record.lastModified,
   };
-  return { page: { url: answer.finalUrl, links: [], cut: null, ids: null, stylesheet: false, record: kept, reused: links }, findings: [] };
+  return { page: { url: answer.finalUrl, links: [], cut: null, ids: stored.ids, stylesheet: false, record: kept, reused: links }, findings: [] };
 }
 
 /**
