@@ -160,6 +160,10 @@ test("a page bigger than what is kept unparsed streams into the parser, and is s
     expect(changed).toMatchObject({ status: "completed", pages_crawled: 2, pages_reused: 1 });
     expect(await linksOf(changed.id)).toContain(`${big.url("/big")} ${big.url("/last-2")} 404 last`);
     expect(await linksOf(changed.id)).toContain(`${big.url("/big")} ${big.url("/first")} 200 first`);
+    // What the changed page was read as is kept for the crawl after: unchanged since, it is reused.
+    const after = await crawl(domainId);
+    expect(after).toMatchObject({ status: "completed", pages_crawled: 2, pages_reused: 2 });
+    expect(await linksOf(after.id)).toEqual(await linksOf(changed.id));
   } finally {
     await big.stop();
   }

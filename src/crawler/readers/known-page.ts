@@ -44,8 +44,8 @@ export function openKnownPage(answer: Answer, target: FrontierTarget, context: R
   // Opened when the page is known to need parsing, or is too big to keep.
   let reading: OpenReader | null = null;
   const read = (): OpenReader => {
-    // Its bytes were told to the GC rhythm as they came: not again.
-    reading ??= htmlPageReader.open(answer, target, { ...context, pageBytesRead: undefined });
+    // Its bytes were told to the GC rhythm as they came, and are hashed here: neither again.
+    reading ??= htmlPageReader.open(answer, target, { ...context, pageBytesRead: undefined, recordPages: false });
     for (const chunk of chunks.splice(0)) reading.consumer?.(chunk);
     return reading;
   };
@@ -64,8 +64,13 @@ export function openKnownPage(answer: Answer, target: FrontierTarget, context: R
         const links = reuse.links(stored);
         if (links !== null) return reusedPage(answer, stored, links, { bodyHash, bodyBytes: hash.bytes });
       }
-      // Changed: read as the page it is.
-      return read().finish(response);
+      // Changed: read as the page it is, kept with this body's hash for the next crawl.
+      const changed = await read().finish(response);
+      if (changed.page !== null && bodyHash !== null) {
+        const { headers } = response;
+        changed.page.record = { etag: headers.etag ?? null, lastModified: headers["last-modified"] ?? null, bodyHash, bodyBytes: hash.bytes, linksFound: changed.page.links.length };
+      }
+      return changed;
     },
   };
 }
