@@ -1,5 +1,5 @@
 import type { CrawlsRepo, CrawlRecord } from "../store/crawls.repo.ts";
-import { PageReuseRepo, type StoredPageRow } from "../store/page-reuse.repo.ts";
+import { PageReuseRepo, type StoredPageRow, type StoredTargetRow } from "../store/page-reuse.repo.ts";
 import type { Database } from "bun:sqlite";
 import { isUncheckableVerdict } from "./classify.ts";
 import { fragmentsToJudge } from "./fragments.ts";
@@ -71,8 +71,14 @@ export function conditionalHeaders(page: StoredPage): Record<string, string> {
   return headers;
 }
 
+/** Targets of the previous crawl held at most (a page's links mostly name targets other pages named): ~10 MiB. */
+const MAX_HELD_TARGETS = 1 << 16;
+
 /** The previous crawl's pages, as one crawl reuses them. */
 export class PageReuse {
+  /** Targets of the previous crawl by id, as its links name them: one URL string each, whatever links share it. */
+  private readonly targets = new Map<number, StoredTargetRow | null>();
+
   constructor(
     private readonly repo: PageReuseRepo,
     /** The previous completed crawl of the domain. */
@@ -104,13 +110,15 @@ export class PageReuse {
 
   /** The stored page's links as this crawl records them; null when they are no longer all there (pruned meanwhile). */
   links(page: StoredPage): ReusedLinks | null {
-    const rows = this.repo.links(this.previousCrawlId, page.firstLinkId, page.linkCount);
+    const rows = this.repo.links(this.previousCrawlId, page.firstLinkId, page.linkCount, page.url);
     if (rows.length !== page.linkCount) return null;
     const links: FoundLink[] = [];
     // As gateLinks (crawl.ts) decides it for a parsed page, from the same page URL, ids and links.
     const judged = this.fragments ? fragmentsToJudge({ url: page.url, ids: page.ids }) : null;
-    for (const [sourceUrl, url, internal, text, kind, fragment, error, isBroken, warning] of rows) {
-      if (sourceUrl !== page.url || (judged === null && fragment !== "")) return null;
+    for (const [targetId, text, kind, fragment, onPage] of rows) {
+      const target = this.target(targetId);
+      if (target === null || onPage !== 1 || (judged === null && fragment !== "")) return null;
+      const [url, internal, error, isBroken, warning] = target;
       const link: FoundLink = { url, internal: internal === 1, kind, text };
       // Judged without a request there, so again here, with the verdict (muted alike: the same rules) it got.
       if (error !== null && isUncheckableVerdict(0, error)) link.verdict = { status_code: 0, is_broken: isBroken === 1, error, warning };
@@ -122,6 +130,15 @@ export class PageReuse {
       links.push(link);
     }
     return { links, excluded: page.excluded };
+  }
+
+  private target(id: number): StoredTargetRow | null {
+    let target = this.targets.get(id);
+    if (target !== undefined) return target;
+    if (this.targets.size >= MAX_HELD_TARGETS) this.targets.clear();
+    target = this.repo.target(id);
+    this.targets.set(id, target);
+    return target;
   }
 }
 

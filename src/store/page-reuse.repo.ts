@@ -25,24 +25,20 @@ export interface StoredPageRow {
 
 /**
  * One link of such a page, as a row of values (bun:sqlite makes arrays cheaper than objects, and every link of
- * every reused page passes here): source page, target URL, internal 0/1, text, kind, fragment, and for a target
- * judged without an answer (no final URL, status 0) its error, is_broken and warning; null for the others.
+ * every reused page passes here): its target's id, text, kind, fragment, and 1 when it is on the page asked for.
  */
-export type StoredPageLinkRow = [
-  source_url: string,
-  url: string,
-  internal: number,
-  link_text: string,
-  kind: StoredLinkKind,
-  fragment: string,
-  error: string | null,
-  is_broken: number | null,
-  warning: string | null,
-];
+export type StoredPageLinkRow = [target_id: number, link_text: string, kind: StoredLinkKind, fragment: string, on_page: number];
+
+/**
+ * A target of that crawl: URL, internal 0/1, and for one judged without an answer (no final URL, status 0) its
+ * error, is_broken and warning; null for the others.
+ */
+export type StoredTargetRow = [url: string, internal: number, error: string | null, is_broken: number | null, warning: string | null];
 
 export class PageReuseRepo {
   private readonly pageStatement: Statement<StoredPageRow, [string, string]>;
-  private readonly linksStatement: Statement<StoredPageLinkRow, [string, number, number]>;
+  private readonly linksStatement: Statement<StoredPageLinkRow, [string, number, number, string]>;
+  private readonly targetStatement: Statement<StoredTargetRow, [number]>;
 
   constructor(sqlite: Database) {
     // Only an HTML page read whole and judged without a warning, answered at its own URL (no redirect): its
@@ -53,14 +49,17 @@ export class PageReuseRepo {
        WHERE p.crawl_id = ?1 AND p.url = ?2 AND p.cut = 0 AND p.body_hash IS NOT NULL AND p.first_link_id IS NOT NULL
          AND t.state = 'done' AND t.final_url = t.url AND t.warning IS NULL AND t.is_broken = 0`,
     );
+    // By rowid range (`+` keeps the planner off the crawl index, which would add a lookup per row); targets apart,
+    // as a page's links mostly point at the same few (page-reuse.ts keeps them).
     this.linksStatement = sqlite.prepare(
-      `SELECT l.source_url, t.url, t.internal, l.link_text, l.kind, l.fragment,
-         CASE WHEN t.final_url IS NULL AND t.status_code = 0 THEN t.error END,
-         CASE WHEN t.final_url IS NULL AND t.status_code = 0 THEN t.is_broken END,
-         CASE WHEN t.final_url IS NULL AND t.status_code = 0 THEN t.warning END
-       FROM links l JOIN crawl_targets t ON t.id = l.target_id
-       WHERE l.crawl_id = ?1 AND l.id >= ?2 AND l.id < ?3 ORDER BY l.id`,
-    ) as unknown as Statement<StoredPageLinkRow, [string, number, number]>;
+      `SELECT l.target_id, l.link_text, l.kind, l.fragment, l.source_url = ?4
+       FROM links l WHERE +l.crawl_id = ?1 AND l.id >= ?2 AND l.id < ?3 ORDER BY l.id`,
+    ) as unknown as Statement<StoredPageLinkRow, [string, number, number, string]>;
+    this.targetStatement = sqlite.prepare(
+      `SELECT url, internal, CASE WHEN final_url IS NULL AND status_code = 0 THEN error END,
+         CASE WHEN final_url IS NULL AND status_code = 0 THEN is_broken END, CASE WHEN final_url IS NULL AND status_code = 0 THEN warning END
+       FROM crawl_targets WHERE id = ?1`,
+    ) as unknown as Statement<StoredTargetRow, [number]>;
   }
 
   /** Page `url` of crawl `crawlId`, when that crawl kept what reusing it needs. */
@@ -68,8 +67,13 @@ export class PageReuseRepo {
     return this.pageStatement.get(crawlId, url);
   }
 
-  /** The links `first`..`first + count - 1` of crawl `crawlId`, in the page's order (fewer when they are gone). */
-  links(crawlId: string, first: number, count: number): StoredPageLinkRow[] {
-    return this.linksStatement.values(crawlId, first, first + count) as unknown as StoredPageLinkRow[];
+  /** The links `first`..`first + count - 1` of crawl `crawlId`, in the page's order (fewer when they are gone); `sourceUrl` the page they must be on. */
+  links(crawlId: string, first: number, count: number, sourceUrl: string): StoredPageLinkRow[] {
+    return this.linksStatement.values(crawlId, first, first + count, sourceUrl) as unknown as StoredPageLinkRow[];
+  }
+
+  /** Target `id` (of the crawl whose links named it); null when it is gone. */
+  target(id: number): StoredTargetRow | null {
+    return (this.targetStatement.values(id)[0] as unknown as StoredTargetRow | undefined) ?? null;
   }
 }
