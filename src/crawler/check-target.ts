@@ -3,10 +3,12 @@ import type { SafeFetchResult } from "../net/fetch-result.ts";
 import type { FrontierTarget } from "../store/frontier.repo.ts";
 import { composeVerdict, type Finding } from "./classify.ts";
 import { readerFor } from "./content-readers.ts";
-import { fetchTarget, fetchWithRetry, type FetchPolicyContext } from "./fetch-policy.ts";
+import { fetchTarget, fetchWithRetry, type BodyChoice, type FetchPolicyContext } from "./fetch-policy.ts";
 import { isInternal } from "./normalize.ts";
 import type { PageIds } from "./page-ids.ts";
 import { PageReading } from "./page-reading.ts";
+import { conditionalHeaders, type StoredPage } from "./page-reuse.ts";
+import { openKnownPage } from "./readers/known-page.ts";
 import { DRAIN, isSitePage, isSuccess, type OpenReader, type ParsedPage, type ReadContext } from "./readers/content-reader.ts";
 import { isHtmlContentType } from "./decode.ts";
 
@@ -48,14 +50,37 @@ function toOutcome(result: SafeFetchResult): LinkOutcome {
   return { kind: "no_answer", reason: result.error, message: result.message };
 }
 
+/**
+ * Which reader reads an answer: the content readers' table, except for an answer at the target's own URL to a
+ * conditional request for a page the previous crawl read (page-reuse.ts), which may reuse that crawl's links.
+ */
+function bodyChoice(target: FrontierTarget, context: CheckContext, stored: StoredPage | null): BodyChoice<OpenReader> {
+  return {
+    wants: (answer) => readerFor(answer, target, context) !== null,
+    open(answer) {
+      if (stored !== null && answer.finalUrl === target.url && (answer.status === 304 || isSitePage(answer, context.site))) {
+        return openKnownPage(answer, target, context, stored);
+      }
+      return readerFor(answer, target, context)?.open(answer, target, context) ?? null;
+    },
+  };
+}
+
 /** Checks `target` and, for content a reader reads (a page or a stylesheet of the site), extracts its links. Never throws for network outcomes. */
 export async function checkTarget(target: FrontierTarget, context: CheckContext): Promise<CheckedTarget> {
-  const result = await fetchTarget<OpenReader>(target, context, {
-    wants: (answer) => readerFor(answer, target, context) !== null,
-    open: (answer) => readerFor(answer, target, context)?.open(answer, target, context) ?? null,
-  });
-  const outcome = toOutcome(result);
+  const limits = { maxLinksPerPage: context.maxLinksPerPage, maxBodyBytes: context.fetch.maxBodyBytes };
+  const stored = target.asPage ? (context.reuse?.storedPage(target.url, limits) ?? null) : null;
+  const asked = stored === null ? context : { ...context, fetch: { ...context.fetch, headers: { ...context.fetch.headers, ...conditionalHeaders(stored) } } };
+  let result = await fetchTarget<OpenReader>(target, asked, bodyChoice(target, context, stored));
+  if (stored !== null && result.kind === "response" && result.status === 304 && result.reader == null && !context.signal.aborted) {
+    // A 304 that cannot stand for the stored page (it came after a redirect, or the stored links are gone):
+    // asked again without validators, so the answer is what a full read would get.
+    result = await fetchTarget<OpenReader>(target, context, bodyChoice(target, context, null));
+  }
   const read = result.kind === "response" && result.reader != null ? await result.reader.finish(result) : null;
+  // A 304 that reused the stored page stands for the status that page had (docs/decisions.md, "Incremental audits").
+  const reusedStatus = result.kind === "response" && result.status === 304 && read?.page?.reused != null ? stored!.statusCode : null;
+  const outcome: LinkOutcome = reusedStatus === null ? toOutcome(result) : { kind: "answered", status: reusedStatus, finalUrl: target.url };
   const found = read?.findings ?? [];
   const notFollowed: Finding[] =
     result.kind === "response" && result.notFollowed !== undefined ? [{ kind: "not_followed", url: result.notFollowed, rule: context.excludedBy?.(result.notFollowed) ?? null }] : [];

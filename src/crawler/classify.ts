@@ -97,6 +97,15 @@ export function uncheckableVerdict(reason: UncheckableReason): LinkVerdict {
   return { status_code: 0, is_broken: true, error: UNCHECKABLE_ERRORS[reason], warning: null };
 }
 
+/**
+ * Whether a stored verdict is one uncheckableVerdict gave (no request made): read back from the crawler's own
+ * words for a reused page's links (page-reuse.ts), whose targets must again be recorded without a request.
+ */
+export function isUncheckableVerdict(statusCode: number | null, error: string | null): boolean {
+  return statusCode === 0 && error !== null && UNCHECKABLE_TEXTS.has(error);
+}
+const UNCHECKABLE_TEXTS: ReadonlySet<string> = new Set(Object.values(UNCHECKABLE_ERRORS));
+
 /** Which limit cut a page short: its body at max_body_bytes, or its links at max_links_per_page. */
 export type PageCut =
   | { limit: "max_body_bytes"; value: number }

@@ -14,6 +14,7 @@ import { runCrawl, type CrawlProgress } from "./crawl.ts";
 import { judgeCrawlEnd, readEndFacts } from "./crawl-end.ts";
 import { completeCrawl, failCrawl } from "./crawl-transitions.ts";
 import { Frontier } from "./frontier.ts";
+import { PageReuse } from "./page-reuse.ts";
 import { DEFAULT_RETRY_POLICY } from "./retry.ts";
 import { RobotsCache } from "./robots-cache.ts";
 import { describeStoreWriteFailure, storeWriteFailure } from "../store/write-failure.ts";
@@ -120,6 +121,9 @@ async function runCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: C
           maxLinksPerPage: crawler.max_links_per_page,
           acceptStatus: new Set(crawler.accept_status),
           retry: DEFAULT_RETRY_POLICY,
+          // `check`'s store goes with its run: no later crawl reads what its pages were.
+          recordPages: settings.temporaryStore !== true,
+          reuse: settings.temporaryStore === true ? null : PageReuse.forCrawl(sqlite, crawls, crawl),
         },
         robots: crawler.respect_robots ? new RobotsCache(fetchOptions, crawler.user_agent) : null,
         concurrency: crawler.concurrency,

@@ -32,6 +32,8 @@ import { NotFoundProbe } from "./soft-404.ts";
 /** What a crawl did since its last report (sent after each written batch; the service's metrics count it). */
 export interface CrawlProgress {
   pages: number;
+  /** Of those, pages whose links came from the previous crawl (page-reuse.ts). */
+  reused: number;
   checked: number;
   failures: Partial<Record<NoAnswerReason, number>>;
 }
@@ -153,7 +155,7 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
   let unwrittenLinks = 0;
   let unwrittenIds = 0;
   let wakeUp: (() => void) | null = null;
-  let progress: CrawlProgress = { pages: 0, checked: 0, failures: {} };
+  let progress: CrawlProgress = { pages: 0, reused: 0, checked: 0, failures: {} };
   let sitemapsRead = false;
 
   // Resolves when a check finishes, or after BATCH_DELAY_MS so finished results never wait long to be written.
@@ -189,7 +191,7 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
     lastFlush = monotonicNow();
     env.gc.batchWritten();
     env.onProgress?.(progress);
-    progress = { pages: 0, checked: 0, failures: {} };
+    progress = { pages: 0, reused: 0, checked: 0, failures: {} };
   };
   const refill = (): void => {
     const rows = env.frontier.pull(input.crawlId, cursor, PULL_SIZE);
@@ -227,11 +229,22 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
     if (checked.page !== null && !checked.page.stylesheet) progress.pages += 1;
     if (checked.failure !== null) progress.failures[checked.failure] = (progress.failures[checked.failure] ?? 0) + 1;
     const parsed = checked.page;
-    const kept = parsed === null ? null : ignore.filter(gateLinks(parsed, input.options, site));
+    if (parsed?.reused != null) progress.reused += 1;
+    // A reused page's links were gated by the previous crawl, under options and rules that cover these (reuse-cover.ts).
+    const kept = parsed === null ? null : (parsed.reused ?? ignore.filter(gateLinks(parsed, input.options, site)));
     const page =
       parsed === null || kept === null
         ? null
-        : { url: parsed.url, links: kept.links, excluded: kept.excluded, cut: parsed.cut !== null, stylesheet: parsed.stylesheet, ids: parsed.ids };
+        : {
+            url: parsed.url,
+            links: kept.links,
+            excluded: kept.excluded,
+            cut: parsed.cut !== null,
+            stylesheet: parsed.stylesheet,
+            ids: parsed.ids,
+            record: parsed.record ?? null,
+            reused: parsed.reused != null,
+          };
     const { finalUrl } = checked;
     const verdict = ignore.muted(target.url, checked.verdict);
     const redirectEnd = checked.redirectEnd === null ? null : { ...checked.redirectEnd, verdict: ignore.muted(checked.redirectEnd.url, checked.redirectEnd.verdict) };

@@ -7,6 +7,7 @@ import { BrokenSince } from "./broken-since.ts";
 import type { StoredLinkKind } from "../store/schema.ts";
 import type { RedirectEnd } from "./check-target.ts";
 import { hashesToBytes, type PageIds } from "./page-ids.ts";
+import type { PageRecord } from "./page-reuse.ts";
 import { TargetTable, type KnownTarget } from "./target-table.ts";
 import type { SitemapList } from "./sitemap-discovery.ts";
 import { UNLINKED_DEPTH } from "../core/sitemap-entry.ts";
@@ -65,7 +66,18 @@ export type FrontierResult =
        * The parsed page behind the target (its final URL and links, and whether its body was cut), when it was
        * one; `stylesheet`: it is a stylesheet of the site, whose links are recorded but which is not a page.
        */
-      page: { url: string; links: FoundLink[]; cut: boolean; stylesheet?: boolean; ids?: PageIds | null; excluded?: number } | null;
+      page: {
+        url: string;
+        links: FoundLink[];
+        cut: boolean;
+        stylesheet?: boolean;
+        ids?: PageIds | null;
+        excluded?: number;
+        /** Kept with the page for the next crawl to reuse it (page-reuse.ts). */
+        record?: PageRecord | null;
+        /** Its links came from the previous crawl (page-reuse.ts), not from parsing it. */
+        reused?: boolean;
+      } | null;
     }
   /** robots.txt refused the target; `reason` says how. */
   | { kind: "skipped"; target: FrontierTarget; reason: string };
@@ -128,6 +140,7 @@ class BatchChanges {
   excluded = 0;
   truncated = 0;
   pagesCut = 0;
+  pagesReused = 0;
 
   /** Counts `links` links whose target has verdict `statusCode`/`isBroken`. */
   count(statusCode: number, isBroken: boolean, links: number): void {
@@ -300,9 +313,8 @@ export class Frontier {
    * link can join the chain of a queued target that an earlier link of the same page joined (with
    * check_fragments, `/a#x` and `/a#y` are two Links waiting for one target).
    */
-  private recordLinks(crawlId: string, page: { url: string; links: FoundLink[] }, depth: number, changes: BatchChanges): void {
+  private recordLinks(crawlId: string, page: { url: string; links: FoundLink[] }, depth: number, changes: BatchChanges, firstId = this.repo.nextLinkId()): void {
     // Flat rows built in one array: every link of every page passes here.
-    const firstId = this.repo.nextLinkId();
     const values: (number | string | null)[] = [];
     const asked: (number | string)[] = [];
     let linkId = firstId;
@@ -365,7 +377,8 @@ export class Frontier {
       if (result.page === null) continue;
       // Kept even for a page past the limits: its ids still judge the fragments asked of it.
       const ids = result.page.ids;
-      if (ids != null) this.fragments.savePageIds(crawlId, result.page.url, hashesToBytes(ids.hashes), ids.gap);
+      const idBytes = ids == null ? null : hashesToBytes(ids.hashes);
+      if (ids != null) this.fragments.savePageIds(crawlId, result.page.url, idBytes, ids.gap);
       const stylesheet = result.page.stylesheet === true;
       // A stylesheet is not a page (pages_crawled), but CSS importing CSS is a trap like any other: its own budget.
       const full = stylesheet ? this.stylesheetsParsed + changes.stylesheetsAdded >= limits.maxPages : pages >= limits.maxPages;
@@ -373,7 +386,13 @@ export class Frontier {
         changes.truncated = 1;
         continue;
       }
-      if (!this.repo.claimPage(crawlId, result.page.url, result.page.cut)) continue; // parsed under another URL
+      // The page's links will be the next ids: claimed with them, so a later crawl can read them back by id.
+      const firstLinkId = this.repo.nextLinkId();
+      const excluded = result.page.excluded ?? 0;
+      // The ids go with the page's record only: nothing reuses the page without one.
+      const keptIds = ids != null && result.page.record != null ? { hashes: idBytes!, gap: ids.gap } : null;
+      const claim = { cut: result.page.cut, record: result.page.record ?? null, excluded, firstLinkId, linkCount: result.page.links.length, ids: keptIds };
+      if (!this.repo.claimPage(crawlId, result.page.url, claim)) continue; // parsed under another URL
       if (stylesheet) {
         changes.stylesheetsAdded++;
       } else {
@@ -381,8 +400,9 @@ export class Frontier {
         changes.pagesAdded++;
       }
       if (result.page.cut) changes.pagesCut++;
-      changes.excluded += result.page.excluded ?? 0;
-      this.recordLinks(crawlId, result.page, target.depth + 1, changes);
+      if (result.page.reused === true) changes.pagesReused++;
+      changes.excluded += excluded;
+      this.recordLinks(crawlId, result.page, target.depth + 1, changes, firstLinkId);
     }
     this.writeChanges(crawlId, changes);
     return redo;

@@ -81,6 +81,11 @@ export const CrawlDetailSchema = z
     skipped_links: z.number().int(),
     /** Links (source page, target) an `exclude` ignore rule kept out: never fetched, never recorded. */
     excluded_links: z.number().int(),
+    /**
+     * Of `pages_crawled`, pages whose links were taken from the domain's previous completed crawl instead of parsing
+     * them: they answered 304 to its validators, or with the body it had read (docs/api.md "Incremental audits").
+     */
+    pages_reused: z.number().int(),
     /** Distinct pages of the site its sitemaps list (`use_sitemap`); null without the option, or until they are read. */
     sitemap_urls: z.number().int().nullable(),
     /** Of those, the pages no crawled page links to (GET /crawls/{id}/orphans); null like `sitemap_urls`. */

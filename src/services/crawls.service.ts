@@ -64,8 +64,8 @@ export class CrawlsService {
     this.results = new CrawlResults(deps.links, (id) => this.require(id));
   }
 
-  /** Queues a crawl of a verified domain with no crawl in progress. */
-  start(domainId: string, options: CrawlOptions, trigger: CrawlTrigger = "api"): CrawlView {
+  /** Queues a crawl of a verified domain with no crawl in progress; `full` reads every page, reusing none (crawler/page-reuse.ts). */
+  start(domainId: string, options: CrawlOptions, trigger: CrawlTrigger = "api", how: { full?: boolean } = {}): CrawlView {
     const domain = this.deps.domains.require(domainId);
     if (domain.verified_at === null) {
       throw new DomainNotVerifiedError(`domain ${domain.name} is not verified; verify it before crawling`, [
@@ -79,6 +79,7 @@ export class CrawlsService {
       options,
       // The crawl keeps the rules of this moment: an edit of the domain's rules never changes a crawl under way.
       ignoreRules: domain.ignore_rules,
+      full: how.full === true,
       trigger,
       createdAt: new Date().toISOString(),
     });
@@ -302,6 +303,7 @@ function toBrief(row: CrawlRecord, waitingReason: string | null): CrawlBriefView
     pages_crawled: row.pages_crawled,
     skipped_links: row.skipped_links,
     excluded_links: row.excluded_links,
+    pages_reused: row.pages_reused,
     sitemap_urls: row.sitemap_urls,
     orphan_pages: row.orphan_pages,
     new_broken_links: row.new_broken_links,

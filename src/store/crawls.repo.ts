@@ -29,6 +29,8 @@ export interface CrawlRecord {
   options: CrawlOptions;
   /** The domain's ignore rules when the crawl was created (kept in the stored options document). */
   ignore_rules: IgnoreRules;
+  /** Asked to read every page in full (`full: true` at its start), never reusing the previous crawl's (crawler/page-reuse.ts). */
+  full: boolean;
   trigger: CrawlTrigger;
   new_broken_links: number | null;
   error: string | null;
@@ -40,6 +42,8 @@ export interface CrawlRecord {
   broken_links: number;
   skipped_links: number;
   excluded_links: number;
+  /** Pages whose links came from the previous crawl, not from parsing them (crawler/page-reuse.ts). */
+  pages_reused: number;
   sitemap_urls: number | null;
   orphan_pages: number | null;
   created_at: string;
@@ -53,27 +57,30 @@ export interface CrawlFilter {
 }
 
 const CRAWL_COLUMNS = `c.id, c.domain_id, d.name AS domain_name, d.root_url, c.status, c.options, c.trigger, c.new_broken_links, c.error, c.failure, c.truncated,
-  c.pages_cut, c.pages_crawled, c.total_links, c.broken_links, c.skipped_links, c.excluded_links, c.sitemap_urls, c.orphan_pages, c.created_at, c.started_at, c.completed_at`;
+  c.pages_cut, c.pages_crawled, c.total_links, c.broken_links, c.skipped_links, c.excluded_links, c.pages_reused, c.sitemap_urls, c.orphan_pages, c.created_at, c.started_at, c.completed_at`;
 
-type RawCrawl = Omit<CrawlRecord, "options" | "ignore_rules" | "truncated"> & { options: string; truncated: number };
+type RawCrawl = Omit<CrawlRecord, "options" | "ignore_rules" | "full" | "truncated"> & { options: string; truncated: number };
 
-/** The stored options document: the flags, and the ignore rules when the domain had any. */
-type StoredCrawlOptions = Partial<CrawlOptions> & { ignore_rules?: Partial<IgnoreRules> };
+/** The stored options document: the flags, the ignore rules when the domain had any, and `full` when asked. */
+type StoredCrawlOptions = Partial<CrawlOptions> & { ignore_rules?: Partial<IgnoreRules>; full?: boolean };
 
 function toCrawl(raw: RawCrawl | null): CrawlRecord | undefined {
   if (raw === null) return undefined;
-  const { ignore_rules, ...flags } = JSON.parse(raw.options) as StoredCrawlOptions;
+  const { ignore_rules, full, ...flags } = JSON.parse(raw.options) as StoredCrawlOptions;
   return {
     ...raw,
     options: withDefaultOptions(flags),
     ignore_rules: storedIgnoreRules(ignore_rules),
+    full: full === true,
     truncated: raw.truncated === 1,
   };
 }
 
-/** The options document of a new crawl: rules are written only when there are some, so other crawls read as before. */
-function storedOptions(options: CrawlOptions, rules: IgnoreRules): string {
-  return JSON.stringify(hasNoRules(rules) ? options : { ...options, ignore_rules: rules });
+/** The options document of a new crawl: rules and `full` are written only when there are some, so other crawls read as before. */
+function storedOptions(options: CrawlOptions, rules: IgnoreRules, full: boolean): string {
+  const document: StoredCrawlOptions = hasNoRules(rules) ? { ...options } : { ...options, ignore_rules: rules };
+  if (full) document.full = true;
+  return JSON.stringify(document);
 }
 
 /** The frontier row of one target, as read to judge a crawl's start page. */
@@ -124,7 +131,7 @@ export class CrawlsRepo {
   }
 
   /** Inserts a pending crawl, or returns the id of the domain's active crawl when it already has one. */
-  insertUnlessActive(row: { id: string; domainId: string; options: CrawlOptions; ignoreRules: IgnoreRules; trigger: CrawlTrigger; createdAt: string }):
+  insertUnlessActive(row: { id: string; domainId: string; options: CrawlOptions; ignoreRules: IgnoreRules; full?: boolean; trigger: CrawlTrigger; createdAt: string }):
     | { inserted: true }
     | { inserted: false; activeId: string } {
     // The partial unique index decides, so an API request and the scheduler cannot both start a crawl.
@@ -134,7 +141,7 @@ export class CrawlsRepo {
          VALUES ($id, $domainId, 'pending', $options, $trigger, $createdAt)
          ON CONFLICT DO NOTHING`,
       )
-      .run({ id: row.id, domainId: row.domainId, options: storedOptions(row.options, row.ignoreRules), trigger: row.trigger, createdAt: row.createdAt });
+      .run({ id: row.id, domainId: row.domainId, options: storedOptions(row.options, row.ignoreRules, row.full === true), trigger: row.trigger, createdAt: row.createdAt });
     if (result.changes > 0) return { inserted: true };
     return { inserted: false, activeId: this.activeCrawlId(row.domainId) ?? "unknown" };
   }
@@ -193,6 +200,20 @@ export class CrawlsRepo {
       this.sqlite
         .query<{ at: string | null }, { domainId: string }>("SELECT MAX(created_at) AS at FROM crawls WHERE domain_id = $domainId AND trigger = 'schedule'")
         .get({ domainId })?.at ?? undefined
+    );
+  }
+
+  /** The newest completed crawl of `crawlId`'s domain created before it, if retention left one. */
+  previousCompleted(crawlId: string): CrawlRecord | undefined {
+    return toCrawl(
+      this.sqlite
+        .query<RawCrawl, { id: string }>(
+          `SELECT ${CRAWL_COLUMNS} FROM crawls c JOIN domains d ON d.id = c.domain_id
+           JOIN crawls this ON this.id = $id AND this.domain_id = c.domain_id
+           WHERE c.status = 'completed' AND (c.created_at < this.created_at OR (c.created_at = this.created_at AND c.id < this.id))
+           ORDER BY c.created_at DESC, c.id DESC LIMIT 1`,
+        )
+        .get({ id: crawlId }),
     );
   }
 

@@ -2,7 +2,20 @@ import type { Database, Statement } from "bun:sqlite";
 import type { LinkVerdict } from "../core/link-outcome.ts";
 import { requireRunning } from "./crawl-fence.ts";
 import { MultiRowInsert } from "./multi-row-insert.ts";
+import type { PageIdsGap } from "../core/fragment-gap.ts";
 import type { TargetState } from "./schema.ts";
+
+/** What a claimed page keeps besides its URL: whether it was cut, what the next crawl needs to reuse it, where its links are. */
+export interface PageClaim {
+  cut: boolean;
+  /** Validators, body hash and size, links before gating; null when none are kept (stylesheets, `check`). */
+  record: { etag: string | null; lastModified: string | null; bodyHash: string; bodyBytes: number; linksFound: number } | null;
+  excluded: number;
+  firstLinkId: number;
+  linkCount: number;
+  /** With `check_fragments`: the page's ids (page-ids.ts bytes) and their gap, kept with it for the next crawl. */
+  ids: { hashes: Uint8Array; gap: PageIdsGap | null } | null;
+}
 
 /**
  * The statements behind a crawl's frontier and the results the crawler records: targets, links, the crawl's
@@ -66,6 +79,8 @@ export interface CounterDelta {
   /** 1 when the batch left a page unparsed for a limit. */
   truncated: number;
   pagesCut: number;
+  /** Pages whose links came from the previous crawl. */
+  pagesReused: number;
 }
 
 const STORED_TARGET_COLUMNS = `t.id, t.url, t.state, t.as_page, t.status_code, t.is_broken,
@@ -81,7 +96,10 @@ export class FrontierRepo {
     { id: number },
     [string, string, number, number, number | null, number, string | null, string | null, string | null]
   >;
-  private readonly claimPageStatement: Statement<unknown, [string, string, number]>;
+  private readonly claimPageStatement: Statement<
+    unknown,
+    [string, string, number, string | null, string | null, string | null, number | null, number | null, number, number, number, Uint8Array | null, string | null]
+  >;
   private readonly findTargetStatement: Statement<StoredTarget, [string, string]>;
   private readonly crawlTargets: Statement<StoredTarget, [string]>;
   private readonly waitingLinks: Statement<WaitingCount, [string]>;
@@ -93,7 +111,7 @@ export class FrontierRepo {
   private readonly deleteWaitingStatement: Statement<unknown, [number]>;
   private readonly counters: Statement<{ pages_crawled: number }, [string]>;
   private readonly stylesheetsStatement: Statement<{ stylesheets: number }, [string]>;
-  private readonly addCountsStatement: Statement<{ pages_crawled: number }, [number, number, number, number, number, number, number, string]>;
+  private readonly addCountsStatement: Statement<{ pages_crawled: number }, [number, number, number, number, number, number, number, number, string]>;
   private readonly insertLinksStatement: MultiRowInsert;
   private readonly upsertWaitingStatement: MultiRowInsert;
   private readonly insertBrokenLinksStatement: MultiRowInsert;
@@ -119,7 +137,10 @@ export class FrontierRepo {
        WHERE state = 'queued'
        RETURNING id`,
     );
-    this.claimPageStatement = sqlite.prepare("INSERT INTO crawl_pages (crawl_id, url, cut) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING");
+    this.claimPageStatement = sqlite.prepare(
+      `INSERT INTO crawl_pages (crawl_id, url, cut, etag, last_modified, body_hash, body_bytes, links_found, excluded_links, first_link_id, link_count, id_hashes, ids_gap)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) ON CONFLICT DO NOTHING`,
+    );
     this.findTargetStatement = sqlite.prepare(`SELECT ${STORED_TARGET_COLUMNS} WHERE t.crawl_id = ?1 AND t.url = ?2`);
     // Without crawl_waiting: a resume counts the waiting links from the links themselves (waitingCounts).
     this.crawlTargets = sqlite.prepare(
@@ -152,8 +173,9 @@ export class FrontierRepo {
     );
     this.addCountsStatement = sqlite.prepare(
       `UPDATE crawls SET pages_crawled = pages_crawled + ?1, total_links = total_links + ?2, broken_links = broken_links + ?3,
-       skipped_links = skipped_links + ?4, truncated = MAX(truncated, ?5), pages_cut = pages_cut + ?6, excluded_links = excluded_links + ?7
-       WHERE id = ?8 RETURNING pages_crawled`,
+       skipped_links = skipped_links + ?4, truncated = MAX(truncated, ?5), pages_cut = pages_cut + ?6, excluded_links = excluded_links + ?7,
+       pages_reused = pages_reused + ?8
+       WHERE id = ?9 RETURNING pages_crawled`,
     );
     // No conflict check: a page's links are recorded once (crawl_pages claim) and deduped per target (and fragment) before.
     this.insertLinksStatement = new MultiRowInsert(
@@ -243,8 +265,25 @@ export class FrontierRepo {
    * Claims `url` as a parsed page or stylesheet of the crawl (`cut`: its links were cut short); false when it was
    * parsed already (reached under another URL).
    */
-  claimPage(crawlId: string, url: string, cut: boolean): boolean {
-    return this.claimPageStatement.run(crawlId, url, cut ? 1 : 0).changes > 0;
+  claimPage(crawlId: string, url: string, claim: PageClaim): boolean {
+    const { record } = claim;
+    return (
+      this.claimPageStatement.run(
+        crawlId,
+        url,
+        claim.cut ? 1 : 0,
+        record?.etag ?? null,
+        record?.lastModified ?? null,
+        record?.bodyHash ?? null,
+        record?.bodyBytes ?? null,
+        record?.linksFound ?? null,
+        claim.excluded,
+        claim.firstLinkId,
+        claim.linkCount,
+        claim.ids?.hashes ?? null,
+        claim.ids?.gap ?? null,
+      ).changes > 0
+    );
   }
 
   /** One target of the crawl by URL, with its waiting links as crawl_waiting holds them. */
@@ -327,6 +366,6 @@ export class FrontierRepo {
 
   /** Moves the crawl's counters by `delta`; its pages_crawled after the move. */
   addCounts(crawlId: string, delta: CounterDelta): number {
-    return this.addCountsStatement.get(delta.pagesAdded, delta.total, delta.broken, delta.skipped, delta.truncated, delta.pagesCut, delta.excluded, crawlId)!.pages_crawled;
+    return this.addCountsStatement.get(delta.pagesAdded, delta.total, delta.broken, delta.skipped, delta.truncated, delta.pagesCut, delta.excluded, delta.pagesReused, crawlId)!.pages_crawled;
   }
 }

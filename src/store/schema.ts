@@ -99,6 +99,8 @@ export const crawls = sqliteTable(
     skippedLinks: integer("skipped_links").notNull().default(0),
     /** Links (source page, target) an `exclude` ignore rule kept out: never fetched, never recorded. */
     excludedLinks: integer("excluded_links").notNull().default(0),
+    /** Pages whose links were taken from the previous crawl instead of parsing them (a 304 or an unchanged body). */
+    pagesReused: integer("pages_reused").notNull().default(0),
     /** Distinct pages of the site its sitemaps list (`use_sitemap`); null until they are read, or without the option. */
     sitemapUrls: integer("sitemap_urls"),
     /** Of those, the pages no crawled page links to (orphan pages); null like `sitemap_urls`. */
@@ -171,6 +173,29 @@ export const crawlPages = sqliteTable(
     url: text("url").notNull(),
     /** Its body or its links were cut (max_body_bytes, max_links_per_page): links past the cut were not seen. */
     cut: integer("cut", { mode: "boolean" }).notNull().default(false),
+    /*
+     * What the next crawl of the domain needs to reuse an HTML page's links without reading it again
+     * (crawler/page-reuse.ts): its validators, a hash of its decoded body and where its links are. Null for
+     * stylesheets, for pages of `check`'s throwaway store and for pages recorded before the columns existed.
+     */
+    /** The page's ETag, as it answered. */
+    etag: text("etag"),
+    /** The page's Last-Modified, as it answered. */
+    lastModified: text("last_modified"),
+    /** SHA-256 of the decoded body, hex. */
+    bodyHash: text("body_hash"),
+    /** Length of the decoded body. */
+    bodyBytes: integer("body_bytes"),
+    /** Links the page held before the options gated them (max_links_per_page applies to these). */
+    linksFound: integer("links_found"),
+    /** Of its gated links, those an `exclude` ignore rule kept out. */
+    excludedLinks: integer("excluded_links"),
+    /** The page's links are the links rows first_link_id .. first_link_id + link_count - 1 of the crawl (written together). */
+    firstLinkId: integer("first_link_id"),
+    linkCount: integer("link_count"),
+    /** With `check_fragments`: the page's ids as crawl_page_ids holds them (which goes with the crawl's end), and their gap. */
+    idHashes: blob("id_hashes", { mode: "buffer" }),
+    idsGap: text("ids_gap").$type<PageIdsGap>(),
   },
   (t) => [primaryKey({ columns: [t.crawlId, t.url] })],
 );

@@ -101,6 +101,16 @@ describe("POST /crawls", () => {
     expect(detail.json.data.options).toEqual(res.json.data.options);
   });
 
+  test("full: a boolean beside options, kept with the crawl and not shown among its options", async () => {
+    const domain = await verifiedDomain();
+    const wrong = expectErrorEnvelope(await svc.call("POST", "/crawls", { body: { domain_id: domain.id, full: "yes" } }), 400, "invalid_request");
+    expect(wrong.details?.[0]?.field).toBe("full");
+    const res = await svc.call("POST", "/crawls", { body: { domain_id: domain.id, full: true } });
+    expect(res.status).toBe(201);
+    expect(res.json.data.options).toEqual(NO_OPTIONS);
+    expect(svc.runtime.store.sqlite.query("SELECT options FROM crawls WHERE id = ?1").get(res.json.data.id)).toEqual({ options: JSON.stringify({ ...NO_OPTIONS, full: true }) });
+  });
+
   test("an empty options object means the defaults", async () => {
     const domain = await verifiedDomain();
     expect((await start(domain.id, {})).json.data.options).toEqual(NO_OPTIONS);
@@ -150,11 +160,12 @@ describe("GET /crawls/{id}", () => {
         "id", "domain_id", "domain_name", "status", "options", "total_links", "broken_links", "pages_crawled",
         "skipped_links", "excluded_links", "truncated", "error", "created_at", "started_at", "completed_at", "new_broken_links", "trigger",
         "pages_cut", "failure", "warnings", "warning_causes", "sitemap_urls", "orphan_pages", "waiting_reason", "progress",
+        "pages_reused",
       ].sort(),
     );
     expect(d).toMatchObject({ id: crawl.id, domain_id: domain.id, domain_name: domain.name, options: crawl.options, created_at: crawl.created_at });
     expect(["pending", "running", "completed", "failed"]).toContain(d.status);
-    for (const field of ["total_links", "broken_links", "pages_crawled", "skipped_links", "excluded_links", "pages_cut"]) expect(Number.isInteger(d[field])).toBe(true);
+    for (const field of ["total_links", "broken_links", "pages_crawled", "skipped_links", "excluded_links", "pages_cut", "pages_reused"]) expect(Number.isInteger(d[field])).toBe(true);
     expect(Array.isArray(d.warnings) && d.warnings.every((w: unknown) => typeof w === "string")).toBe(true);
     expect(Array.isArray(d.warning_causes) && d.warning_causes.length === d.warnings.length).toBe(true);
     expect(typeof d.truncated).toBe("boolean");

@@ -17,7 +17,7 @@ import { freshDatabase, HAS_POSTGRES } from "../helpers/postgres.ts";
  * copied ids, and a copy into a database that is not empty, or from a store not yet migrated, is refused.
  */
 
-const FIXTURE = join(import.meta.dir, "../fixtures/upgrade/0013_fragment_links/store.db");
+const FIXTURE = join(import.meta.dir, "../fixtures/upgrade/0014_page_validators/store.db");
 const { snapshot } = newestSnapshot();
 
 /** A table's rows as comparable text, in one order: bigint comes back from PostgreSQL as a string, blobs as Buffers. */

@@ -40,6 +40,11 @@ function downgradeTo0003(path: string): void {
   try {
     db.exec("PRAGMA foreign_keys = OFF");
     db.transaction(() => {
+      db.exec(
+        ["etag", "last_modified", "body_hash", "body_bytes", "links_found", "excluded_links", "first_link_id", "link_count", "id_hashes", "ids_gap"]
+          .map((column) => `ALTER TABLE crawl_pages DROP COLUMN ${column};`)
+          .join(" ") + " ALTER TABLE crawls DROP COLUMN pages_reused;",
+      ); // 0014
       db.exec("ALTER TABLE crawls DROP COLUMN excluded_links; ALTER TABLE domains DROP COLUMN ignore_rules;"); // 0012
       db.exec("DROP TABLE crawl_warnings;"); // 0010 (it dropped crawls.warnings, which 0005 had added)
       db.exec("DROP TABLE unchecked_links; ALTER TABLE crawl_pages DROP COLUMN cut;"); // 0009; broken_links (and its broken_since) go below

@@ -106,8 +106,8 @@ const cancelCrawl = securedRoute("crawls", "crawls:write", {
 export function crawlsRouter(service: CrawlsService, basePath: string) {
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
     .openapi(startCrawl, (c) => {
-      const { domain_id, options } = c.req.valid("json");
-      const crawl = service.start(domain_id, options ?? DEFAULT_OPTIONS);
+      const { domain_id, options, full } = c.req.valid("json");
+      const crawl = service.start(domain_id, options ?? DEFAULT_OPTIONS, "api", { full });
       c.header("Location", `${basePath}/crawls/${crawl.id}`);
       return c.json({ data: crawl }, 201);
     })

@@ -16,6 +16,10 @@ export const StartCrawlBody = z
   .strictObject({
     domain_id: z.uuid().openapi({ example: EXAMPLE_ID, description: "a verified domain" }),
     options: CrawlOptionsSchema.optional(),
+    full: z.boolean().default(false).openapi({
+      description:
+        "Read every page in full. By default a page the domain's previous completed crawl read (with options that cover these) is asked with its validators, and its links are reused when it answers 304 or its body is unchanged; every link target is checked either way.",
+    }),
   })
   .openapi("StartCrawl");
 

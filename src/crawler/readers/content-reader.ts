@@ -8,6 +8,7 @@ import { isHtmlContentType } from "../decode.ts";
 import type { ExtractedLink } from "../extract.ts";
 import { isInternal, type SiteOrigin } from "../normalize.ts";
 import type { PageIds } from "../page-ids.ts";
+import type { PageRecord, PageReuse, ReusedLinks } from "../page-reuse.ts";
 import type { SoftNotFoundCheck } from "../soft-404.ts";
 
 /**
@@ -33,6 +34,10 @@ export interface ParsedPage {
   ids: PageIds | null;
   /** True for a stylesheet of the site, read for the URLs in its CSS; false for an HTML page. */
   stylesheet: boolean;
+  /** What the next crawl needs to reuse this HTML page (`recordPages`); absent when nothing is kept. */
+  record?: PageRecord | null;
+  /** The page's links taken from the previous crawl instead of `links` (page-reuse.ts): it was not parsed. */
+  reused?: ReusedLinks | null;
 }
 
 /** What reading a body came to: the page (null when nothing of it is kept) and what was found on the way. */
@@ -63,6 +68,10 @@ export interface ReadContext {
   wantsLinks?: (target: FrontierTarget) => boolean;
   /** The crawl's soft-404 probe (soft-404.ts): parsed pages are compared with the site's 2xx "not found" page, if it has one. */
   softNotFound?: SoftNotFoundCheck | null;
+  /** Keep each HTML page's validators and body hash for the next crawl (not for `check`'s throwaway store). */
+  recordPages?: boolean;
+  /** The previous crawl's pages, asked with their validators and reused when unchanged (page-reuse.ts); null: read every page. */
+  reuse?: PageReuse | null;
   /** Told the bytes of each page read: the crawl job's GC rhythm (core/gc-rhythm.ts). */
   pageBytesRead?: (bytes: number) => void;
   site: SiteOrigin;

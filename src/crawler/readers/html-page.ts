@@ -1,6 +1,7 @@
 import type { FrontierTarget } from "../../store/frontier.repo.ts";
 import type { Finding } from "../classify.ts";
 import { PageReading } from "../page-reading.ts";
+import { BodyHash, type PageRecord } from "../page-reuse.ts";
 import { DRAIN, isSitePage, isSuccess, pageCut, type Answer, type ContentReader, type OpenReader, type ReadContext } from "./content-reader.ts";
 import { isHtmlContentType } from "../decode.ts";
 
@@ -24,8 +25,16 @@ export const htmlPageReader: ContentReader = {
       notFound,
       context.pageBytesRead,
     );
+    // Hashed as it streams for the next crawl's reuse (page-reuse.ts), never held.
+    const hash = context.recordPages === true ? new BodyHash() : null;
     return {
-      consumer: reading.consumer,
+      consumer:
+        hash === null
+          ? reading.consumer
+          : (chunk) => {
+              hash.update(chunk);
+              reading.consumer(chunk);
+            },
       async finish(response) {
         const { links, dropped, ids, notFound: pending } = reading.finish(response.truncated);
         // A promise only for a page read before the probe answered: bounded by the probe's own timeout.
@@ -34,7 +43,11 @@ export const htmlPageReader: ContentReader = {
         const findings: Finding[] = [];
         if (cut !== null) findings.push({ kind: "cut", cut, what: "page" });
         if (soft404) findings.push({ kind: "soft_404", broken: context.softNotFound?.broken === true });
-        return { page: { url: response.finalUrl, links: soft404 ? [] : links, cut, ids, stylesheet: false }, findings };
+        const record: PageRecord | null =
+          hash === null || response.truncated
+            ? null
+            : { etag: response.headers.etag ?? null, lastModified: response.headers["last-modified"] ?? null, bodyHash: hash.digest(), bodyBytes: hash.bytes, linksFound: links.length + dropped };
+        return { page: { url: response.finalUrl, links: soft404 ? [] : links, cut, ids, stylesheet: false, record }, findings };
       },
     };
   },
