@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { AuditedSite } from "../fixtures/audited-site.ts";
-import { readAll, startCrawl, verifiedDomain, waitForCrawl } from "../helpers/crawls.ts";
+import { readAll, verifiedDomain, waitForCrawl } from "../helpers/crawls.ts";
 import { startTestService, type TestService } from "../helpers/service.ts";
 
 /**

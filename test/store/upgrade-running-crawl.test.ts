@@ -41,9 +41,9 @@ function downgradeTo0003(path: string): void {
     db.exec("PRAGMA foreign_keys = OFF");
     db.transaction(() => {
       db.exec(
-        ["etag", "last_modified", "body_hash", "body_bytes", "links_found", "excluded_links", "first_link_id", "link_count", "id_hashes", "ids_gap"]
+        `${["etag", "last_modified", "body_hash", "body_bytes", "links_found", "excluded_links", "first_link_id", "link_count", "id_hashes", "ids_gap"]
           .map((column) => `ALTER TABLE crawl_pages DROP COLUMN ${column};`)
-          .join(" ") + " ALTER TABLE crawls DROP COLUMN pages_reused;",
+          .join(" ")} ALTER TABLE crawls DROP COLUMN pages_reused;`,
       ); // 0014
       db.exec("ALTER TABLE crawls DROP COLUMN excluded_links; ALTER TABLE domains DROP COLUMN ignore_rules;"); // 0012
       db.exec("DROP TABLE crawl_warnings;"); // 0010 (it dropped crawls.warnings, which 0005 had added)
