@@ -127,7 +127,14 @@ export async function runApiLoad(
     const rotation = mixPaths(crawlId, report, linksPage);
     const before = await crawlState(service, crawlId);
     try {
-      const r = await o.generator.runMix(service.origin, rotation, { connections: o.connections, threads: o.mixThreads, seconds: o.mixSeconds, key: KEY, dir: o.dir, label: "mix" });
+      const r = await o.generator.runMix(service.origin, rotation, {
+        connections: o.connections,
+        threads: o.mixThreads,
+        seconds: o.mixSeconds,
+        key: KEY,
+        dir: o.dir,
+        label: "mix",
+      });
       const after = await crawlState(service, crawlId);
       mix = {
         ...r,
@@ -141,31 +148,43 @@ export async function runApiLoad(
         pages_after: after.pages,
         p99_ok: r.p99_ms < P99_TARGET_MS && r.non_2xx === 0 && r.errors === 0,
       };
-      o.log(`api-load: mix of ${rotation.length} paths, ${mix.threads} thread(s): ${r.req_per_s} req/s, p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, max ${r.max_ms} ms, non-2xx ${r.non_2xx}, errors ${r.errors}; crawl ${before.pages}->${after.pages} pages${mix.crawl_running_after ? "" : " (ended)"}`);
+      o.log(
+        `api-load: mix of ${rotation.length} paths, ${mix.threads} thread(s): ${r.req_per_s} req/s, p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, max ${r.max_ms} ms, non-2xx ${r.non_2xx}, errors ${r.errors}; crawl ${before.pages}->${after.pages} pages${mix.crawl_running_after ? "" : " (ended)"}`,
+      );
     } catch (error) {
       o.log(`api-load: ${o.generator.name} on the mix failed: ${(error as Error).message}`);
     }
   }
-  const paths = !o.endpoints ? [] : [
-    `/v1/crawls/${crawlId}/links?page=${linksPage}&limit=100`,
-    `/v1/crawls/${report}/links?page=${linksPage}&limit=100`,
-    `/v1/crawls/${report}/links?page=1&limit=100`,
-    `/v1/crawls/${crawlId}/broken?limit=100`,
-    `/v1/crawls/${report}/broken?limit=100`,
-    `/v1/crawls/${crawlId}`,
-    "/v1/crawls?limit=20",
-    "/v1/domains",
-  ];
+  const paths = !o.endpoints
+    ? []
+    : [
+        `/v1/crawls/${crawlId}/links?page=${linksPage}&limit=100`,
+        `/v1/crawls/${report}/links?page=${linksPage}&limit=100`,
+        `/v1/crawls/${report}/links?page=1&limit=100`,
+        `/v1/crawls/${crawlId}/broken?limit=100`,
+        `/v1/crawls/${report}/broken?limit=100`,
+        `/v1/crawls/${crawlId}`,
+        "/v1/crawls?limit=20",
+        "/v1/domains",
+      ];
   const endpoints: EndpointLoad[] = [];
   for (const path of paths) {
     const before = await crawlState(service, crawlId);
     // Warm-up: the steady state is what the target is about; the first request's own cost is reported apart.
     const t0 = performance.now();
-    await fetch(`${service.origin}${path}`, { headers: { authorization: `Bearer ${KEY}` }, signal: AbortSignal.timeout(30_000) }).then((res) => res.arrayBuffer());
+    await fetch(`${service.origin}${path}`, { headers: { authorization: `Bearer ${KEY}` }, signal: AbortSignal.timeout(30_000) }).then((res) =>
+      res.arrayBuffer(),
+    );
     const firstRequestMs = Math.round((performance.now() - t0) * 100) / 100;
     let r: LoadResult;
     try {
-      r = await o.generator.run(`${service.origin}${path}`, { connections: o.connections, seconds: o.seconds, key: KEY, dir: o.dir, label: String(endpoints.length) });
+      r = await o.generator.run(`${service.origin}${path}`, {
+        connections: o.connections,
+        seconds: o.seconds,
+        key: KEY,
+        dir: o.dir,
+        label: String(endpoints.length),
+      });
     } catch (error) {
       o.log(`api-load: ${o.generator.name} on ${path} failed: ${(error as Error).message}`);
       continue;
@@ -182,9 +201,14 @@ export async function runApiLoad(
       p99_ok: r.p99_ms < P99_TARGET_MS && r.non_2xx === 0 && r.errors === 0,
     };
     endpoints.push(row);
-    o.log(`api-load: ${row.path}: ${row.req_per_s} req/s, p50 ${row.p50_ms} ms, p99 ${row.p99_ms} ms, non-2xx ${row.non_2xx}, errors ${row.errors}; crawl ${before.pages}->${after.pages} pages${row.crawl_running_after ? "" : " (ended)"}`);
+    o.log(
+      `api-load: ${row.path}: ${row.req_per_s} req/s, p50 ${row.p50_ms} ms, p99 ${row.p99_ms} ms, non-2xx ${row.non_2xx}, errors ${row.errors}; crawl ${before.pages}->${after.pages} pages${row.crawl_running_after ? "" : " (ended)"}`,
+    );
   }
-  const end = await waitForCrawl(service, crawlId, t0 + o.timeoutS * 1000).catch((error: Error) => ({ outcome: "unknown", detail: { status: `unknown (${error.message})` } as any }));
+  const end = await waitForCrawl(service, crawlId, t0 + o.timeoutS * 1000).catch((error: Error) => ({
+    outcome: "unknown",
+    detail: { status: `unknown (${error.message})` } as any,
+  }));
   return {
     generator: `${o.generator.name} ${o.generator.version ?? ""}`.trim(),
     connections: o.connections,
@@ -194,7 +218,12 @@ export async function runApiLoad(
     links_when_started: state.links,
     mix,
     endpoints,
-    crawl_end: { status: end.detail?.status ?? null, wall_s: Math.round(performance.now() - t0) / 1000, pages_crawled: end.detail?.pages_crawled ?? null, total_links: end.detail?.total_links ?? null },
+    crawl_end: {
+      status: end.detail?.status ?? null,
+      wall_s: Math.round(performance.now() - t0) / 1000,
+      pages_crawled: end.detail?.pages_crawled ?? null,
+      total_links: end.detail?.total_links ?? null,
+    },
     all_p99_ok:
       (o.mixSeconds === 0 || (mix?.p99_ok === true && mix.crawl_running_before && mix.crawl_running_after)) &&
       endpoints.length === paths.length &&

@@ -193,7 +193,10 @@ function freePort(): number {
 }
 
 function stamp(): string {
-  return new Date().toISOString().replace(/[:.]/g, "-").replace(/-\d{3}Z$/, "Z");
+  return new Date()
+    .toISOString()
+    .replace(/[:.]/g, "-")
+    .replace(/-\d{3}Z$/, "Z");
 }
 
 /** Runs `body` with fresh site request logs and records their counts on the run. */
@@ -241,7 +244,8 @@ async function main(argv: string[]): Promise<number> {
 
   const site = await startSyntheticSite({ pages: args.pages, seed: args.seed, slowDelayMs: args.slowMs, profile: args.site });
   // The 10,000-page site that time growth is measured from, when it is.
-  const small = args.growthRounds > 0 ? await startSyntheticSite({ pages: GROWTH_BASE_PAGES, seed: args.seed, slowDelayMs: args.slowMs, profile: args.site }) : null;
+  const small =
+    args.growthRounds > 0 ? await startSyntheticSite({ pages: GROWTH_BASE_PAGES, seed: args.seed, slowDelayMs: args.slowMs, profile: args.site }) : null;
   const dir = mkdtempSync(join(tmpdir(), "linkpatrol-crawl-bench-"));
   let service: Service | null = null;
   try {
@@ -252,7 +256,9 @@ async function main(argv: string[]): Promise<number> {
     const kindsFlags: CrawlFlags = { scan_images: true, scan_scripts: true, scan_stylesheets: true, follow_external: false };
     const kindsTruth = args.options === "all" ? null : args.options === "kinds" ? truth : site.totals(kindsFlags);
     const allTruth = args.options === "all" ? truth : null;
-    log(`ground truth (${args.options}) in ${Math.round(performance.now() - began)} ms: ${truth.pages_crawled} pages, ${truth.total_links} links, ${truth.broken_links} broken (${truth.broken_urls.length} distinct URLs), ${truth.skipped_links} skipped`);
+    log(
+      `ground truth (${args.options}) in ${Math.round(performance.now() - began)} ms: ${truth.pages_crawled} pages, ${truth.total_links} links, ${truth.broken_links} broken (${truth.broken_urls.length} distinct URLs), ${truth.skipped_links} skipped`,
+    );
     const smallTruth = small === null ? null : small.totals(flags);
     if (small !== null) log(`growth: ${args.growthRounds} paired rounds from ${small.rootUrl} (${GROWTH_BASE_PAGES} pages) for the service and for check`);
 
@@ -322,7 +328,19 @@ async function main(argv: string[]): Promise<number> {
           (args.apiEndpoints ? `, then ${args.apiLoadSeconds} s per endpoint` : ""),
       );
       try {
-        apiLoad = await runApiLoad(service, { generator, flags, reportCrawlId: serviceResult.detail.id, connections: args.apiLoadConnections, seconds: args.apiLoadSeconds, mixSeconds: args.apiMixSeconds, mixThreads: args.apiMixThreads, endpoints: args.apiEndpoints, timeoutS: args.timeoutS + 120, dir, log });
+        apiLoad = await runApiLoad(service, {
+          generator,
+          flags,
+          reportCrawlId: serviceResult.detail.id,
+          connections: args.apiLoadConnections,
+          seconds: args.apiLoadSeconds,
+          mixSeconds: args.apiMixSeconds,
+          mixThreads: args.apiMixThreads,
+          endpoints: args.apiEndpoints,
+          timeoutS: args.timeoutS + 120,
+          dir,
+          log,
+        });
       } catch (error) {
         console.error(`api-load failed: ${(error as Error).message}`);
       }
@@ -350,14 +368,38 @@ async function main(argv: string[]): Promise<number> {
     if (args.check) {
       log("run 2: linkpatrol check");
       const run = await counted(site, () =>
-        runCheck({ command, version, rootUrl: site.rootUrl, flags, truth, truthName: args.options, pages: args.pages, concurrency: args.concurrency, timeoutFlagS: headerTimeoutS, timeoutS: args.timeoutS, dir }),
+        runCheck({
+          command,
+          version,
+          rootUrl: site.rootUrl,
+          flags,
+          truth,
+          truthName: args.options,
+          pages: args.pages,
+          concurrency: args.concurrency,
+          timeoutFlagS: headerTimeoutS,
+          timeoutS: args.timeoutS,
+          dir,
+        }),
       );
       runs.push(run);
       checkFailed = run.status !== "ok";
       checkOk = isCorrect(run);
       if (small !== null && !checkFailed) {
         const checkOf = (rootUrl: string, pages: number, siteTruth: Totals) => () =>
-          runCheck({ command, version, rootUrl, flags, truth: siteTruth, truthName: `${args.options}, ${pages} pages`, pages, concurrency: args.concurrency, timeoutFlagS: headerTimeoutS, timeoutS: args.timeoutS, dir });
+          runCheck({
+            command,
+            version,
+            rootUrl,
+            flags,
+            truth: siteTruth,
+            truthName: `${args.options}, ${pages} pages`,
+            pages,
+            concurrency: args.concurrency,
+            timeoutFlagS: headerTimeoutS,
+            timeoutS: args.timeoutS,
+            dir,
+          });
         growth.push(
           await measureGrowth({
             tool: "linkpatrol check",
@@ -392,7 +434,11 @@ async function main(argv: string[]): Promise<number> {
     if (args.wget2) {
       log("run 4: wget2 --spider -r");
       const wTruth = kindsTruth ?? site.totals(kindsFlags);
-      runs.push(await counted(site, () => runWget2({ site: site.definition, truth: wTruth, truthName: "all kinds, internal", threads: args.concurrency, timeoutS: args.timeoutS, dir })));
+      runs.push(
+        await counted(site, () =>
+          runWget2({ site: site.definition, truth: wTruth, truthName: "all kinds, internal", threads: args.concurrency, timeoutS: args.timeoutS, dir }),
+        ),
+      );
     } else runs.push({ tool: "wget2 --spider -r", version: wget2Version(), status: "skipped", reason: "--no-wget2" });
 
     const resultsDir = join(import.meta.dir, "out");
@@ -426,8 +472,12 @@ async function main(argv: string[]): Promise<number> {
     const resultPath = join(resultsDir, `crawl-${args.site}-${args.pages}-${args.options}-${stamp()}.json`);
     writeFileSync(resultPath, `${JSON.stringify(result, null, 2)}\n`);
 
-    console.log(`crawl benchmark: ${args.site} site, ${args.pages} pages, ${args.options} options, ${result.versions.mode} ${version}, ${result.machine.cpus} cores, concurrency ${args.concurrency}`);
-    console.log(`ground truth: ${truth.pages_crawled} pages, ${truth.total_links} links, ${truth.broken_links} broken (${truth.broken_urls.length} URLs), ${truth.skipped_links} skipped${kindsTruth ? `; all kinds, internal: ${kindsTruth.total_links} links, ${kindsTruth.broken_urls.length} broken URLs` : ""}`);
+    console.log(
+      `crawl benchmark: ${args.site} site, ${args.pages} pages, ${args.options} options, ${result.versions.mode} ${version}, ${result.machine.cpus} cores, concurrency ${args.concurrency}`,
+    );
+    console.log(
+      `ground truth: ${truth.pages_crawled} pages, ${truth.total_links} links, ${truth.broken_links} broken (${truth.broken_urls.length} URLs), ${truth.skipped_links} skipped${kindsTruth ? `; all kinds, internal: ${kindsTruth.total_links} links, ${kindsTruth.broken_urls.length} broken URLs` : ""}`,
+    );
     if (capacity) console.log(`site capacity: ${capacity.req_per_s} req/s (64 concurrent, random pages, client in a child process)`);
     console.log("");
     for (const line of runsTable(runs)) console.log(line);

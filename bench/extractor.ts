@@ -69,9 +69,14 @@ for (const [reader, xs] of times) {
   );
 }
 if (readers.length === 2) {
-  for (const [what, series] of [["wall", times], ["CPU", cpuTimes]] as const) {
+  for (const [what, series] of [
+    ["wall", times],
+    ["CPU", cpuTimes],
+  ] as const) {
     const [js, wasm] = [series.get("js")!, series.get("wasm")!];
     const ratios = js.map((t, k) => t / wasm[k]!);
-    console.log(`js / wasm ${what} per paired round: median ${median(ratios).toFixed(2)} x (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`);
+    console.log(
+      `js / wasm ${what} per paired round: median ${median(ratios).toFixed(2)} x (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`,
+    );
   }
 }

@@ -50,9 +50,14 @@ export function median(values: number[]): number | null {
 }
 
 /** Runs `rounds` rounds of `base` then `large` and returns the growth of `tool`'s wall time. */
-export async function measureGrowth(
-  o: { tool: string; pages: number; rounds: number; base: MeasuredCrawl; large: MeasuredCrawl; log: (line: string) => void },
-): Promise<GrowthResult> {
+export async function measureGrowth(o: {
+  tool: string;
+  pages: number;
+  rounds: number;
+  base: MeasuredCrawl;
+  large: MeasuredCrawl;
+  log: (line: string) => void;
+}): Promise<GrowthResult> {
   const rounds: GrowthRound[] = [];
   const problems: string[] = [];
   const timed = async (name: string, crawl: MeasuredCrawl): Promise<number | null> => {

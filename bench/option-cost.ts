@@ -55,7 +55,8 @@ const variants: Variant[] = [
   { name: "+ sitemap", binary, flags: [...BASE, "--sitemap"] },
   { name: "all kinds + fragments + sitemap", binary, flags: [...BASE, "--stylesheets", "--media", "--fragments", "--sitemap"] },
 ];
-if (values["baseline-binary"] !== undefined) variants.unshift({ name: "baseline build, base options", binary: resolve(values["baseline-binary"]), flags: BASE });
+if (values["baseline-binary"] !== undefined)
+  variants.unshift({ name: "baseline build, base options", binary: resolve(values["baseline-binary"]), flags: BASE });
 
 const site = await startSyntheticSite({ pages, profile: "realistic" });
 const dir = mkdtempSync(join(tmpdir(), "lp-option-cost-"));
@@ -136,5 +137,7 @@ for (const variant of variants) {
   const rss = median(runs.flatMap((s) => (s.peak_rss_mib === null ? [] : [s.peak_rss_mib])));
   const ratio = wall !== null && baseWall !== null ? round(wall / baseWall) : null;
   const last = runs.at(-1);
-  console.log(`| ${variant.name} | ${wall === null ? "—" : round(wall)} | ${ratio ?? "—"} | ${rss === null ? "—" : mib(rss * 1024)} | ${last?.links ?? "—"} | ${last?.broken ?? "—"} |`);
+  console.log(
+    `| ${variant.name} | ${wall === null ? "—" : round(wall)} | ${ratio ?? "—"} | ${rss === null ? "—" : mib(rss * 1024)} | ${last?.links ?? "—"} | ${last?.broken ?? "—"} |`,
+  );
 }

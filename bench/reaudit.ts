@@ -114,7 +114,12 @@ const audits: Audit[] = [];
 let wget2: { wall_s: number; cpu_s: number | null; peak_rss_mib: number | null } | null = null;
 try {
   await audit(service, service.domainIds[2]!, warmUp, "warm-up", "first");
-  for (const [index, [site, name]] of ([[withValidators, "validators"], [withoutValidators, "no validators"]] as const).entries()) {
+  for (const [index, [site, name]] of (
+    [
+      [withValidators, "validators"],
+      [withoutValidators, "no validators"],
+    ] as const
+  ).entries()) {
     const domainId = service.domainIds[index]!;
     audits.push(await audit(service, domainId, site, name, "first"));
     for (let round = 0; round < rounds; round++) {

@@ -66,7 +66,10 @@ export function targets(runs: ToolRun[], pages: number, apiLoad: ApiLoadResult |
   ratio("linkpatrol API crawl wall / wget2 wall", service, wget2, "<= 2", (v) => v <= 2, false);
   // Issue 27: as fast as wget2 on the realistic site with every internal kind, for check and the service alike.
   const realisticSize = site === "realistic" && RATIO_SIZES.has(pages);
-  for (const [tool, run] of [["linkpatrol check", check], ["linkpatrol API crawl", service]] as const) {
+  for (const [tool, run] of [
+    ["linkpatrol check", check],
+    ["linkpatrol API crawl", service],
+  ] as const) {
     const informative = !realisticSize;
     const target = informative ? "<= 1.0 (informative; a target on the realistic site at 10k and 50k)" : "<= 1.0";
     if (!ok(run) || !ok(wget2)) out.push({ name: `${tool} wall / wget2 wall (issue 27)`, value: "n/a", target, pass: null, informative });
@@ -103,7 +106,12 @@ export function targets(runs: ToolRun[], pages: number, apiLoad: ApiLoadResult |
       g.growth === null
         ? `n/a: ${g.problems.join("; ")}`
         : `${g.growth.toFixed(2)} x linear, the median of ${g.rounds.length} paired rounds (${g.rounds.map((r) => roundGrowth(r, g.pages)!.toFixed(2)).join(", ")})`;
-    out.push({ name: `${g.tool}: time growth from ${g.base_pages / 1000}k to ${g.pages / 1000}k pages`, value, target: "<= 1.00 x linear", pass: g.growth === null ? false : g.growth <= 1 });
+    out.push({
+      name: `${g.tool}: time growth from ${g.base_pages / 1000}k to ${g.pages / 1000}k pages`,
+      value,
+      target: "<= 1.00 x linear",
+      pass: g.growth === null ? false : g.growth <= 1,
+    });
   }
   if (apiLoad !== null) {
     const mix = apiLoad.mix;
@@ -118,7 +126,12 @@ export function targets(runs: ToolRun[], pages: number, apiLoad: ApiLoadResult |
     }
     for (const e of apiLoad.endpoints) {
       const during = e.crawl_running_before && e.crawl_running_after ? "" : " (crawl not running throughout)";
-      out.push({ name: `API ${e.path} at ${apiLoad.connections} connections${during}`, value: `p99 ${e.p99_ms} ms, non-2xx ${e.non_2xx}`, target: `p99 < ${20} ms, all 2xx, during a crawl`, pass: e.p99_ok && during === "" });
+      out.push({
+        name: `API ${e.path} at ${apiLoad.connections} connections${during}`,
+        value: `p99 ${e.p99_ms} ms, non-2xx ${e.non_2xx}`,
+        target: `p99 < ${20} ms, all 2xx, during a crawl`,
+        pass: e.p99_ok && during === "",
+      });
     }
   }
   return out;
@@ -141,10 +154,14 @@ export function apiLoadTable(a: ApiLoadResult): string[] {
   ];
   const mix = a.mix;
   if (mix !== null) {
-    lines.push(`| mix of ${mix.paths.length} paths, ${mix.threads} threads, ${mix.seconds} s | | ${fmt(mix.req_per_s, 0)} | ${mix.p50_ms} | ${mix.p90_ms} | ${mix.p99_ms} | ${mix.max_ms} | ${mix.non_2xx} | ${mix.errors} | ${mix.pages_before} -> ${mix.pages_after}${mix.crawl_running_after ? "" : " (ended)"} |`);
+    lines.push(
+      `| mix of ${mix.paths.length} paths, ${mix.threads} threads, ${mix.seconds} s | | ${fmt(mix.req_per_s, 0)} | ${mix.p50_ms} | ${mix.p90_ms} | ${mix.p99_ms} | ${mix.max_ms} | ${mix.non_2xx} | ${mix.errors} | ${mix.pages_before} -> ${mix.pages_after}${mix.crawl_running_after ? "" : " (ended)"} |`,
+    );
   }
   for (const e of a.endpoints) {
-    lines.push(`| GET ${e.path} | ${e.first_request_ms} | ${fmt(e.req_per_s, 0)} | ${e.p50_ms} | ${e.p90_ms} | ${e.p99_ms} | ${e.max_ms} | ${e.non_2xx} | ${e.errors} | ${e.pages_before} -> ${e.pages_after}${e.crawl_running_after ? "" : " (ended)"} |`);
+    lines.push(
+      `| GET ${e.path} | ${e.first_request_ms} | ${fmt(e.req_per_s, 0)} | ${e.p50_ms} | ${e.p90_ms} | ${e.p99_ms} | ${e.max_ms} | ${e.non_2xx} | ${e.errors} | ${e.pages_before} -> ${e.pages_after}${e.crawl_running_after ? "" : " (ended)"} |`,
+    );
   }
   if (mix !== null) lines.push(`mix rotation: ${mix.paths.join(", ")}`);
   lines.push(`load crawl: ${a.crawl_end.status} after ${a.crawl_end.wall_s} s, ${a.crawl_end.pages_crawled} pages, ${a.crawl_end.total_links} links`);

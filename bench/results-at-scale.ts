@@ -24,7 +24,12 @@ const TARGETS = arg("targets", 100_000);
 /** The share of targets that are broken. */
 const BROKEN = arg("broken", 0.2);
 const PAGES = 10_000;
-console.log(`load average at start: ${(await import("node:os")).loadavg().map((n) => n.toFixed(1)).join(" ")}`);
+console.log(
+  `load average at start: ${(await import("node:os"))
+    .loadavg()
+    .map((n) => n.toFixed(1))
+    .join(" ")}`,
+);
 const dir = mkdtempSync(join(tmpdir(), "lp-results-"));
 const db = openDatabase(join(dir, "store.db"), { create: true });
 migrate(db);
@@ -40,11 +45,15 @@ function next(): number {
 
 const crawlId = "0190b6f2-7a3e-7c4d-9e1f-000000000001";
 const started = Date.now();
-db.exec(`INSERT INTO domains (id, name, root_url, verification_token, verified_at) VALUES ('d1', 'site.test', 'http://site.test/', 't', '2026-01-01T00:00:00Z')`);
+db.exec(
+  `INSERT INTO domains (id, name, root_url, verification_token, verified_at) VALUES ('d1', 'site.test', 'http://site.test/', 't', '2026-01-01T00:00:00Z')`,
+);
 db.exec(`INSERT INTO crawls (id, domain_id, status, options, total_links, broken_links, created_at, started_at, completed_at)
   VALUES ('${crawlId}', 'd1', 'completed', '{}', ${LINKS}, 0, '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z', '2026-01-01T01:00:00Z')`);
 db.transaction(() => {
-  const target = db.prepare("INSERT INTO crawl_targets (id, crawl_id, url, state, internal, depth, status_code, is_broken, error, warning) VALUES (?, ?, ?, 'done', ?, 1, ?, ?, ?, ?)");
+  const target = db.prepare(
+    "INSERT INTO crawl_targets (id, crawl_id, url, state, internal, depth, status_code, is_broken, error, warning) VALUES (?, ?, ?, 'done', ?, 1, ?, ?, ?, ?)",
+  );
   for (let i = 1; i <= TARGETS; i++) {
     const r = next();
     const external = r < 0.3;
@@ -89,10 +98,11 @@ function median(run: () => unknown): [number, number] {
 
 const rows: [string, [number, number]][] = [];
 const size = 50;
-for (const [label, filter] of [["broken", {}], ["5xx, one host", { statusClass: "5xx", host: "ext3.example:8003" }], ["warning", { statusClass: "warning" }]] as [
-  string,
-  BrokenTargetFilter,
-][]) {
+for (const [label, filter] of [
+  ["broken", {}],
+  ["5xx, one host", { statusClass: "5xx", host: "ext3.example:8003" }],
+  ["warning", { statusClass: "warning" }],
+] as [string, BrokenTargetFilter][]) {
   const total = repo.count(crawlId, filter).targets;
   const last = Math.max(0, Math.ceil(total / size) - 1) * size;
   rows.push([`${label}: count (${total} targets)`, median(() => repo.count(crawlId, filter))]);
@@ -107,7 +117,10 @@ const busiest = repo.page(crawlId, {}, { by: "links", descending: true }, 0, 1)[
 const sources = repo.countSources(crawlId, busiest.target_id, {});
 rows.push([`linking pages of the busiest broken target (${sources}): count`, median(() => repo.countSources(crawlId, busiest.target_id, {}))]);
 rows.push(["… page 1 by source", median(() => repo.sources(crawlId, busiest.target_id, {}, { by: "source", descending: false }, 0, size))]);
-rows.push(["… last page by source", median(() => repo.sources(crawlId, busiest.target_id, {}, { by: "source", descending: false }, Math.floor((sources - 1) / size) * size, size))]);
+rows.push([
+  "… last page by source",
+  median(() => repo.sources(crawlId, busiest.target_id, {}, { by: "source", descending: false }, Math.floor((sources - 1) / size) * size, size)),
+]);
 let streamed = 0;
 const stream = median(() => {
   streamed = 0;

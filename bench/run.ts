@@ -86,7 +86,11 @@ try {
 
   const headers = { authorization: `Bearer lp_${"b".repeat(40)}` };
   for (let i = 0; i < 20; i++) {
-    await fetch(`${server.origin}/v1/domains`, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify({ name: `site${i}.example` }) });
+    await fetch(`${server.origin}/v1/domains`, {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/json" },
+      body: JSON.stringify({ name: `site${i}.example` }),
+    });
   }
   let next = 0;
   const latencies: number[] = [];
@@ -104,7 +108,10 @@ try {
     }),
   );
   const seconds = (performance.now() - began) / 1000;
-  rows.push([`GET /v1/domains (20 items), ${CONCURRENCY} concurrent, ${REQUESTS} requests`, `${(REQUESTS / seconds).toFixed(0)} req/s, p50 ${median(latencies).toFixed(2)} ms, p99 ${[...latencies].sort((a, b) => a - b)[Math.floor(latencies.length * 0.99)]!.toFixed(2)} ms`]);
+  rows.push([
+    `GET /v1/domains (20 items), ${CONCURRENCY} concurrent, ${REQUESTS} requests`,
+    `${(REQUESTS / seconds).toFixed(0)} req/s, p50 ${median(latencies).toFixed(2)} ms, p99 ${[...latencies].sort((a, b) => a - b)[Math.floor(latencies.length * 0.99)]!.toFixed(2)} ms`,
+  ]);
   rows.push(["RSS after the request burst", `${rssMiB(server.proc.pid).toFixed(1)} MiB`]);
   server.proc.kill("SIGTERM");
   await server.proc.exited;

@@ -168,7 +168,9 @@ async function cli(argv: string[]): Promise<number> {
       return 0;
     }
     default:
-      console.error("usage: bun bench/site-server.ts serve|capacity|load [--pages N] [--seed S] [--slow-ms MS] [--concurrency C] [--seconds S] [--site realistic|classic]");
+      console.error(
+        "usage: bun bench/site-server.ts serve|capacity|load [--pages N] [--seed S] [--slow-ms MS] [--concurrency C] [--seconds S] [--site realistic|classic]",
+      );
       return 2;
   }
 }

@@ -111,9 +111,7 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
   try {
     admitOpenedStore(store.sqlite, path, file, admission);
     assertWritable(store.sqlite, config.storage.path);
-    const report = options.temporaryStore
-      ? migrate(store.sqlite)
-      : migrateLocked(store.sqlite, config.storage.path, { lockHeld: options.lockHeld ?? false });
+    const report = options.temporaryStore ? migrate(store.sqlite) : migrateLocked(store.sqlite, config.storage.path, { lockHeld: options.lockHeld ?? false });
     if (report.applied.length > 0) logger.info("migrations applied", { applied: report.applied });
   } catch (error) {
     store.close();

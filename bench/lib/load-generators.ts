@@ -83,7 +83,9 @@ async function runWrk(url: string, o: LoadOptions & { threads: number }, extra =
   const stderrPath = join(o.dir, `wrk-${o.label}.err`);
   const cmd = ["wrk", `-t${o.threads}`, `-c${o.connections}`, `-d${o.seconds}s`, "--timeout", "10s", "-s", script, "-H", `Authorization: Bearer ${o.key}`, url];
   const measured = await runMeasured(cmd, { cwd: o.dir, timeoutS: o.seconds + 60, stdoutPath, stderrPath });
-  const line = readFileSync(stdoutPath, "utf8").split("\n").find((l) => l.startsWith("{"));
+  const line = readFileSync(stdoutPath, "utf8")
+    .split("\n")
+    .find((l) => l.startsWith("{"));
   if (measured.exit_code !== 0 || line === undefined) throw new Error(`wrk exit ${measured.exit_code ?? measured.signal}: ${tail(stderrPath, 5)}`);
   const r = JSON.parse(line);
   return {
@@ -144,7 +146,8 @@ function autocannon(): LoadGenerator {
   return {
     name: "autocannon",
     version: firstLine(["node", AUTOCANNON_CLI, "--version"])?.split(/\s+/)[1] ?? null,
-    run: (url, o) => runAutocannon(["node", AUTOCANNON_CLI, "-c", String(o.connections), "-d", String(o.seconds), "-j", "-H", `authorization=Bearer ${o.key}`, url], o),
+    run: (url, o) =>
+      runAutocannon(["node", AUTOCANNON_CLI, "-c", String(o.connections), "-d", String(o.seconds), "-j", "-H", `authorization=Bearer ${o.key}`, url], o),
     runMix(origin, paths, o) {
       const script = join(o.dir, `autocannon-${o.label}.cjs`);
       writeFileSync(script, AUTOCANNON_MIX);

@@ -31,16 +31,14 @@ function cell(text: string): string {
  * nginx's count (HTML GET 200); a tool's own count, when it has one and differs, goes into the notes.
  */
 export function resultsTable(runs: SiteRun[]): string {
-  const lines = [
-    "| site | tool | pages | distinct targets | broken targets | wall s | CPU s | peak RSS MiB |",
-    "|---|---|---:|---:|---:|---:|---:|---:|",
-  ];
+  const lines = ["| site | tool | pages | distinct targets | broken targets | wall s | CPU s | peak RSS MiB |", "|---|---|---:|---:|---:|---:|---:|---:|"];
   const notes: string[] = [];
   for (const run of runs) {
     for (const r of run.results) {
       const mark = r.outcome === "ok" ? "" : ` (${r.outcome})`;
       if (r.outcome !== "ok" || r.note !== null) notes.push(`- ${run.site.name}, ${r.tool}: ${r.outcome}${r.note === null ? "" : ` — ${r.note}`}`);
-      if (r.ownPages !== null && r.ownPages !== r.pagesFetched) notes.push(`- ${run.site.name}, ${r.tool}: own page count ${r.ownPages}, nginx's ${r.pagesFetched ?? "–"}`);
+      if (r.ownPages !== null && r.ownPages !== r.pagesFetched)
+        notes.push(`- ${run.site.name}, ${r.tool}: own page count ${r.ownPages}, nginx's ${r.pagesFetched ?? "–"}`);
       const m = r.measured;
       lines.push(
         `| ${run.site.name} | ${r.tool}${mark} | ${r.pagesFetched ?? "–"} | ${r.targets.size} | ${brokenCount(r)} | ${fmt(m.wall_s, 2)} | ${fmt(m.cpu_s, 2)} | ${fmt(m.peak_rss_mib)} |`,
@@ -66,7 +64,8 @@ export function disagreements(run: SiteRun): Disagreement[] {
     if (seen.every(([, s]) => s?.broken === true)) continue;
     const verdicts: Disagreement["verdicts"] = {};
     for (const [tool, s] of seen) {
-      verdicts[tool] = s === undefined ? { said: "not seen", detail: "", source: null } : { said: s.broken ? "broken" : "ok", detail: s.detail, source: s.source };
+      verdicts[tool] =
+        s === undefined ? { said: "not seen", detail: "", source: null } : { said: s.broken ? "broken" : "ok", detail: s.detail, source: s.source };
     }
     list.push({ url, verdicts });
   }

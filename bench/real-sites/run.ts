@@ -157,7 +157,9 @@ function json(runs: SiteRun[], flags: Flags): unknown {
 
 /** Which way nginx served the sites: wget2's pages and times are not comparable across the two. */
 function etagNote(flags: Flags): string {
-  return flags.etag ? "nginx sends ETags (mtime + size; wget2 skips pages whose ETag it has seen)." : "nginx sends no ETags (--no-etag: wget2 GETs every page).";
+  return flags.etag
+    ? "nginx sends ETags (mtime + size; wget2 skips pages whose ETag it has seen)."
+    : "nginx sends no ETags (--no-etag: wget2 GETs every page).";
 }
 
 async function main(): Promise<number> {

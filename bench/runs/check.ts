@@ -59,7 +59,10 @@ export async function runCheck(o: CheckRunOptions): Promise<ToolRun> {
   const stderrPath = join(o.dir, "check.stderr.log");
   const cmd = [...o.command, ...checkArgs(o, reportPath)];
   const measured = await runMeasured(cmd, { cwd: o.dir, timeoutS: o.timeoutS, stderrPath });
-  const run = measuredRun({ tool: "linkpatrol check", version: o.version, command: cmd, linksMeaning: "distinct (page, target) pairs (CONTRACT Link)", timeoutS: o.timeoutS }, measured);
+  const run = measuredRun(
+    { tool: "linkpatrol check", version: o.version, command: cmd, linksMeaning: "distinct (page, target) pairs (CONTRACT Link)", timeoutS: o.timeoutS },
+    measured,
+  );
   if (run.status === "timeout") return run;
   // Exit 1 means "broken links found": expected on this site.
   if (measured.exit_code !== 0 && measured.exit_code !== 1) {

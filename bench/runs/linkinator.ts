@@ -73,7 +73,9 @@ export async function runLinkinator(o: LinkinatorRunOptions): Promise<ToolRun> {
   const parents = new Set<string>();
   for (const link of out.links) if (link.parent !== undefined) parents.add(link.parent);
   const internal = o.site.origins.internal;
-  const pages = [...statusOf].filter(([url, status]) => status === 200 && url.startsWith(`${internal}/`) && o.site.pageNumber(url.slice(internal.length)) !== null).length;
+  const pages = [...statusOf].filter(
+    ([url, status]) => status === 200 && url.startsWith(`${internal}/`) && o.site.pageNumber(url.slice(internal.length)) !== null,
+  ).length;
   const broken = out.links.filter((link) => link.state === "BROKEN").map((link) => link.url);
   return withRates({
     ...run,

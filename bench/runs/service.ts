@@ -48,12 +48,17 @@ export async function api(origin: string, method: string, path: string, body?: u
 
 /** Registers the sites (the first is the benchmark's) and starts `serve`; throws when it is not healthy in 30 s. */
 export async function startService(o: { command: string[]; dir: string; configPath: string; port: number; sites: RunningSite<SiteTable>[] }): Promise<Service> {
-  const version = Bun.spawnSync([...o.command, "version"], { cwd: o.dir }).stdout.toString().trim();
+  const version = Bun.spawnSync([...o.command, "version"], { cwd: o.dir })
+    .stdout.toString()
+    .trim();
   // `domains add` no longer creates a missing store (store/store-admission.ts): `migrate` makes it first.
   const migrated = Bun.spawnSync([...o.command, "migrate", "--config", o.configPath], { cwd: o.dir });
   if (migrated.exitCode !== 0) throw new Error(`migrate failed (exit ${migrated.exitCode}): ${migrated.stderr.toString()}`);
   const domainIds = o.sites.map((site) => {
-    const added = Bun.spawnSync([...o.command, "domains", "add", site.internal.host, "--root-url", site.rootUrl, "--verified", "--json", "--config", o.configPath], { cwd: o.dir });
+    const added = Bun.spawnSync(
+      [...o.command, "domains", "add", site.internal.host, "--root-url", site.rootUrl, "--verified", "--json", "--config", o.configPath],
+      { cwd: o.dir },
+    );
     if (added.exitCode !== 0) throw new Error(`domains add failed (exit ${added.exitCode}): ${added.stderr.toString()}`);
     return (JSON.parse(added.stdout.toString()) as { id: string }).id;
   });
@@ -104,7 +109,12 @@ export async function startCrawl(service: Service, flags: CrawlFlags, domainId =
 export type Outcome = "completed" | "failed" | "timeout" | "service_died";
 
 /** Polls a crawl until it ends or `deadline` (performance.now() ms); `onPoll` sees every detail. */
-export async function waitForCrawl(service: Service, crawlId: string, deadline: number, onPoll?: (detail: any) => void): Promise<{ outcome: Outcome; detail: any }> {
+export async function waitForCrawl(
+  service: Service,
+  crawlId: string,
+  deadline: number,
+  onPoll?: (detail: any) => void,
+): Promise<{ outcome: Outcome; detail: any }> {
   let detail: any = null;
   while (performance.now() < deadline) {
     if (!service.alive()) return { outcome: "service_died", detail };
@@ -152,7 +162,9 @@ export async function serviceCrawl(
       if (detail.status === "running" && firstRunningMs === null) firstRunningMs = performance.now() - t0;
       if (performance.now() - lastReport >= 5_000) {
         lastReport = performance.now();
-        o.log(`${((lastReport - t0) / 1000).toFixed(0)} s: ${detail.status}, ${detail.pages_crawled} pages, ${detail.total_links} links, ${detail.broken_links} broken, RSS ${mib(procStatusKiB(pid, "VmRSS"))} MiB`);
+        o.log(
+          `${((lastReport - t0) / 1000).toFixed(0)} s: ${detail.status}, ${detail.pages_crawled} pages, ${detail.total_links} links, ${detail.broken_links} broken, RSS ${mib(procStatusKiB(pid, "VmRSS"))} MiB`,
+        );
       }
     });
   } finally {
@@ -176,7 +188,12 @@ export async function serviceCrawl(
   if (outcome === "timeout" || outcome === "service_died") {
     const why = outcome === "timeout" ? `did not end within ${o.timeoutS} s` : `lost its service (exit code ${service.exitCode()})`;
     const last = detail === null ? "none" : `${detail.status}, ${detail.pages_crawled} pages, ${detail.total_links} links`;
-    return { run: { ...base, status: outcome === "timeout" ? "timeout" : "failed", reason: `crawl ${crawlId} ${why}; last state: ${last}` }, outcome, allOk: false, detail };
+    return {
+      run: { ...base, status: outcome === "timeout" ? "timeout" : "failed", reason: `crawl ${crawlId} ${why}; last state: ${last}` },
+      outcome,
+      allOk: false,
+      detail,
+    };
   }
 
   // Read the broken links back.
@@ -191,7 +208,11 @@ export async function serviceCrawl(
     if (res.json.data.length < 100) break;
   }
   const linksMeta = await api(service.origin, "GET", `/crawls/${crawlId}/links?limit=1`);
-  const broken = compareBroken(brokenItems.map((item) => item.url), o.truth, o.truthName);
+  const broken = compareBroken(
+    brokenItems.map((item) => item.url),
+    o.truth,
+    o.truthName,
+  );
   const t = o.truth;
   const counts = {
     pages_crawled: { got: detail.pages_crawled, want: t.pages_crawled },

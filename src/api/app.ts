@@ -114,7 +114,7 @@ export function createApp(deps: AppDeps) {
     info: {
       title: "linkpatrol API",
       version: VERSION,
-      description: "Self-hosted link checking. Every error body is {\"error\": {code, message, details?}}.",
+      description: 'Self-hosted link checking. Every error body is {"error": {code, message, details?}}.',
     },
   });
 

@@ -265,8 +265,7 @@ export async function runCheck(values: Values, positionals: string[]): Promise<n
     }
     stopProgress();
 
-    const reported = (link: Pick<LinkView, "url">) =>
-      (include.size === 0 || include.matches(link.url)) && !exclude.matches(link.url);
+    const reported = (link: Pick<LinkView, "url">) => (include.size === 0 || include.matches(link.url)) && !exclude.matches(link.url);
     const crawls = runtime.crawls;
     function* links(): Generator<LinkView> {
       const trimHeap = collectEvery(LINKS_PER_YOUNG_COLLECTION, youngThenFull(YOUNG_COLLECTIONS_PER_FULL));

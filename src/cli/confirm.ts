@@ -7,10 +7,7 @@ import { createInterface } from "node:readline/promises";
 export async function askYesNo(question: string): Promise<boolean> {
   const terminal = createInterface({ input: process.stdin, output: process.stderr });
   try {
-    const answer = await Promise.race([
-      terminal.question(`${question} [y/N] `),
-      new Promise<string>((resolve) => terminal.once("close", () => resolve(""))),
-    ]);
+    const answer = await Promise.race([terminal.question(`${question} [y/N] `), new Promise<string>((resolve) => terminal.once("close", () => resolve("")))]);
     return /^y(es)?$/i.test(answer.trim());
   } finally {
     terminal.close();

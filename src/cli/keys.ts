@@ -31,7 +31,13 @@ export async function keysCommand(args: string[]): Promise<number> {
         if (!values.name) throw new UsageError("keys create needs --name NAME");
         // Only an omitted --scopes means the default: an empty list given on purpose is refused by the service,
         // never widened to admin.
-        const scopes = values.scopes === undefined ? ["admin"] : values.scopes.split(",").map((s) => s.trim()).filter(Boolean);
+        const scopes =
+          values.scopes === undefined
+            ? ["admin"]
+            : values.scopes
+                .split(",")
+                .map((s) => s.trim())
+                .filter(Boolean);
         const { key, secret } = keys.create(values.name, scopes);
         if (values.json) out(JSON.stringify({ ...key, key: secret }));
         else {

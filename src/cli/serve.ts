@@ -154,12 +154,7 @@ export function localOrigin(hostname: string, port: number): string {
 async function stopServing(server: ReturnType<typeof Bun.serve>, runtime: Runtime, timeoutMs: number): Promise<boolean> {
   const deadline = AbortSignal.timeout(timeoutMs);
   runtime.scheduler.stop();
-  const drained = Promise.all([
-    server.stop(),
-    runtime.crawlPool.stop(deadline),
-    runtime.dispatcher.stop(deadline),
-    runtime.retention.stop(),
-  ]);
+  const drained = Promise.all([server.stop(), runtime.crawlPool.stop(deadline), runtime.dispatcher.stop(deadline), runtime.retention.stop()]);
   const inTime = await untilAborted(drained, deadline);
   if (!inTime) void server.stop(true);
   return inTime;

@@ -34,10 +34,19 @@ export const dnsServer = z.string().refine(isDnsServer, "must be an IP address, 
 export function isPublicUrl(value: string): boolean {
   try {
     const url = new URL(value);
-    return (url.protocol === "http:" || url.protocol === "https:") && url.username === "" && url.password === "" && url.search === "" && url.hash === "" && !value.includes("#");
+    return (
+      (url.protocol === "http:" || url.protocol === "https:") &&
+      url.username === "" &&
+      url.password === "" &&
+      url.search === "" &&
+      url.hash === "" &&
+      !value.includes("#")
+    );
   } catch {
     return false;
   }
 }
 
-export const publicUrl = z.string().refine(isPublicUrl, "must be an http(s) URL without credentials, query or fragment, such as https://linkpatrol.example.com/");
+export const publicUrl = z
+  .string()
+  .refine(isPublicUrl, "must be an http(s) URL without credentials, query or fragment, such as https://linkpatrol.example.com/");

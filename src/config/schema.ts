@@ -8,95 +8,107 @@ import { addressOrCidr, cidr, dnsServer, publicUrl } from "./network-values.ts";
  * (strict objects), and deploy/linkpatrol.example.yaml documents the same keys. Parsed once at start.
  */
 
-
 const serverFields = z.strictObject({
-    host: z.string().min(1).default("0.0.0.0"),
-    port: z.number().int().min(0).max(65535).default(8080),
-    base_path: z
-      .string()
-      .regex(/^\/[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*$/, "must start with / and not end with /")
-      .default("/v1"),
-    max_request_body_bytes: z.number().int().min(1024).max(16 * 1024 * 1024).default(1024 * 1024),
-    /** After SIGTERM: how long in-flight requests, crawl checkpoints and webhook attempts may take before exit. */
-    shutdown_timeout: duration(1_000, 600_000).default(25_000),
-    /**
-     * The address people reach the dashboard at (behind a reverse proxy: the proxy's), e.g.
-     * https://linkpatrol.example.com/; links in notifications and the start-up log are built from it. null: none.
-     */
-    public_url: publicUrl.nullable().default(null),
-    /** Reverse proxies whose forwarding header names the client (addresses or CIDRs); none: the peer is the client. */
-    trusted_proxies: z.array(addressOrCidr).max(1_000).default([]),
-    /** The header those proxies write the client's address into. */
-    forwarded_header: z.enum(["x-forwarded-for", "forwarded"]).default("x-forwarded-for"),
-  });
+  host: z.string().min(1).default("0.0.0.0"),
+  port: z.number().int().min(0).max(65535).default(8080),
+  base_path: z
+    .string()
+    .regex(/^\/[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*$/, "must start with / and not end with /")
+    .default("/v1"),
+  max_request_body_bytes: z
+    .number()
+    .int()
+    .min(1024)
+    .max(16 * 1024 * 1024)
+    .default(1024 * 1024),
+  /** After SIGTERM: how long in-flight requests, crawl checkpoints and webhook attempts may take before exit. */
+  shutdown_timeout: duration(1_000, 600_000).default(25_000),
+  /**
+   * The address people reach the dashboard at (behind a reverse proxy: the proxy's), e.g.
+   * https://linkpatrol.example.com/; links in notifications and the start-up log are built from it. null: none.
+   */
+  public_url: publicUrl.nullable().default(null),
+  /** Reverse proxies whose forwarding header names the client (addresses or CIDRs); none: the peer is the client. */
+  trusted_proxies: z.array(addressOrCidr).max(1_000).default([]),
+  /** The header those proxies write the client's address into. */
+  forwarded_header: z.enum(["x-forwarded-for", "forwarded"]).default("x-forwarded-for"),
+});
 
 /** Which ended crawls (with their links and webhook deliveries) are pruned, and how often that is checked. */
 const retentionFields = z.strictObject({
   /** Crawls that ended longer ago than this; null keeps them regardless of age. */
-  max_age: duration(3_600_000, 100 * 365 * 86_400_000).nullable().default(365 * 86_400_000),
+  max_age: duration(3_600_000, 100 * 365 * 86_400_000)
+    .nullable()
+    .default(365 * 86_400_000),
   /** Crawls of a domain beyond its newest this many; null keeps them regardless of count. */
   keep_last: z.number().int().min(1).max(1_000_000).nullable().default(100),
   interval: duration(1_000, 7 * 86_400_000).default(3_600_000),
 });
 
 const storageFields = z.strictObject({
-    path: z.string().min(1).default("./data/linkpatrol.db"),
-    busy_timeout: duration(0, 600_000).default(5_000),
-    retention: retentionFields.prefault({}),
-  });
+  path: z.string().min(1).default("./data/linkpatrol.db"),
+  busy_timeout: duration(0, 600_000).default(5_000),
+  retention: retentionFields.prefault({}),
+});
 
 const authFields = z.strictObject({
-    bootstrap_key: z
-      .string()
-      .regex(/^lp_[0-9A-Za-z]{32,}$/, "must be lp_ followed by at least 32 base62 characters")
-      .nullable()
-      .default(null),
-    rate_limit: z.number().int().min(0).max(1_000_000).default(600),
-  });
+  bootstrap_key: z
+    .string()
+    .regex(/^lp_[0-9A-Za-z]{32,}$/, "must be lp_ followed by at least 32 base62 characters")
+    .nullable()
+    .default(null),
+  rate_limit: z.number().int().min(0).max(1_000_000).default(600),
+});
 
 const crawlerFields = z.strictObject({
-    workers: z.number().int().min(0).max(256).default(0),
-    /** Nice value of crawl worker threads (0 = the service's own): the API keeps the CPU while crawls run. */
-    nice: z.number().int().min(0).max(19).default(19),
-    concurrency: z.number().int().min(1).max(512).default(16),
-    per_host_concurrency: z.number().int().min(1).max(64).default(4),
-    connect_timeout: duration(100, 120_000).default(10_000),
-    header_timeout: duration(100, 300_000).default(15_000),
-    body_timeout: duration(100, 600_000).default(30_000),
-    max_pages: z.number().int().min(1).max(10_000_000).default(10_000),
-    max_depth: z.number().int().min(0).max(10_000).default(50),
-    /** Links taken from one page at most (occurrences, in document order); the rest are counted as a cut page. */
-    max_links_per_page: z.number().int().min(1).max(1_000_000).default(50_000),
-    max_duration: duration(1_000, 7 * 86_400_000).default(3_600_000),
-    max_body_bytes: z.number().int().min(1024).max(1024 * 1024 * 1024).default(10 * 1024 * 1024),
-    user_agent: z.string().min(1).max(512).default("linkpatrol/{version} (+https://github.com/linkpatrol/linkpatrol)"),
-    respect_robots: z.boolean().default(true),
-    /** Extra request headers for the crawled site's own origin (e.g. a staging site's auth), never other hosts; Host and User-Agent are ours. */
-    headers: z.record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, "not an HTTP header name"), z.string().max(8192)).default({}),
-    accept_status: z.array(z.number().int().min(100).max(999)).default([]),
-    allow_private_networks: z.boolean().default(false),
-    allowed_cidrs: z.array(cidr).default([]),
-  });
+  workers: z.number().int().min(0).max(256).default(0),
+  /** Nice value of crawl worker threads (0 = the service's own): the API keeps the CPU while crawls run. */
+  nice: z.number().int().min(0).max(19).default(19),
+  concurrency: z.number().int().min(1).max(512).default(16),
+  per_host_concurrency: z.number().int().min(1).max(64).default(4),
+  connect_timeout: duration(100, 120_000).default(10_000),
+  header_timeout: duration(100, 300_000).default(15_000),
+  body_timeout: duration(100, 600_000).default(30_000),
+  max_pages: z.number().int().min(1).max(10_000_000).default(10_000),
+  max_depth: z.number().int().min(0).max(10_000).default(50),
+  /** Links taken from one page at most (occurrences, in document order); the rest are counted as a cut page. */
+  max_links_per_page: z.number().int().min(1).max(1_000_000).default(50_000),
+  max_duration: duration(1_000, 7 * 86_400_000).default(3_600_000),
+  max_body_bytes: z
+    .number()
+    .int()
+    .min(1024)
+    .max(1024 * 1024 * 1024)
+    .default(10 * 1024 * 1024),
+  user_agent: z.string().min(1).max(512).default("linkpatrol/{version} (+https://github.com/linkpatrol/linkpatrol)"),
+  respect_robots: z.boolean().default(true),
+  /** Extra request headers for the crawled site's own origin (e.g. a staging site's auth), never other hosts; Host and User-Agent are ours. */
+  headers: z.record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, "not an HTTP header name"), z.string().max(8192)).default({}),
+  accept_status: z.array(z.number().int().min(100).max(999)).default([]),
+  allow_private_networks: z.boolean().default(false),
+  allowed_cidrs: z.array(cidr).default([]),
+});
 
 const verificationFields = z.strictObject({
-    dns_servers: z.array(dnsServer).default([]),
-    timeout: duration(100, 120_000).default(10_000),
-  });
+  dns_servers: z.array(dnsServer).default([]),
+  timeout: duration(100, 120_000).default(10_000),
+});
 
 /** The Standard Webhooks retry schedule: the delay before each retry after a failed attempt. */
-const STANDARD_RETRY_SCHEDULE_MS = [
-  5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 50_400_000, 72_000_000, 86_400_000,
-];
+const STANDARD_RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 50_400_000, 72_000_000, 86_400_000];
 
 const webhooksFields = z.strictObject({
-    timeout: duration(100, 300_000).default(15_000),
-    retry_schedule: z.array(duration(1_000, 7 * 86_400_000)).max(50).default(STANDARD_RETRY_SCHEDULE_MS),
-    allow_http: z.boolean().default(false),
-    allow_private_targets: z.boolean().default(false),
-    ca_file: z.string().min(1).nullable().default(null),
-    disable_after: duration(60_000, 365 * 86_400_000).default(5 * 86_400_000),
-    max_concurrent: z.number().int().min(1).max(256).default(8),
-  });
+  timeout: duration(100, 300_000).default(15_000),
+  retry_schedule: z
+    .array(duration(1_000, 7 * 86_400_000))
+    .max(50)
+    .default(STANDARD_RETRY_SCHEDULE_MS),
+  allow_http: z.boolean().default(false),
+  allow_private_targets: z.boolean().default(false),
+  ca_file: z.string().min(1).nullable().default(null),
+  disable_after: duration(60_000, 365 * 86_400_000).default(5 * 86_400_000),
+  max_concurrent: z.number().int().min(1).max(256).default(8),
+});
 
 /** Notification channels (email and chat); their deliveries share the webhooks' outbox, retry schedule and concurrency. */
 const notificationsFields = z.strictObject({
@@ -111,8 +123,8 @@ const notificationsFields = z.strictObject({
 });
 
 const loggingFields = z.strictObject({
-    level: z.enum(["debug", "info", "warn", "error"]).default("info"),
-  });
+  level: z.enum(["debug", "info", "warn", "error"]).default("info"),
+});
 
 /** GET /metrics: on the API listener behind the metrics:read scope, or on a listener of its own without a key. */
 const metricsFields = z.strictObject({
@@ -129,8 +141,8 @@ const uiFields = z.strictObject({
 });
 
 const schedulerFields = z.strictObject({
-    catch_up: z.boolean().default(true),
-  });
+  catch_up: z.boolean().default(true),
+});
 
 /** One recurring crawl declared in the file; the domain must already be registered. */
 const scheduleEntry = z.strictObject({
@@ -158,7 +170,8 @@ export const SECTION_SCHEMAS = {
 export type ConfigSection = keyof typeof SECTION_SCHEMAS;
 
 /** The configuration schema; `Config` is its parsed output. */
-export const configSchema = z.strictObject({
+export const configSchema = z
+  .strictObject({
     server: serverFields.prefault({}),
     storage: storageFields.prefault({}),
     auth: authFields.prefault({}),

@@ -34,10 +34,7 @@ export type CrawlFailure = (typeof CRAWL_FAILURES)[number];
 export type StopReason = "cancelled" | "shutdown" | "max_duration";
 
 /** How a crawl ends for good. */
-export type CrawlEnd =
-  | { kind: "completed" }
-  | { kind: "cancelled" }
-  | { kind: "failed"; failure: Exclude<CrawlFailure, "cancelled">; error: string };
+export type CrawlEnd = { kind: "completed" } | { kind: "cancelled" } | { kind: "failed"; failure: Exclude<CrawlFailure, "cancelled">; error: string };
 
 /**
  * How one run of a crawl's job ends, from the job through its worker thread to the pool: the crawl ended

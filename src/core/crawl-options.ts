@@ -9,9 +9,7 @@ import { CRAWL_OPTION_ROWS, type CrawlOptionName } from "./crawl-option-table.ts
 type OptionFields = { [K in CrawlOptionName]: z.ZodDefault<z.ZodBoolean> };
 
 export const CrawlOptionsSchema = z
-  .strictObject(
-    Object.fromEntries(CRAWL_OPTION_ROWS.map(([name, row]) => [name, z.boolean().default(false).describe(row.description)])) as OptionFields,
-  )
+  .strictObject(Object.fromEntries(CRAWL_OPTION_ROWS.map(([name, row]) => [name, z.boolean().default(false).describe(row.description)])) as OptionFields)
   .meta({ id: "CrawlOptions" });
 
 export type CrawlOptions = z.output<typeof CrawlOptionsSchema>;

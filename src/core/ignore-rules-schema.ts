@@ -5,8 +5,7 @@ import { ignoreRulesProblems, MAX_RULE_LENGTH, MAX_RULES_PER_LIST } from "./igno
  * Ignore rules as the API takes and shows them (core/ignore-rules.ts says what they mean): validated here, so a
  * pattern that is not a regular expression is a 400 naming it. A list left out is empty.
  */
-const patterns = (description: string) =>
-  z.array(z.string().min(1).max(MAX_RULE_LENGTH)).max(MAX_RULES_PER_LIST).default([]).meta({ description });
+const patterns = (description: string) => z.array(z.string().min(1).max(MAX_RULE_LENGTH)).max(MAX_RULES_PER_LIST).default([]).meta({ description });
 
 export const IgnoreRulesSchema = z
   .strictObject({
@@ -16,7 +15,14 @@ export const IgnoreRulesSchema = z
   .superRefine((rules, ctx) => {
     for (const problem of ignoreRulesProblems(rules)) {
       // Paths relative to this object; the field names the list and the index.
-      ctx.addIssue({ code: "custom", message: problem.message, path: problem.field.split(".").slice(1).map((part) => (/^\d+$/.test(part) ? Number(part) : part)) });
+      ctx.addIssue({
+        code: "custom",
+        message: problem.message,
+        path: problem.field
+          .split(".")
+          .slice(1)
+          .map((part) => (/^\d+$/.test(part) ? Number(part) : part)),
+      });
     }
   })
   .meta({ id: "IgnoreRules" });

@@ -83,7 +83,9 @@ export async function checkTarget(target: FrontierTarget, context: CheckContext)
   const outcome: LinkOutcome = reusedStatus === null ? toOutcome(result) : { kind: "answered", status: reusedStatus, finalUrl: target.url };
   const found = read?.findings ?? [];
   const notFollowed: Finding[] =
-    result.kind === "response" && result.notFollowed !== undefined ? [{ kind: "not_followed", url: result.notFollowed, rule: context.excludedBy?.(result.notFollowed) ?? null }] : [];
+    result.kind === "response" && result.notFollowed !== undefined
+      ? [{ kind: "not_followed", url: result.notFollowed, rule: context.excludedBy?.(result.notFollowed) ?? null }]
+      : [];
   const verdict = composeVerdict(outcome, [...notFollowed, ...found], { internal: target.internal, acceptStatus: context.acceptStatus });
   let redirectEnd: RedirectEnd | null = null;
   // Only a GET's end is recorded: a HEAD-checked image that redirects to a page must not stand in for the page.
@@ -108,7 +110,8 @@ export async function checkTarget(target: FrontierTarget, context: CheckContext)
  */
 export async function fetchPageIds(url: string, context: CheckContext): Promise<{ finalUrl: string; ids: PageIds } | "not_a_page" | "no_answer"> {
   const result = await fetchWithRetry<PageReading | OpenReader>(url, "GET", context, (status, headers, finalUrl) => {
-    if (isSitePage({ status, headers, finalUrl }, context.site)) return new PageReading(finalUrl, headers["content-type"], { maxLinks: 0, collectIds: true }, null, context.pageBytesRead);
+    if (isSitePage({ status, headers, finalUrl }, context.site))
+      return new PageReading(finalUrl, headers["content-type"], { maxLinks: 0, collectIds: true }, null, context.pageBytesRead);
     return isSuccess(status) && isHtmlContentType(headers["content-type"]) ? DRAIN : null;
   });
   if (result.kind !== "response") return "no_answer";

@@ -107,9 +107,7 @@ export function isUncheckableVerdict(statusCode: number | null, error: string | 
 const UNCHECKABLE_TEXTS: ReadonlySet<string> = new Set(Object.values(UNCHECKABLE_ERRORS));
 
 /** Which limit cut a page short: its body at max_body_bytes, or its links at max_links_per_page. */
-export type PageCut =
-  | { limit: "max_body_bytes"; value: number }
-  | { limit: "max_links_per_page"; value: number; dropped: number };
+export type PageCut = { limit: "max_body_bytes"; value: number } | { limit: "max_links_per_page"; value: number; dropped: number };
 
 /** The warning a page (or a stylesheet) carries when a limit cut it short. */
 export function pageCutWarning(cut: PageCut, what: "page" | "stylesheet" = "page"): string {

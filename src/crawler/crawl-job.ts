@@ -113,7 +113,13 @@ async function runCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: C
     logger.info("crawl running", { crawl_id: crawlId, domain: crawl.domain_name });
 
     const run = await runCrawl(
-      { crawlId, rootUrl: crawl.root_url, options: crawl.options, ignoreRules: crawl.ignore_rules, timeLeftMs: crawler.max_duration - elapsedMs(startedAt, Date.now()) },
+      {
+        crawlId,
+        rootUrl: crawl.root_url,
+        options: crawl.options,
+        ignoreRules: crawl.ignore_rules,
+        timeLeftMs: crawler.max_duration - elapsedMs(startedAt, Date.now()),
+      },
       {
         frontier: new Frontier(sqlite),
         check: {

@@ -13,10 +13,7 @@ import type { CrawlProgress } from "./crawl.ts";
 export type ToWorker = { type: "start"; crawlId: string; settings: CrawlJobSettings } | { type: "stop"; reason: StopReason };
 
 /** Messages to the pool. */
-export type FromWorker =
-  | { type: "started" }
-  | { type: "ended"; end: JobEnd }
-  | { type: "progress"; progress: CrawlProgress };
+export type FromWorker = { type: "started" } | { type: "ended"; end: JobEnd } | { type: "progress"; progress: CrawlProgress };
 
 declare const self: Worker;
 

@@ -247,7 +247,8 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
           };
     const { finalUrl } = checked;
     const verdict = ignore.muted(target.url, checked.verdict);
-    const redirectEnd = checked.redirectEnd === null ? null : { ...checked.redirectEnd, verdict: ignore.muted(checked.redirectEnd.url, checked.redirectEnd.verdict) };
+    const redirectEnd =
+      checked.redirectEnd === null ? null : { ...checked.redirectEnd, verdict: ignore.muted(checked.redirectEnd.url, checked.redirectEnd.verdict) };
     return { kind: "checked", target, verdict, finalUrl, redirectEnd, page };
   };
 

@@ -32,7 +32,6 @@ export function charsetRuleLabel(body: Uint8Array): string | null {
 
 /** Decodes a stylesheet body to text using the encoding its bytes, headers or `@charset` rule declare. */
 export function decodeCss(body: Uint8Array, contentType: string | undefined): string {
-  const decoder =
-    decoderFor(bomEncoding(body)) ?? decoderFor(charsetOf(contentType)) ?? decoderFor(charsetRuleLabel(body)) ?? new TextDecoder("utf-8");
+  const decoder = decoderFor(bomEncoding(body)) ?? decoderFor(charsetOf(contentType)) ?? decoderFor(charsetRuleLabel(body)) ?? new TextDecoder("utf-8");
   return decoder.decode(body);
 }

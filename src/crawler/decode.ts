@@ -51,12 +51,7 @@ export function decoderFor(label: string | null): TextDecoder | null {
 
 /** The decoder for an HTML body; only its first PRESCAN_BYTES bytes are read. */
 function htmlDecoder(body: Uint8Array, contentType: string | undefined): TextDecoder {
-  return (
-    decoderFor(bomEncoding(body)) ??
-    decoderFor(charsetOf(contentType)) ??
-    decoderFor(metaCharset(body)) ??
-    new TextDecoder("utf-8")
-  );
+  return decoderFor(bomEncoding(body)) ?? decoderFor(charsetOf(contentType)) ?? decoderFor(metaCharset(body)) ?? new TextDecoder("utf-8");
 }
 
 /** Decodes an HTML body to text using the encoding its headers or markup declare. */
@@ -186,4 +181,3 @@ class TextChunker {
     return -1;
   }
 }
-

@@ -79,7 +79,8 @@ const HIDDEN_TEXT_TAGS: ReadonlySet<string> = new Set(["script", "style"]);
 /** A streaming extractor for the page at `pageUrl` (the base until a `<base href>` says otherwise). */
 export function createExtractor(pageUrl: string, options: ExtractorOptions = {}): Extractor {
   const { maxLinks = Number.POSITIVE_INFINITY, collectIds = false, scanCss = false } = options;
-  const checked = (read: ReadAttributes, cbs: ScannerCallbacks): ScannerCallbacks => (options.checkAttributeReads === true ? checkAttributeReads(cbs, read) : cbs);
+  const checked = (read: ReadAttributes, cbs: ScannerCallbacks): ScannerCallbacks =>
+    options.checkAttributeReads === true ? checkAttributeReads(cbs, read) : cbs;
   // Links in document order; `url` holds the href as written until end() resolves it.
   const found: ExtractedLink[] = [];
   let dropped = 0;
@@ -136,35 +137,40 @@ export function createExtractor(pageUrl: string, options: ExtractorOptions = {})
   // Text matters only inside an anchor (its link text) or a `<style>` being scanned; the rest is never sliced.
   const wantsText = (): boolean => templateDepth === 0 && ((anchor !== null && hiddenText === null) || (css !== null && hiddenText === "style"));
   const read = readAttributes(collectIds, scanCss);
-  const parser = createPageReader(wantsText, read, options.jsScanner === true, checked(read, {
-    onopentag(name, attribs) {
-      if (name === "template") templateDepth++;
-      if (templateDepth > 0) return;
-      if (HIDDEN_TEXT_TAGS.has(name)) hiddenText = name;
-      if (name === "base" && baseHref === null && "href" in attribs) baseHref = attribs.href ?? "";
-      if (name === "img" && anchor !== null && attribs.alt) anchor.add(` ${attribs.alt} `);
-      ids?.element(name, attribs);
-      takeLinks(name, attribs);
-      if (css !== null && attribs.style !== undefined) keepCss(css.attribute(attribs.style), name);
-      if (css !== null && name === "style") css.openStyle(attribs);
-      if (CONTEXT_TAGS.has(name)) contexts.push(name);
-    },
-    ontext(data) {
-      if (anchor !== null && templateDepth === 0 && hiddenText === null) anchor.add(data);
-      if (css !== null && hiddenText === "style" && templateDepth === 0) css.text(data);
-    },
-    onclosetag(name) {
-      if (name === "template" && templateDepth > 0) templateDepth--;
-      else if (templateDepth > 0) return;
-      if (name === hiddenText) hiddenText = null;
-      if (name === "a") closeAnchor();
-      if (css !== null && name === "style") keepCss(css.closeStyle(), name);
-      if (CONTEXT_TAGS.has(name)) {
-        const open = contexts.lastIndexOf(name);
-        if (open !== -1) contexts.length = open;
-      }
-    },
-  }));
+  const parser = createPageReader(
+    wantsText,
+    read,
+    options.jsScanner === true,
+    checked(read, {
+      onopentag(name, attribs) {
+        if (name === "template") templateDepth++;
+        if (templateDepth > 0) return;
+        if (HIDDEN_TEXT_TAGS.has(name)) hiddenText = name;
+        if (name === "base" && baseHref === null && "href" in attribs) baseHref = attribs.href ?? "";
+        if (name === "img" && anchor !== null && attribs.alt) anchor.add(` ${attribs.alt} `);
+        ids?.element(name, attribs);
+        takeLinks(name, attribs);
+        if (css !== null && attribs.style !== undefined) keepCss(css.attribute(attribs.style), name);
+        if (css !== null && name === "style") css.openStyle(attribs);
+        if (CONTEXT_TAGS.has(name)) contexts.push(name);
+      },
+      ontext(data) {
+        if (anchor !== null && templateDepth === 0 && hiddenText === null) anchor.add(data);
+        if (css !== null && hiddenText === "style" && templateDepth === 0) css.text(data);
+      },
+      onclosetag(name) {
+        if (name === "template" && templateDepth > 0) templateDepth--;
+        else if (templateDepth > 0) return;
+        if (name === hiddenText) hiddenText = null;
+        if (name === "a") closeAnchor();
+        if (css !== null && name === "style") keepCss(css.closeStyle(), name);
+        if (CONTEXT_TAGS.has(name)) {
+          const open = contexts.lastIndexOf(name);
+          if (open !== -1) contexts.length = open;
+        }
+      },
+    }),
+  );
 
   return {
     get dropped() {

@@ -43,10 +43,7 @@ export function fragmentFound(fragment: string, ids: { has(id: string): boolean 
 }
 
 /** What a link's fragment comes to on a page: an error, a warning with the gap that caused it, or nothing to say. */
-export type FragmentVerdict =
-  | { kind: "ok" }
-  | { kind: "broken"; error: string }
-  | { kind: "unproven"; gap: FragmentGap; warning: string };
+export type FragmentVerdict = { kind: "ok" } | { kind: "broken"; error: string } | { kind: "unproven"; gap: FragmentGap; warning: string };
 
 /** The verdict on `fragments` (a link's own; several for a link stored by an older release) asked of a page with these ids. */
 export function judgeFragments(fragments: readonly string[], ids: { has(id: string): boolean }, gap: PageIdsGap | null): FragmentVerdict {

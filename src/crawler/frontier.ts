@@ -281,7 +281,12 @@ export class Frontier {
       changes.count(verdict.status_code, verdict.is_broken, queued.waitingLinks);
       if (verdict.is_broken) {
         const since = this.brokenSince();
-        for (const linkId of this.waitingChain(queued)) changes.brokenLinks.push(linkId, queued.id, since.of(url, () => this.openLinks.linkSource(linkId)));
+        for (const linkId of this.waitingChain(queued))
+          changes.brokenLinks.push(
+            linkId,
+            queued.id,
+            since.of(url, () => this.openLinks.linkSource(linkId)),
+          );
       }
       changes.waiting.add(url);
     }
@@ -303,7 +308,8 @@ export class Frontier {
       ids.push(id);
       id = this.repo.previousWaiting(id);
     }
-    if (ids.length !== target.waitingLinks) throw new BatchAccountingError(`waiting links of target ${target.id}: chain holds ${ids.length}, count says ${target.waitingLinks}`);
+    if (ids.length !== target.waitingLinks)
+      throw new BatchAccountingError(`waiting links of target ${target.id}: chain holds ${ids.length}, count says ${target.waitingLinks}`);
     return ids;
   }
 
@@ -313,7 +319,13 @@ export class Frontier {
    * link can join the chain of a queued target that an earlier link of the same page joined (with
    * check_fragments, `/a#x` and `/a#y` are two Links waiting for one target).
    */
-  private recordLinks(crawlId: string, page: { url: string; links: FoundLink[] }, depth: number, changes: BatchChanges, firstId = this.repo.nextLinkId()): void {
+  private recordLinks(
+    crawlId: string,
+    page: { url: string; links: FoundLink[] },
+    depth: number,
+    changes: BatchChanges,
+    firstId = this.repo.nextLinkId(),
+  ): void {
     // Flat rows built in one array: every link of every page passes here.
     const values: (number | string | null)[] = [];
     const asked: (number | string)[] = [];
@@ -369,7 +381,10 @@ export class Frontier {
         const before = this.lookup(crawlId, end.url, changes);
         const id = this.repo.upsertDone(crawlId, end.url, end.internal, target.depth, end.verdict, end.url);
         if (id !== null) {
-          const waiting = before?.state === "queued" ? before : { id, state: "queued" as const, asPage: false, statusCode: 0, isBroken: false, waitingLinks: 0, lastWaitingLinkId: 0 };
+          const waiting =
+            before?.state === "queued"
+              ? before
+              : { id, state: "queued" as const, asPage: false, statusCode: 0, isBroken: false, waitingLinks: 0, lastWaitingLinkId: 0 };
           this.countWaiting(end.url, { ...waiting, id }, end.verdict, changes);
         }
       }

@@ -72,7 +72,9 @@ export function checkAttributeReads(cbs: ScannerCallbacks, attributes: ReadAttri
 function checkedReads(tag: string, attribs: Record<string, string>, read: ReadonlySet<string> | null): Record<string, string> {
   const check = (name: string | symbol): void => {
     if (typeof name === "string" && read?.has(name) !== true) {
-      throw new Error(`the attribute ${JSON.stringify(name)} of <${tag}> is read, but the scanner is not told to hand it (name it in the ReadAttributes the scanner is given)`);
+      throw new Error(
+        `the attribute ${JSON.stringify(name)} of <${tag}> is read, but the scanner is not told to hand it (name it in the ReadAttributes the scanner is given)`,
+      );
     }
   };
   return new Proxy(attribs, {
@@ -186,10 +188,7 @@ const OPEN_IMPLIES_CLOSE: ReadonlyMap<string, ReadonlySet<string>> = new Map<str
   ["optgroup", new Set(["optgroup", "option"])],
   ["dd", DD_DT],
   ["dt", DD_DT],
-  ...(
-    "address article aside blockquote details div dl fieldset figcaption figure footer form header hr main nav ol pre " +
-    "section table ul"
-  )
+  ...("address article aside blockquote details div dl fieldset figcaption figure footer form header hr main nav ol pre " + "section table ul")
     .split(" ")
     .map((name): [string, ReadonlySet<string>] => [name, P]),
   ["rt", RT_RP],

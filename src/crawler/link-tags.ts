@@ -10,7 +10,7 @@ import type { StoredLinkKind } from "../core/link-kind.ts";
  * media element (`source` in `video`/`audio` is media, in `picture` an image). The two value syntaxes that
  * are more than a URL are parsed here by the HTML spec's rules. docs/api.md "Which tags are checked" is
  * this table in words.
-*/
+ */
 
 /** What a link points at: anchors are always checked, the other kinds only with their `scan_*` crawl option. */
 export type LinkKind = Exclude<StoredLinkKind, "sitemap">;
@@ -72,8 +72,21 @@ function resource(kind: LinkKind, attributes: readonly LinkAttribute[], extra: P
 
 /** `<link>` rels that name another document a reader may go to: checked as anchors. */
 const PAGE_RELS = [
-  "canonical", "alternate", "next", "prev", "up", "home", "index", "search", "help", "license",
-  "first", "last", "start", "contents", "author",
+  "canonical",
+  "alternate",
+  "next",
+  "prev",
+  "up",
+  "home",
+  "index",
+  "search",
+  "help",
+  "license",
+  "first",
+  "last",
+  "start",
+  "contents",
+  "author",
 ];
 const ICON_RELS = ["icon", "apple-touch-icon", "apple-touch-icon-precomposed", "mask-icon"];
 const linkHref = [url("href")];
@@ -91,7 +104,15 @@ export const LINK_TAGS: ReadonlyMap<string, readonly LinkTag[]> = new Map<string
   // A GET form leads to a page (a search page, often reachable no other way); a POST one changes something.
   [
     "form",
-    [{ kind: "anchor", attributes: [url("action")], text: "none", emptyIsDocument: true, when: [{ attribute: "method", match: "value", values: ["post", "dialog"], negate: true }] }],
+    [
+      {
+        kind: "anchor",
+        attributes: [url("action")],
+        text: "none",
+        emptyIsDocument: true,
+        when: [{ attribute: "method", match: "value", values: ["post", "dialog"], negate: true }],
+      },
+    ],
   ],
   ["blockquote", [resource("anchor", [url("cite")])]],
   ["q", [resource("anchor", [url("cite")])]],
@@ -100,7 +121,10 @@ export const LINK_TAGS: ReadonlyMap<string, readonly LinkTag[]> = new Map<string
   ["img", [{ kind: "image", attributes: [url("src"), srcset], text: "alt", emptyIsDocument: false }]],
   ["source", [resource("media", [url("src")], { inside: ["video", "audio"] }), resource("image", [url("src"), srcset])]],
   ["image", [resource("image", [url("href", "xlink:href")])]],
-  ["input", [{ kind: "image", attributes: [url("src")], text: "alt", emptyIsDocument: false, when: [{ attribute: "type", match: "value", values: ["image"] }] }]],
+  [
+    "input",
+    [{ kind: "image", attributes: [url("src")], text: "alt", emptyIsDocument: false, when: [{ attribute: "type", match: "value", values: ["image"] }] }],
+  ],
   ["video", [resource("media", [url("src"), { names: ["poster"], syntax: "url", kind: "image" }])]],
   ["audio", [resource("media", [url("src")])]],
   ["track", [resource("media", [url("src")])]],

@@ -21,7 +21,7 @@ export type SkipReason =
 
 /** What normalising one href came to; a too-long URL keeps its normalised form, for the record. */
 export type NormalizeResult =
-  | { kind: "url"; url: string; /** The fragment as the URL parser wrote it (percent-encoded), when not empty. */ fragment?: string }
+  | { kind: "url"; url: string /** The fragment as the URL parser wrote it (percent-encoded), when not empty. */; fragment?: string }
   | { kind: "skip"; reason: Exclude<SkipReason, "too_long"> }
   | { kind: "skip"; reason: "too_long"; url: string };
 

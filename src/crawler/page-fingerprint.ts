@@ -105,33 +105,29 @@ export class FingerprintReader {
     private readonly needles: readonly string[],
     private readonly expectTitle?: string,
   ) {
-    this.parser = new HtmlScanner(
-      () => true,
-      NO_ATTRIBUTES,
-      {
-        onopentag: (name) => {
-          if (name === "title" && !this.titleRead) this.inTitle = true;
-          else if (HIDDEN.has(name)) this.hidden++;
-        },
-        ontext: (chunk) => {
-          if (this.inTitle) {
-            if (this.title.length < 1024) this.title += chunk.slice(0, 1024 - this.title.length);
-          } else if (this.hidden === 0 && this.text.length < MAX_TEXT_CHARS) {
-            const kept = chunk.slice(0, MAX_TEXT_CHARS - this.text.length);
-            this.text += kept;
-            this.count(kept);
-            if (this.text.length >= MAX_TEXT_CHARS) this.stop = true;
-          }
-        },
-        onclosetag: (name) => {
-          if (name === "title" && this.inTitle) {
-            this.inTitle = false;
-            if (!this.titleRead && this.expectTitle !== undefined && cleanTitle(this.title, this.needles) !== this.expectTitle) this.mismatch = true;
-            this.titleRead = true;
-          } else if (HIDDEN.has(name) && this.hidden > 0) this.hidden--;
-        },
+    this.parser = new HtmlScanner(() => true, NO_ATTRIBUTES, {
+      onopentag: (name) => {
+        if (name === "title" && !this.titleRead) this.inTitle = true;
+        else if (HIDDEN.has(name)) this.hidden++;
       },
-    );
+      ontext: (chunk) => {
+        if (this.inTitle) {
+          if (this.title.length < 1024) this.title += chunk.slice(0, 1024 - this.title.length);
+        } else if (this.hidden === 0 && this.text.length < MAX_TEXT_CHARS) {
+          const kept = chunk.slice(0, MAX_TEXT_CHARS - this.text.length);
+          this.text += kept;
+          this.count(kept);
+          if (this.text.length >= MAX_TEXT_CHARS) this.stop = true;
+        }
+      },
+      onclosetag: (name) => {
+        if (name === "title" && this.inTitle) {
+          this.inTitle = false;
+          if (!this.titleRead && this.expectTitle !== undefined && cleanTitle(this.title, this.needles) !== this.expectTitle) this.mismatch = true;
+          this.titleRead = true;
+        } else if (HIDDEN.has(name) && this.hidden > 0) this.hidden--;
+      },
+    });
   }
 
   private count(piece: string): void {

@@ -95,7 +95,10 @@ export class PageReuse {
     if (crawl.full) return null;
     const previous = crawls.previousCompleted(crawl.id);
     if (previous === undefined) return null;
-    const covered = previousCovers({ options: previous.options, ignoreRules: previous.ignore_rules }, { options: crawl.options, ignoreRules: crawl.ignore_rules });
+    const covered = previousCovers(
+      { options: previous.options, ignoreRules: previous.ignore_rules },
+      { options: crawl.options, ignoreRules: crawl.ignore_rules },
+    );
     return covered ? new PageReuse(new PageReuseRepo(sqlite), previous.id, crawl.options.check_fragments) : null;
   }
 

@@ -231,9 +231,7 @@ export class CrawlPool {
       resolve,
       logger: this.options.logger,
       onProgress: this.options.onProgress,
-    }).catch(
-      (error: unknown): JobEnd => ({ kind: "crashed", error: String(error) }),
-    );
+    }).catch((error: unknown): JobEnd => ({ kind: "crashed", error: String(error) }));
     // An inline job shares this thread: once aborted it ends at its next await; nothing more can be forced.
     return { stop: (reason) => controller.abort(reason), kill: () => controller.abort("shutdown"), done };
   }

@@ -62,7 +62,9 @@ function capAtLimit(text: string): string {
 export function parseRobots(text: string): RobotsRules {
   const groups = new Map<string, RobotsRule[]>();
   const sitemaps: string[] = [];
-  const lines = capAtLimit(text).replace(/^\uFEFF/, "").split(/\r\n|\r|\n/);
+  const lines = capAtLimit(text)
+    .replace(/^\uFEFF/, "")
+    .split(/\r\n|\r|\n/);
 
   // The agents of the group being read, and whether a rule has been seen since its User-agent lines.
   let agents: Set<string> | null = null;

@@ -16,8 +16,7 @@ export { parseRobots, productToken, ROBOTS_MAX_BYTES, type RobotsRule, type Robo
 /** The verdict on one path, with the rule that decided it so a report can name it. */
 export type RobotsDecision =
   /** `rule` is null when no rule matched, no group applies, or the path is /robots.txt itself. */
-  | { kind: "allowed"; rule: RobotsRule | null }
-  | { kind: "disallowed"; rule: RobotsRule };
+  { kind: "allowed"; rule: RobotsRule | null } | { kind: "disallowed"; rule: RobotsRule };
 
 /** How to treat a site after fetching its robots.txt. */
 export type RobotsPolicy = "parse" | "allow_all" | "disallow_all";

@@ -16,8 +16,8 @@ const SITEMAP_MAX_REDIRECTS = 5;
 
 /** What reading one sitemap came to. */
 export type SitemapRead =
-  | { kind: "read"; sitemap: ParsedSitemap; /** True when the body went past SITEMAP_MAX_BYTES and was cut. */ cut: boolean }
-  | { kind: "failed"; /** Why, in words ("answered HTTP 404", "is not valid gzip"…). */ reason: string };
+  | { kind: "read"; sitemap: ParsedSitemap /** True when the body went past SITEMAP_MAX_BYTES and was cut. */; cut: boolean }
+  | { kind: "failed" /** Why, in words ("answered HTTP 404", "is not valid gzip"…). */; reason: string };
 
 /** What reading a sitemap needs. */
 export interface SitemapReadContext {

@@ -81,7 +81,14 @@ function randomHex(bytes: number): string {
 async function ask(url: string, context: ProbeContext): Promise<ProbeAnswer> {
   if (context.mayFetch !== undefined && !(await context.mayFetch(url))) return { kind: "refused" };
   const wanted = (status: number, headers: Record<string, string>) => status >= 200 && status <= 299 && isHtmlContentType(headers["content-type"]);
-  const result = await safeFetch(url, { ...context.fetch, method: "GET", wantBody: wanted, maxRedirects: PROBE_REDIRECTS, mayFollow: context.mayFetch, signal: context.signal });
+  const result = await safeFetch(url, {
+    ...context.fetch,
+    method: "GET",
+    wantBody: wanted,
+    maxRedirects: PROBE_REDIRECTS,
+    mayFollow: context.mayFetch,
+    signal: context.signal,
+  });
   if (result.kind === "error") return { kind: "no_answer", error: result.error };
   if (result.notFollowed !== undefined) return { kind: "refused" };
   if (result.status < 200 || result.status > 299) return { kind: "status", status: result.status };
@@ -127,7 +134,10 @@ export async function learnNotFoundPage(root: URL, context: ProbeContext, broken
     if (probe.kind === "status") return { detector: null, warning: null, judged: true };
     if (probe.kind === "refused") return blind(null);
     if (probe.kind === "not_page") {
-      const answer = probe.offSite !== null ? `by redirecting off the site (to ${probe.offSite})` : `with ${probe.contentType === "" ? "a body without a Content-Type" : probe.contentType}, not an HTML page`;
+      const answer =
+        probe.offSite !== null
+          ? `by redirecting off the site (to ${probe.offSite})`
+          : `with ${probe.contentType === "" ? "a body without a Content-Type" : probe.contentType}, not an HTML page`;
       return blind(`the site answers HTTP ${probe.status} for a URL that does not exist (${asked}) ${answer}: ${BLIND}`);
     }
     // A second missing URL, and the start page, at once: a page that differs each time teaches nothing.

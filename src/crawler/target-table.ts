@@ -144,7 +144,15 @@ export class TargetTable {
   /** Doubles the table, up to the capacity `maxEntries` needs, moving every entry to its new slot. */
   private grow(): void {
     if (this.capacity >= this.maxCapacity) return;
-    const old = { capacity: this.capacity, keys: this.keys, flags: this.flags, ids: this.ids, statusCodes: this.statusCodes, waitingLinks: this.waitingLinks, lastWaitingLinkIds: this.lastWaitingLinkIds };
+    const old = {
+      capacity: this.capacity,
+      keys: this.keys,
+      flags: this.flags,
+      ids: this.ids,
+      statusCodes: this.statusCodes,
+      waitingLinks: this.waitingLinks,
+      lastWaitingLinkIds: this.lastWaitingLinkIds,
+    };
     this.capacity *= 2;
     this.keys = new Uint32Array(this.capacity * 3);
     this.flags = new Uint8Array(this.capacity);

@@ -93,11 +93,7 @@ export class CallbackGauge implements Metric {
   ) {}
 
   render(): string[] {
-    return [
-      `# HELP ${this.name} ${this.help}`,
-      `# TYPE ${this.name} gauge`,
-      ...this.read().map((s) => `${this.name}${labelText(s.labels)} ${s.value}`),
-    ];
+    return [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} gauge`, ...this.read().map((s) => `${this.name}${labelText(s.labels)} ${s.value}`)];
   }
 }
 

@@ -23,9 +23,7 @@ const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5
 export class ServiceMetrics {
   private readonly registry = new Registry();
   private readonly pagesCrawled = this.registry.add(new Counter("linkpatrol_pages_crawled_total", "Pages fetched and parsed by crawls."));
-  private readonly linksChecked = this.registry.add(
-    new Counter("linkpatrol_links_checked_total", "Link targets checked (each distinct URL once per crawl)."),
-  );
+  private readonly linksChecked = this.registry.add(new Counter("linkpatrol_links_checked_total", "Link targets checked (each distinct URL once per crawl)."));
   private readonly fetchErrors = this.registry.add(
     new Counter("linkpatrol_fetch_errors_total", "Link checks that got no HTTP answer, by kind (dns, refused, tls, timeout, ...).", ["kind"]),
   );
@@ -47,20 +45,14 @@ export class ServiceMetrics {
     const startedAt = Date.now() / 1000;
     this.pagesCrawled.inc({}, 0);
     this.linksChecked.inc({}, 0);
-    this.registry.add(
-      new CallbackGauge("linkpatrol_build_info", "The running version.", () => [{ labels: { version: VERSION }, value: 1 }]),
-    );
+    this.registry.add(new CallbackGauge("linkpatrol_build_info", "The running version.", () => [{ labels: { version: VERSION }, value: 1 }]));
     this.registry.add(
       new CallbackGauge("process_start_time_seconds", "Start time of the process since the Unix epoch.", () => [{ labels: {}, value: startedAt }]),
     );
     this.registry.add(
-      new CallbackGauge("process_resident_memory_bytes", "Resident memory of the process.", () => [
-        { labels: {}, value: process.memoryUsage.rss() },
-      ]),
+      new CallbackGauge("process_resident_memory_bytes", "Resident memory of the process.", () => [{ labels: {}, value: process.memoryUsage.rss() }]),
     );
-    this.registry.add(
-      new CallbackGauge("linkpatrol_crawls", "Crawls in the store by state.", () => byState(CRAWL_STATES, sources.crawlsByStatus())),
-    );
+    this.registry.add(new CallbackGauge("linkpatrol_crawls", "Crawls in the store by state.", () => byState(CRAWL_STATES, sources.crawlsByStatus())));
     this.registry.add(
       new CallbackGauge("linkpatrol_webhook_deliveries", "Webhook deliveries in the store by state.", () =>
         byState(DELIVERY_STATES, sources.deliveriesByState("webhook")),

@@ -57,9 +57,7 @@ function facesOf(ip: ParsedIp): ParsedIp[] {
 }
 
 /** Builds the policy from the `crawler` config section; throws when an `allowed_cidrs` entry is not a CIDR. */
-export function policyFromCrawlerConfig(
-  crawler: Pick<Config["crawler"], "allow_private_networks" | "allowed_cidrs">,
-): AddressPolicy {
+export function policyFromCrawlerConfig(crawler: Pick<Config["crawler"], "allow_private_networks" | "allowed_cidrs">): AddressPolicy {
   for (const entry of crawler.allowed_cidrs) {
     // The config schema only checks the shape; a block that cannot match anything must not pass silently.
     if (parseCidr(entry) === null) {

@@ -98,11 +98,7 @@ function withoutFragment(url: URL): URL {
   return redactPassword(copy);
 }
 
-function withTimeout<T>(
-  work: Promise<T>,
-  ms: number,
-  signal: AbortSignal | undefined,
-): Promise<T | "timeout" | "aborted"> {
+function withTimeout<T>(work: Promise<T>, ms: number, signal: AbortSignal | undefined): Promise<T | "timeout" | "aborted"> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => resolve("timeout"), ms);
     const onAbort = () => resolve("aborted");
@@ -142,11 +138,7 @@ async function checkedAddresses(url: URL, options: SafeFetchOptions): Promise<Re
   const refused = addresses.find((entry) => !isAddressAllowed(entry.address, options.policy));
   if (refused !== undefined) {
     const subject = literal !== null ? refused.address : `${hostname} resolves to ${refused.address}, which`;
-    return fetchError(
-      "unsafe_url",
-      url.href,
-      `${subject} is a private or reserved address; ${options.policyHint ?? DEFAULT_POLICY_HINT}`,
-    );
+    return fetchError("unsafe_url", url.href, `${subject} is a private or reserved address; ${options.policyHint ?? DEFAULT_POLICY_HINT}`);
   }
   return addresses;
 }
@@ -228,7 +220,16 @@ export async function safeFetch<R extends BodyReader = BodyReader>(url: string, 
       // The caller may not go there (robots.txt): the redirect answer itself is the result.
       redirectChain.pop();
       const { status, headers: responseHeaders } = exchange;
-      return { kind: "response", status, headers: responseHeaders, body: EMPTY_BODY, truncated: false, finalUrl: current.href, redirectChain, notFollowed: next.href };
+      return {
+        kind: "response",
+        status,
+        headers: responseHeaders,
+        body: EMPTY_BODY,
+        truncated: false,
+        finalUrl: current.href,
+        redirectChain,
+        notFollowed: next.href,
+      };
     }
     if (options.method === "POST" && METHOD_CHANGING_REDIRECTS.has(exchange.status)) {
       options = { ...options, method: "GET", body: undefined };

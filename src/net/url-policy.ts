@@ -20,12 +20,7 @@ function withDeadline<T>(work: Promise<T>, ms: number): Promise<T | null> {
 const DEFAULT_LOOKUP_TIMEOUT_MS = 5_000;
 
 /** Throws UnsafeUrlError when the scheme is not http(s) or the host is, or resolves to, a refused address. */
-export async function assertUrlAllowed(
-  url: string,
-  policy: AddressPolicy,
-  resolve: Resolve,
-  lookupTimeoutMs = DEFAULT_LOOKUP_TIMEOUT_MS,
-): Promise<void> {
+export async function assertUrlAllowed(url: string, policy: AddressPolicy, resolve: Resolve, lookupTimeoutMs = DEFAULT_LOOKUP_TIMEOUT_MS): Promise<void> {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -53,8 +48,6 @@ export async function assertUrlAllowed(
   if (addresses === null) return;
   const refused = addresses.find((entry) => !isAddressAllowed(entry.address, policy));
   if (refused !== undefined) {
-    throw new UnsafeUrlError(`${hostname} resolves to ${refused.address}, a private or reserved address`, [
-      { address: refused.address },
-    ]);
+    throw new UnsafeUrlError(`${hostname} resolves to ${refused.address}, a private or reserved address`, [{ address: refused.address }]);
   }
 }

@@ -50,7 +50,9 @@ export interface Destination {
 export const CHANNEL_POLICY_HINT = "allow it with notifications.allow_private_targets";
 
 /** A destination reached over HTTP: `render` builds the request, the webhooks' attempt sends it. */
-export function chatDestination(spec: Omit<Destination, "send"> & { render(message: Message, channel: ChannelConfig, deliveryId: string): OutgoingRequest }): Destination & {
+export function chatDestination(
+  spec: Omit<Destination, "send"> & { render(message: Message, channel: ChannelConfig, deliveryId: string): OutgoingRequest },
+): Destination & {
   render(message: Message, channel: ChannelConfig, deliveryId: string): OutgoingRequest;
 } {
   return {

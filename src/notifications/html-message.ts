@@ -24,10 +24,7 @@ function itemHtml(item: MessageItem): string {
 
 /** The whole message as an HTML document. */
 export function htmlMessage(message: Message): string {
-  const parts = [
-    `<h2 style="color:${TONE_COLOURS[message.tone]};margin:0 0 8px">${escapeHtml(message.title)}</h2>`,
-    `<p>${escapeHtml(message.summary)}</p>`,
-  ];
+  const parts = [`<h2 style="color:${TONE_COLOURS[message.tone]};margin:0 0 8px">${escapeHtml(message.title)}</h2>`, `<p>${escapeHtml(message.summary)}</p>`];
   if (message.failure !== null) parts.push(`<p style="color:${TONE_COLOURS.failed}"><strong>${escapeHtml(message.failure)}</strong></p>`);
   for (const section of message.sections) {
     const more = section.moreTargets > 0 ? `<li>${andMore(section.moreTargets, "more URLs")}</li>` : "";

@@ -25,15 +25,31 @@ function itemMarkdown(item: MessageItem): string {
 export function markdownBody(message: Message, budget: number, size: Size<string>): string {
   const head = [escapeMarkdown(message.summary)];
   if (message.failure !== null) head.push(`**${escapeMarkdown(message.failure)}**`);
-  const warnings = fitPieces(message.warnings.map((w) => `⚠ ${escapeMarkdown(w)}`), Math.floor(budget / 5), (t) => size(t) + 2, (n) => andMore(n, "more warnings"));
-  const tail = [...warnings, message.link === null ? escapeMarkdown(message.footer) : `${markdownLink(message.link, "Open the crawl in linkpatrol")} · ${escapeMarkdown(message.footer)}`];
+  const warnings = fitPieces(
+    message.warnings.map((w) => `⚠ ${escapeMarkdown(w)}`),
+    Math.floor(budget / 5),
+    (t) => size(t) + 2,
+    (n) => andMore(n, "more warnings"),
+  );
+  const tail = [
+    ...warnings,
+    message.link === null
+      ? escapeMarkdown(message.footer)
+      : `${markdownLink(message.link, "Open the crawl in linkpatrol")} · ${escapeMarkdown(message.footer)}`,
+  ];
   const parts = [...head];
   let left = budget - size(head.join("\n\n")) - size(tail.join("\n\n")) - 20;
   message.sections.forEach((section, index) => {
     const share = Math.floor(left / (message.sections.length - index));
     const heading = `**${escapeMarkdown(section.heading)}**`;
     const items = section.items.map((item) => boundedItem(item, itemMarkdown, size, Math.max(0, share / 2))).filter((t): t is string => t !== null);
-    const kept = fitPieces(items, share - size(heading) - 2, (t) => size(t) + 1, (n) => `- ${andMore(n, "more URLs")}`, section.moreTargets + section.items.length - items.length);
+    const kept = fitPieces(
+      items,
+      share - size(heading) - 2,
+      (t) => size(t) + 1,
+      (n) => `- ${andMore(n, "more URLs")}`,
+      section.moreTargets + section.items.length - items.length,
+    );
     const text = [heading, kept.join("\n")].join("\n");
     left -= size(text) + 2;
     parts.push(text);

@@ -54,7 +54,10 @@ export class CrawlScheduler {
     if (!this.deps.catchUp) return;
     const now = new Date();
     for (const domain of this.deps.domains()) {
-      const since = [domain.scheduleSetAt, this.deps.lastScheduledAt(domain.id)].filter((at): at is string => at !== undefined).sort().at(-1)!;
+      const since = [domain.scheduleSetAt, this.deps.lastScheduledAt(domain.id)]
+        .filter((at): at is string => at !== undefined)
+        .sort()
+        .at(-1)!;
       const missed = nextRunOf(domain.schedule, domain.timezone, new Date(since));
       if (missed !== null && missed < now) this.fire(domain, "catch-up");
     }
@@ -67,8 +70,7 @@ export class CrawlScheduler {
     const domains = this.deps.domains();
     this.guard.retain(new Set(domains.map((domain) => domain.id)));
     this.jobs = domains.map(
-      (domain) =>
-        new Cron(domain.schedule, { timezone: domain.timezone ?? undefined, protect: true, name: domain.id }, () => this.fire(domain, "schedule")),
+      (domain) => new Cron(domain.schedule, { timezone: domain.timezone ?? undefined, protect: true, name: domain.id }, () => this.fire(domain, "schedule")),
     );
     this.deps.logger.debug("schedules loaded", { jobs: this.jobs.length });
   }

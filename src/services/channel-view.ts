@@ -59,7 +59,9 @@ export function toChannelView(row: ChannelRecord, domainNames: Map<string, strin
     name: row.name,
     target: DESTINATIONS[row.kind].describe(row),
     settings: row.settings,
-    secrets_set: Object.keys(row.secrets).filter((key) => row.secrets[key] !== undefined).sort(),
+    secrets_set: Object.keys(row.secrets)
+      .filter((key) => row.secrets[key] !== undefined)
+      .sort(),
     notify_when: row.notify_when,
     domains: row.all_domains ? null : row.domain_ids.map((id) => ({ id, name: domainNames.get(id) ?? id })),
     active: row.active,

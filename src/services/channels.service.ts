@@ -169,7 +169,10 @@ export class ChannelsService {
       return key === null || !this.deps.domainExists(key);
     });
     if (unknown.length > 0) {
-      throw new InvalidRequestError(`unknown domain id: ${unknown.join(", ")}`, unknown.map((id) => ({ field: "domain_ids", message: `no domain ${id}` })));
+      throw new InvalidRequestError(
+        `unknown domain id: ${unknown.join(", ")}`,
+        unknown.map((id) => ({ field: "domain_ids", message: `no domain ${id}` })),
+      );
     }
     return [...new Set(ids.map((id) => canonicalId(id)!))];
   }

@@ -14,7 +14,16 @@ import type {
 
 // The listing's vocabulary (filter, status classes, sort columns) is the repo's; the dashboard reads it from here.
 export { SOURCE_SORTS, STATUS_CLASSES, TARGET_SORTS } from "../store/target-results.repo.ts";
-export type { BrokenSourceRecord, BrokenTargetFilter, BrokenTargetRecord, HostSummaryRecord, SourceSort, Sorting, StatusClass, TargetSort } from "../store/target-results.repo.ts";
+export type {
+  BrokenSourceRecord,
+  BrokenTargetFilter,
+  BrokenTargetRecord,
+  HostSummaryRecord,
+  SourceSort,
+  Sorting,
+  StatusClass,
+  TargetSort,
+} from "../store/target-results.repo.ts";
 
 /**
  * A crawl's results grouped by target, for the dashboard: numbered pages of targets sorted by a column, every
@@ -81,7 +90,14 @@ export class CrawlResults {
   }
 
   /** Page `page` of the links to a target that `filter` selects, sorted by `sorting`. */
-  sources(id: string, targetId: number, filter: BrokenTargetFilter, sorting: Sorting<SourceSort>, page: number, size: number): NumberedPage<BrokenSourceRecord> {
+  sources(
+    id: string,
+    targetId: number,
+    filter: BrokenTargetFilter,
+    sorting: Sorting<SourceSort>,
+    page: number,
+    size: number,
+  ): NumberedPage<BrokenSourceRecord> {
     const crawl = this.require(id);
     const total = this.links.results.countSources(crawl.id, targetId, filter);
     const at = pageOf(total, page, size);

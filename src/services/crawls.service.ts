@@ -216,11 +216,7 @@ export class CrawlsService {
     const sections: [ChangeKind, number, (skip: number, count: number) => LinkRecord[]][] = [
       ["new_broken", repo.countNewBroken(crawl.id, against), (skip, count) => repo.newBroken(crawl.id, against, skip, count)],
       ["fixed", final ? closed : 0, readClosed],
-      [
-        "not_checked",
-        final ? repo.countUnchecked(crawl.id) : closed,
-        final ? (skip, count) => repo.unchecked(crawl.id, skip, count) : readClosed,
-      ],
+      ["not_checked", final ? repo.countUnchecked(crawl.id) : closed, final ? (skip, count) => repo.unchecked(crawl.id, skip, count) : readClosed],
     ];
     const items: ChangeView[] = [];
     let skip = (page - 1) * limit;
@@ -256,9 +252,7 @@ export class CrawlsService {
   cancel(id: string): CrawlDetailView {
     const crawl = this.require(id);
     if (!failCrawl(this.deps.repo, crawl.id, { kind: "cancelled" }, { now: new Date().toISOString() })) {
-      throw new ConflictError(`crawl ${crawl.id} has already ended (${this.require(id).status})`, [
-        { field: "id", status: this.require(id).status },
-      ]);
+      throw new ConflictError(`crawl ${crawl.id} has already ended (${this.require(id).status})`, [{ field: "id", status: this.require(id).status }]);
     }
     this.deps.runner.cancel(crawl.id);
     return this.get(crawl.id);

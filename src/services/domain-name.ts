@@ -25,7 +25,10 @@ function invalid(field: string, message: string): InvalidRequestError {
 
 /** Parses and normalises a domain name; throws InvalidRequestError naming `field`. */
 export function parseDomainName(input: string, field = "name"): DomainName {
-  const text = input.trim().toLowerCase().replace(/\.(?=$|:)/, "");
+  const text = input
+    .trim()
+    .toLowerCase()
+    .replace(/\.(?=$|:)/, "");
   const url = /^https?:\/\//.test(text) ? URL.parse(input.trim()) : null;
   if (url !== null && url.host !== "") {
     // A pasted URL: say what to send instead (the API keeps the contract's host-only name).
@@ -41,7 +44,14 @@ export function parseDomainName(input: string, field = "name"): DomainName {
     throw invalid(field, "not a valid host name");
   }
   const isIp = hostname.startsWith("[") || /^\d+\.\d+\.\d+\.\d+$/.test(hostname);
-  if (!isIp && (hostname.length > 253 || !hostname.replace(/\.$/, "").split(".").every((label) => LABEL.test(label)))) {
+  if (
+    !isIp &&
+    (hostname.length > 253 ||
+      !hostname
+        .replace(/\.$/, "")
+        .split(".")
+        .every((label) => LABEL.test(label)))
+  ) {
     throw invalid(field, "not a valid host name");
   }
   const port = rawPort === undefined ? null : Number(rawPort);

@@ -49,11 +49,7 @@ export interface DomainChangeInput {
  * How the start page of a site typed in the dashboard was chosen: as typed (a URL, or a start page given), https
  * (it answered), http (https could not connect, http answered), or https though nothing answered yet.
  */
-export type SchemeChoice =
-  | { kind: "as_typed" }
-  | { kind: "https" }
-  | { kind: "http"; httpsProblem: string }
-  | { kind: "unreachable"; problem: string };
+export type SchemeChoice = { kind: "as_typed" } | { kind: "https" } | { kind: "http"; httpsProblem: string } | { kind: "unreachable"; problem: string };
 
 export class DomainsService {
   constructor(private readonly deps: DomainsServiceDeps) {}
@@ -100,7 +96,8 @@ export class DomainsService {
     // Both at once: a site that never answers costs one timeout, not two, while the form waits.
     const [secure, plain] = await Promise.all([reach(https.rootUrl), reach(plainUrl)]);
     if (secure.answered) return { domain: await this.add({ name: site.name, root_url: https.rootUrl }, vouched), choice: { kind: "https" } };
-    if (!plain.answered) return { domain: await this.add({ name: site.name, root_url: https.rootUrl }, vouched), choice: { kind: "unreachable", problem: secure.reason } };
+    if (!plain.answered)
+      return { domain: await this.add({ name: site.name, root_url: https.rootUrl }, vouched), choice: { kind: "unreachable", problem: secure.reason } };
     return { domain: await this.add({ name: site.name, root_url: plainUrl }, vouched), choice: { kind: "http", httpsProblem: secure.reason } };
   }
 
@@ -170,7 +167,10 @@ export class DomainsService {
     if (schedule !== null) {
       const problem = scheduleProblem(schedule, timezone);
       if (problem !== null) {
-        const field = (changes.schedule === undefined && changes.schedule_timezone !== undefined) || (timezone !== null && !isTimeZone(timezone)) ? "schedule_timezone" : "schedule";
+        const field =
+          (changes.schedule === undefined && changes.schedule_timezone !== undefined) || (timezone !== null && !isTimeZone(timezone))
+            ? "schedule_timezone"
+            : "schedule";
         throw new InvalidRequestError(`invalid ${field}`, [{ field, message: problem }]);
       }
     }
@@ -183,7 +183,9 @@ export class DomainsService {
       ...(changes.schedule_timezone !== undefined && { schedule_timezone: changes.schedule_timezone }),
       ...(changes.default_options !== undefined && { default_options: changes.default_options }),
       // No rule at all is stored as none, so "cleared" and "emptied" read the same.
-      ...(changes.ignore_rules !== undefined && { ignore_rules: changes.ignore_rules === null || hasNoRules(changes.ignore_rules) ? null : changes.ignore_rules }),
+      ...(changes.ignore_rules !== undefined && {
+        ignore_rules: changes.ignore_rules === null || hasNoRules(changes.ignore_rules) ? null : changes.ignore_rules,
+      }),
       updated_at: new Date().toISOString(),
     });
     // Deleted since require() (another request or the CLI).
@@ -197,7 +199,11 @@ export class DomainsService {
     const problems: ErrorDetail[] = ignoreRulesProblems(rules).map((p) => ({ ...p }));
     if (problems.length === 0) {
       const rule = new UrlPatterns(rules.exclude).match(rootUrl);
-      if (rule !== null) problems.push({ field: "ignore_rules.exclude", message: `${JSON.stringify(rule)} would exclude the start page ${rootUrl}, so nothing could be crawled` });
+      if (rule !== null)
+        problems.push({
+          field: "ignore_rules.exclude",
+          message: `${JSON.stringify(rule)} would exclude the start page ${rootUrl}, so nothing could be crawled`,
+        });
     }
     if (problems.length > 0) throw new InvalidRequestError("invalid ignore rules", problems);
   }

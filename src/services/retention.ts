@@ -73,7 +73,10 @@ export class RetentionPruner {
     const report: PruneReport = { crawls: 0, rows: 0, deliveries: 0 };
     if (this.options.storeProblem?.() != null) return report;
 
-    for (let ids = repo.expiredCrawls({ endedBefore, keepLast: settings.keepLast }, LIST_BATCH); ids.length > 0 && !this.stopping && report.crawls < MAX_CRAWLS_PER_RUN; ) {
+    for (
+      let ids = repo.expiredCrawls({ endedBefore, keepLast: settings.keepLast }, LIST_BATCH);
+      ids.length > 0 && !this.stopping && report.crawls < MAX_CRAWLS_PER_RUN;
+    ) {
       for (const crawlId of ids) {
         const removed = await this.removeCrawl(crawlId, chunk, () => this.stopping);
         report.rows += removed.rows;

@@ -10,14 +10,7 @@ import type { WebhooksRepo, WebhookRecord } from "../store/webhooks.repo.ts";
 import { deliverOnce } from "../webhooks/deliver.ts";
 import { TEST_EVENT } from "../webhooks/events.ts";
 import { webhookUrlProblem } from "../webhooks/url-rules.ts";
-import {
-  toDeliveryView,
-  toWebhookView,
-  type DeliveryView,
-  type TestResultView,
-  type WebhookCreatedView,
-  type WebhookView,
-} from "./webhook-view.ts";
+import { toDeliveryView, toWebhookView, type DeliveryView, type TestResultView, type WebhookCreatedView, type WebhookView } from "./webhook-view.ts";
 import type { Page } from "./domains.service.ts";
 
 /**

@@ -51,7 +51,10 @@ function copyStore({ sourcePath, partialPath, busyTimeoutMs }: BackupCopyRequest
 function checkCopy(path: string): string | null {
   const copy = new Database(path, { readonly: true });
   try {
-    const problems = copy.query<{ integrity_check: string }, []>("PRAGMA integrity_check").all().map((row) => row.integrity_check);
+    const problems = copy
+      .query<{ integrity_check: string }, []>("PRAGMA integrity_check")
+      .all()
+      .map((row) => row.integrity_check);
     if (problems.join() !== "ok") throw new Error(`the copy failed SQLite's integrity check: ${problems.slice(0, 5).join("; ")}`);
     const migrated = copy.query<{ n: number }, []>("SELECT count(*) AS n FROM sqlite_master WHERE name = 'schema_migrations'").get()!.n > 0;
     if (!migrated) return null;

@@ -43,11 +43,7 @@ export class BackupInterruptedError extends BackupError {
  * (store/backup-worker.ts) so that a stop signal is answered at once: it rejects with BackupInterruptedError,
  * and the caller should end the process then, as the thread may still be inside SQLite.
  */
-export async function backupStore(
-  sourcePath: string,
-  targetPath: string,
-  options: { busyTimeoutMs: number; overwrite?: boolean },
-): Promise<BackupReport> {
+export async function backupStore(sourcePath: string, targetPath: string, options: { busyTimeoutMs: number; overwrite?: boolean }): Promise<BackupReport> {
   if (!existsSync(sourcePath)) throw new BackupError(`no database at ${sourcePath} (storage.path)`);
   if (existsSync(targetPath) && !options.overwrite) throw new BackupError(`${targetPath} exists; choose another name or pass --force`);
   if (!existsSync(dirname(targetPath))) throw new BackupError(`directory ${dirname(targetPath)} does not exist`);

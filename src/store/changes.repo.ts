@@ -24,7 +24,6 @@ import { LINK_COLUMNS, toLink, type LinkRecord, type RawLink } from "./link-reco
 /** A link's fragment as it counts in the match: `$fragments` says whether it does. */
 export const matchedFragment = (fragment: string) => `CASE WHEN $fragments THEN ${fragment} ELSE '' END`;
 
-
 /** The open links of crawl `$other` as (URL, fragment, source page); empty when `$other` is null. */
 export const OPEN_PAIRS = `SELECT ot.url, ${matchedFragment("o.fragment")}, o.source_url
       FROM broken_links ob JOIN links o ON o.id = ob.link_id JOIN crawl_targets ot ON ot.id = ob.target_id WHERE ob.crawl_id = $other
@@ -108,6 +107,8 @@ export class ChangesRepo {
   }
 
   countUnchecked(crawlId: string): number {
-    return this.sqlite.query<{ n: number }, { crawlId: string }>("SELECT COUNT(*) AS n FROM unchecked_links WHERE crawl_id = $crawlId").get({ crawlId })?.n ?? 0;
+    return (
+      this.sqlite.query<{ n: number }, { crawlId: string }>("SELECT COUNT(*) AS n FROM unchecked_links WHERE crawl_id = $crawlId").get({ crawlId })?.n ?? 0
+    );
   }
 }

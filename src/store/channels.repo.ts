@@ -117,12 +117,13 @@ export class ChannelsRepo {
   }
 
   private decode(raw: RawChannel): ChannelRecord {
-    const domainIds = raw.all_domains === 1
-      ? []
-      : this.sqlite
-          .query<{ domain_id: string }, { id: string }>("SELECT domain_id FROM channel_domains WHERE channel_id = $id ORDER BY domain_id")
-          .all({ id: raw.id })
-          .map((row) => row.domain_id);
+    const domainIds =
+      raw.all_domains === 1
+        ? []
+        : this.sqlite
+            .query<{ domain_id: string }, { id: string }>("SELECT domain_id FROM channel_domains WHERE channel_id = $id ORDER BY domain_id")
+            .all({ id: raw.id })
+            .map((row) => row.domain_id);
     return {
       ...raw,
       settings: JSON.parse(raw.settings) as Record<string, unknown>,

@@ -131,9 +131,15 @@ export class CrawlsRepo {
   }
 
   /** Inserts a pending crawl, or returns the id of the domain's active crawl when it already has one. */
-  insertUnlessActive(row: { id: string; domainId: string; options: CrawlOptions; ignoreRules: IgnoreRules; full?: boolean; trigger: CrawlTrigger; createdAt: string }):
-    | { inserted: true }
-    | { inserted: false; activeId: string } {
+  insertUnlessActive(row: {
+    id: string;
+    domainId: string;
+    options: CrawlOptions;
+    ignoreRules: IgnoreRules;
+    full?: boolean;
+    trigger: CrawlTrigger;
+    createdAt: string;
+  }): { inserted: true } | { inserted: false; activeId: string } {
     // The partial unique index decides, so an API request and the scheduler cannot both start a crawl.
     const result = this.sqlite
       .query(
@@ -141,7 +147,13 @@ export class CrawlsRepo {
          VALUES ($id, $domainId, 'pending', $options, $trigger, $createdAt)
          ON CONFLICT DO NOTHING`,
       )
-      .run({ id: row.id, domainId: row.domainId, options: storedOptions(row.options, row.ignoreRules, row.full === true), trigger: row.trigger, createdAt: row.createdAt });
+      .run({
+        id: row.id,
+        domainId: row.domainId,
+        options: storedOptions(row.options, row.ignoreRules, row.full === true),
+        trigger: row.trigger,
+        createdAt: row.createdAt,
+      });
     if (result.changes > 0) return { inserted: true };
     return { inserted: false, activeId: this.activeCrawlId(row.domainId) ?? "unknown" };
   }
@@ -149,9 +161,7 @@ export class CrawlsRepo {
   /** The pending or running crawl of a domain, if any. */
   activeCrawlId(domainId: string): string | undefined {
     const row = this.sqlite
-      .query<{ id: string }, { domainId: string }>(
-        "SELECT id FROM crawls WHERE domain_id = $domainId AND status IN ('pending', 'running')",
-      )
+      .query<{ id: string }, { domainId: string }>("SELECT id FROM crawls WHERE domain_id = $domainId AND status IN ('pending', 'running')")
       .get({ domainId });
     return row?.id;
   }
@@ -219,9 +229,7 @@ export class CrawlsRepo {
 
   findById(id: string): CrawlRecord | undefined {
     return toCrawl(
-      this.sqlite
-        .query<RawCrawl, { id: string }>(`SELECT ${CRAWL_COLUMNS} FROM crawls c JOIN domains d ON d.id = c.domain_id WHERE c.id = $id`)
-        .get({ id }),
+      this.sqlite.query<RawCrawl, { id: string }>(`SELECT ${CRAWL_COLUMNS} FROM crawls c JOIN domains d ON d.id = c.domain_id WHERE c.id = $id`).get({ id }),
     );
   }
 
@@ -239,11 +247,7 @@ export class CrawlsRepo {
 
   count(filter: CrawlFilter): number {
     const where = crawlWhere(filter);
-    return (
-      this.sqlite
-        .query<{ n: number }, Record<string, string>>(`SELECT COUNT(*) AS n FROM crawls c ${where.sql}`)
-        .get(where.params)?.n ?? 0
-    );
+    return this.sqlite.query<{ n: number }, Record<string, string>>(`SELECT COUNT(*) AS n FROM crawls c ${where.sql}`).get(where.params)?.n ?? 0;
   }
 
   /** Moves the oldest pending crawl to running; its id, or undefined when none waits. */

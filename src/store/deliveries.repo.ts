@@ -147,9 +147,8 @@ export class DeliveriesRepo {
   /** The attempt number the next attempt of a delivery gets in the log (redeliveries keep counting). */
   nextAttemptNumber(deliveryId: string): number {
     return (
-      (this.sqlite
-        .query<{ n: number | null }, { id: string }>("SELECT MAX(attempt) AS n FROM webhook_attempts WHERE delivery_id = $id")
-        .get({ id: deliveryId })?.n ?? 0) + 1
+      (this.sqlite.query<{ n: number | null }, { id: string }>("SELECT MAX(attempt) AS n FROM webhook_attempts WHERE delivery_id = $id").get({ id: deliveryId })
+        ?.n ?? 0) + 1
     );
   }
 

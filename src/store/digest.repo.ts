@@ -69,9 +69,10 @@ export class DigestRepo {
   count(list: DigestList, crawlId: string, against: ComparedCrawl | null): { links: number; targets: number } {
     const { sql, ...sides } = listed(list, crawlId, against);
     return (
-      this.sqlite
-        .query<{ links: number; targets: number }, Sides>(`SELECT COUNT(*) AS links, COUNT(DISTINCT url) AS targets FROM (${sql})`)
-        .get(sides) ?? { links: 0, targets: 0 }
+      this.sqlite.query<{ links: number; targets: number }, Sides>(`SELECT COUNT(*) AS links, COUNT(DISTINCT url) AS targets FROM (${sql})`).get(sides) ?? {
+        links: 0,
+        targets: 0,
+      }
     );
   }
 

@@ -73,9 +73,7 @@ export class DomainsRepo {
   }
 
   findByName(name: string): DomainRecord | undefined {
-    return toDomain(
-      this.sqlite.query<RawDomain, { name: string }>(`SELECT ${DOMAIN_COLUMNS} FROM domains WHERE name = $name`).get({ name }),
-    );
+    return toDomain(this.sqlite.query<RawDomain, { name: string }>(`SELECT ${DOMAIN_COLUMNS} FROM domains WHERE name = $name`).get({ name }));
   }
 
   /** One page, newest first; UUIDv7 ids break created_at ties in creation order. */
@@ -112,9 +110,7 @@ export class DomainsRepo {
     // One statement per distinct set of columns, each cached by query().
     const set = columns.map((column) => `${column} = $${column}`).join(", ");
     return toDomain(
-      this.sqlite
-        .query<RawDomain, Record<string, string | null>>(`UPDATE domains SET ${set} WHERE id = $id RETURNING ${DOMAIN_COLUMNS}`)
-        .get(params),
+      this.sqlite.query<RawDomain, Record<string, string | null>>(`UPDATE domains SET ${set} WHERE id = $id RETURNING ${DOMAIN_COLUMNS}`).get(params),
     );
   }
 

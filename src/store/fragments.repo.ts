@@ -88,9 +88,7 @@ export class FragmentsRepo {
     );
     this.pageIdsStatement = sqlite.prepare("SELECT id_hashes, gap FROM crawl_page_ids WHERE crawl_id = ?1 AND url = ?2");
     this.setOutcomeStatement = sqlite.prepare("UPDATE links SET fragment_error = ?1, fragment_warning = ?2 WHERE id = ?3");
-    this.insertBrokenStatement = sqlite.prepare(
-      "INSERT OR IGNORE INTO broken_links (crawl_id, link_id, target_id, broken_since) VALUES (?1, ?2, ?3, ?4)",
-    );
+    this.insertBrokenStatement = sqlite.prepare("INSERT OR IGNORE INTO broken_links (crawl_id, link_id, target_id, broken_since) VALUES (?1, ?2, ?3, ?4)");
     this.moveStatusCountStatement = sqlite.prepare(
       "UPDATE crawl_status_counts SET links = links - ?3 WHERE crawl_id = ?1 AND status_code = ?2 AND is_broken = 0",
     );

@@ -98,7 +98,21 @@ export class FrontierRepo {
   >;
   private readonly claimPageStatement: Statement<
     unknown,
-    [string, string, number, string | null, string | null, string | null, number | null, number | null, number, number, number, Uint8Array | null, string | null]
+    [
+      string,
+      string,
+      number,
+      string | null,
+      string | null,
+      string | null,
+      number | null,
+      number | null,
+      number,
+      number,
+      number,
+      Uint8Array | null,
+      string | null,
+    ]
   >;
   private readonly findTargetStatement: Statement<StoredTarget, [string, string]>;
   private readonly crawlTargets: Statement<StoredTarget, [string]>;
@@ -153,12 +167,8 @@ export class FrontierRepo {
        FROM links l JOIN crawl_targets t ON t.id = l.target_id
        WHERE l.crawl_id = ?1 AND t.state = 'queued' GROUP BY t.id`,
     );
-    this.forgetWaitingStatement = sqlite.prepare(
-      "DELETE FROM crawl_waiting WHERE target_id IN (SELECT id FROM crawl_targets WHERE crawl_id = ?1)",
-    );
-    this.insertTargetStatement = sqlite.prepare(
-      "INSERT INTO crawl_targets (crawl_id, url, internal, as_page, depth) VALUES (?1, ?2, ?3, ?4, ?5) RETURNING id",
-    );
+    this.forgetWaitingStatement = sqlite.prepare("DELETE FROM crawl_waiting WHERE target_id IN (SELECT id FROM crawl_targets WHERE crawl_id = ?1)");
+    this.insertTargetStatement = sqlite.prepare("INSERT INTO crawl_targets (crawl_id, url, internal, as_page, depth) VALUES (?1, ?2, ?3, ?4, ?5) RETURNING id");
     this.promoteToPageStatement = sqlite.prepare("UPDATE crawl_targets SET as_page = 1 WHERE id = ?1 AND state = 'queued'");
     this.previousWaitingStatement = sqlite.prepare("SELECT waiting_prev_id FROM links WHERE id = ?1");
     this.deleteWaitingStatement = sqlite.prepare("DELETE FROM crawl_waiting WHERE target_id = ?1");
@@ -366,6 +376,16 @@ export class FrontierRepo {
 
   /** Moves the crawl's counters by `delta`; its pages_crawled after the move. */
   addCounts(crawlId: string, delta: CounterDelta): number {
-    return this.addCountsStatement.get(delta.pagesAdded, delta.total, delta.broken, delta.skipped, delta.truncated, delta.pagesCut, delta.excluded, delta.pagesReused, crawlId)!.pages_crawled;
+    return this.addCountsStatement.get(
+      delta.pagesAdded,
+      delta.total,
+      delta.broken,
+      delta.skipped,
+      delta.truncated,
+      delta.pagesCut,
+      delta.excluded,
+      delta.pagesReused,
+      crawlId,
+    )!.pages_crawled;
   }
 }

@@ -218,7 +218,11 @@ export class LinksRepo {
   /** The links a query selects (with their id, after `$afterId`, in id order), read STREAM_BATCH at a time. */
   private *joinedBatches(sql: string, params: Record<string, string | number>): Generator<LinkRecord> {
     const batch = this.sqlite.query<RawLink & { id: number }, Record<string, string | number>>(`${sql} LIMIT ${STREAM_BATCH}`);
-    for (const rows of keysetBatches((afterId) => batch.all({ ...params, afterId }), STREAM_BATCH, (row) => row.id)) {
+    for (const rows of keysetBatches(
+      (afterId) => batch.all({ ...params, afterId }),
+      STREAM_BATCH,
+      (row) => row.id,
+    )) {
       for (const row of rows) yield toLink(row);
     }
   }

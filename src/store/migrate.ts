@@ -26,14 +26,26 @@ export class SchemaTooNewError extends Error {
 /** The migrations this binary ships that the database has not applied yet (read only). */
 export function pendingMigrations(sqlite: Database, migrations: readonly { tag: string }[] = MIGRATIONS): string[] {
   const hasTable = sqlite.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get() !== null;
-  const done = new Set(hasTable ? sqlite.query<{ tag: string }, []>("SELECT tag FROM schema_migrations").all().map((r) => r.tag) : []);
+  const done = new Set(
+    hasTable
+      ? sqlite
+          .query<{ tag: string }, []>("SELECT tag FROM schema_migrations")
+          .all()
+          .map((r) => r.tag)
+      : [],
+  );
   return migrations.map((m) => m.tag).filter((tag) => !done.has(tag));
 }
 
 /** Brings the schema up to date; returns which migrations ran. */
 export function migrate(sqlite: Database, migrations: readonly { tag: string; sql: string }[] = MIGRATIONS): MigrationReport {
   sqlite.exec("CREATE TABLE IF NOT EXISTS schema_migrations (tag TEXT PRIMARY KEY NOT NULL, applied_at TEXT NOT NULL)");
-  const done = new Set(sqlite.query<{ tag: string }, []>("SELECT tag FROM schema_migrations").all().map((r) => r.tag));
+  const done = new Set(
+    sqlite
+      .query<{ tag: string }, []>("SELECT tag FROM schema_migrations")
+      .all()
+      .map((r) => r.tag),
+  );
   const known = new Set(migrations.map((m) => m.tag));
   const unknown = [...done].filter((tag) => !known.has(tag));
   if (unknown.length > 0) throw new SchemaTooNewError(unknown);

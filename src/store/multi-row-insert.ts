@@ -31,11 +31,7 @@ export class MultiRowInsert {
    * After each statement, `inserted(firstRowid, offset, rows)` tells the rowids it assigned: the rows of one
    * statement get consecutive rowids (the caller holds the write lock, so nothing else inserts in between).
    */
-  run(
-    shared: SQLQueryBindings[],
-    values: SQLQueryBindings[],
-    inserted?: (firstRowid: number, offset: number, rows: number) => void,
-  ): void {
+  run(shared: SQLQueryBindings[], values: SQLQueryBindings[], inserted?: (firstRowid: number, offset: number, rows: number) => void): void {
     if (shared.length !== this.shared || values.length % this.perRow !== 0) throw new RangeError("parameter count does not match the row shape");
     const total = values.length / this.perRow;
     for (let offset = 0; offset < total; offset += this.maxRows) {

@@ -86,7 +86,9 @@ export class OpenLinksRepo {
          AND (p.created_at < c.created_at OR (p.created_at = c.created_at AND p.id < c.id))
        ORDER BY p.created_at DESC, p.id DESC LIMIT 1`,
     );
-    this.crawlStatement = sqlite.prepare(`SELECT p.id, COALESCE(p.started_at, p.created_at) AS started_at, ${FRAGMENTS} AS fragments FROM crawls p WHERE p.id = ?1`);
+    this.crawlStatement = sqlite.prepare(
+      `SELECT p.id, COALESCE(p.started_at, p.created_at) AS started_at, ${FRAGMENTS} AS fragments FROM crawls p WHERE p.id = ?1`,
+    );
     this.sourcesStatement = sqlite.prepare(
       `SELECT l.source_url, l.fragment, b.broken_since FROM crawl_targets t
          JOIN broken_links b INDEXED BY broken_links_target_idx ON b.target_id = t.id JOIN links l ON l.id = b.link_id

@@ -50,7 +50,11 @@ export class OrphansRepo {
     const batch = this.sqlite.query<RawOrphan, { crawlId: string; afterId: number }>(
       `SELECT ${COLUMNS} ${ORPHANS} AND id > $afterId ORDER BY id LIMIT ${STREAM_BATCH}`,
     );
-    for (const rows of keysetBatches((afterId) => batch.all({ crawlId, afterId }), STREAM_BATCH, (row) => row.id)) {
+    for (const rows of keysetBatches(
+      (afterId) => batch.all({ crawlId, afterId }),
+      STREAM_BATCH,
+      (row) => row.id,
+    )) {
       for (const row of rows) yield toOrphan(row);
     }
   }

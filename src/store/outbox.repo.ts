@@ -18,9 +18,7 @@ export class OutboxRepo {
   private readonly insertForChannel: Statement<unknown, [string, string, string, string, string, string]>;
 
   constructor(sqlite: Database) {
-    this.subscribers = sqlite.prepare(
-      "SELECT id FROM webhooks WHERE active = 1 AND EXISTS (SELECT 1 FROM json_each(webhooks.events) WHERE value = ?1)",
-    );
+    this.subscribers = sqlite.prepare("SELECT id FROM webhooks WHERE active = 1 AND EXISTS (SELECT 1 FROM json_each(webhooks.events) WHERE value = ?1)");
     this.insert = sqlite.prepare(
       `INSERT INTO webhook_deliveries (id, webhook_id, event, payload, next_attempt_at, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)`,
     );

@@ -23,10 +23,7 @@ import { blob, check, index, integer, primaryKey, sqliteTable, text, uniqueIndex
 
 export type { BreakageCause, ChannelKind, CrawlStatus, CrawlTrigger, DeliveryState, FragmentGap, NotifyWhen, PageIdsGap, StoredLinkKind };
 
-const createdAt = () =>
-  text("created_at")
-    .notNull()
-    .default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`);
+const createdAt = () => text("created_at").notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`);
 
 export const apiKeys = sqliteTable(
   "api_keys",
@@ -114,9 +111,7 @@ export const crawls = sqliteTable(
     index("crawls_domain_idx").on(t.domainId, t.createdAt),
     index("crawls_status_idx").on(t.status, t.createdAt),
     // At most one pending or running crawl per domain, enforced by the store rather than by a read-then-write.
-    uniqueIndex("crawls_one_active_per_domain")
-      .on(t.domainId)
-      .where(sql`status IN ('pending', 'running')`),
+    uniqueIndex("crawls_one_active_per_domain").on(t.domainId).where(sql`status IN ('pending', 'running')`),
   ],
 );
 
@@ -157,9 +152,7 @@ export const crawlTargets = sqliteTable(
     uniqueIndex("crawl_targets_url_unique").on(t.crawlId, t.url),
     index("crawl_targets_state_idx").on(t.crawlId, t.state, t.id),
     // The orphan pages of a crawl, in discovery order, without reading its other targets.
-    index("crawl_targets_unlinked_idx")
-      .on(t.crawlId, t.id)
-      .where(sql`depth = -1`),
+    index("crawl_targets_unlinked_idx").on(t.crawlId, t.id).where(sql`depth = -1`),
   ],
 );
 

@@ -26,8 +26,7 @@ export function prepareStoreRecord(lock: Database): void {
   const hasRecord = lock.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'store'").get() !== null;
   if (hasRecord) return;
   const heldBefore =
-    lock.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'holder'").get() !== null &&
-    lock.query("SELECT 1 FROM holder").get() !== null;
+    lock.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'holder'").get() !== null && lock.query("SELECT 1 FROM holder").get() !== null;
   lock.exec(TABLE);
   if (heldBefore) lock.run("INSERT INTO store (id, store_id, recorded_at) VALUES (1, NULL, ?)", [new Date().toISOString()]);
 }
@@ -54,7 +53,12 @@ export function readStoreRecord(lockPath: string): StoreRecord | null {
   }
   try {
     db.exec("PRAGMA busy_timeout = 2000");
-    const tables = new Set(db.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table'").all().map((row) => row.name));
+    const tables = new Set(
+      db
+        .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table'")
+        .all()
+        .map((row) => row.name),
+    );
     if (tables.has("store")) return storeRecordIn(db);
     // Held by a linkpatrol from before the record: a store was used here.
     const held = tables.has("holder") ? db.query<{ since: string }, []>("SELECT since FROM holder WHERE id = 1").get() : null;

@@ -161,7 +161,12 @@ function rowsOf(
   }
   // The link id as the index read orders it, so a stream in discovery order needs no sort.
   const warning = filter.statusClass === "warning";
-  return { from: `${from} ${clauses.map((c) => `AND ${c}`).join(" ")}`, params, linkId: warning ? "l.id" : "b.link_id", targetId: warning ? "l.target_id" : "b.target_id" };
+  return {
+    from: `${from} ${clauses.map((c) => `AND ${c}`).join(" ")}`,
+    params,
+    linkId: warning ? "l.id" : "b.link_id",
+    targetId: warning ? "l.target_id" : "b.target_id",
+  };
 }
 
 /** Whether `filter` reads the target row. */
@@ -256,7 +261,11 @@ export class TargetResultsRepo {
     const batch = this.sqlite.query<RawLink & { id: number }, Params>(
       `SELECT ${rows.linkId} AS id, ${LINK_COLUMNS} FROM ${rows.from} AND ${rows.linkId} > $afterId ORDER BY ${rows.linkId} LIMIT ${STREAM_BATCH}`,
     );
-    for (const found of keysetBatches((afterId) => batch.all({ ...rows.params, afterId }), STREAM_BATCH, (row) => row.id)) {
+    for (const found of keysetBatches(
+      (afterId) => batch.all({ ...rows.params, afterId }),
+      STREAM_BATCH,
+      (row) => row.id,
+    )) {
       for (const row of found) yield toLink(row);
     }
   }

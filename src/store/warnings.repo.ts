@@ -23,9 +23,7 @@ export class WarningsRepo {
   /** Replaces the crawl's entries; run inside the caller's transaction. */
   replace(crawlId: string, entries: readonly WarningEntry[]): void {
     this.sqlite.query("DELETE FROM crawl_warnings WHERE crawl_id = ?1").run(crawlId);
-    const insert = this.sqlite.query(
-      "INSERT INTO crawl_warnings (crawl_id, position, cause, message, count, samples) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-    );
+    const insert = this.sqlite.query("INSERT INTO crawl_warnings (crawl_id, position, cause, message, count, samples) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
     entries.forEach((entry, position) => {
       insert.run(crawlId, position, entry.cause, entry.message, entry.count, JSON.stringify(entry.samples));
     });

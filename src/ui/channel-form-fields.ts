@@ -30,13 +30,26 @@ export const KIND_LABELS: Record<ChannelKind, string> = {
 };
 
 const webhookUrl = (where: string, placeholder: string): ChannelFormField[] => [
-  { name: "url", label: `${where} URL`, input: "password", required: true, placeholder, help: "It carries its own token: it is kept secret and never shown again." },
+  {
+    name: "url",
+    label: `${where} URL`,
+    input: "password",
+    required: true,
+    placeholder,
+    help: "It carries its own token: it is kept secret and never shown again.",
+  },
 ];
 
 export const CHANNEL_FORM_FIELDS: Record<ChannelKind, ChannelFormField[]> = {
   email: [
     { name: "host", label: "SMTP server", input: "text", required: true, placeholder: "smtp.example.com" },
-    { name: "security", label: "Security", input: "select", options: ["starttls", "tls", "none"], help: "starttls (port 587), tls (port 465), none (port 25, trusted networks only)" },
+    {
+      name: "security",
+      label: "Security",
+      input: "select",
+      options: ["starttls", "tls", "none"],
+      help: "starttls (port 587), tls (port 465), none (port 25, trusted networks only)",
+    },
     { name: "port", label: "Port (optional)", input: "number", help: "Default: 587, 465 or 25 by the security chosen." },
     { name: "username", label: "User name (optional)", input: "text" },
     { name: "password", label: "Password (optional)", input: "password", help: "Kept secret: never shown again." },
@@ -48,7 +61,14 @@ export const CHANNEL_FORM_FIELDS: Record<ChannelKind, ChannelFormField[]> = {
   teams: webhookUrl("Workflows webhook", "https://…logic.azure.com/workflows/…"),
   matrix: [
     { name: "homeserver", label: "Homeserver", input: "url", required: true, placeholder: "https://matrix.example.org" },
-    { name: "room_id", label: "Room id", input: "text", required: true, placeholder: "!abcdef:example.org", help: "The room's id (Room settings → Advanced), not its alias." },
+    {
+      name: "room_id",
+      label: "Room id",
+      input: "text",
+      required: true,
+      placeholder: "!abcdef:example.org",
+      help: "The room's id (Room settings → Advanced), not its alias.",
+    },
     { name: "access_token", label: "Access token", input: "password", required: true, help: "The bot user's token: kept secret, never shown again." },
   ],
   ntfy: [

@@ -79,7 +79,10 @@ export function dashboardRouter(deps: DashboardDeps): Hono<UiEnv> {
     const error = storeRefusalOf(thrown);
     const status = error instanceof AppError ? STATUS_OF[error.code] : 500;
     if (status === 500) {
-      deps.logger.error("dashboard error", { request_id: c.get("requestId"), error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
+      deps.logger.error("dashboard error", {
+        request_id: c.get("requestId"),
+        error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+      });
     }
     const message = status === 500 ? "internal server error" : error.message;
     c.status(status);

@@ -14,10 +14,7 @@ function result(passed: boolean, reason: string): MethodResult {
 }
 
 /** Checks the well-known file; never rejects. */
-export async function checkHttpFile(
-  target: VerificationTarget,
-  settings: VerificationFetchSettings,
-): Promise<MethodResult> {
+export async function checkHttpFile(target: VerificationTarget, settings: VerificationFetchSettings): Promise<MethodResult> {
   const url = verificationFileUrl(target);
   const answer = await fetchForVerification(url, settings, MAX_FILE_BYTES);
   const problem = unusableAnswer(url, answer, settings.timeoutMs);

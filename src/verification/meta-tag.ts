@@ -44,10 +44,7 @@ export function verificationMetaContents(html: string): string[] {
 }
 
 /** Checks the root page's meta tag; never rejects. */
-export async function checkMetaTag(
-  target: VerificationTarget,
-  settings: VerificationFetchSettings,
-): Promise<MethodResult> {
+export async function checkMetaTag(target: VerificationTarget, settings: VerificationFetchSettings): Promise<MethodResult> {
   const url = target.rootUrl;
   const answer = await fetchForVerification(url, settings, MAX_PAGE_BYTES);
   const problem = unusableAnswer(url, answer, settings.timeoutMs);

@@ -32,10 +32,7 @@ export interface DomainVerifierDeps {
 }
 
 /** Builds a verifier from the `crawler` (address policy, timeouts, identity) and `verification` sections. */
-export function createDomainVerifier(
-  config: Pick<Config, "crawler" | "verification">,
-  deps: DomainVerifierDeps = {},
-): DomainVerifier {
+export function createDomainVerifier(config: Pick<Config, "crawler" | "verification">, deps: DomainVerifierDeps = {}): DomainVerifier {
   const http: VerificationFetchSettings = {
     fetch: { ...crawlerFetchOptions(config.crawler, deps.resolve), ca: deps.ca },
     timeoutMs: config.verification.timeout,

@@ -49,9 +49,12 @@ describe("POST /crawls: bad bodies are 400 invalid_request with {field, message}
     expect((await badBody({ domain_id })).map((d) => d.field)).toEqual(["domain_id"]);
   });
 
-  test.each(["abc", "", ...MALFORMED_IDS.slice(1), ` ${UNKNOWN_ID}`, `{${UNKNOWN_ID}}`])("a domain_id that is not a UUID (%p): 400, not 404", async (domain_id) => {
-    expect((await badBody({ domain_id })).map((d) => d.field)).toEqual(["domain_id"]);
-  });
+  test.each(["abc", "", ...MALFORMED_IDS.slice(1), ` ${UNKNOWN_ID}`, `{${UNKNOWN_ID}}`])(
+    "a domain_id that is not a UUID (%p): 400, not 404",
+    async (domain_id) => {
+      expect((await badBody({ domain_id })).map((d) => d.field)).toEqual(["domain_id"]);
+    },
+  );
 
   test.each([
     [{ options: "yes" }, "options"],

@@ -79,7 +79,17 @@ describe("GET /crawls", () => {
   test("summaries carry the spec's fields with their types, plus domain_id and created_at", async () => {
     const res = await svc.call("GET", "/crawls");
     for (const item of res.json.data) {
-      expect(Object.keys(item).sort()).toEqual(["broken_links", "completed_at", "created_at", "domain_id", "domain_name", "failure", "id", "status", "total_links"]);
+      expect(Object.keys(item).sort()).toEqual([
+        "broken_links",
+        "completed_at",
+        "created_at",
+        "domain_id",
+        "domain_name",
+        "failure",
+        "id",
+        "status",
+        "total_links",
+      ]);
       expect(["pending", "running", "completed", "failed"]).toContain(item.status);
       expect(Number.isInteger(item.total_links) && Number.isInteger(item.broken_links)).toBe(true);
       expect(item.completed_at === null || typeof item.completed_at === "string").toBe(true);

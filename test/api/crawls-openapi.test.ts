@@ -24,8 +24,18 @@ function paramNames(path: string, method: string): string[] {
 
 describe("crawl operations in the OpenAPI document", () => {
   test("every crawl path with its methods, tagged crawls, behind the bearer key", () => {
-    const crawlPaths = Object.keys(doc.paths).filter((p) => p.startsWith("/v1/crawls")).sort();
-    expect(crawlPaths).toEqual(["/v1/crawls", "/v1/crawls/{id}", "/v1/crawls/{id}/broken", "/v1/crawls/{id}/cancel", "/v1/crawls/{id}/changes", "/v1/crawls/{id}/links", "/v1/crawls/{id}/orphans"]);
+    const crawlPaths = Object.keys(doc.paths)
+      .filter((p) => p.startsWith("/v1/crawls"))
+      .sort();
+    expect(crawlPaths).toEqual([
+      "/v1/crawls",
+      "/v1/crawls/{id}",
+      "/v1/crawls/{id}/broken",
+      "/v1/crawls/{id}/cancel",
+      "/v1/crawls/{id}/changes",
+      "/v1/crawls/{id}/links",
+      "/v1/crawls/{id}/orphans",
+    ]);
     expect(Object.keys(doc.paths["/v1/crawls"]).sort()).toEqual(["get", "post"]);
     expect(Object.keys(doc.paths["/v1/crawls/{id}"])).toEqual(["get"]);
     expect(Object.keys(doc.paths["/v1/crawls/{id}/links"])).toEqual(["get"]);

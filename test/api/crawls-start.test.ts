@@ -75,7 +75,14 @@ describe("POST /crawls", () => {
     const before = Date.now();
     const res = await start(domain.id);
     const crawl = res.json.data;
-    expect(crawl).toEqual({ id: expect.stringMatching(UUID_V7), domain_id: domain.id, status: "pending", options: NO_OPTIONS, trigger: "api", created_at: expect.any(String) });
+    expect(crawl).toEqual({
+      id: expect.stringMatching(UUID_V7),
+      domain_id: domain.id,
+      status: "pending",
+      options: NO_OPTIONS,
+      trigger: "api",
+      created_at: expect.any(String),
+    });
     expect(new Date(crawl.created_at).toISOString()).toBe(crawl.created_at);
     expect(Date.parse(crawl.created_at)).toBeGreaterThanOrEqual(before - 1000);
     expect(res.headers.get("location")).toBe(`/v1/crawls/${crawl.id}`);
@@ -108,7 +115,9 @@ describe("POST /crawls", () => {
     const res = await svc.call("POST", "/crawls", { body: { domain_id: domain.id, full: true } });
     expect(res.status).toBe(201);
     expect(res.json.data.options).toEqual(NO_OPTIONS);
-    expect(svc.runtime.store.sqlite.query("SELECT options FROM crawls WHERE id = ?1").get(res.json.data.id)).toEqual({ options: JSON.stringify({ ...NO_OPTIONS, full: true }) });
+    expect(svc.runtime.store.sqlite.query("SELECT options FROM crawls WHERE id = ?1").get(res.json.data.id)).toEqual({
+      options: JSON.stringify({ ...NO_OPTIONS, full: true }),
+    });
   });
 
   test("an empty options object means the defaults", async () => {
@@ -157,19 +166,43 @@ describe("GET /crawls/{id}", () => {
     const d = res.json.data;
     expect(Object.keys(d).sort()).toEqual(
       [
-        "id", "domain_id", "domain_name", "status", "options", "total_links", "broken_links", "pages_crawled",
-        "skipped_links", "excluded_links", "truncated", "error", "created_at", "started_at", "completed_at", "new_broken_links", "trigger",
-        "pages_cut", "failure", "warnings", "warning_causes", "sitemap_urls", "orphan_pages", "waiting_reason", "progress",
+        "id",
+        "domain_id",
+        "domain_name",
+        "status",
+        "options",
+        "total_links",
+        "broken_links",
+        "pages_crawled",
+        "skipped_links",
+        "excluded_links",
+        "truncated",
+        "error",
+        "created_at",
+        "started_at",
+        "completed_at",
+        "new_broken_links",
+        "trigger",
+        "pages_cut",
+        "failure",
+        "warnings",
+        "warning_causes",
+        "sitemap_urls",
+        "orphan_pages",
+        "waiting_reason",
+        "progress",
         "pages_reused",
       ].sort(),
     );
     expect(d).toMatchObject({ id: crawl.id, domain_id: domain.id, domain_name: domain.name, options: crawl.options, created_at: crawl.created_at });
     expect(["pending", "running", "completed", "failed"]).toContain(d.status);
-    for (const field of ["total_links", "broken_links", "pages_crawled", "skipped_links", "excluded_links", "pages_cut", "pages_reused"]) expect(Number.isInteger(d[field])).toBe(true);
+    for (const field of ["total_links", "broken_links", "pages_crawled", "skipped_links", "excluded_links", "pages_cut", "pages_reused"])
+      expect(Number.isInteger(d[field])).toBe(true);
     expect(Array.isArray(d.warnings) && d.warnings.every((w: unknown) => typeof w === "string")).toBe(true);
     expect(Array.isArray(d.warning_causes) && d.warning_causes.length === d.warnings.length).toBe(true);
     expect(typeof d.truncated).toBe("boolean");
-    for (const field of ["started_at", "completed_at", "error", "failure", "waiting_reason"]) expect(d[field] === null || typeof d[field] === "string").toBe(true);
+    for (const field of ["started_at", "completed_at", "error", "failure", "waiting_reason"])
+      expect(d[field] === null || typeof d[field] === "string").toBe(true);
     // Without use_sitemap no sitemap is read.
     expect(d).toMatchObject({ sitemap_urls: null, orphan_pages: null });
   });
@@ -184,7 +217,7 @@ describe("GET /crawls/{id}", () => {
 });
 
 describe("POST /crawls/{id}/cancel", () => {
-  test("200: the crawl ends failed with error \"cancelled\"; a second cancel is 409 conflict", async () => {
+  test('200: the crawl ends failed with error "cancelled"; a second cancel is 409 conflict', async () => {
     const domain = await verifiedDomain();
     const crawl = (await start(domain.id)).json.data;
     const res = await svc.call("POST", `/crawls/${crawl.id}/cancel`);

@@ -57,15 +57,13 @@ describe("POST /domains", () => {
     expect(error.details?.[0]?.field).toBe(field);
   });
 
-  test.each([
-    ["https://other.example/"],
-    ["https://root.example:8443/"],
-    ["not a url"],
-    ["https://user:pw@root.example/"],
-  ])("root_url %p off the domain or malformed: 400", async (root_url) => {
-    const error = expectErrorEnvelope(await svc.call("POST", "/domains", { body: { name: "root.example", root_url } }), 400, "invalid_request");
-    expect(error.details?.[0]?.field).toBe("root_url");
-  });
+  test.each([["https://other.example/"], ["https://root.example:8443/"], ["not a url"], ["https://user:pw@root.example/"]])(
+    "root_url %p off the domain or malformed: 400",
+    async (root_url) => {
+      const error = expectErrorEnvelope(await svc.call("POST", "/domains", { body: { name: "root.example", root_url } }), 400, "invalid_request");
+      expect(error.details?.[0]?.field).toBe("root_url");
+    },
+  );
 
   test.each(["ftp://root.example/", "javascript:alert(1)", "file:///etc/passwd"])("root_url with scheme %p: 422 unsafe_url", async (root_url) => {
     const error = expectErrorEnvelope(await svc.call("POST", "/domains", { body: { name: "root.example", root_url } }), 422, "unsafe_url");
@@ -106,10 +104,13 @@ describe("GET /domains", () => {
     }
   });
 
-  test.each(["limit=0", "limit=101", "limit=abc", "limit=1.5", "limit=1e2", "limit=0x10", "limit=%203", "limit=", "page=0", "page=-1", "page=x"])("%s: 400 invalid_request", async (query) => {
-    const error = expectErrorEnvelope(await svc.call("GET", `/domains?${query}`), 400, "invalid_request");
-    expect(error.details?.[0]?.field).toBe(query.split("=")[0]);
-  });
+  test.each(["limit=0", "limit=101", "limit=abc", "limit=1.5", "limit=1e2", "limit=0x10", "limit=%203", "limit=", "page=0", "page=-1", "page=x"])(
+    "%s: 400 invalid_request",
+    async (query) => {
+      const error = expectErrorEnvelope(await svc.call("GET", `/domains?${query}`), 400, "invalid_request");
+      expect(error.details?.[0]?.field).toBe(query.split("=")[0]);
+    },
+  );
 });
 
 describe("GET, PATCH, DELETE /domains/{id}", () => {

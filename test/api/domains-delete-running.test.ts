@@ -33,7 +33,10 @@ afterAll(async () => {
 
 const TABLES = ["crawl_targets", "links", "broken_links", "crawl_status_counts", "crawl_pages"];
 const rowsOf = (crawlId: string) =>
-  TABLES.map((table) => (svc.runtime.store.sqlite.query(`SELECT count(*) AS n FROM ${table} WHERE crawl_id = ?`).get(crawlId) as { n: number }).n).reduce((a, b) => a + b, 0);
+  TABLES.map((table) => (svc.runtime.store.sqlite.query(`SELECT count(*) AS n FROM ${table} WHERE crawl_id = ?`).get(crawlId) as { n: number }).n).reduce(
+    (a, b) => a + b,
+    0,
+  );
 
 describe("DELETE /domains/{id} while a crawl runs", () => {
   test("409 naming the crawl, then, once it is cancelled, 204 and every row of its history gone", async () => {

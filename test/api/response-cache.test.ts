@@ -101,7 +101,9 @@ describe("a kept answer passes the chain like any other", () => {
 
   test("it is logged at info and timed under the route's pattern", async () => {
     const count = () =>
-      Number(svc.runtime.metrics.render().match(/linkpatrol_http_request_duration_seconds_count\{route="\/v1\/domains",method="GET",status="200"\} (\d+)/)?.[1] ?? 0);
+      Number(
+        svc.runtime.metrics.render().match(/linkpatrol_http_request_duration_seconds_count\{route="\/v1\/domains",method="GET",status="200"\} (\d+)/)?.[1] ?? 0,
+      );
     expect((await svc.call("GET", "/domains?limit=9")).status).toBe(200); // kept now
     const before = count();
     const kept = await svc.call("GET", "/domains?limit=9", { headers: { "X-Request-Id": "trace-log" } });

@@ -33,8 +33,19 @@ function written(links: LinkView[], name: string): string {
     url: "http://site.test/",
     options: withDefaultOptions({}),
     summary: {
-      status: "completed", error: null, failure: null, warnings: [], pages_cut: 0, pages_crawled: 3, total_links: links.length, broken_links: links.filter((l) => l.is_broken).length,
-      skipped_links: 0, truncated: false, duration_ms: 5, reported_links: links.length, reported_broken: links.filter((l) => l.is_broken).length,
+      status: "completed",
+      error: null,
+      failure: null,
+      warnings: [],
+      pages_cut: 0,
+      pages_crawled: 3,
+      total_links: links.length,
+      broken_links: links.filter((l) => l.is_broken).length,
+      skipped_links: 0,
+      truncated: false,
+      duration_ms: 5,
+      reported_links: links.length,
+      reported_broken: links.filter((l) => l.is_broken).length,
     },
     links: () => links,
     brokenLinks: () => links.filter((link) => link.is_broken),
@@ -46,7 +57,10 @@ function written(links: LinkView[], name: string): string {
 
 for (const count of [0, 1, 12_000]) {
   test(`a report of ${count} links scans to what parsing it whole gives`, async () => {
-    const path = written(Array.from({ length: count }, (_, i) => link(i)), `report-${count}.json`);
+    const path = written(
+      Array.from({ length: count }, (_, i) => link(i)),
+      `report-${count}.json`,
+    );
     const whole = JSON.parse(await Bun.file(path).text()) as { summary: unknown; links: LinkView[] };
     if (count === 12_000) expect(Bun.file(path).size).toBeGreaterThan(2 * 1024 * 1024);
 
@@ -58,7 +72,10 @@ for (const count of [0, 1, 12_000]) {
 }
 
 test("a report cut off inside its links is refused", async () => {
-  const path = written(Array.from({ length: 100 }, (_, i) => link(i)), "whole.json");
+  const path = written(
+    Array.from({ length: 100 }, (_, i) => link(i)),
+    "whole.json",
+  );
   const text = await Bun.file(path).text();
   const cut = join(dir, "cut.json");
   writeFileSync(cut, text.slice(0, text.indexOf("\n    {", text.length / 2)));

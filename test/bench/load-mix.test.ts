@@ -50,16 +50,20 @@ test("the mix rotates over the crawl list, a detail, both crawls' broken links a
 
 for (const name of ["wrk", "autocannon"] as const) {
   const generator = loadGenerator(name);
-  test.skipIf(generator === null)(`${name} sends every path of the rotation, with the key`, async () => {
-    hits.clear();
-    unauthorised = 0;
-    const paths = mixPaths("RUN", "DONE", 7);
-    const origin = `http://127.0.0.1:${server.port}`;
-    const result = await generator!.runMix(origin, paths, { connections: 4, threads: 2, seconds: 1, key: KEY, dir, label: `mix-${name}` });
-    expect(result.requests).toBeGreaterThan(paths.length);
-    expect({ non_2xx: result.non_2xx, errors: result.errors }).toEqual({ non_2xx: 0, errors: 0 });
-    expect(unauthorised).toBe(0);
-    for (const path of paths) expect({ path, sent: (hits.get(path) ?? 0) > 0 }).toEqual({ path, sent: true });
-    expect([...hits.keys()].every((path) => paths.includes(path))).toBe(true);
-  }, 15_000); // a 1 s load run in a child process, plus its start-up (autocannon: Node.js)
+  test.skipIf(generator === null)(
+    `${name} sends every path of the rotation, with the key`,
+    async () => {
+      hits.clear();
+      unauthorised = 0;
+      const paths = mixPaths("RUN", "DONE", 7);
+      const origin = `http://127.0.0.1:${server.port}`;
+      const result = await generator!.runMix(origin, paths, { connections: 4, threads: 2, seconds: 1, key: KEY, dir, label: `mix-${name}` });
+      expect(result.requests).toBeGreaterThan(paths.length);
+      expect({ non_2xx: result.non_2xx, errors: result.errors }).toEqual({ non_2xx: 0, errors: 0 });
+      expect(unauthorised).toBe(0);
+      for (const path of paths) expect({ path, sent: (hits.get(path) ?? 0) > 0 }).toEqual({ path, sent: true });
+      expect([...hits.keys()].every((path) => paths.includes(path))).toBe(true);
+    },
+    15_000,
+  ); // a 1 s load run in a child process, plus its start-up (autocannon: Node.js)
 }

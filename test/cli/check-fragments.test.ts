@@ -43,8 +43,13 @@ test("--fragments: each URL with its fragment is a link in json, the missing one
 
 test("--fragments --format jsonl and csv: the broken link by its own URL and text", async () => {
   const jsonl = await check("--fragments", "--format", "jsonl");
-  const lines = jsonl.stdout.trim().split("\n").map((line) => JSON.parse(line));
-  expect(lines.filter((line) => line.type === "link" && line.is_broken).map((line) => [line.url, line.link_text])).toEqual([[site.url("/doc.html#gone"), "gone"]]);
+  const lines = jsonl.stdout
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line));
+  expect(lines.filter((line) => line.type === "link" && line.is_broken).map((line) => [line.url, line.link_text])).toEqual([
+    [site.url("/doc.html#gone"), "gone"],
+  ]);
   expect(lines.at(-1)).toMatchObject({ type: "summary", summary: { total_links: 4, broken_links: 1 } });
   const csv = await check("--fragments", "--format", "csv");
   const broken = csv.stdout.split("\n").filter((line) => line.includes("fragment #gone not found"));
@@ -58,11 +63,15 @@ test.each([
   ["junit", "fragment #gone not found"],
   ["csv", "fragment #gone not found"],
   ["text", "fragment #gone not found"],
-])("--fragments --format %s names the missing fragment", async (format, expected) => {
-  const run = await check("--fragments", "--format", format);
-  expect(run.exitCode).toBe(1);
-  expect(run.stdout).toContain(expected);
-}, 20_000); // a check process
+])(
+  "--fragments --format %s names the missing fragment",
+  async (format, expected) => {
+    const run = await check("--fragments", "--format", format);
+    expect(run.exitCode).toBe(1);
+    expect(run.stdout).toContain(expected);
+  },
+  20_000,
+); // a check process
 
 test("without --fragments the same site is clean: one link per page, named by its first text", async () => {
   const run = await check("--format", "json");

@@ -79,7 +79,19 @@ test("jsonl on a 2,000-page site: one line per link and the summary, every link 
     site = await startSyntheticSite({ pages: 2_000, seed: 3, slowPages: 0 });
     const want = site.expected(flags);
     const output = join(dir, "big.jsonl");
-    const result = await check(site.rootUrl, "--allow-private", "--images", "--scripts", "--stylesheets", "--concurrency", "16", "--format", "jsonl", "--output", output);
+    const result = await check(
+      site.rootUrl,
+      "--allow-private",
+      "--images",
+      "--scripts",
+      "--stylesheets",
+      "--concurrency",
+      "16",
+      "--format",
+      "jsonl",
+      "--output",
+      output,
+    );
     expect(result.exitCode).toBe(1);
     expect(result.stdout).toBe("");
     const lines = parseLines(readFileSync(output, "utf8"));
@@ -100,7 +112,8 @@ test("jsonl on a 2,000-page site: one line per link and the summary, every link 
     let matched = 0;
     for (const link of links) {
       const expected = byPair.get(pair(link));
-      if (expected !== undefined && expected.status_code === link.status_code && expected.is_broken === link.is_broken && expected.kind === link.kind) matched++;
+      if (expected !== undefined && expected.status_code === link.status_code && expected.is_broken === link.is_broken && expected.kind === link.kind)
+        matched++;
     }
     expect(matched).toBe(want.total_links);
     expect(new Set(links.map(pair)).size).toBe(want.total_links);

@@ -42,7 +42,10 @@ test("json and jsonl carry the options object; json, jsonl and csv links carry b
   const missing = json.links.find((link: any) => link.url === site.url("/missing"));
   expect(typeof missing.broken_since).toBe("string");
   expect(json.links.filter((link: any) => !link.is_broken).every((link: any) => link.broken_since === null)).toBe(true);
-  const lines = (await check("--format", "jsonl")).stdout.trim().split("\n").map((line) => JSON.parse(line));
+  const lines = (await check("--format", "jsonl")).stdout
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line));
   expect(lines.at(-1)).toMatchObject({ type: "summary", options: { scan_images: false } });
   expect(lines.find((line) => line.url === site.url("/missing")).broken_since).toEqual(expect.any(String));
   const csv = (await check("--format", "csv")).stdout.split("\r\n");

@@ -53,7 +53,11 @@ function cells(row: string): string[] {
 
 /** What a CommonMark renderer shows for escaped text: backslash escapes and the three entities undone. */
 function rendered(text: string): string {
-  return text.replace(/\\([!-/:-@[-`{-~])/g, "$1").replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&amp;", "&");
+  return text
+    .replace(/\\([!-/:-@[-`{-~])/g, "$1")
+    .replaceAll("&lt;", "<")
+    .replaceAll("&gt;", ">")
+    .replaceAll("&amp;", "&");
 }
 
 describe("--format markdown", () => {

@@ -54,8 +54,16 @@ test("--soft-404-broken makes the soft 404 broken", async () => {
 });
 
 test("jsonl, text, markdown and junit show the orphans and the broken entry", async () => {
-  const lines = (await check("--format", "jsonl")).stdout.trim().split("\n").map((line) => JSON.parse(line));
-  expect(lines.filter((line) => line.type === "orphan").map((line) => line.url).sort()).toEqual([site.url("/gone"), site.url("/orphan")]);
+  const lines = (await check("--format", "jsonl")).stdout
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line));
+  expect(
+    lines
+      .filter((line) => line.type === "orphan")
+      .map((line) => line.url)
+      .sort(),
+  ).toEqual([site.url("/gone"), site.url("/orphan")]);
   expect(lines.at(-1)).toMatchObject({ type: "summary", summary: { orphan_pages: 2 } });
 
   const text = (await check()).stdout;

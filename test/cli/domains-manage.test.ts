@@ -54,7 +54,11 @@ function rowsOf(crawlId: string): number {
   const runtime = openRuntime(config);
   try {
     return ["crawls", "crawl_targets", "links", "broken_links", "crawl_status_counts"]
-      .map((table) => (runtime.store.sqlite.query(`SELECT count(*) AS n FROM ${table} WHERE ${table === "crawls" ? "id" : "crawl_id"} = ?`).get(crawlId) as { n: number }).n)
+      .map(
+        (table) =>
+          (runtime.store.sqlite.query(`SELECT count(*) AS n FROM ${table} WHERE ${table === "crawls" ? "id" : "crawl_id"} = ?`).get(crawlId) as { n: number })
+            .n,
+      )
       .reduce((a, b) => a + b, 0);
   } finally {
     runtime.close();
@@ -64,7 +68,14 @@ function rowsOf(crawlId: string): number {
 /** Runs the CLI on a pseudo-terminal (util-linux `script`), typing `input`. */
 async function onTerminal(args: string[], input: string): Promise<{ exitCode: number; output: string }> {
   const command = [process.execPath, MAIN, ...args].map((part) => `'${part}'`).join(" ");
-  const proc = Bun.spawn({ cmd: ["script", "-qec", command, "/dev/null"], env: { ...cleanEnv(), ...env }, stdin: "pipe", stdout: "pipe", stderr: "pipe", timeout: 30_000 });
+  const proc = Bun.spawn({
+    cmd: ["script", "-qec", command, "/dev/null"],
+    env: { ...cleanEnv(), ...env },
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+    timeout: 30_000,
+  });
   proc.stdin.write(input);
   await proc.stdin.end();
   const [output, exitCode] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
@@ -115,20 +126,24 @@ describe("linkpatrol domains add, edit, delete", () => {
     expect(JSON.parse((await runCli(["domains", "list", "--json"], { env })).stdout).map((d: { id: string }) => d.id)).toContain(domainId);
   }, 15_000);
 
-  test.skipIf(!existsSync("/usr/bin/script"))("on a terminal delete asks: no keeps the domain (exit 1), yes deletes it with its crawls", async () => {
-    const crawlId = await crawlOnce(domainId);
-    expect(rowsOf(crawlId)).toBeGreaterThan(4);
-    const declined = await onTerminal(["domains", "delete", domainId], "n\n");
-    expect(declined.output).toContain("and its 1 crawl with all their results? This cannot be undone. [y/N]");
-    expect(declined.output).toContain("nothing deleted");
-    expect(declined.exitCode).toBe(1);
-    expect(rowsOf(crawlId)).toBeGreaterThan(4);
-    const confirmed = await onTerminal(["domains", "delete", domainId], "y\n");
-    expect(confirmed.exitCode).toBe(0);
-    expect(confirmed.output).toContain("and 1 crawl");
-    expect(rowsOf(crawlId)).toBe(0);
-    expect(JSON.parse((await runCli(["domains", "list", "--json"], { env })).stdout)).toEqual([]);
-  }, 40_000);
+  test.skipIf(!existsSync("/usr/bin/script"))(
+    "on a terminal delete asks: no keeps the domain (exit 1), yes deletes it with its crawls",
+    async () => {
+      const crawlId = await crawlOnce(domainId);
+      expect(rowsOf(crawlId)).toBeGreaterThan(4);
+      const declined = await onTerminal(["domains", "delete", domainId], "n\n");
+      expect(declined.output).toContain("and its 1 crawl with all their results? This cannot be undone. [y/N]");
+      expect(declined.output).toContain("nothing deleted");
+      expect(declined.exitCode).toBe(1);
+      expect(rowsOf(crawlId)).toBeGreaterThan(4);
+      const confirmed = await onTerminal(["domains", "delete", domainId], "y\n");
+      expect(confirmed.exitCode).toBe(0);
+      expect(confirmed.output).toContain("and 1 crawl");
+      expect(rowsOf(crawlId)).toBe(0);
+      expect(JSON.parse((await runCli(["domains", "list", "--json"], { env })).stdout)).toEqual([]);
+    },
+    40_000,
+  );
 
   test("delete --yes in a script deletes at once; an unknown id is exit 2", async () => {
     const added = JSON.parse((await runCli(["domains", "add", site.url("/docs/index.html"), "--verified", "--json"], { env })).stdout);

@@ -34,7 +34,12 @@ describe("the listening line", () => {
     server = startServeProcess(writeServeConfig(dir, KEY, ["server: {host: 0.0.0.0, port: 0}"]));
     const line = JSON.parse((await server.stderr.waitFor(/\{[^\n]*"msg":"listening"[^\n]*\}/))[0]);
     const port = line.port as number;
-    expect(line).toMatchObject({ dashboard: `http://localhost:${port}/`, api: `http://localhost:${port}/v1/`, docs: `http://localhost:${port}/docs`, address: `0.0.0.0:${port}` });
+    expect(line).toMatchObject({
+      dashboard: `http://localhost:${port}/`,
+      api: `http://localhost:${port}/v1/`,
+      docs: `http://localhost:${port}/docs`,
+      address: `0.0.0.0:${port}`,
+    });
     expect(JSON.stringify(line)).not.toContain(`0.0.0.0:${port}/`);
     // localhost may name ::1 first, where an IPv4 wildcard does not listen: asked on 127.0.0.1.
     const dashboard = await fetch(line.dashboard.replace("localhost", "127.0.0.1"), { redirect: "manual" });

@@ -98,9 +98,7 @@ describe("loadConfig", () => {
   });
 
   test("an override for no known key is refused", () => {
-    expect(problemsOf(() => loadConfig({ env: { LINKPATROL_SERVER_PROT: "1" } }))[0]).toStartWith(
-      "environment LINKPATROL_SERVER_PROT: no such config key",
-    );
+    expect(problemsOf(() => loadConfig({ env: { LINKPATROL_SERVER_PROT: "1" } }))[0]).toStartWith("environment LINKPATROL_SERVER_PROT: no such config key");
   });
 
   test("a malformed bootstrap key is refused", () => {

@@ -72,7 +72,11 @@ describe("linkpatrol check", () => {
       expect(Object.entries(options).filter(([, on]) => on)).toEqual([[name, true]]);
     }
     const all = await optionsOf("--all");
-    expect(Object.entries(all).filter(([, on]) => on).map(([name]) => name)).toEqual(CRAWL_OPTION_ROWS.filter(([, row]) => row.inAll).map(([name]) => name));
+    expect(
+      Object.entries(all)
+        .filter(([, on]) => on)
+        .map(([name]) => name),
+    ).toEqual(CRAWL_OPTION_ROWS.filter(([, row]) => row.inAll).map(([name]) => name));
   }, 60_000); // nine check runs of a two-page site
 
   test("the help lists every row's flag", async () => {

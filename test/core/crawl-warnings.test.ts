@@ -22,7 +22,8 @@ const bytes = (entries: unknown) => new TextEncoder().encode(JSON.stringify(entr
 
 test("2.45 million findings of one cause are one entry with a count and five samples", () => {
   const tally = new WarningTally();
-  for (let i = 0; i < 2_450_000; i++) tally.add({ cause: "sitemap_off_site", sample: `https://evil.example/${i}.xml in https://site.example/index-${i % 50}.xml` });
+  for (let i = 0; i < 2_450_000; i++)
+    tally.add({ cause: "sitemap_off_site", sample: `https://evil.example/${i}.xml in https://site.example/index-${i % 50}.xml` });
   const entries = tally.entries();
   expect(entries).toHaveLength(1);
   expect(entries[0]).toMatchObject({ cause: "sitemap_off_site", count: 2_450_000 });
@@ -98,6 +99,8 @@ test("every cause reads as a sentence, singular and plural", () => {
       expect(text).not.toContain("undefined");
     }
   }
-  expect(describeWarning({ cause: "no_links_in_scope", message: "", count: 1, samples: [] })).toStartWith("no links to check: the page crawled has no link in scope");
+  expect(describeWarning({ cause: "no_links_in_scope", message: "", count: 1, samples: [] })).toStartWith(
+    "no links to check: the page crawled has no link in scope",
+  );
   expect(describeWarning({ cause: "pages_cut", message: "", count: 2, samples: [] })).toStartWith("2 pages were cut short by crawler.max_body_bytes");
 });

@@ -19,8 +19,13 @@ function imports(): Map<string, string[]> {
       if (entry.isDirectory()) walk(path);
       else if (/\.tsx?$/.test(entry.name)) {
         const text = readFileSync(path, "utf8");
-        const targets = [...text.matchAll(/(?:\bfrom|\bimport\()\s*["'](\.{1,2}\/[^"']+)["']/g)].map((m) => relative(SRC, normalize(join(dirname(path), m[1]!))));
-        found.set(relative(SRC, path), targets.filter((target) => !target.startsWith("..")));
+        const targets = [...text.matchAll(/(?:\bfrom|\bimport\()\s*["'](\.{1,2}\/[^"']+)["']/g)].map((m) =>
+          relative(SRC, normalize(join(dirname(path), m[1]!))),
+        );
+        found.set(
+          relative(SRC, path),
+          targets.filter((target) => !target.startsWith("..")),
+        );
       }
     }
   };
@@ -63,6 +68,8 @@ test("no floor imports one above it", () => {
 });
 
 test("the dashboard is imported by the composition root only", () => {
-  const importers = [...imports()].filter(([file, targets]) => floorOf(file) !== "ui" && targets.some((target) => floorOf(target) === "ui")).map(([file]) => file);
+  const importers = [...imports()]
+    .filter(([file, targets]) => floorOf(file) !== "ui" && targets.some((target) => floorOf(target) === "ui"))
+    .map(([file]) => file);
   expect(importers).toEqual(["runtime.ts"]);
 });

@@ -21,7 +21,11 @@ describe("collectEvery", () => {
 describe("youngThenFull", () => {
   test("runs a young collection on each call and a full one instead on every n-th", () => {
     const ran: string[] = [];
-    const collect = youngThenFull(3, () => ran.push("young"), () => ran.push("full"));
+    const collect = youngThenFull(
+      3,
+      () => ran.push("young"),
+      () => ran.push("full"),
+    );
     for (let i = 0; i < 7; i++) collect();
     expect(ran).toEqual(["young", "young", "full", "young", "young", "full", "young"]);
   });
@@ -29,7 +33,14 @@ describe("youngThenFull", () => {
   test("paced by collectEvery, as the report walk uses it", () => {
     const ran: number[] = [];
     let unit = 0;
-    const afterUnit = collectEvery(2, youngThenFull(2, () => ran.push(-unit), () => ran.push(unit)));
+    const afterUnit = collectEvery(
+      2,
+      youngThenFull(
+        2,
+        () => ran.push(-unit),
+        () => ran.push(unit),
+      ),
+    );
     for (unit = 1; unit <= 8; unit++) afterUnit();
     expect(ran).toEqual([-2, 4, -6, 8]);
   });
@@ -71,7 +82,11 @@ describe("unlessCollectedSince", () => {
     let ran = 0;
     const collections = new Collections();
     const batchTurn = collections.unlessCollectedSince(() => ran++);
-    const pageRhythm = youngThenFull(2, collections.counted(() => {}), collections.counted(() => {})); // counted collectors, which the gate sees
+    const pageRhythm = youngThenFull(
+      2,
+      collections.counted(() => {}),
+      collections.counted(() => {}),
+    ); // counted collectors, which the gate sees
     batchTurn(); // the first turn has nothing to compare with: skipped
     expect(ran).toBe(0);
     batchTurn();
@@ -93,7 +108,13 @@ describe("unlessCollectedSince", () => {
   test("a gated rhythm collects on every turn when alone, and the others see its collections", () => {
     let turns = 0;
     const collections = new Collections();
-    const batchTurn = collections.unlessCollectedSince(youngThenFull(2, collections.counted(() => {}), collections.counted(() => {})));
+    const batchTurn = collections.unlessCollectedSince(
+      youngThenFull(
+        2,
+        collections.counted(() => {}),
+        collections.counted(() => {}),
+      ),
+    );
     const counted = collections.unlessCollectedSince(() => turns++);
     batchTurn();
     counted();
@@ -107,7 +128,11 @@ describe("unlessCollectedSince", () => {
 
 describe("crawlGcRhythm", () => {
   /** A job's rhythm whose collections are recorded under `name`. */
-  const rhythm = (ran: string[], name: string) => crawlGcRhythm(() => ran.push(`${name} young`), () => ran.push(`${name} full`));
+  const rhythm = (ran: string[], name: string) =>
+    crawlGcRhythm(
+      () => ran.push(`${name} young`),
+      () => ran.push(`${name} full`),
+    );
 
   test("a job's batch turn yields to its own page collections", () => {
     const ran: string[] = [];

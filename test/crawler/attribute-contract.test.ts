@@ -50,7 +50,9 @@ describe("every attribute a row of the tag table names is handed to the extracto
       // SVG's own elements (`<image>` outside SVG is another tag) are read inside `<svg>`.
       const html = `${open}<svg>${open}</svg>`;
       for (const options of OPTIONS) {
-        expect(handed(html, tag, readAttributes(options.collectIds, options.scanCss))).toMatchObject(Object.fromEntries(names.map((name, i) => [name, `v${i}`])));
+        expect(handed(html, tag, readAttributes(options.collectIds, options.scanCss))).toMatchObject(
+          Object.fromEntries(names.map((name, i) => [name, `v${i}`])),
+        );
       }
     });
   }
@@ -69,7 +71,9 @@ describe("every attribute a row of the tag table names is handed to the extracto
         told,
       ),
     );
-    expect(() => scanner.write(`<img src="/a.png" data-src="/b.png">`)).toThrow('the attribute "data-src" of <img> is read, but the scanner is not told to hand it');
+    expect(() => scanner.write(`<img src="/a.png" data-src="/b.png">`)).toThrow(
+      'the attribute "data-src" of <img> is read, but the scanner is not told to hand it',
+    );
   });
 });
 
@@ -103,7 +107,10 @@ describe("the extractor reads only what it tells the scanner to hand", () => {
       let html = "";
       for (let k = 1 + Math.floor(random() * 30); k > 0; k--) {
         const tag = pick(tags);
-        const attributes = Array.from({ length: Math.floor(random() * 4) }, () => `${pick(names)}="${pick(["/a", "x", "", "stylesheet", "get", "url(/c.png)"])}"`);
+        const attributes = Array.from(
+          { length: Math.floor(random() * 4) },
+          () => `${pick(names)}="${pick(["/a", "x", "", "stylesheet", "get", "url(/c.png)"])}"`,
+        );
         html += random() < 0.7 ? `<${tag} ${attributes.join(" ")}>${pick(["t", "", "&amp;"])}` : `</${tag}>`;
       }
       for (const options of OPTIONS) extractChecked(html, options, 1 + Math.floor(random() * 9));
@@ -112,15 +119,22 @@ describe("the extractor reads only what it tells the scanner to hand", () => {
 
   const docs = ["/usr/share/doc/python3-doc/html", "/usr/share/doc/python3/html"].find((dir) => existsSync(join(dir, "index.html")));
   const skip = docs === undefined && process.env.CI !== "true";
-  test.skipIf(skip)(`real pages (python3-doc)${skip ? " SKIPPED: apt-get install python3-doc" : ""}`, () => {
-    if (docs === undefined) throw new Error("python3-doc is not installed (CI installs it in .ci/run)");
-    const pages = ["index.html", "contents.html", "library/os.html", "library/stdtypes.html", "tutorial/classes.html"];
-    for (const entry of readdirSync(join(docs, "library")).filter((name) => name.endsWith(".html")).slice(0, 40)) pages.push(join("library", entry));
-    let links = 0;
-    for (const page of pages) {
-      const html = readFileSync(join(docs, page), "latin1");
-      for (const options of OPTIONS) links += extractChecked(html, options, 4096);
-    }
-    expect(links).toBeGreaterThan(1000);
-  }, 30_000);
+  test.skipIf(skip)(
+    `real pages (python3-doc)${skip ? " SKIPPED: apt-get install python3-doc" : ""}`,
+    () => {
+      if (docs === undefined) throw new Error("python3-doc is not installed (CI installs it in .ci/run)");
+      const pages = ["index.html", "contents.html", "library/os.html", "library/stdtypes.html", "tutorial/classes.html"];
+      for (const entry of readdirSync(join(docs, "library"))
+        .filter((name) => name.endsWith(".html"))
+        .slice(0, 40))
+        pages.push(join("library", entry));
+      let links = 0;
+      for (const page of pages) {
+        const html = readFileSync(join(docs, page), "latin1");
+        for (const options of OPTIONS) links += extractChecked(html, options, 4096);
+      }
+      expect(links).toBeGreaterThan(1000);
+    },
+    30_000,
+  );
 });

@@ -21,16 +21,19 @@ let domainId: string;
 const html = (body: string) => new Response(`<!doctype html><title>t</title>${body}`, { headers: { "content-type": "text/html" } });
 
 beforeAll(async () => {
-  site = await startLoopbackSite({}, {
-    fallback: async (request) => {
-      const page = /^\/p\/(\d+)$/.exec(new URL(request.url).pathname);
-      if (page === null) return html(`<a href="/p/0">Start</a>`); // the start page, for every other path
-      await Bun.sleep(10);
-      const i = Number(page[1]);
-      if (i >= PAGES) return new Response("not found", { status: 404 });
-      return html([(i + 1) % PAGES, (i * 7 + 3) % PAGES, (i * 13 + 5) % PAGES, PAGES + i].map((t) => `<a href="/p/${t}">Page ${t}</a>`).join(" "));
+  site = await startLoopbackSite(
+    {},
+    {
+      fallback: async (request) => {
+        const page = /^\/p\/(\d+)$/.exec(new URL(request.url).pathname);
+        if (page === null) return html(`<a href="/p/0">Start</a>`); // the start page, for every other path
+        await Bun.sleep(10);
+        const i = Number(page[1]);
+        if (i >= PAGES) return new Response("not found", { status: 404 });
+        return html([(i + 1) % PAGES, (i * 7 + 3) % PAGES, (i * 13 + 5) % PAGES, PAGES + i].map((t) => `<a href="/p/${t}">Page ${t}</a>`).join(" "));
+      },
     },
-  });
+  );
   svc = await startTestService({ crawler: { concurrency: 16, per_host_concurrency: 16 } });
 });
 afterAll(async () => {

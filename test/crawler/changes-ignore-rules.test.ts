@@ -139,7 +139,12 @@ describe("a broken link muted by a rule added after the crawl that found it", ()
     expect(items).toContainEqual(["fixed", s.url("/old")]);
     // /old-later was never open (muted when it broke): unmuted and still broken, it is new now.
     expect(items).toContainEqual(["new_broken", s.url("/old-later")]);
-    expect(items.filter(([change]) => change === "new_broken").map(([, url]) => url).sort()).toEqual([s.url("/old-later")]);
+    expect(
+      items
+        .filter(([change]) => change === "new_broken")
+        .map(([, url]) => url)
+        .sort(),
+    ).toEqual([s.url("/old-later")]);
   });
 });
 

@@ -55,8 +55,7 @@ describe("a crawl with other options", () => {
 
   beforeAll(async () => {
     s = await site({
-      "/": () =>
-        html(`<a href="/p">P</a> <a href="/gone">Gone</a> <img src="/turtle-star.png" alt="turtle"> <a href="/q#absent">Missing section</a>`),
+      "/": () => html(`<a href="/p">P</a> <a href="/gone">Gone</a> <img src="/turtle-star.png" alt="turtle"> <a href="/q#absent">Missing section</a>`),
       "/p": () => html(`<a href="/">home</a>`),
       "/q": () => html(sectionWritten ? `<h2 id="absent">now here</h2>` : `<h2 id="other">not it</h2>`),
       "/gone": { status: 404 },

@@ -112,9 +112,9 @@ test("a target broken on many pages: changes are the (page, URL) pairs, each cra
   // The other crawl's pairs are one list built per statement, not a lookup per link through the target (quadratic in
   // a template's broken link: every broken link of that target read again for each one).
   for (const from of [NEW_BROKEN_FROM, CLOSED_FROM]) {
-    const plan = (svc.runtime.store.sqlite.query(`EXPLAIN QUERY PLAN SELECT COUNT(*) ${from}`).all({ from: "a", other: "b", fragments: true }) as { detail: string }[]).map(
-      (row) => row.detail,
-    );
+    const plan = (
+      svc.runtime.store.sqlite.query(`EXPLAIN QUERY PLAN SELECT COUNT(*) ${from}`).all({ from: "a", other: "b", fragments: true }) as { detail: string }[]
+    ).map((row) => row.detail);
     expect(plan.some((detail) => detail.startsWith("LIST SUBQUERY"))).toBe(true);
     expect(plan.some((detail) => detail.includes("CORRELATED"))).toBe(false);
   }

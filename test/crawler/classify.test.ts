@@ -9,7 +9,12 @@ const classifyOutcome = (outcome: LinkOutcome, context: { internal: boolean; acc
 
 describe("composeVerdict: the outcome alone", () => {
   test.each([200, 204, 301, 304, 399])("HTTP %i is fine", (status) => {
-    expect(classifyOutcome(answered(status), { internal: true, acceptStatus: none })).toEqual({ status_code: status, is_broken: false, error: null, warning: null });
+    expect(classifyOutcome(answered(status), { internal: true, acceptStatus: none })).toEqual({
+      status_code: status,
+      is_broken: false,
+      error: null,
+      warning: null,
+    });
   });
 
   test.each([400, 404, 410, 500, 503])("HTTP %i is broken, internal or external", (status) => {
@@ -31,7 +36,10 @@ describe("composeVerdict: the outcome alone", () => {
   });
 
   test("no answer: status 0, broken, with the reason", () => {
-    const verdict = classifyOutcome({ kind: "no_answer", reason: "refused", message: "connection refused by 127.0.0.1:9" }, { internal: false, acceptStatus: new Set([0]) });
+    const verdict = classifyOutcome(
+      { kind: "no_answer", reason: "refused", message: "connection refused by 127.0.0.1:9" },
+      { internal: false, acceptStatus: new Set([0]) },
+    );
     expect(verdict).toEqual({ status_code: 0, is_broken: true, error: "connection refused by 127.0.0.1:9", warning: null });
   });
 });

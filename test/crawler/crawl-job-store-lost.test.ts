@@ -24,7 +24,10 @@ function storeWithRunningCrawl(name: string): CrawlJobSettings {
   const store = openStore(path, { create: true });
   migrate(store.sqlite);
   store.sqlite.run("INSERT INTO domains (id, name, root_url, verification_token) VALUES ('d1', 'example.test', 'http://example.test/', 'tok')");
-  store.sqlite.run("INSERT INTO crawls (id, domain_id, status, options, created_at, started_at) VALUES (?, 'd1', 'running', '{}', '2026-01-01', '2026-01-01')", [CRAWL_ID]);
+  store.sqlite.run(
+    "INSERT INTO crawls (id, domain_id, status, options, created_at, started_at) VALUES (?, 'd1', 'running', '{}', '2026-01-01', '2026-01-01')",
+    [CRAWL_ID],
+  );
   store.close();
   const { dev, ino } = statSync(path, { bigint: true });
   const storeFile = { dev, ino };
@@ -35,10 +38,13 @@ function storeWithRunningCrawl(name: string): CrawlJobSettings {
 test.each([
   ["deleted", (path: string) => rmSync(path)],
   ["moved", (path: string) => renameSync(path, `${path}.moved`)],
-  ["replaced", (path: string) => {
-    rmSync(path);
-    writeFileSync(path, "");
-  }],
+  [
+    "replaced",
+    (path: string) => {
+      rmSync(path);
+      writeFileSync(path, "");
+    },
+  ],
 ] as const)("a job whose store file was %s pauses, and makes no store at the path", async (how, lose) => {
   const settings = storeWithRunningCrawl(`${how}.db`);
   lose(settings.dbPath);

@@ -19,16 +19,19 @@ afterEach(async () => {
 
 /** A site of `pages` pages in a chain, each answering after `delayMs`. */
 async function slowChain(pages: number, delayMs: number): Promise<LoopbackSite> {
-  const site = await startLoopbackSite({}, {
-    fallback: async (request) => {
-      const match = /^\/(\d+)?$/.exec(new URL(request.url).pathname);
-      if (match === null) return new Response("no", { status: 404 });
-      const i = Number(match[1] ?? 0);
-      await Bun.sleep(delayMs);
-      const next = i + 1 < pages ? `<a href="/${i + 1}">next</a>` : "";
-      return new Response(`${next}<a href="/missing">missing</a>`, { headers: { "content-type": "text/html" } });
+  const site = await startLoopbackSite(
+    {},
+    {
+      fallback: async (request) => {
+        const match = /^\/(\d+)?$/.exec(new URL(request.url).pathname);
+        if (match === null) return new Response("no", { status: 404 });
+        const i = Number(match[1] ?? 0);
+        await Bun.sleep(delayMs);
+        const next = i + 1 < pages ? `<a href="/${i + 1}">next</a>` : "";
+        return new Response(`${next}<a href="/missing">missing</a>`, { headers: { "content-type": "text/html" } });
+      },
     },
-  });
+  );
   sites.push(site);
   return site;
 }

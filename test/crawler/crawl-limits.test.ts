@@ -19,18 +19,21 @@ afterEach(async () => {
 
 /** A chain of pages /p/0 → /p/1 → … → /p/(n-1), each also linking to a broken target. */
 function chainSite(n: number, delayMs = 0): Promise<LoopbackSite> {
-  return startLoopbackSite({}, {
-    fallback: async (request) => {
-      const path = new URL(request.url).pathname;
-      const match = /^\/p\/(\d+)$/.exec(path);
-      if (path === "/") return new Response(`<a href="/p/0">start</a>`, { headers: { "content-type": "text/html" } });
-      if (match === null) return new Response("nope", { status: 404 });
-      if (delayMs > 0) await Bun.sleep(delayMs);
-      const i = Number(match[1]);
-      const next = i + 1 < n ? `<a href="/p/${i + 1}">next</a>` : "";
-      return new Response(`${next}<a href="/missing/${i}">missing</a>`, { headers: { "content-type": "text/html" } });
+  return startLoopbackSite(
+    {},
+    {
+      fallback: async (request) => {
+        const path = new URL(request.url).pathname;
+        const match = /^\/p\/(\d+)$/.exec(path);
+        if (path === "/") return new Response(`<a href="/p/0">start</a>`, { headers: { "content-type": "text/html" } });
+        if (match === null) return new Response("nope", { status: 404 });
+        if (delayMs > 0) await Bun.sleep(delayMs);
+        const i = Number(match[1]);
+        const next = i + 1 < n ? `<a href="/p/${i + 1}">next</a>` : "";
+        return new Response(`${next}<a href="/missing/${i}">missing</a>`, { headers: { "content-type": "text/html" } });
+      },
     },
-  });
+  );
 }
 
 test("max_pages: the crawl ends completed with truncated true, every found link still checked", async () => {
@@ -73,7 +76,10 @@ test("429 with Retry-After is retried before judging; the link ends with the lat
   let busy = 2;
   site = await startLoopbackSite({
     "/": { body: `<a href="/busy">Busy</a> <a href="/always-busy">Always busy</a>` },
-    "/busy": () => (busy-- > 0 ? new Response("slow down", { status: 429, headers: { "retry-after": "0" } }) : new Response("<p>ok</p>", { headers: { "content-type": "text/html" } })),
+    "/busy": () =>
+      busy-- > 0
+        ? new Response("slow down", { status: 429, headers: { "retry-after": "0" } })
+        : new Response("<p>ok</p>", { headers: { "content-type": "text/html" } }),
     "/always-busy": () => new Response("slow down", { status: 429, headers: { "retry-after": "0" } }),
   });
   svc = await startTestService();
@@ -88,7 +94,11 @@ test("429 with Retry-After is retried before judging; the link ends with the lat
 });
 
 test("accept_status: configured codes are never broken", async () => {
-  site = await startLoopbackSite({ "/": { body: `<a href="/teapot">Teapot</a> <a href="/gone">Gone</a>` }, "/teapot": { status: 418 }, "/gone": { status: 410 } });
+  site = await startLoopbackSite({
+    "/": { body: `<a href="/teapot">Teapot</a> <a href="/gone">Gone</a>` },
+    "/teapot": { status: 418 },
+    "/gone": { status: 410 },
+  });
   svc = await startTestService({ crawler: { accept_status: [418] } });
   const id = await startCrawl(svc, await verifiedDomain(svc, site.url("/")));
   const crawl = await waitForCrawl(svc, id);

@@ -54,7 +54,9 @@ test("the service stores, returns and logs links with the password replaced", as
   expect(leaks(answers)).toEqual([]);
 
   const dir = dirname(svc.config.storage.path);
-  const stored = readdirSync(dir).map((file) => readFileSync(`${dir}/${file}`).toString("latin1")).join("\n");
+  const stored = readdirSync(dir)
+    .map((file) => readFileSync(`${dir}/${file}`).toString("latin1"))
+    .join("\n");
   expect(stored).toContain("alice:***@"); // the store was read, and holds the redacted form
   expect(leaks(stored)).toEqual([]);
   expect(logLines.length).toBeGreaterThan(0);

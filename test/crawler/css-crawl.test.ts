@@ -38,7 +38,10 @@ const MAIN_CSS = String.raw`@charset "utf-8";
 `;
 
 beforeAll(async () => {
-  other = await startLoopbackSite({ "/ext.css": css(".x { background: url(/ext-img.png) }") }, { fallback: () => new Response("x", { headers: { "content-type": "image/png" } }) });
+  other = await startLoopbackSite(
+    { "/ext.css": css(".x { background: url(/ext-img.png) }") },
+    { fallback: () => new Response("x", { headers: { "content-type": "image/png" } }) },
+  );
   site = await startLoopbackSite(
     {
       "/": {
@@ -59,7 +62,9 @@ beforeAll(async () => {
           <p style="background:url(/img/attr2.png)">two</p><a href="/css/anchored.css">the theme's CSS</a>`,
       },
       "/css/no-head.css": (request) =>
-        request.method === "HEAD" ? new Response(null, { status: 405 }) : new Response(`.s { background: url(/img/no-head.png) }`, { headers: { "content-type": "text/css" } }),
+        request.method === "HEAD"
+          ? new Response(null, { status: 405 })
+          : new Response(`.s { background: url(/img/no-head.png) }`, { headers: { "content-type": "text/css" } }),
       "/css/anchored.css": css(`.t { background: url(/img/anchored.png) }`),
       "/css/main.css": css(MAIN_CSS),
       "/css/imported.css": css(`@import "main.css"; @import "chain.css"; .i { background: url(/img/from-import.png) }`),
@@ -155,16 +160,7 @@ describe("through the API", () => {
 
   test("<style> blocks and style attributes give links from the page; other style types and templates do not", () => {
     expect(from(links, site.url("/"))).toEqual(
-      [
-        "/css/main.css",
-        "/css/moved.css",
-        "/css/plain.txt",
-        "/css/latin1.css",
-        "/css/from-style.css",
-        "/img/style-bg.png",
-        "/img/attr.png",
-        "/page2",
-      ]
+      ["/css/main.css", "/css/moved.css", "/css/plain.txt", "/css/latin1.css", "/css/from-style.css", "/img/style-bg.png", "/img/attr.png", "/page2"]
         .map(img)
         .sort(),
     );

@@ -9,10 +9,14 @@ import { extractStylesheetLinks } from "../../src/crawler/css-extract.ts";
 const SHEET = "https://site.example/theme/css/main.css";
 
 test("URLs resolve against the stylesheet, not the page that links it; the fragment is dropped", () => {
-  const { links } = extractStylesheetLinks(`@import "../base.css"; a{b:url(/abs.png);c:url(img/rel.png);d:url(//cdn.example/x.woff2);e:url(sprite.svg#icon)}`, SHEET, {
-    maxLinks: 100,
-    cut: false,
-  });
+  const { links } = extractStylesheetLinks(
+    `@import "../base.css"; a{b:url(/abs.png);c:url(img/rel.png);d:url(//cdn.example/x.woff2);e:url(sprite.svg#icon)}`,
+    SHEET,
+    {
+      maxLinks: 100,
+      cut: false,
+    },
+  );
   expect(links).toEqual([
     { url: "https://site.example/theme/base.css", kind: "stylesheet", text: "", tag: "css" },
     { url: "https://site.example/abs.png", kind: "stylesheet", text: "", tag: "css" },

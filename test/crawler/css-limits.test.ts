@@ -90,9 +90,12 @@ test("stylesheets read are bounded by max_pages: an endless @import chain ends, 
 }, 20_000); // several crawls' worth of requests on a loaded machine
 
 test("check --stylesheets --max-links-per-page applies the same bounds", async () => {
-  const run = await runCli(["check", site.url("/"), "--allow-private", "--stylesheets", "--max-pages", "5", "--max-links-per-page", String(LIMIT), "--format", "json"], {
-    timeoutMs: 30_000,
-  });
+  const run = await runCli(
+    ["check", site.url("/"), "--allow-private", "--stylesheets", "--max-pages", "5", "--max-links-per-page", String(LIMIT), "--format", "json"],
+    {
+      timeoutMs: 30_000,
+    },
+  );
   expect(run.exitCode).toBe(0);
   const report = JSON.parse(run.stdout);
   expect(report.summary).toMatchObject({ pages_cut: 2, truncated: true, pages_crawled: 2 });

@@ -35,7 +35,8 @@ describe("meta refresh in documents", () => {
     [`<meta content="0; url=//other.example/x" http-equiv="refresh">`, "https://other.example/x", ""],
     [`<meta http-equiv="refresh" content="0; url=/a?b=1&amp;c=2#f">`, "https://site.example/a?b=1&c=2", "f"],
   ])("%s → %s, an anchor without text", (html, url, fragment) => {
-    const expected = fragment === "" ? { url, kind: "anchor" as const, text: "", tag: "meta" } : { url, fragment, kind: "anchor" as const, text: "", tag: "meta" };
+    const expected =
+      fragment === "" ? { url, kind: "anchor" as const, text: "", tag: "meta" } : { url, fragment, kind: "anchor" as const, text: "", tag: "meta" };
     expect(extractLinks(html, "https://site.example/dir/page")).toEqual([expected]);
   });
 

@@ -10,14 +10,30 @@ describe("extractLinks: every row of the tag table", () => {
     ["area[href] (text from alt)", `<map><area href="/x" alt="Region"></map>`, { url: "https://site.example/x", kind: "anchor", text: "Region", tag: "area" }],
     ["img[src] (text from alt)", `<img src="i.png" alt="Logo">`, { url: "https://site.example/dir/i.png", kind: "image", text: "Logo", tag: "img" }],
     ["img[srcset]", `<img srcset="i.png 2x">`, { url: "https://site.example/dir/i.png", kind: "image", text: "", tag: "img" }],
-    ["source[srcset]", `<picture><source srcset="/p.webp" type="image/webp"></picture>`, { url: "https://site.example/p.webp", kind: "image", text: "", tag: "source" }],
-    ["source[src] in video is media (extract-tag-rows.test.ts has the rest)", `<video><source src="/v.mp4"></video>`, { url: "https://site.example/v.mp4", kind: "media", text: "", tag: "source" }],
+    [
+      "source[srcset]",
+      `<picture><source srcset="/p.webp" type="image/webp"></picture>`,
+      { url: "https://site.example/p.webp", kind: "image", text: "", tag: "source" },
+    ],
+    [
+      "source[src] in video is media (extract-tag-rows.test.ts has the rest)",
+      `<video><source src="/v.mp4"></video>`,
+      { url: "https://site.example/v.mp4", kind: "media", text: "", tag: "source" },
+    ],
     ["script[src]", `<script src="/app.js"></script>`, { url: "https://site.example/app.js", kind: "script", text: "", tag: "script" }],
     ["link[rel=stylesheet][href]", `<link rel="stylesheet" href="/s.css">`, { url: "https://site.example/s.css", kind: "stylesheet", text: "", tag: "link" }],
-    ["link rel token among others, any case", `<link rel="Alternate  STYLESHEET" href="/alt.css">`, { url: "https://site.example/alt.css", kind: "stylesheet", text: "", tag: "link" }],
+    [
+      "link rel token among others, any case",
+      `<link rel="Alternate  STYLESHEET" href="/alt.css">`,
+      { url: "https://site.example/alt.css", kind: "stylesheet", text: "", tag: "link" },
+    ],
     ["meta refresh", `<meta http-equiv="Refresh" content="5; url=/next">`, { url: "https://site.example/next", kind: "anchor", text: "", tag: "meta" }],
     ["svg a[xlink:href]", `<svg><a xlink:href="/s">S</a></svg>`, { url: "https://site.example/s", kind: "anchor", text: "S", tag: "a" }],
-    ["svg a[href] wins over xlink:href", `<svg><a href="/new" xlink:href="/old">S</a></svg>`, { url: "https://site.example/new", kind: "anchor", text: "S", tag: "a" }],
+    [
+      "svg a[href] wins over xlink:href",
+      `<svg><a href="/new" xlink:href="/old">S</a></svg>`,
+      { url: "https://site.example/new", kind: "anchor", text: "S", tag: "a" },
+    ],
     ["svg image[href]", `<svg><image href="/i.svg"/></svg>`, { url: "https://site.example/i.svg", kind: "image", text: "", tag: "image" }],
     ["HTML <image> is img", `<image src="/legacy.png" alt="L">`, { url: "https://site.example/legacy.png", kind: "image", text: "L", tag: "img" }],
     ["upper-case tags and attributes", `<A HREF="/UP">Up</A>`, { url: "https://site.example/UP", kind: "anchor", text: "Up", tag: "a" }],
@@ -38,7 +54,10 @@ describe("extractLinks: every row of the tag table", () => {
 describe("extractLinks: what is not a link", () => {
   test.each([
     ["a without href", `<a name="top">Top</a>`],
-    ["link rel outside the table", `<link rel="dns-prefetch" href="//cdn.example"><link rel="preconnect" href="/p"><link rel="prefetch" href="/n"><link rel="stylesheets" href="/x.css">`],
+    [
+      "link rel outside the table",
+      `<link rel="dns-prefetch" href="//cdn.example"><link rel="preconnect" href="/p"><link rel="prefetch" href="/n"><link rel="stylesheets" href="/x.css">`,
+    ],
     ["link without rel", `<link href="/s.css">`],
     ["meta other than refresh", `<meta name="description" content="5; url=/x"><meta http-equiv="content-type" content="text/html">`],
     ["meta refresh without URL reloads the page itself", `<meta http-equiv="refresh" content="30">`],
@@ -78,7 +97,13 @@ describe("extractLinks: what is not a link", () => {
       const href = `/${"x".repeat(length)}`;
       const full = `https://site.example${href}`;
       const [link] = extractLinks(`<a href="${href}">long</a>`, PAGE);
-      expect(link).toEqual({ url: `${full.slice(0, MAX_URL_LENGTH)}…[${full.length} characters]`, kind: "anchor", text: "long", tag: "a", uncheckable: "url_too_long" });
+      expect(link).toEqual({
+        url: `${full.slice(0, MAX_URL_LENGTH)}…[${full.length} characters]`,
+        kind: "anchor",
+        text: "long",
+        tag: "a",
+        uncheckable: "url_too_long",
+      });
     }
   });
 });

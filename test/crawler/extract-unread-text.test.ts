@@ -16,7 +16,13 @@ const DOC = `<!doctype html><html><head><style>a { color: red }</style><script>$
 
 const EXPECTED: ExtractedLink[] = [
   { url: "https://site.example/docs/first.html", kind: "anchor", text: "First link", tag: "a" },
-  { url: "https://site.example/up/", fragment: "sec", kind: "anchor", text: expect.stringMatching(/^Alt and Lorem ipsum dolor sit amet, & consectetur adipiscing elit\. Lorem/) as unknown as string, tag: "a" },
+  {
+    url: "https://site.example/up/",
+    fragment: "sec",
+    kind: "anchor",
+    text: expect.stringMatching(/^Alt and Lorem ipsum dolor sit amet, & consectetur adipiscing elit\. Lorem/) as unknown as string,
+    tag: "a",
+  },
   { url: "https://site.example/docs/i.png", kind: "image", text: "Alt", tag: "img" },
   { url: "https://site.example/last", kind: "anchor", text: "Last & least", tag: "a" },
 ];

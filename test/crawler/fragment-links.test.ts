@@ -37,7 +37,13 @@ async function crawl(domain: string, on: LoopbackSite, options: Record<string, b
   const before = on.requests.length;
   const id = await startCrawl(svc, domain, options);
   const detail = await waitForCrawl(svc, id, 20_000);
-  return { id, detail, links: await readAll(svc, `/crawls/${id}/links`), broken: await readAll(svc, `/crawls/${id}/broken`), requests: on.requests.slice(before) };
+  return {
+    id,
+    detail,
+    links: await readAll(svc, `/crawls/${id}/links`),
+    broken: await readAll(svc, `/crawls/${id}/broken`),
+    requests: on.requests.slice(before),
+  };
 }
 
 /** [url, link_text, is_broken, error] of links. */
@@ -71,7 +77,20 @@ describe("with check_fragments", () => {
   });
 
   test("/broken names the bad link by its own URL and text", async () => {
-    expect(run.broken).toEqual([{ url: site.url("/a.html#absent"), source_url: site.url("/"), status_code: 200, link_text: "absent fragment", final_url: site.url("/a.html"), kind: "anchor", error: "fragment #absent not found", warning: null }].map((link) => expect.objectContaining(link)));
+    expect(run.broken).toEqual(
+      [
+        {
+          url: site.url("/a.html#absent"),
+          source_url: site.url("/"),
+          status_code: 200,
+          link_text: "absent fragment",
+          final_url: site.url("/a.html"),
+          kind: "anchor",
+          error: "fragment #absent not found",
+          warning: null,
+        },
+      ].map((link) => expect.objectContaining(link)),
+    );
     expect(run.broken[0]).not.toHaveProperty("is_broken");
     const page = await svc.call("GET", `/crawls/${run.id}/broken`);
     expect(page.json.meta.total_broken).toBe(1);
@@ -129,7 +148,9 @@ test("changes between two crawls with check_fragments: by URL with its fragment"
 test("a page that gives no answer when fetched again for its ids: a warning on the link, and the crawl says how many and why", async () => {
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
-  const state = svc.runtime.store.sqlite.query("SELECT state FROM crawl_targets WHERE url = ? AND crawl_id IN (SELECT id FROM crawls WHERE status = 'running')");
+  const state = svc.runtime.store.sqlite.query(
+    "SELECT state FROM crawl_targets WHERE url = ? AND crawl_id IN (SELECT id FROM crawls WHERE status = 'running')",
+  );
   const quiet = await startLoopbackSite({
     "/": () => html(`<img src="/pic.html" alt="p"> <a href="/later.html">later</a>`),
     // Held until /pic.html is checked as an image (HEAD), so its fragment must be judged from a GET of its own.

@@ -127,7 +127,12 @@ describe("with check_fragments", () => {
 
   test("a redirected page is judged by the final page's ids", () => {
     expect(run.byPair.get("/ → /old#sec")).toMatchObject({ status_code: 200, final_url: site.url("/new"), is_broken: false, error: null });
-    expect(run.byPair.get("/ → /old#gone")).toMatchObject({ status_code: 200, final_url: site.url("/new"), is_broken: true, error: "fragment #gone not found" });
+    expect(run.byPair.get("/ → /old#gone")).toMatchObject({
+      status_code: 200,
+      final_url: site.url("/new"),
+      is_broken: true,
+      error: "fragment #gone not found",
+    });
   });
 
   test("a page cut at max_body_bytes cannot prove a fragment missing: a warning, not broken, and the crawl says so", () => {
@@ -156,7 +161,14 @@ describe("with check_fragments", () => {
   });
 
   test("a target whose redirects leave the site: its fragments are not judged, and nothing is fetched for them", () => {
-    expect(run.byPair.get("/slow.html → /away#y")).toMatchObject({ kind: "anchor", status_code: 200, final_url: elsewhere.url("/landing"), is_broken: false, error: null, warning: null });
+    expect(run.byPair.get("/slow.html → /away#y")).toMatchObject({
+      kind: "anchor",
+      status_code: 200,
+      final_url: elsewhere.url("/landing"),
+      is_broken: false,
+      error: null,
+      warning: null,
+    });
     expect(elsewhere.requests.filter((line) => line.startsWith("GET /landing"))).toEqual([]);
   });
 

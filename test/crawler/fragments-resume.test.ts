@@ -89,7 +89,9 @@ test("killed while fetching a page for its ids, the crawl resumes and judges eve
   const released = signal();
   const site = await startLoopbackSite({
     "/": () =>
-      html(`<img src="/as-image.html" alt="i"> <a href="/a.html#here">ok</a> <a href="/a.html#gone">gone</a> <a href="/a.html#top">top</a> <a href="/slow.html">s</a>`),
+      html(
+        `<img src="/as-image.html" alt="i"> <a href="/a.html#here">ok</a> <a href="/a.html#gone">gone</a> <a href="/a.html#top">top</a> <a href="/slow.html">s</a>`,
+      ),
     "/a.html": () => html(`<p id="here">h</p>`),
     "/slow.html": async () => {
       await Bun.sleep(400);

@@ -126,7 +126,11 @@ test("targets beyond what the in-memory table holds are found in the store, neve
 
   // Each page links every shared target again (and one of its own): far more than the table holds.
   const pages = frontier.pull(crawlId, 0, 100);
-  frontier.commit(crawlId, pages.slice(0, 5).map((page, i) => checked(page, [...shared, `${ROOT}own${i}`])), LIMITS);
+  frontier.commit(
+    crawlId,
+    pages.slice(0, 5).map((page, i) => checked(page, [...shared, `${ROOT}own${i}`])),
+    LIMITS,
+  );
 
   const targets = store.sqlite.query("SELECT COUNT(*) AS n FROM crawl_targets WHERE crawl_id = ?").get(crawlId);
   expect(targets).toEqual({ n: 1 + 10 + 5 });
@@ -158,7 +162,11 @@ test.each([
   first.commit(crawlId, [checked(root!, shared)], LIMITS);
   // Three shared pages are parsed: each links every shared target, so each target has links waiting for it.
   const queued = first.pull(crawlId, 0, 100);
-  first.commit(crawlId, queued.slice(0, 3).map((page) => checked(page, shared)), LIMITS);
+  first.commit(
+    crawlId,
+    queued.slice(0, 3).map((page) => checked(page, shared)),
+    LIMITS,
+  );
 
   // A restart: a new frontier rebuilds what waits for what from the store alone.
   const second = new Frontier(store.sqlite, { maxKnownTargets });
@@ -179,7 +187,9 @@ test.each([
   const crawl = store.sqlite.query("SELECT pages_crawled, total_links, broken_links FROM crawls WHERE id = ?").get(crawlId);
   expect(crawl).toEqual({ pages_crawled: 6, total_links: 6 * 5, broken_links: 5 });
   const listed = store.sqlite
-    .query("SELECT t.url FROM broken_links b JOIN links l ON l.id = b.link_id JOIN crawl_targets t ON t.id = l.target_id WHERE b.crawl_id = ? ORDER BY b.link_id")
+    .query(
+      "SELECT t.url FROM broken_links b JOIN links l ON l.id = b.link_id JOIN crawl_targets t ON t.id = l.target_id WHERE b.crawl_id = ? ORDER BY b.link_id",
+    )
     .all(crawlId) as { url: string }[];
   expect(listed.map((row) => row.url)).toEqual(Array(5).fill(`${ROOT}s3`));
   const statuses = store.sqlite.query("SELECT status_code, is_broken, links FROM crawl_status_counts WHERE crawl_id = ? ORDER BY status_code").all(crawlId);
@@ -203,7 +213,16 @@ test("a resumed frontier reads every target even past what memory holds: no read
   const first = new Frontier(store.sqlite);
   first.seed(crawlId, ROOT);
   const [root] = first.pull(crawlId, 0, 10);
-  first.commit(crawlId, [checked(root!, Array.from({ length: 6 }, (_, i) => `${ROOT}p${i}`))], LIMITS);
+  first.commit(
+    crawlId,
+    [
+      checked(
+        root!,
+        Array.from({ length: 6 }, (_, i) => `${ROOT}p${i}`),
+      ),
+    ],
+    LIMITS,
+  );
 
   // The crawl job's own connection resumes the crawl with room for 2 of its 7 targets.
   const job = openDatabase(path, { busyTimeoutMs: 200, temporary: true });
@@ -212,7 +231,10 @@ test("a resumed frontier reads every target even past what memory holds: no read
   resumed.commit(crawlId, [checked(next!, [])], LIMITS);
 
   store.sqlite.run("UPDATE crawls SET error = 'written beside the job' WHERE id = ?", [crawlId]);
-  expect(store.sqlite.query("SELECT pages_crawled, error FROM crawls WHERE id = ?").get(crawlId)).toEqual({ pages_crawled: 2, error: "written beside the job" });
+  expect(store.sqlite.query("SELECT pages_crawled, error FROM crawls WHERE id = ?").get(crawlId)).toEqual({
+    pages_crawled: 2,
+    error: "written beside the job",
+  });
   job.close();
   store.close();
 });

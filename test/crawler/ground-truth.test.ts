@@ -12,8 +12,9 @@ import { startTestService, type TestService } from "../helpers/service.ts";
 const FLAGS = ["scan_images", "scan_scripts", "scan_stylesheets", "follow_external"] as const;
 
 /** All 16 option combinations. */
-const COMBINATIONS: CrawlFlags[] = Array.from({ length: 16 }, (_, bits) =>
-  Object.fromEntries(FLAGS.map((flag, i) => [flag, (bits & (1 << i)) !== 0])) as unknown as CrawlFlags,
+const COMBINATIONS: CrawlFlags[] = Array.from(
+  { length: 16 },
+  (_, bits) => Object.fromEntries(FLAGS.map((flag, i) => [flag, (bits & (1 << i)) !== 0])) as unknown as CrawlFlags,
 );
 
 /** The crawler's header budget (connect + header) stays below the slow page's delay. */
@@ -74,7 +75,12 @@ describe("a crawl of the ground-truth site records exactly what the model says",
     }
 
     const broken = await readAll(svc, `/crawls/${id}/broken`);
-    expect(broken.map(pairKey).sort()).toEqual(want.links.filter((link) => link.is_broken).map(pairKey).sort());
+    expect(broken.map(pairKey).sort()).toEqual(
+      want.links
+        .filter((link) => link.is_broken)
+        .map(pairKey)
+        .sort(),
+    );
     for (const link of broken) expect(link).not.toHaveProperty("is_broken");
   });
 });
@@ -82,9 +88,10 @@ describe("a crawl of the ground-truth site records exactly what the model says",
 describe("what the crawler asked for", () => {
   test("robots-disallowed targets were never fetched", async () => {
     const want = sites.expected({ scan_images: true, scan_scripts: true, scan_stylesheets: true, follow_external: true });
-    const requested = new Set(
-      [...sites.internal.requests.map((line) => `${sites.internal.origin}${line.split(" ")[1]}`), ...sites.external.requests.map((line) => `${sites.external.origin}${line.split(" ")[1]}`)],
-    );
+    const requested = new Set([
+      ...sites.internal.requests.map((line) => `${sites.internal.origin}${line.split(" ")[1]}`),
+      ...sites.external.requests.map((line) => `${sites.external.origin}${line.split(" ")[1]}`),
+    ]);
     expect(want.skipped_urls.length).toBeGreaterThan(0);
     for (const url of want.skipped_urls) expect(requested.has(url)).toBe(false);
   });
@@ -98,7 +105,9 @@ describe("what the crawler asked for", () => {
     const id = await startCrawl(svc, domainId, flags);
     await waitForCrawl(svc, id);
     const links = await readAll(svc, `/crawls/${id}/links`);
-    const redirectEnds = new Set(links.filter((link) => link.final_url !== null && link.final_url !== link.url).map((link) => `GET ${new URL(link.final_url).pathname}`));
+    const redirectEnds = new Set(
+      links.filter((link) => link.final_url !== null && link.final_url !== link.url).map((link) => `GET ${new URL(link.final_url).pathname}`),
+    );
     const requests = [...sites.internal.requests, ...sites.external.requests].filter((line) => !line.endsWith("/robots.txt"));
     const counts = new Map<string, number>();
     for (const line of requests) counts.set(line, (counts.get(line) ?? 0) + 1);

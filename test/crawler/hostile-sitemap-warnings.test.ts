@@ -77,8 +77,12 @@ test("the crawl completes and says what happened, one entry per cause with its f
     { cause: "sitemap_too_deep", count: 1 },
     { cause: "sitemap_empty", count: 1 },
   ]);
-  expect(detail.warnings[0]).toStartWith(`${OFF_SITE * (INDEXES + 1)} sitemap names point off the crawled site; not read (first 5: https://evil-root-0.example/sitemap.xml in ${site.url("/sitemap.xml")}, `);
-  expect(detail.warnings[2]).toBe(`1 sitemap nests elements more than ${SITEMAP_MAX_DEPTH} deep; reading stopped there, entries before it were kept (${site.url("/deep.xml")})`);
+  expect(detail.warnings[0]).toStartWith(
+    `${OFF_SITE * (INDEXES + 1)} sitemap names point off the crawled site; not read (first 5: https://evil-root-0.example/sitemap.xml in ${site.url("/sitemap.xml")}, `,
+  );
+  expect(detail.warnings[2]).toBe(
+    `1 sitemap nests elements more than ${SITEMAP_MAX_DEPTH} deep; reading stopped there, entries before it were kept (${site.url("/deep.xml")})`,
+  );
   expect(detail.warnings[3]).toBe(`1 sitemap lists no entries (${site.url("/empty.xml")})`);
 });
 
@@ -90,7 +94,9 @@ test("the crawl row and the crawl detail stay small", () => {
 
 test("the warnings table holds a bounded number of rows and bytes", () => {
   const stored = svc.runtime.store.sqlite
-    .query<{ rows: number; bytes: number }, [string]>("SELECT count(*) AS rows, sum(length(cause) + length(message) + length(samples)) AS bytes FROM crawl_warnings WHERE crawl_id = ?")
+    .query<{ rows: number; bytes: number }, [string]>(
+      "SELECT count(*) AS rows, sum(length(cause) + length(message) + length(samples)) AS bytes FROM crawl_warnings WHERE crawl_id = ?",
+    )
     .get(crawlId)!;
   expect(stored.rows).toBe(4);
   expect(stored.rows).toBeLessThanOrEqual(MAX_WARNING_ENTRIES + 1);

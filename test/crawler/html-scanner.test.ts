@@ -101,17 +101,96 @@ describe("the scanner answers as htmlparser2's parser", () => {
     };
     const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
     const names = [
-      "a", "A", "p", "div", "svg", "math", "foreignObject", "foreignobject", "title", "desc", "mi", "script", "SCRIPT",
-      "style", "textarea", "xmp", "iframe", "noembed", "noframes", "plaintext", "template", "form", "img", "image", "br",
-      "li", "ul", "table", "tr", "td", "option", "select", "input", "source", "picture", "video", "meta", "link",
-      "clipPath", "b", "scriptx", "tit", "x-y", "h1", "body", "head", "my-widget",
+      "a",
+      "A",
+      "p",
+      "div",
+      "svg",
+      "math",
+      "foreignObject",
+      "foreignobject",
+      "title",
+      "desc",
+      "mi",
+      "script",
+      "SCRIPT",
+      "style",
+      "textarea",
+      "xmp",
+      "iframe",
+      "noembed",
+      "noframes",
+      "plaintext",
+      "template",
+      "form",
+      "img",
+      "image",
+      "br",
+      "li",
+      "ul",
+      "table",
+      "tr",
+      "td",
+      "option",
+      "select",
+      "input",
+      "source",
+      "picture",
+      "video",
+      "meta",
+      "link",
+      "clipPath",
+      "b",
+      "scriptx",
+      "tit",
+      "x-y",
+      "h1",
+      "body",
+      "head",
+      "my-widget",
     ];
     const attributes = ["href", "HREF", "src", "id", "style", "name", "alt", "xlink:href", "rel", "data-src", "=x", '"q"', "a/b", "srcset"];
     const values = ['"x"', "'y'", "z", '"a&amp;b"', "'&lt;&#60;&#x41'", "&amp", '"&notit;"', '""', "a>b", '"/"', "&", '"&amp=1"', "&ampx", `"a'b"`];
-    const texts = ["text", " ", "&amp;", "&amp", "&lt", "&#65;", "&#x", "&notanentity;", "<", "< p", "&nbsp", "\n", "-->", "]]>", "a&b", "&#0;", "&#xD800;", "&#128;"];
+    const texts = [
+      "text",
+      " ",
+      "&amp;",
+      "&amp",
+      "&lt",
+      "&#65;",
+      "&#x",
+      "&notanentity;",
+      "<",
+      "< p",
+      "&nbsp",
+      "\n",
+      "-->",
+      "]]>",
+      "a&b",
+      "&#0;",
+      "&#xD800;",
+      "&#128;",
+    ];
     const others = [
-      "<!-- c -->", "<!---->", "<!-->", "<!--->", "<!-- a --!> ", "<!-- --!x -- -->", "<![CDATA[ <a href=c> ]]>", "<![CDATA[x]]]>",
-      "<!doctype html>", "<!x>", "<?pi?>", "</>", "</ x>", "</1>", "<1", "<!->", "<![CDAT>", "<!--a--->", "</title x>",
+      "<!-- c -->",
+      "<!---->",
+      "<!-->",
+      "<!--->",
+      "<!-- a --!> ",
+      "<!-- --!x -- -->",
+      "<![CDATA[ <a href=c> ]]>",
+      "<![CDATA[x]]]>",
+      "<!doctype html>",
+      "<!x>",
+      "<?pi?>",
+      "</>",
+      "</ x>",
+      "</1>",
+      "<1",
+      "<!->",
+      "<![CDAT>",
+      "<!--a--->",
+      "</title x>",
     ];
     const piece = (): string => {
       const r = random();
@@ -188,7 +267,10 @@ describe("the scanner answers as htmlparser2's parser", () => {
       .map((page) => join(docs!, page))
       .filter((path) => existsSync(path));
     for (const dir of ["library", "reference", "howto"]) {
-      for (const name of readdirSync(join(docs!, dir)).filter((entry) => entry.endsWith(".html")).slice(0, 10)) pages.push(join(docs!, dir, name));
+      for (const name of readdirSync(join(docs!, dir))
+        .filter((entry) => entry.endsWith(".html"))
+        .slice(0, 10))
+        pages.push(join(docs!, dir, name));
     }
     expect(pages.length).toBeGreaterThan(20);
     for (const path of pages) {

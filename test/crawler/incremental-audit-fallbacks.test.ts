@@ -18,7 +18,9 @@ let svc: TestService;
 
 function page(body: string, etag: string): (request: Request) => Response {
   return (request) =>
-    request.headers.get("if-none-match") === etag ? new Response(null, { status: 304, headers: { etag } }) : new Response(body, { headers: { etag, "content-type": "text/html" } });
+    request.headers.get("if-none-match") === etag
+      ? new Response(null, { status: 304, headers: { etag } })
+      : new Response(body, { headers: { etag, "content-type": "text/html" } });
 }
 
 beforeAll(async () => {
@@ -27,7 +29,9 @@ beforeAll(async () => {
     "/p": page(`<a href="/">Home</a> <a href="/p-link">P link</a>`, '"p"'),
     "/r": (request) => (lie ? new Response(null, { status: 302, headers: { location: "/q" } }) : page(`<a href="/r-link">R link</a>`, '"r"')(request)),
     "/q": (request) =>
-      request.headers.get("if-none-match") !== null ? new Response(null, { status: 304 }) : new Response(`<a href="/q-link">Q link</a>`, { headers: { "content-type": "text/html" } }),
+      request.headers.get("if-none-match") !== null
+        ? new Response(null, { status: 304 })
+        : new Response(`<a href="/q-link">Q link</a>`, { headers: { "content-type": "text/html" } }),
     "/slow": async () => {
       await hold;
       return new Response("<p>slow</p>", { headers: { "content-type": "text/html" } });
@@ -150,7 +154,8 @@ test("a page bigger than what is kept unparsed streams into the parser, and is s
   });
   try {
     const domainId = await verifiedDomain(svc, big.url("/"));
-    const linksOf = async (id: string) => (await readAll(svc, `/crawls/${id}/links`)).map((link) => `${link.source_url} ${link.url} ${link.status_code} ${link.link_text}`).sort();
+    const linksOf = async (id: string) =>
+      (await readAll(svc, `/crawls/${id}/links`)).map((link) => `${link.source_url} ${link.url} ${link.status_code} ${link.link_text}`).sort();
     const first = await crawl(domainId);
     const same = await crawl(domainId);
     expect(same).toMatchObject({ status: "completed", pages_crawled: 2, pages_reused: 2 });

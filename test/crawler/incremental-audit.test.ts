@@ -30,15 +30,38 @@ afterAll(async () => {
 async function outcome(svc: TestService, crawlId: string, starts: string[]) {
   const detail = (await svc.call("GET", `/crawls/${crawlId}`)).json.data;
   const since = (value: string | null | undefined) => (value == null ? value : `crawl ${starts.indexOf(value)}`);
-  const row = (link: any) => [link.url, link.source_url, link.kind, link.link_text, link.status_code, link.is_broken, since(link.broken_since), link.error, link.warning, link.change ?? ""].join("\u0000");
+  const row = (link: any) =>
+    [
+      link.url,
+      link.source_url,
+      link.kind,
+      link.link_text,
+      link.status_code,
+      link.is_broken,
+      since(link.broken_since),
+      link.error,
+      link.warning,
+      link.change ?? "",
+    ].join("\u0000");
   const links = (await readAll(svc, `/crawls/${crawlId}/links`)).map(row).sort();
   const broken = (await readAll(svc, `/crawls/${crawlId}/broken`)).map(row).sort();
   const changes = (await readAll(svc, `/crawls/${crawlId}/changes`)).map(row).sort();
   const { total_links, broken_links, pages_crawled, skipped_links, excluded_links, new_broken_links, pages_cut, truncated, status } = detail;
-  return { totals: { status, total_links, broken_links, pages_crawled, skipped_links, excluded_links, new_broken_links, pages_cut, truncated }, links, broken, changes, reused: detail.pages_reused };
+  return {
+    totals: { status, total_links, broken_links, pages_crawled, skipped_links, excluded_links, new_broken_links, pages_cut, truncated },
+    links,
+    broken,
+    changes,
+    reused: detail.pages_reused,
+  };
 }
 
-async function audit(svc: TestService, domainId: string, options: Record<string, boolean>, body: Record<string, unknown> = {}): Promise<{ id: string; started: string }> {
+async function audit(
+  svc: TestService,
+  domainId: string,
+  options: Record<string, boolean>,
+  body: Record<string, unknown> = {},
+): Promise<{ id: string; started: string }> {
   const res = await svc.call("POST", "/crawls", { body: { domain_id: domainId, options, ...body } });
   expect(res.status).toBe(201);
   const ended = await waitForCrawl(svc, res.json.data.id, 90_000);

@@ -18,9 +18,12 @@ let svc: TestService;
 
 beforeAll(async () => {
   const many = Array.from({ length: LINKS }, (_, i) => `<a href="/p/${i}">p${i}</a>`).join(" ");
-  site = await startLoopbackSite({ "/": { body: `<a href="/many">many</a> <a href="/few">few</a>` }, "/many": { body: many }, "/few": { body: "<a href='/'>home</a>" } }, {
-    fallback: () => new Response("ok", { headers: { "content-type": "text/html" } }),
-  });
+  site = await startLoopbackSite(
+    { "/": { body: `<a href="/many">many</a> <a href="/few">few</a>` }, "/many": { body: many }, "/few": { body: "<a href='/'>home</a>" } },
+    {
+      fallback: () => new Response("ok", { headers: { "content-type": "text/html" } }),
+    },
+  );
   svc = await startTestService({ crawler: { max_links_per_page: LIMIT } });
 });
 afterAll(async () => {

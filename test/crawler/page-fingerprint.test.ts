@@ -6,12 +6,19 @@ import { FingerprintReader, fingerprintPage, samePage, similarity, urlNeedles } 
  * of shared word 3-grams to match; and bounded on hostile pages (one huge text node, a title that never closes).
  */
 
-const page = (title: string, body: string) => `<html><head><title>${title}</title><style>.x{}</style><script>var a = "ignored words here";</script></head><body>${body}</body></html>`;
+const page = (title: string, body: string) =>
+  `<html><head><title>${title}</title><style>.x{}</style><script>var a = "ignored words here";</script></head><body>${body}</body></html>`;
 const TEMPLATE = "<nav>Home Docs Blog About Contact</nav><footer>Copyright Example Corporation all rights reserved</footer>";
 
 test("a not-found page that repeats the asked path matches itself under another path", () => {
-  const a = fingerprintPage(page("Not found", `${TEMPLATE}<p>The page /old/a.html was not found on this server, sorry.</p>`), urlNeedles("https://s.example/old/a.html"));
-  const b = fingerprintPage(page("Not found", `${TEMPLATE}<p>The page /x/y/zz.html was not found on this server, sorry.</p>`), urlNeedles("https://s.example/x/y/zz.html"));
+  const a = fingerprintPage(
+    page("Not found", `${TEMPLATE}<p>The page /old/a.html was not found on this server, sorry.</p>`),
+    urlNeedles("https://s.example/old/a.html"),
+  );
+  const b = fingerprintPage(
+    page("Not found", `${TEMPLATE}<p>The page /x/y/zz.html was not found on this server, sorry.</p>`),
+    urlNeedles("https://s.example/x/y/zz.html"),
+  );
   expect(samePage(a, b)).toBe(true);
 });
 

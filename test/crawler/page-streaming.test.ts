@@ -40,12 +40,32 @@ const routes: Record<string, Route> = {
   "/cp1252": {
     type: "text/html",
     piece: 7,
-    body: bytes('<html><head><meta http-equiv="Content-Type" content="text/html; charset=windows-1252"></head><body>', FILLER, '<a href="/x">caf', [0xe9], " ", [0x80], "</a>", FILLER, "</body></html>"),
+    body: bytes(
+      '<html><head><meta http-equiv="Content-Type" content="text/html; charset=windows-1252"></head><body>',
+      FILLER,
+      '<a href="/x">caf',
+      [0xe9],
+      " ",
+      [0x80],
+      "</a>",
+      FILLER,
+      "</body></html>",
+    ),
   },
   "/sjis": {
     type: "text/html",
     piece: 3,
-    body: bytes('<html><head><meta charset="shift_jis"><title>t</title></head><body>', FILLER, '<a href="/y">', SJIS_AI, "-", SJIS_AI, "</a>", FILLER, "</body></html>"),
+    body: bytes(
+      '<html><head><meta charset="shift_jis"><title>t</title></head><body>',
+      FILLER,
+      '<a href="/y">',
+      SJIS_AI,
+      "-",
+      SJIS_AI,
+      "</a>",
+      FILLER,
+      "</body></html>",
+    ),
   },
   "/gzip": {
     type: "text/html; charset=utf-8",
@@ -152,10 +172,18 @@ describe("HtmlTextStream gives exactly decodeHtml's text, however the bytes are 
     ["windows-1252 by the Content-Type", "text/html; charset=windows-1252", bytes("<p>", [0x80, 0xe9, 0x9f], " x")],
     ["Shift_JIS by meta, past the prescan", "text/html", bytes('<meta charset="shift_jis">', FILLER, SJIS_AI, " ", SJIS_AI, SJIS_AI, [0x82])],
     ["EUC-JP by the Content-Type", "text/html; charset=euc-jp", bytes("<p>", [0xa4, 0xa2, 0xa4, 0xa4, 0x8f, 0xb0, 0xa1], " ", [0xa4, 0xa2])],
-    ["GB18030 with four-byte sequences", "text/html; charset=gb18030", bytes("<p>", [0xd6, 0xd0, 0x81, 0x30, 0x81, 0x30, 0x81, 0x30, 0x86, 0x30], " ", [0xd6, 0xd0])],
+    [
+      "GB18030 with four-byte sequences",
+      "text/html; charset=gb18030",
+      bytes("<p>", [0xd6, 0xd0, 0x81, 0x30, 0x81, 0x30, 0x81, 0x30, 0x86, 0x30], " ", [0xd6, 0xd0]),
+    ],
     ["Big5", "text/html; charset=big5", bytes("<p>", [0xa4, 0x40, 0xa4, 0x41], "\n", [0xa4, 0x40])],
     ["EUC-KR", "text/html; charset=euc-kr", bytes("<p>", [0xb0, 0xa1, 0xb0, 0xa2], "/", [0xb0, 0xa1])],
-    ["ISO-2022-JP, stateful, by lines", "text/html; charset=iso-2022-jp", bytes("<p>", [0x1b, 0x24, 0x42, 0x24, 0x22, 0x24, 0x24, 0x1b, 0x28, 0x42], "\nab\n", [0x1b, 0x24, 0x42, 0x24, 0x22, 0x1b, 0x28, 0x42])],
+    [
+      "ISO-2022-JP, stateful, by lines",
+      "text/html; charset=iso-2022-jp",
+      bytes("<p>", [0x1b, 0x24, 0x42, 0x24, 0x22, 0x24, 0x24, 0x1b, 0x28, 0x42], "\nab\n", [0x1b, 0x24, 0x42, 0x24, 0x22, 0x1b, 0x28, 0x42]),
+    ],
     ["nothing declared: UTF-8, bad bytes as U+FFFD", undefined, bytes("<p>", [0xff, 0xc3], "x", [0xe2, 0x82])],
   ];
 

@@ -4,7 +4,10 @@ import { noIgnoreRules } from "../../src/core/ignore-rules.ts";
 import { withDefaultOptions } from "../../src/core/stored-options.ts";
 import { previousCovers, type LinkGating } from "../../src/crawler/reuse-cover.ts";
 
-const plain = (options: Parameters<typeof withDefaultOptions>[0] = {}, rules = noIgnoreRules()): LinkGating => ({ options: withDefaultOptions(options), ignoreRules: rules });
+const plain = (options: Parameters<typeof withDefaultOptions>[0] = {}, rules = noIgnoreRules()): LinkGating => ({
+  options: withDefaultOptions(options),
+  ignoreRules: rules,
+});
 
 test("the same options and rules cover", () => {
   expect(previousCovers(plain(), plain())).toBe(true);

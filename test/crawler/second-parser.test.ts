@@ -188,7 +188,9 @@ function linksOf(el: P5Node): { raw: string; kind: Kind }[] {
       } else if (has("preload") && as === "script") resource(href, "script");
       else if (has("preload") && (as === "style" || as === "font")) resource(href, "stylesheet");
       else if (has("preload") && (as === "audio" || as === "video" || as === "track")) resource(href, "media");
-      else if (has("canonical", "alternate", "next", "prev", "up", "home", "index", "search", "help", "license", "first", "last", "start", "contents", "author")) {
+      else if (
+        has("canonical", "alternate", "next", "prev", "up", "home", "index", "search", "help", "license", "first", "last", "start", "contents", "author")
+      ) {
         resource(href, "anchor");
       }
       break;
@@ -333,7 +335,9 @@ describe(`links of real pages (python3-doc): the API's rows agree with parse5${M
     const onlyInApi = [...fromApi].filter((entry) => !fromParse5.has(entry)).sort();
     const onlyInParse5 = [...fromParse5].filter((entry) => !fromApi.has(entry)).sort();
     if (onlyInApi.length > 0 || onlyInParse5.length > 0) {
-      console.error(`${path}: ${fromApi.size} targets in the API, ${fromParse5.size} by parse5\n  only in the API:\n    ${onlyInApi.join("\n    ")}\n  only by parse5:\n    ${onlyInParse5.join("\n    ")}`);
+      console.error(
+        `${path}: ${fromApi.size} targets in the API, ${fromParse5.size} by parse5\n  only in the API:\n    ${onlyInApi.join("\n    ")}\n  only by parse5:\n    ${onlyInParse5.join("\n    ")}`,
+      );
     }
     expect(fromApi.size).toBeGreaterThan(0);
     expect(fromParse5.size).toBeGreaterThan(0);

@@ -24,7 +24,8 @@ beforeAll(async () => {
   const origin = () => site.origin;
   const entry = (path: string) => `<url><loc>${origin()}${path}</loc></url>`;
   // 11 MiB: five entries, a comment past the cap, then one more entry that must never be read.
-  const big = () => `<urlset>${[1, 2, 3, 4, 5].map((i) => entry(`/big-${i}`)).join("")}<!--${"x".repeat(SITEMAP_MAX_BYTES + 1024 * 1024)}-->${entry("/after-cut")}</urlset>`;
+  const big = () =>
+    `<urlset>${[1, 2, 3, 4, 5].map((i) => entry(`/big-${i}`)).join("")}<!--${"x".repeat(SITEMAP_MAX_BYTES + 1024 * 1024)}-->${entry("/after-cut")}</urlset>`;
   // 100,000 entries: ten on the site, the rest on another host (read, but out of scope).
   const many = () => {
     const parts = ["<urlset>"];
@@ -72,7 +73,9 @@ afterAll(async () => {
 
 test("entries before every limit are checked, none past it", () => {
   expect(crawl.status).toBe("completed");
-  expect(orphans.sort()).toEqual(["/before-damage", "/big-1", "/big-2", "/big-3", "/big-4", "/big-5", ...Array.from({ length: 10 }, (_, i) => `/m${i}`)].sort());
+  expect(orphans.sort()).toEqual(
+    ["/before-damage", "/big-1", "/big-2", "/big-3", "/big-4", "/big-5", ...Array.from({ length: 10 }, (_, i) => `/m${i}`)].sort(),
+  );
   expect(crawl).toMatchObject({ sitemap_urls: 16, orphan_pages: 16 });
   expect(site.requests.some((r) => r.includes("/after-cut") || r.includes("/m-last") || r.includes("/half-url"))).toBe(false);
 });

@@ -26,7 +26,8 @@ let broken: any[];
 beforeAll(async () => {
   const page = (body: string) => ({ body });
   site = await startLoopbackSite({
-    "/robots.txt": (_req, s) => new Response(`User-agent: *\nDisallow: /private\nSitemap: ${s.url("/sitemap-index.xml")}\nSitemap: https://elsewhere.example/sitemap.xml\n`),
+    "/robots.txt": (_req, s) =>
+      new Response(`User-agent: *\nDisallow: /private\nSitemap: ${s.url("/sitemap-index.xml")}\nSitemap: https://elsewhere.example/sitemap.xml\n`),
     "/": page(`<a href="/a">A</a> <a href="/b">B</a>`),
     "/a": page(`<a href="/">home</a>`),
     "/b": page("b"),
@@ -47,8 +48,7 @@ beforeAll(async () => {
         urlset([s.url("/"), s.url("/a"), s.url("/orphan1"), s.url("/broken-entry"), "https://other.example/x", s.url("/private/p"), s.url("/orphan1")]),
         { headers: { "content-type": "application/xml" } },
       ),
-    "/sitemap-more.xml.gz": (_req, s) =>
-      new Response(gzipSync(urlset([s.url("/b"), s.url("/orphan2")])), { headers: { "content-type": "application/gzip" } }),
+    "/sitemap-more.xml.gz": (_req, s) => new Response(gzipSync(urlset([s.url("/b"), s.url("/orphan2")])), { headers: { "content-type": "application/gzip" } }),
     "/sitemap.xml": (_req, s) => new Response(urlset([s.url("/orphan-default"), s.url("/a")]), { headers: { "content-type": "application/xml" } }),
   });
   svc = await startTestService();

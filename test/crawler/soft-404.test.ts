@@ -16,7 +16,8 @@ import { startTestService, type TestService } from "../helpers/service.ts";
 
 const html = (body: string) => new Response(body, { headers: { "content-type": "text/html; charset=utf-8" } });
 const NAV = `<nav><a href="/">Home</a> <a href="/real">Docs</a> <a href="/thin">Contact</a></nav><footer>© Example Corp — all rights reserved — made with care</footer>`;
-const layout = (title: string, main: string) => `<!doctype html><html><head><title>${title}</title><script>var x = "${"noise ".repeat(20)}";</script></head><body>${NAV}<main>${main}</main></body></html>`;
+const layout = (title: string, main: string) =>
+  `<!doctype html><html><head><title>${title}</title><script>var x = "${"noise ".repeat(20)}";</script></head><body>${NAV}<main>${main}</main></body></html>`;
 
 let svc: TestService;
 let soft: LoopbackSite;
@@ -31,13 +32,24 @@ const slowLog: string[] = [];
 
 function notFoundPage(request: Request): Response {
   const path = new URL(request.url).pathname;
-  return html(layout("Page not found", `<h1>Oops</h1><p>Sorry, the page ${path} does not exist on this site. Try the search box or go back home.</p><a href="more/help.html">help</a>`));
+  return html(
+    layout(
+      "Page not found",
+      `<h1>Oops</h1><p>Sorry, the page ${path} does not exist on this site. Try the search box or go back home.</p><a href="more/help.html">help</a>`,
+    ),
+  );
 }
 
 beforeAll(async () => {
   soft = await startLoopbackSite(
     {
-      "/": () => html(layout("Example home", `<p>Welcome to the example site, a place with many pages about many things.</p><a href="/gone-1">old</a> <a href="/gone/2?x=1">older</a> <a href="/moved">moved</a>`)),
+      "/": () =>
+        html(
+          layout(
+            "Example home",
+            `<p>Welcome to the example site, a place with many pages about many things.</p><a href="/gone-1">old</a> <a href="/gone/2?x=1">older</a> <a href="/moved">moved</a>`,
+          ),
+        ),
       "/real": () => html(layout("Documentation", `<p>${"The documentation explains every option in detail. ".repeat(30)}</p>`)),
       "/thin": () => html(layout("Contact", "<p>Write to us.</p>")),
       "/moved": () => new Response(null, { status: 302, headers: { location: "/gone-3" } }),
@@ -48,7 +60,10 @@ beforeAll(async () => {
     "/": () => html(layout("Home", `<a href="/real">real</a> <a href="/missing">missing</a>`)),
     "/real": () => html(layout("Real", "<p>real page</p>")),
   });
-  const shell = layout("My App", `<div id="root"></div><noscript>You need JavaScript to run this app.</noscript>`).replace("</main>", `<a href="/app/settings">Settings</a> <a href="/app/profile">Profile</a></main>`);
+  const shell = layout("My App", `<div id="root"></div><noscript>You need JavaScript to run this app.</noscript>`).replace(
+    "</main>",
+    `<a href="/app/settings">Settings</a> <a href="/app/profile">Profile</a></main>`,
+  );
   spa = await startLoopbackSite({}, { fallback: () => html(shell) });
   // Every path answers 200 with words drawn at random: no two answers are the same page.
   const words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "kilo", "lima"];
@@ -65,7 +80,13 @@ beforeAll(async () => {
   // The soft site again, with a probe that takes a while to answer.
   slowProbe = await startLoopbackSite(
     {
-      "/": () => html(layout("Example home", `<p>Welcome to the example site, a place with many pages about many things.</p><a href="/gone-1">old</a> <a href="/real">docs</a>`)),
+      "/": () =>
+        html(
+          layout(
+            "Example home",
+            `<p>Welcome to the example site, a place with many pages about many things.</p><a href="/gone-1">old</a> <a href="/real">docs</a>`,
+          ),
+        ),
       "/real": () => html(layout("Documentation", `<p>${"The documentation explains every option in detail. ".repeat(30)}</p>`)),
     },
     {

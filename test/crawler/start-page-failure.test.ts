@@ -71,8 +71,16 @@ describe("a start page that gives nothing to crawl fails the crawl, and crawl.fa
   test.each([
     ["it answers 503", (): string => down.url("/"), /^the start page http:\/\/127\.0\.0\.1:\d+\/ answered HTTP 503$/],
     ["nothing listens", (): string => gone.url("/"), /^the start page http:\/\/127\.0\.0\.1:\d+\/ could not be fetched: .*refused/i],
-    ["its name does not resolve", (): string => "http://no-such-host.test/", /^the start page http:\/\/no-such-host\.test\/ could not be fetched: .*(DNS|resolve)/i],
-    ["its name now resolves to a private address, which the guard refuses", (): string => "http://rebind.test/", /^the start page http:\/\/rebind\.test\/ could not be fetched: .*10\.20\.30\.40/],
+    [
+      "its name does not resolve",
+      (): string => "http://no-such-host.test/",
+      /^the start page http:\/\/no-such-host\.test\/ could not be fetched: .*(DNS|resolve)/i,
+    ],
+    [
+      "its name now resolves to a private address, which the guard refuses",
+      (): string => "http://rebind.test/",
+      /^the start page http:\/\/rebind\.test\/ could not be fetched: .*10\.20\.30\.40/,
+    ],
   ] as const)("%s", async (_name, rootUrl, error) => {
     const { id, detail } = await crawlOf(rootUrl());
     expect(detail).toMatchObject({ status: "failed", failure: "start_page", pages_crawled: 0, total_links: 0, warnings: [] });

@@ -167,10 +167,12 @@ describe("through linkpatrol check", () => {
     expect(withMedia.exitCode).toBe(1);
     const report = JSON.parse(withMedia.stdout);
     expect(report.options).toMatchObject({ scan_media: true, scan_images: false, check_fragments: false });
-    expect(report.links.filter((link: any) => link.is_broken).map((link: any) => `${link.kind} ${new URL(link.url).pathname}`).sort()).toEqual([
-      "media /missing-figure.svg",
-      "media /missing.mp3",
-    ]);
+    expect(
+      report.links
+        .filter((link: any) => link.is_broken)
+        .map((link: any) => `${link.kind} ${new URL(link.url).pathname}`)
+        .sort(),
+    ).toEqual(["media /missing-figure.svg", "media /missing.mp3"]);
     const all = JSON.parse((await check("--all")).stdout);
     expect(all.options).toMatchObject({ scan_media: true, scan_images: true, scan_scripts: true, scan_stylesheets: true, follow_external: true });
     expect(new Set(all.links.map((link: any) => link.kind))).toEqual(new Set(["anchor", "image", "script", "stylesheet", "media"]));

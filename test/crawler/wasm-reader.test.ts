@@ -45,7 +45,8 @@ function sameEvents(label: string, bytes: Uint8Array, read: ReadAttributes, cuts
   const wasm = wasmEvents(bytes, read, cuts);
   const js = jsEvents(bytes, read);
   // deepEquals first: a failure's toEqual prints the document and its cuts.
-  if (!Bun.deepEquals(wasm, js)) expect({ label, cuts, html: new TextDecoder().decode(bytes), events: wasm }).toEqual({ label, cuts, html: new TextDecoder().decode(bytes), events: js });
+  if (!Bun.deepEquals(wasm, js))
+    expect({ label, cuts, html: new TextDecoder().decode(bytes), events: wasm }).toEqual({ label, cuts, html: new TextDecoder().decode(bytes), events: js });
 }
 
 function seeded(seed: number): () => number {
@@ -76,7 +77,8 @@ function docPages(): string[] | null {
 }
 
 const PAGES = docPages();
-if (PAGES === null && process.env.CI !== "true") console.warn("wasm-reader.test.ts: SKIPPED the real pages: python3-doc is not installed (apt-get install python3-doc)");
+if (PAGES === null && process.env.CI !== "true")
+  console.warn("wasm-reader.test.ts: SKIPPED the real pages: python3-doc is not installed (apt-get install python3-doc)");
 
 describe("the Wasm reader answers as the JS scanner", () => {
   test("on every real page of python3-doc, whole and in 4 KiB pieces", () => {
@@ -115,18 +117,119 @@ describe("the Wasm reader answers as the JS scanner", () => {
     const random = seeded(4242);
     const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
     const tagNames = [
-      ...LINK_TAGS.keys(), "A", "IMG", "p", "div", "svg", "math", "foreignObject", "foreignobject", "title", "desc", "mi", "SCRIPT", "style",
-      "textarea", "xmp", "noembed", "noframes", "plaintext", "template", "br", "li", "ul", "table", "tr", "td", "option", "select",
-      "picture", "clipPath", "CLIPPATH", "feComponentTransfer", "b", "scriptx", "tit", "x-y", "h1", "body", "head", "base", "my-widget",
-      "x_y", "élément", "lin\u212A", "averyveryverylongelementname",
+      ...LINK_TAGS.keys(),
+      "A",
+      "IMG",
+      "p",
+      "div",
+      "svg",
+      "math",
+      "foreignObject",
+      "foreignobject",
+      "title",
+      "desc",
+      "mi",
+      "SCRIPT",
+      "style",
+      "textarea",
+      "xmp",
+      "noembed",
+      "noframes",
+      "plaintext",
+      "template",
+      "br",
+      "li",
+      "ul",
+      "table",
+      "tr",
+      "td",
+      "option",
+      "select",
+      "picture",
+      "clipPath",
+      "CLIPPATH",
+      "feComponentTransfer",
+      "b",
+      "scriptx",
+      "tit",
+      "x-y",
+      "h1",
+      "body",
+      "head",
+      "base",
+      "my-widget",
+      "x_y",
+      "élément",
+      "lin\u212A",
+      "averyveryverylongelementname",
     ];
     const attributeNames = [...new Set([...LINK_TAGS.values()].flatMap((rows) => [...attributesRead(rows)]))];
     attributeNames.push("HREF", "Src", "id", "style", "name", "type", "data-src", "=x", '"q"', "a/b", "hr\u00e9f", "\u212Aid", "averyveryverylongattribute");
-    const values = ['"x"', "'y'", "z", '"a&amp;b"', "'&lt;&#60;&#x41'", "&amp", '"&notit;"', '""', "a>b", '"/"', "&", '"&amp=1"', "&ampx", `"a'b"`, '"caf\u00e9 \u{1F600}"', "'0; url=/r'", '"stylesheet icon"', '"a.png 1x, b.png 2x"'];
-    const texts = ["text", " ", "&amp;", "&amp", "&lt", "&#65;", "&#x", "&notanentity;", "<", "< p", "&nbsp", "\n", "-->", "]]>", "a&b", "&#0;", "&#xD800;", "&#128;", "caf\u00e9", "\u{1F600}", "\u202E"];
+    const values = [
+      '"x"',
+      "'y'",
+      "z",
+      '"a&amp;b"',
+      "'&lt;&#60;&#x41'",
+      "&amp",
+      '"&notit;"',
+      '""',
+      "a>b",
+      '"/"',
+      "&",
+      '"&amp=1"',
+      "&ampx",
+      `"a'b"`,
+      '"caf\u00e9 \u{1F600}"',
+      "'0; url=/r'",
+      '"stylesheet icon"',
+      '"a.png 1x, b.png 2x"',
+    ];
+    const texts = [
+      "text",
+      " ",
+      "&amp;",
+      "&amp",
+      "&lt",
+      "&#65;",
+      "&#x",
+      "&notanentity;",
+      "<",
+      "< p",
+      "&nbsp",
+      "\n",
+      "-->",
+      "]]>",
+      "a&b",
+      "&#0;",
+      "&#xD800;",
+      "&#128;",
+      "caf\u00e9",
+      "\u{1F600}",
+      "\u202E",
+    ];
     const others = [
-      "<!-- c -->", "<!---->", "<!-->", "<!--->", "<!-- a --!> ", "<!-- --!x -- -->", "<![CDATA[ <a href=c> ]]>", "<![CDATA[x]]]>",
-      "<!doctype html>", "<!x>", "<?pi?>", "</>", "</ x>", "</1>", "<1", "<!->", "<![CDAT>", "<!--a--->", "</title x>", "</tit", "</scr",
+      "<!-- c -->",
+      "<!---->",
+      "<!-->",
+      "<!--->",
+      "<!-- a --!> ",
+      "<!-- --!x -- -->",
+      "<![CDATA[ <a href=c> ]]>",
+      "<![CDATA[x]]]>",
+      "<!doctype html>",
+      "<!x>",
+      "<?pi?>",
+      "</>",
+      "</ x>",
+      "</1>",
+      "<1",
+      "<!->",
+      "<![CDAT>",
+      "<!--a--->",
+      "</title x>",
+      "</tit",
+      "</scr",
     ];
     const piece = (): string => {
       const r = random();
@@ -164,21 +267,31 @@ describe("the Wasm reader answers as the JS scanner", () => {
 
   test.each([
     // 100,000 open elements: past the tokenizer's 2^16, so the JS scanner takes the rest of the page.
-    ["deeper than the tokenizer's stack", `<a href=first>x</a><svg>${"<b>".repeat(100_000)}<a href="/deep">deep &amp; far</a>${"</b>".repeat(10)}<image href=i.png /></svg><image src=img.png>`],
+    [
+      "deeper than the tokenizer's stack",
+      `<a href=first>x</a><svg>${"<b>".repeat(100_000)}<a href="/deep">deep &amp; far</a>${"</b>".repeat(10)}<image href=i.png /></svg><image src=img.png>`,
+    ],
     // 70,000 distinct element names: past the tokenizer's 2^16 ids.
-    ["with more distinct names than the tokenizer's ids", `${Array.from({ length: 70_000 }, (_, k) => `<x${k}></x${k}>`).join("")}<a href="/deep">deep &amp; far</a>`],
-  ])("a page %s goes on in the JS scanner, with the same events", (_name, html) => {
-    const bytes = encode(html);
-    const cuts: number[] = [];
-    for (let at = 65536; at < bytes.length; at += 65536) cuts.push(at);
-    const before = pagesContinuedByJs();
-    const wasm = wasmEvents(bytes, TEST_READ, cuts);
-    expect(pagesContinuedByJs()).toBe(before + 1);
-    const js = jsEvents(bytes, TEST_READ);
-    expect(wasm.length).toBe(js.length);
-    expect(Bun.deepEquals(wasm, js)).toBe(true);
-    expect(wasm).toContainEqual(["open", "a", { href: "/deep" }]);
-  }, 60_000);
+    [
+      "with more distinct names than the tokenizer's ids",
+      `${Array.from({ length: 70_000 }, (_, k) => `<x${k}></x${k}>`).join("")}<a href="/deep">deep &amp; far</a>`,
+    ],
+  ])(
+    "a page %s goes on in the JS scanner, with the same events",
+    (_name, html) => {
+      const bytes = encode(html);
+      const cuts: number[] = [];
+      for (let at = 65536; at < bytes.length; at += 65536) cuts.push(at);
+      const before = pagesContinuedByJs();
+      const wasm = wasmEvents(bytes, TEST_READ, cuts);
+      expect(pagesContinuedByJs()).toBe(before + 1);
+      const js = jsEvents(bytes, TEST_READ);
+      expect(wasm.length).toBe(js.length);
+      expect(Bun.deepEquals(wasm, js)).toBe(true);
+      expect(wasm).toContainEqual(["open", "a", { href: "/deep" }]);
+    },
+    60_000,
+  );
   test("a hostile page of a million open elements and a million stray end tags is read in linear time", () => {
     // The tokenizer's stack fills at 2^16, the JS scanner (counting open elements by name) takes the rest; a child
     // process, so that a regression fails at the time limit instead of hanging the suite in synchronous code.
@@ -211,13 +324,29 @@ describe("the extractor gives the same links by both readers, in every encoding 
   const SJIS_AI = [0x82, 0xa0, 0x82, 0xa2];
   const anchor = (href: string, ...text: (string | number[])[]): (string | number[])[] => [`<a id=i${href.length} href="${href}">`, ...text, "</a>"];
   const samples: [string, string | undefined, Uint8Array][] = [
-    ["UTF-8 with a BOM", "text/html", bytes([0xef, 0xbb, 0xbf], ...anchor("/caf%C3%A9", [0x63, 0x61, 0x66, 0xc3, 0xa9, 0xf0, 0x9f, 0x98, 0x80]), FILLER, ...anchor("/b", "&lt;script&gt;"))],
-    ["UTF-16LE by its BOM", "text/html", Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(`<a href="/u16">\u00e9\u{1F600}</a>${FILLER}<a href=/x>x</a>`, "utf16le")])],
+    [
+      "UTF-8 with a BOM",
+      "text/html",
+      bytes([0xef, 0xbb, 0xbf], ...anchor("/caf%C3%A9", [0x63, 0x61, 0x66, 0xc3, 0xa9, 0xf0, 0x9f, 0x98, 0x80]), FILLER, ...anchor("/b", "&lt;script&gt;")),
+    ],
+    [
+      "UTF-16LE by its BOM",
+      "text/html",
+      Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(`<a href="/u16">\u00e9\u{1F600}</a>${FILLER}<a href=/x>x</a>`, "utf16le")]),
+    ],
     ["windows-1252 by the Content-Type", "text/html; charset=windows-1252", bytes(...anchor("/x", "caf", [0xe9, 0x80]), FILLER, ...anchor("/y\u00e9", [0x9f]))],
-    ["Shift_JIS by meta, past the prescan", "text/html", bytes('<meta charset="shift_jis">', FILLER, ...anchor("/s", SJIS_AI, "-", SJIS_AI), '<img src="/', SJIS_AI, '.png" alt=a>')],
+    [
+      "Shift_JIS by meta, past the prescan",
+      "text/html",
+      bytes('<meta charset="shift_jis">', FILLER, ...anchor("/s", SJIS_AI, "-", SJIS_AI), '<img src="/', SJIS_AI, '.png" alt=a>'),
+    ],
     ["EUC-KR", "text/html; charset=euc-kr", bytes(...anchor("/k", [0xb0, 0xa1, 0xb0, 0xa2]), FILLER)],
     ["ISO-2022-JP", "text/html; charset=iso-2022-jp", bytes(...anchor("/j", [0x1b, 0x24, 0x42, 0x24, 0x22, 0x1b, 0x28, 0x42]), "\n", FILLER)],
-    ["nothing declared: UTF-8, bad bytes as U+FFFD", undefined, bytes(...anchor("/bad", [0xff, 0xc3], "x", [0xe2, 0x82]), `<a href="/v`, [0xe2, 0x82], `">v</a>`, FILLER, [0xf0, 0x9f])],
+    [
+      "nothing declared: UTF-8, bad bytes as U+FFFD",
+      undefined,
+      bytes(...anchor("/bad", [0xff, 0xc3], "x", [0xe2, 0x82]), `<a href="/v`, [0xe2, 0x82], `">v</a>`, FILLER, [0xf0, 0x9f]),
+    ],
   ];
 
   function links(body: Uint8Array, contentType: string | undefined, cuts: number[], jsScanner: boolean) {
@@ -231,15 +360,19 @@ describe("the extractor gives the same links by both readers, in every encoding 
     return { links, ids };
   }
 
-  test.each(samples)("%s, cut at every byte", (_name, contentType, body) => {
-    const reference = links(body, contentType, [], true);
-    expect(reference.links.length).toBeGreaterThan(0);
-    expect(links(body, contentType, [], false)).toEqual(reference);
-    for (let cut = 1; cut < body.length; cut++) {
-      const wasm = links(body, contentType, [cut], false);
-      if (!Bun.deepEquals(wasm, reference)) expect({ cut, wasm }).toEqual({ cut, wasm: reference });
-    }
-  }, 30_000);
+  test.each(samples)(
+    "%s, cut at every byte",
+    (_name, contentType, body) => {
+      const reference = links(body, contentType, [], true);
+      expect(reference.links.length).toBeGreaterThan(0);
+      expect(links(body, contentType, [], false)).toEqual(reference);
+      for (let cut = 1; cut < body.length; cut++) {
+        const wasm = links(body, contentType, [cut], false);
+        if (!Bun.deepEquals(wasm, reference)) expect({ cut, wasm }).toEqual({ cut, wasm: reference });
+      }
+    },
+    30_000,
+  );
 });
 
 describe("a bounded fuzz run: no trap, the same events", () => {

@@ -102,7 +102,7 @@ describe("dist/linkpatrol", () => {
       expect(signInHtml.match(/\/ui\/assets\//g)).toHaveLength(3);
 
       expect(statSync(join(runDir, "data", "linkpatrol.db")).isFile()).toBe(true);
-      expect(stderr.text).not.toContain("\"level\":\"error\"");
+      expect(stderr.text).not.toContain('"level":"error"');
     } finally {
       proc.kill("SIGTERM");
     }
@@ -141,7 +141,9 @@ describe("dist/linkpatrol", () => {
     const { proc, stderr } = startServe(privateOk);
     try {
       const port = Number((await stderr.waitFor(/"msg":"listening".*?"port":(\d+)/))[1]);
-      const key = (await runCli(["keys", "create", "--name", "e2e", "--scopes", "admin"], { command: [binary], cwd: runDir })).stdout.match(/lp_[0-9A-Za-z]{40}/)![0];
+      const key = (await runCli(["keys", "create", "--name", "e2e", "--scopes", "admin"], { command: [binary], cwd: runDir })).stdout.match(
+        /lp_[0-9A-Za-z]{40}/,
+      )![0];
       const api = (path: string, init: RequestInit = {}) =>
         fetch(`http://127.0.0.1:${port}/v1${path}`, {
           ...init,
@@ -159,7 +161,10 @@ describe("dist/linkpatrol", () => {
       }
       expect(detail).toMatchObject({ status: "completed", pages_crawled: 2, total_links: 4, broken_links: 2 });
       const broken = (await (await api(`/crawls/${id}/broken`)).json()).data.map((link: any) => [link.url, link.status_code]);
-      expect(broken.sort()).toEqual([[`${site.origin}/gone`, 410], [`${site.origin}/missing`, 404]]);
+      expect(broken.sort()).toEqual([
+        [`${site.origin}/gone`, 410],
+        [`${site.origin}/missing`, 404],
+      ]);
       expect(stderr.text).not.toContain('"level":"error"');
     } finally {
       proc.kill("SIGTERM");
@@ -168,36 +173,52 @@ describe("dist/linkpatrol", () => {
     }
   }, 30_000); // starts the binary and runs a crawl: over bun's 5 s on a loaded machine
 
-  test.skipIf(!smtpAvailable)("sends a channel's test message by email (nodemailer bundled) and to a chat destination", async () => {
-    const smtp = await startSmtpReceiver();
-    const chat = await startChatReceiver();
-    const { proc, stderr } = startServe({ LINKPATROL_NOTIFICATIONS_ALLOW_HTTP: "true", LINKPATROL_NOTIFICATIONS_ALLOW_PRIVATE_TARGETS: "true" });
-    try {
-      const port = Number((await stderr.waitFor(/"msg":"listening".*?"port":(\d+)/))[1]);
-      const key = (await runCli(["keys", "create", "--name", "e2e-notify", "--scopes", "notifications:write"], { command: [binary], cwd: runDir })).stdout.match(/lp_[0-9A-Za-z]{40}/)![0];
-      const api = async (path: string, body?: unknown) =>
-        (await fetch(`http://127.0.0.1:${port}/v1${path}`, {
-          method: "POST",
-          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-          body: body === undefined ? undefined : JSON.stringify(body),
-          signal: AbortSignal.timeout(15_000),
-        })).json();
-      const mail = await api("/channels", { kind: "email", name: "mail", host: "127.0.0.1", port: smtp.port, security: "none", from: "lp@example.com", to: ["web@example.com"] });
-      const push = await api("/channels", { kind: "ntfy", name: "push", server_url: chat.origin, topic: "binary" });
-      expect((await api(`/channels/${mail.data.id}/test`)).data).toMatchObject({ delivered: true, error: null });
-      expect((await api(`/channels/${push.data.id}/test`)).data).toMatchObject({ delivered: true, status_code: 200 });
-      const [message] = await smtp.waitForMessages(1);
-      expect(message!.subject).toStartWith("[test] ");
-      expect(message!.html).toContain("<h2");
-      expect(chat.requests[0]!.json).toMatchObject({ topic: "binary", markdown: true });
-      expect(stderr.text).not.toContain('"level":"error"');
-    } finally {
-      proc.kill("SIGTERM");
-      await Promise.race([proc.exited, Bun.sleep(10_000)]);
-      await smtp.stop();
-      await chat.stop();
-    }
-  }, 20_000);
+  test.skipIf(!smtpAvailable)(
+    "sends a channel's test message by email (nodemailer bundled) and to a chat destination",
+    async () => {
+      const smtp = await startSmtpReceiver();
+      const chat = await startChatReceiver();
+      const { proc, stderr } = startServe({ LINKPATROL_NOTIFICATIONS_ALLOW_HTTP: "true", LINKPATROL_NOTIFICATIONS_ALLOW_PRIVATE_TARGETS: "true" });
+      try {
+        const port = Number((await stderr.waitFor(/"msg":"listening".*?"port":(\d+)/))[1]);
+        const key = (
+          await runCli(["keys", "create", "--name", "e2e-notify", "--scopes", "notifications:write"], { command: [binary], cwd: runDir })
+        ).stdout.match(/lp_[0-9A-Za-z]{40}/)![0];
+        const api = async (path: string, body?: unknown) =>
+          (
+            await fetch(`http://127.0.0.1:${port}/v1${path}`, {
+              method: "POST",
+              headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+              body: body === undefined ? undefined : JSON.stringify(body),
+              signal: AbortSignal.timeout(15_000),
+            })
+          ).json();
+        const mail = await api("/channels", {
+          kind: "email",
+          name: "mail",
+          host: "127.0.0.1",
+          port: smtp.port,
+          security: "none",
+          from: "lp@example.com",
+          to: ["web@example.com"],
+        });
+        const push = await api("/channels", { kind: "ntfy", name: "push", server_url: chat.origin, topic: "binary" });
+        expect((await api(`/channels/${mail.data.id}/test`)).data).toMatchObject({ delivered: true, error: null });
+        expect((await api(`/channels/${push.data.id}/test`)).data).toMatchObject({ delivered: true, status_code: 200 });
+        const [message] = await smtp.waitForMessages(1);
+        expect(message!.subject).toStartWith("[test] ");
+        expect(message!.html).toContain("<h2");
+        expect(chat.requests[0]!.json).toMatchObject({ topic: "binary", markdown: true });
+        expect(stderr.text).not.toContain('"level":"error"');
+      } finally {
+        proc.kill("SIGTERM");
+        await Promise.race([proc.exited, Bun.sleep(10_000)]);
+        await smtp.stop();
+        await chat.stop();
+      }
+    },
+    20_000,
+  );
 
   test("check URL: one crawl without a server, junit report, exit 1 for a broken link", async () => {
     const site = await startLoopbackSite({ "/": { body: "<a href='/missing'>Missing</a> <a href='/ok'>OK</a>" }, "/ok": { body: "fine" } });

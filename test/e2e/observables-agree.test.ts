@@ -70,8 +70,14 @@ beforeAll(async () => {
         </body></html>`,
         { headers: { "content-type": "text/html; charset=utf-8" } },
       ),
-    "/about": () => html(`<img src="/img/logo.png" alt="Logo"><a href="/">Home</a> <a href="/missing">Missing again</a> <a href="/docs">Docs</a> <a href="/fixme">Fix me</a>`),
-    "/docs": () => html(`<link rel="stylesheet" href="/css/site.css"><a href="/missing">Still missing</a> <a href="/about">About</a> <a href="/flaky">Flaky</a> <a href="/error">Error again</a>`),
+    "/about": () =>
+      html(
+        `<img src="/img/logo.png" alt="Logo"><a href="/">Home</a> <a href="/missing">Missing again</a> <a href="/docs">Docs</a> <a href="/fixme">Fix me</a>`,
+      ),
+    "/docs": () =>
+      html(
+        `<link rel="stylesheet" href="/css/site.css"><a href="/missing">Still missing</a> <a href="/about">About</a> <a href="/flaky">Flaky</a> <a href="/error">Error again</a>`,
+      ),
     "/landing": () => html(`<a href="/docs">Docs from landing</a>`),
     "/moved": { status: 301, headers: { location: "/landing" } },
     "/old": { status: 302, headers: { location: "/gone" } },
@@ -138,7 +144,12 @@ function expectApiViewsAgree({ detail, links, broken, linksMeta, brokenOnlyMeta,
   expect(brokenMeta.total_broken).toBe(detail.broken_links);
   expect(broken.length).toBe(detail.broken_links);
   for (const item of broken) expect(item).not.toHaveProperty("is_broken");
-  expect(multiset(broken, BROKEN_FIELDS)).toEqual(multiset(links.filter((link) => link.is_broken), BROKEN_FIELDS));
+  expect(multiset(broken, BROKEN_FIELDS)).toEqual(
+    multiset(
+      links.filter((link) => link.is_broken),
+      BROKEN_FIELDS,
+    ),
+  );
   expect(summary).toMatchObject({ status: detail.status, total_links: detail.total_links, broken_links: detail.broken_links, domain_name: detail.domain_name });
 }
 
@@ -248,7 +259,12 @@ describe("check --format json, the API and the webhooks tell the same story", ()
   });
 
   test("broken: check's broken subset equals GET /broken", () => {
-    expect(multiset(report.links.filter((link: any) => link.is_broken), BROKEN_FIELDS)).toEqual(multiset(first.broken, BROKEN_FIELDS));
+    expect(
+      multiset(
+        report.links.filter((link: any) => link.is_broken),
+        BROKEN_FIELDS,
+      ),
+    ).toEqual(multiset(first.broken, BROKEN_FIELDS));
   });
 
   test("the first crawl of the domain: every broken link is new", async () => {
@@ -265,7 +281,9 @@ describe("check --format json, the API and the webhooks tell the same story", ()
     const meta = (await svc.call("GET", `/crawls/${secondId}/changes`)).json.meta;
     expect(meta).toMatchObject({ against_crawl_id: firstId, total: 2, new_broken: 1, fixed: 1 });
     expect(second.detail.new_broken_links).toBe(1);
-    expect(changes.map((item) => ({ change: item.change, url: item.url, source_url: item.source_url, status_code: item.status_code, is_broken: item.is_broken }))).toEqual([
+    expect(
+      changes.map((item) => ({ change: item.change, url: item.url, source_url: item.source_url, status_code: item.status_code, is_broken: item.is_broken })),
+    ).toEqual([
       { change: "new_broken", url: site.url("/flaky"), source_url: site.url("/docs"), status_code: 410, is_broken: true },
       // As it was when it was last broken.
       { change: "fixed", url: site.url("/fixme"), source_url: site.url("/about"), status_code: 404, is_broken: true },

@@ -60,7 +60,7 @@ function parseQuestion(message: Buffer): Question | null {
 function header(query: Buffer, rcode: number, questions: number, answers: number): Buffer {
   const out = Buffer.alloc(HEADER_BYTES);
   out.writeUInt16BE(query.length >= 2 ? query.readUInt16BE(0) : 0, 0);
-  const recursionDesired = query.length >= 3 ? (query[2]! & 0x01) : 0;
+  const recursionDesired = query.length >= 3 ? query[2]! & 0x01 : 0;
   // QR=1 (response), opcode 0, AA=1, RD copied, RA=0, then the response code.
   out.writeUInt16BE(0x8000 | 0x0400 | (recursionDesired << 8) | rcode, 2);
   out.writeUInt16BE(questions, 4);
@@ -102,10 +102,7 @@ function answer(query: Buffer, records: { get(name: string): string[][] | undefi
  * Starts the server. `records` (read live: later changes are answered) maps a name (no trailing dot, any case) to its TXT records, each record a list of
  * character-strings that the resolver joins: `{ "_linkpatrol.example.test": [["linkpatrol-verify=abc"]] }`.
  */
-export async function startDnsServer(
-  records: Record<string, string[][]>,
-  options: TestDnsServerOptions = {},
-): Promise<TestDnsServer> {
+export async function startDnsServer(records: Record<string, string[][]>, options: TestDnsServerOptions = {}): Promise<TestDnsServer> {
   // Read on every query, so a test may publish a record after the server started.
   const table = { get: (name: string) => Object.entries(records).find(([key]) => key.toLowerCase().replace(/\.$/, "") === name)?.[1] };
   const queries: string[] = [];

@@ -59,10 +59,7 @@ function canned(route: CannedResponse): Response {
 }
 
 /** Starts a site serving `routes` (keys are paths without query string) on a random loopback port. */
-export async function startLoopbackSite(
-  routes: Record<string, Route> = {},
-  options: LoopbackSiteOptions = {},
-): Promise<LoopbackSite> {
+export async function startLoopbackSite(routes: Record<string, Route> = {}, options: LoopbackSiteOptions = {}): Promise<LoopbackSite> {
   const requests: string[] = [];
   const requestHeaders: Record<string, string>[] = [];
   const fallback: RouteHandler = options.fallback ?? (() => new Response("not found", { status: 404 }));

@@ -17,14 +17,16 @@ const PYTHON = "/usr/bin/python3";
 const SCRIPT = join(import.meta.dir, "smtp_receiver.py");
 
 /** True when python3-aiosmtpd is installed (never skip on that under CI=true: .ci/run installs it). */
-export const smtpAvailable = existsSync(PYTHON) && (() => {
-  try {
-    execFileSync(PYTHON, ["-c", "import aiosmtpd"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-})();
+export const smtpAvailable =
+  existsSync(PYTHON) &&
+  (() => {
+    try {
+      execFileSync(PYTHON, ["-c", "import aiosmtpd"], { stdio: "ignore" });
+      return true;
+    } catch {
+      return false;
+    }
+  })();
 
 if (!smtpAvailable && process.env.CI === "true") throw new Error("python3-aiosmtpd is missing under CI: .ci/run must install it");
 
@@ -83,9 +85,31 @@ function certificate(dir: string): { cert: string; key: string } {
   const key = join(dir, "key.pem");
   execFileSync(
     "openssl",
-    ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", cert, "-days", "2",
-      "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost", "-addext", "basicConstraints=critical,CA:TRUE",
-      "-addext", "keyUsage=critical,digitalSignature,keyCertSign", "-addext", "extendedKeyUsage=serverAuth"],
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:P-256",
+      "-nodes",
+      "-keyout",
+      key,
+      "-out",
+      cert,
+      "-days",
+      "2",
+      "-subj",
+      "/CN=127.0.0.1",
+      "-addext",
+      "subjectAltName=IP:127.0.0.1,DNS:localhost",
+      "-addext",
+      "basicConstraints=critical,CA:TRUE",
+      "-addext",
+      "keyUsage=critical,digitalSignature,keyCertSign",
+      "-addext",
+      "extendedKeyUsage=serverAuth",
+    ],
     { stdio: ["ignore", "ignore", "pipe"] },
   );
   return { cert, key };

@@ -103,13 +103,29 @@ function generateCertificate(): { dir: string; certFile: string; keyFile: string
   execFileSync(
     "openssl",
     [
-      "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-      "-keyout", keyFile, "-out", certFile, "-days", "2",
-      "-subj", `/CN=${RECEIVER_HOSTNAME}`,
-      "-addext", `subjectAltName=DNS:${RECEIVER_HOSTNAME},IP:127.0.0.1`,
-      "-addext", "basicConstraints=critical,CA:TRUE",
-      "-addext", "keyUsage=critical,digitalSignature,keyCertSign",
-      "-addext", "extendedKeyUsage=serverAuth",
+      "req",
+      "-x509",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:P-256",
+      "-nodes",
+      "-keyout",
+      keyFile,
+      "-out",
+      certFile,
+      "-days",
+      "2",
+      "-subj",
+      `/CN=${RECEIVER_HOSTNAME}`,
+      "-addext",
+      `subjectAltName=DNS:${RECEIVER_HOSTNAME},IP:127.0.0.1`,
+      "-addext",
+      "basicConstraints=critical,CA:TRUE",
+      "-addext",
+      "keyUsage=critical,digitalSignature,keyCertSign",
+      "-addext",
+      "extendedKeyUsage=serverAuth",
     ],
     { stdio: ["ignore", "ignore", "pipe"] },
   );
@@ -123,7 +139,9 @@ function checkSignature(secret: string, header: string | undefined, body: Buffer
   const times = fields.filter(([key]) => key === "t").map(([, value]) => value ?? "");
   if (times.length !== 1 || !/^\d+$/.test(times[0]!)) return { signedAt: null, matches: false };
   const signedAt = Number(times[0]);
-  const expected = createHmac("sha256", secret).update(Buffer.concat([Buffer.from(`${signedAt}.`), body])).digest();
+  const expected = createHmac("sha256", secret)
+    .update(Buffer.concat([Buffer.from(`${signedAt}.`), body]))
+    .digest();
   const matches = fields
     .filter(([key, value]) => key === "v1" && /^[0-9a-f]{64}$/.test(value ?? ""))
     .some(([, value]) => timingSafeEqual(expected, Buffer.from(value!, "hex")));
@@ -209,10 +227,7 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions): Pro
     });
   };
 
-  const server =
-    files === null
-      ? http.createServer(handle)
-      : https.createServer({ cert, key: readFileSync(files.keyFile, "utf8") }, handle);
+  const server = files === null ? http.createServer(handle) : https.createServer({ cert, key: readFileSync(files.keyFile, "utf8") }, handle);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? 0, "127.0.0.1", () => resolve());

@@ -108,8 +108,6 @@ describe("policyFromCrawlerConfig", () => {
   });
 
   test("a block that is not a CIDR stops it loudly instead of silently matching nothing", () => {
-    expect(() => policyFromCrawlerConfig({ allow_private_networks: false, allowed_cidrs: ["300.1.1.1/8"] })).toThrow(
-      /allowed_cidrs/,
-    );
+    expect(() => policyFromCrawlerConfig({ allow_private_networks: false, allowed_cidrs: ["300.1.1.1/8"] })).toThrow(/allowed_cidrs/);
   });
 });

@@ -97,10 +97,7 @@ describe("safeFetch POST", () => {
   });
 
   test("a refused address names the hint the caller gives", async () => {
-    const result = await safeFetch(
-      site.url("/echo"),
-      options({ policy: { allowPrivateNetworks: false, allowedCidrs: [] }, policyHint: "allow it with x.y" }),
-    );
+    const result = await safeFetch(site.url("/echo"), options({ policy: { allowPrivateNetworks: false, allowedCidrs: [] }, policyHint: "allow it with x.y" }));
 
     expect(result).toMatchObject({ kind: "error", error: "unsafe_url" });
     expect(result.kind === "error" && result.message).toEndWith("allow it with x.y");

@@ -25,7 +25,10 @@ beforeAll(async () => {
   hookReceiver = await startChatReceiver();
   site = await startLoopbackSite({ "/": { body: "<a href='/gone'>gone</a>" }, "/gone": { status: 404 } });
   svc = await startTestService(
-    { notifications: { allow_http: true, allow_private_targets: true, timeout: "1s" }, webhooks: { retry_schedule: [], allow_http: true, allow_private_targets: true } },
+    {
+      notifications: { allow_http: true, allow_private_targets: true, timeout: "1s" },
+      webhooks: { retry_schedule: [], allow_http: true, allow_private_targets: true },
+    },
     { logger: createLogger("debug", (line) => logLines.push(line)) },
   );
   strict = await startTestService({ notifications: { timeout: "1s" } });
@@ -64,7 +67,10 @@ describe("creating channels", () => {
     const byKind = Object.fromEntries(list.json.data.map((c: any) => [c.kind, c]));
     expect(byKind.slack).toMatchObject({ target: `${chat.origin}/…`, settings: {}, secrets_set: ["url"] });
     expect(byKind.ntfy).toMatchObject({ settings: { server_url: chat.origin }, secrets_set: ["token", "topic"] });
-    expect(byKind.email).toMatchObject({ settings: { host: "10.1.2.3", port: 587, security: "starttls", from: "lp@example.com", to: ["a@example.com"] }, target: "10.1.2.3:587 → a@example.com" });
+    expect(byKind.email).toMatchObject({
+      settings: { host: "10.1.2.3", port: 587, security: "starttls", from: "lp@example.com", to: ["a@example.com"] },
+      target: "10.1.2.3:587 → a@example.com",
+    });
     const one = await svc.call("GET", `/channels/${byKind.matrix.id}`);
     expect(one.json.data).toMatchObject({ target: `!r:example.org on ${chat.origin}`, secrets_set: ["access_token"] });
     expect(one.text).not.toContain(SECRET);
@@ -85,17 +91,35 @@ describe("creating channels", () => {
       const error = expectErrorEnvelope(await svc.call("POST", "/channels", { body }), 400, "invalid_request");
       expect(error.details?.some((d) => String(d.field).startsWith(field))).toBe(true);
     }
-    const unknownDomain = expectErrorEnvelope(await svc.call("POST", "/channels", { body: slackBody({ domain_ids: ["0190b6f2-7a3e-7c4d-9e1f-2a3b4c5d6e7f"] }) }), 400, "invalid_request");
+    const unknownDomain = expectErrorEnvelope(
+      await svc.call("POST", "/channels", { body: slackBody({ domain_ids: ["0190b6f2-7a3e-7c4d-9e1f-2a3b4c5d6e7f"] }) }),
+      400,
+      "invalid_request",
+    );
     expect(unknownDomain.message).toContain("unknown domain id");
   });
 
   test("chat URLs: https only and public addresses only unless allowed; an SMTP host may be private", async () => {
-    const http = expectErrorEnvelope(await strict.call("POST", "/channels", { body: { kind: "slack", name: "x", url: "http://hooks.example.com/x" } }), 422, "unsafe_url");
+    const http = expectErrorEnvelope(
+      await strict.call("POST", "/channels", { body: { kind: "slack", name: "x", url: "http://hooks.example.com/x" } }),
+      422,
+      "unsafe_url",
+    );
     expect(http.message).toContain("notifications.allow_http");
-    const privateUrl = expectErrorEnvelope(await strict.call("POST", "/channels", { body: { kind: "gotify", name: "x", server_url: "https://10.0.0.5/", token: "t" } }), 422, "unsafe_url");
+    const privateUrl = expectErrorEnvelope(
+      await strict.call("POST", "/channels", { body: { kind: "gotify", name: "x", server_url: "https://10.0.0.5/", token: "t" } }),
+      422,
+      "unsafe_url",
+    );
     expect(privateUrl.message).toContain("private");
-    expectErrorEnvelope(await strict.call("POST", "/channels", { body: { kind: "discord", name: "x", url: "https://user:pw@discord.example/x" } }), 422, "unsafe_url");
-    const smtp = await strict.call("POST", "/channels", { body: { kind: "email", name: "x", host: "192.168.1.2", security: "none", from: "a@example.com", to: ["b@example.com"] } });
+    expectErrorEnvelope(
+      await strict.call("POST", "/channels", { body: { kind: "discord", name: "x", url: "https://user:pw@discord.example/x" } }),
+      422,
+      "unsafe_url",
+    );
+    const smtp = await strict.call("POST", "/channels", {
+      body: { kind: "email", name: "x", host: "192.168.1.2", security: "none", from: "a@example.com", to: ["b@example.com"] },
+    });
     expect(smtp.status).toBe(201);
     expect(smtp.json.data.settings.port).toBe(25);
   });
@@ -122,7 +146,13 @@ describe("changing, testing and removing a channel", () => {
     const id = (await svc.call("POST", "/channels", { body: slackBody({ name: "to change" }) })).json.data.id;
     const patched = await svc.call("PATCH", `/channels/${id}`, { body: { name: "changed", notify_when: "failure", domain_ids: [domainId], active: false } });
     expect(patched.status).toBe(200);
-    expect(patched.json.data).toMatchObject({ name: "changed", notify_when: "failure", domains: [{ id: domainId, name: "patch.example" }], active: false, disabled_reason: "switched off by request" });
+    expect(patched.json.data).toMatchObject({
+      name: "changed",
+      notify_when: "failure",
+      domains: [{ id: domainId, name: "patch.example" }],
+      active: false,
+      disabled_reason: "switched off by request",
+    });
     const back = await svc.call("PATCH", `/channels/${id}`, { body: { active: true, domain_ids: null } });
     expect(back.json.data).toMatchObject({ active: true, disabled_reason: null, domains: null });
     expectErrorEnvelope(await svc.call("PATCH", `/channels/${id}`, { body: { url: "https://x.example/" } }), 400, "invalid_request");
@@ -152,7 +182,9 @@ describe("the delivery log", () => {
     const domainId = await verifiedDomain(svc, site.url("/"));
     // Its own receiver: the channels made above are for every domain and get this crawl's digest too.
     const own = await startChatReceiver();
-    const id = (await svc.call("POST", "/channels", { body: { kind: "slack", name: "logged", url: own.url(`/services/T/B/${SECRET}`), domain_ids: [domainId] } })).json.data.id;
+    const id = (
+      await svc.call("POST", "/channels", { body: { kind: "slack", name: "logged", url: own.url(`/services/T/B/${SECRET}`), domain_ids: [domainId] } })
+    ).json.data.id;
     const hook = (await svc.call("POST", "/webhooks", { body: { url: hookReceiver.url("/webhook"), events: ["crawl.completed"] } })).json.data;
     own.script(503);
     await waitForCrawl(svc, await startCrawl(svc, domainId));
@@ -196,7 +228,15 @@ describe("the delivery log", () => {
 
   test("the OpenAPI document describes /channels from the same schemas, one body per kind", async () => {
     const doc = (await svc.call("GET", "/openapi.json")).json;
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/v1/channels", "/v1/channels/{id}", "/v1/channels/{id}/test", "/v1/channels/{id}/deliveries", "/v1/channels/{id}/deliveries/{delivery_id}/redeliver"]));
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining([
+        "/v1/channels",
+        "/v1/channels/{id}",
+        "/v1/channels/{id}/test",
+        "/v1/channels/{id}/deliveries",
+        "/v1/channels/{id}/deliveries/{delivery_id}/redeliver",
+      ]),
+    );
     const create = doc.components.schemas.CreateChannel;
     expect(create.discriminator.propertyName).toBe("kind");
     expect(Object.keys(create.discriminator.mapping).sort()).toEqual(["discord", "email", "gotify", "matrix", "ntfy", "slack", "teams"]);

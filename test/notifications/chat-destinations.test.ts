@@ -78,13 +78,19 @@ function allowedHref(href: string): boolean {
 beforeAll(async () => {
   hostile = await startHostileSite();
   const bigLinks = Array.from({ length: BIG_LINKS }, (_, i) => `<a href="/missing/${i}/${"segment-".repeat(6)}">${LONG_TEXT} ${i}</a>`).join("\n");
-  big = await startLoopbackSite({ "/": { body: `<!doctype html><title>big</title>${bigLinks}<a href="/other">other</a>` }, "/other": { body: `<!doctype html>${bigLinks}` } });
+  big = await startLoopbackSite({
+    "/": { body: `<!doctype html><title>big</title>${bigLinks}<a href="/other">other</a>` },
+    "/other": { body: `<!doctype html>${bigLinks}` },
+  });
   for (const kind of KINDS) receivers[kind] = await startChatReceiver();
   svc = await startTestService({ server: { public_url: PUBLIC_URL }, notifications: { allow_http: true, allow_private_targets: true } });
   const hostileDomain = await verifiedDomain(svc, hostile.url("/"));
   const bigDomain = await verifiedDomain(svc, big.url("/"));
   for (const kind of KINDS) {
-    for (const [tag, domainId] of [["hostile", hostileDomain], ["big", bigDomain]] as const) {
+    for (const [tag, domainId] of [
+      ["hostile", hostileDomain],
+      ["big", bigDomain],
+    ] as const) {
       const res = await svc.call("POST", "/channels", { body: channelBody(kind, tag, domainId) });
       if (res.status !== 201) throw new Error(`POST /channels ${kind}: ${res.status} ${res.text}`);
     }
@@ -124,7 +130,10 @@ describe("each destination's format, with hostile link texts", () => {
   test("Slack: Block Kit mrkdwn; texts in code spans with &<> escaped; no mention, link or line the page chose", () => {
     const body = hostileRequest.slack.json;
     expect(body.blocks[0]).toMatchObject({ type: "header", text: { type: "plain_text" } });
-    const mrkdwn = strings(body.blocks).filter(([key]) => key === "text").map(([, text]) => text).join("\n");
+    const mrkdwn = strings(body.blocks)
+      .filter(([key]) => key === "text")
+      .map(([, text]) => text)
+      .join("\n");
     expect(mrkdwn).toContain("`&lt;script&gt;alert(1)&lt;/script&gt;`");
     expect(mrkdwn).toContain("`*bold* _it_ ~strike~ ˋcodeˋ **strong**`");
     expect(mrkdwn).toContain("`@here @everyone @room &lt;!channel&gt; &lt;@U123&gt;`");
@@ -205,7 +214,10 @@ describe("each destination's format, with hostile link texts", () => {
     expect(ntfy).toMatchObject({ topic: "topic_hostile", markdown: true, click: `${PUBLIC_URL}ui/crawls/${hostileCrawl}` });
     expect(ntfy.title).toContain("8 new broken links");
     const gotify = hostileRequest.gotify.json;
-    expect(gotify.extras).toEqual({ "client::display": { contentType: "text/markdown" }, "client::notification": { click: { url: `${PUBLIC_URL}ui/crawls/${hostileCrawl}` } } });
+    expect(gotify.extras).toEqual({
+      "client::display": { contentType: "text/markdown" },
+      "client::notification": { click: { url: `${PUBLIC_URL}ui/crawls/${hostileCrawl}` } },
+    });
     for (const message of [ntfy.message, gotify.message]) {
       expect(message).not.toContain("<script>");
       expect(unescapeMarkdown(message)).toContain(HOSTILE_TEXTS.script);
@@ -218,7 +230,8 @@ describe("each destination's format, with hostile link texts", () => {
   test("no request or stored answer carries another channel's secret, and no channel listing shows one", async () => {
     for (const kind of KINDS) expect(hostileRequest[kind].body).not.toContain("big");
     const listing = (await svc.call("GET", "/channels")).text;
-    for (const secret of ["SLACKSECRET", "DISCORDSECRET", "TEAMSSECRET", "MATRIXSECRET", "NTFYSECRET", "GOTIFYSECRET", "topic_"]) expect(listing).not.toContain(secret);
+    for (const secret of ["SLACKSECRET", "DISCORDSECRET", "TEAMSSECRET", "MATRIXSECRET", "NTFYSECRET", "GOTIFYSECRET", "topic_"])
+      expect(listing).not.toContain(secret);
   });
 });
 
@@ -226,7 +239,9 @@ describe(`size bounds: a crawl with ${BIG_LINKS.toLocaleString("en-US")} new bro
   test("Slack: ≤ 50 blocks, ≤ 3,000 characters a section, ≤ 40,000 in all, and 'and N more'", () => {
     const body = bigRequest.slack.json;
     expect(body.blocks.length).toBeLessThanOrEqual(50);
-    const texts = strings(body.blocks).filter(([key]) => key === "text").map(([, text]) => text);
+    const texts = strings(body.blocks)
+      .filter(([key]) => key === "text")
+      .map(([, text]) => text);
     for (const text of texts) expect(text.length).toBeLessThanOrEqual(3_000);
     expect(texts.reduce((sum, t) => sum + t.length, 0) + body.text.length).toBeLessThanOrEqual(40_000);
     expect(texts.join("\n")).toMatch(/• and [\d,]+ more URLs/);

@@ -92,7 +92,9 @@ beforeAll(async () => {
   for (const when of ["changed", "always", "failure"]) {
     channels[when] = (await svc.call("POST", "/channels", { body: { kind: "slack", name: when, url, notify_when: when } })).json.data.id;
   }
-  channels.other = (await svc.call("POST", "/channels", { body: { kind: "slack", name: "other", url, notify_when: "always", domain_ids: [otherDomain] } })).json.data.id;
+  channels.other = (
+    await svc.call("POST", "/channels", { body: { kind: "slack", name: "other", url, notify_when: "always", domain_ids: [otherDomain] } })
+  ).json.data.id;
   await svc.runtime.dispatcher.stop(); // keep every delivery as it was queued
 }, 20_000);
 
@@ -168,7 +170,14 @@ describe("a domain's digests", () => {
     await crawl();
     const digest = digestsOf("changed").at(-1);
     // Compared with the failed crawl, which carried the open links it did not check: none is new again.
-    expect(digest).toMatchObject({ crawl_id: crawls[4], previous_failed: true, compared_with: crawls[3], new_broken: { links: 0 }, fixed: { links: 0 }, not_checked: 0 });
+    expect(digest).toMatchObject({
+      crawl_id: crawls[4],
+      previous_failed: true,
+      compared_with: crawls[3],
+      new_broken: { links: 0 },
+      fixed: { links: 0 },
+      not_checked: 0,
+    });
     expect(digest.still_broken).toMatchObject({ links: 3, targets: 3 });
     const first = svc.runtime.crawls.get(crawls[0]!);
     expect(digest.still_broken.items.find((i: any) => i.url === site.url("/b")).broken_since).toBe(first.started_at);

@@ -200,7 +200,16 @@ describe.skipIf(!smtpAvailable)("servers that fail", () => {
     const domainId = await verifiedDomain(svc, flakySite.url("/"));
     const ids: Record<string, string> = {};
     for (const name of ["refuse", "rcpt", "drop", "hang"]) {
-      ids[name] = await channel({ kind: "email", name, host: "127.0.0.1", port: flaky[name]!.port, security: "none", from: "lp@example.com", to: ["x@example.com"], domain_ids: [domainId] });
+      ids[name] = await channel({
+        kind: "email",
+        name,
+        host: "127.0.0.1",
+        port: flaky[name]!.port,
+        security: "none",
+        from: "lp@example.com",
+        to: ["x@example.com"],
+        domain_ids: [domainId],
+      });
     }
     await waitForCrawl(svc, await startCrawl(svc, domainId));
 

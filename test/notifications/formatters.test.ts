@@ -121,7 +121,16 @@ describe("every destination stays within its limit on the largest digest", () =>
   }, 20_000); // renders the largest digest: slow on a loaded machine
 
   test("a digest with nothing broken still renders for every destination", () => {
-    const empty: Digest = { ...WORST, warnings: [], previous_failed: false, broken_links: 0, new_broken: { links: 0, targets: 0, items: [] }, still_broken: { links: 0, targets: 0, items: [] }, fixed: { links: 0, targets: 0, items: [] }, not_checked: 0 };
+    const empty: Digest = {
+      ...WORST,
+      warnings: [],
+      previous_failed: false,
+      broken_links: 0,
+      new_broken: { links: 0, targets: 0, items: [] },
+      still_broken: { links: 0, targets: 0, items: [] },
+      fixed: { links: 0, targets: 0, items: [] },
+      not_checked: 0,
+    };
     const calm = messageOf(empty, null);
     expect(calm.title).toBe("very-long-subdomain-name.example.com:8443: no broken links");
     expect(calm.sections).toEqual([]);
@@ -131,14 +140,23 @@ describe("every destination stays within its limit on the largest digest", () =>
   });
 
   test("links not checked this time are counted in the summary every destination shows, in no list", () => {
-    const quiet: Digest = { ...WORST, warnings: [], previous_failed: false, new_broken: { links: 0, targets: 0, items: [] }, fixed: { links: 0, targets: 0, items: [] }, not_checked: 3 };
+    const quiet: Digest = {
+      ...WORST,
+      warnings: [],
+      previous_failed: false,
+      new_broken: { links: 0, targets: 0, items: [] },
+      fixed: { links: 0, targets: 0, items: [] },
+      not_checked: 3,
+    };
     const told = messageOf(quiet, null);
     expect(told.summary).toEndWith("3 links broken before were not checked this time.");
     expect(told.sections.map((s) => s.key)).toEqual(["still_broken"]);
     expect(messageOf({ ...quiet, not_checked: 1 }, null).summary).toEndWith("1 link broken before was not checked this time.");
     expect(plainMessage(told)).toContain("3 links broken before were not checked this time.");
     expect(htmlMessage(told)).toContain("3 links broken before were not checked this time.");
-    const slackText = JSON.parse(slack.render(told, channel({}, { url: "https://h.example/x" }), "id").body).blocks.map((b: any) => b.text?.text ?? "").join("\n");
+    const slackText = JSON.parse(slack.render(told, channel({}, { url: "https://h.example/x" }), "id").body)
+      .blocks.map((b: any) => b.text?.text ?? "")
+      .join("\n");
     expect(slackText).toContain("3 links broken before were not checked this time.");
     const teamsBody = teams.render(told, channel({}, { url: "https://x.example/workflows/x" }), "id").body;
     expect(teamsBody).toContain("3 links broken before were not checked this time.");
@@ -152,7 +170,9 @@ describe("escapers", () => {
     state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
     return state / 2 ** 31;
   };
-  const samples = Array.from({ length: 500 }, () => Array.from({ length: 1 + Math.floor(random() * 40) }, () => NASTY[Math.floor(random() * NASTY.length)] ?? "a").join(""));
+  const samples = Array.from({ length: 500 }, () =>
+    Array.from({ length: 1 + Math.floor(random() * 40) }, () => NASTY[Math.floor(random() * NASTY.length)] ?? "a").join(""),
+  );
 
   test("markdown: every ASCII punctuation escaped, so a reader sees exactly the text (on one line)", () => {
     for (const sample of samples) {

@@ -19,9 +19,10 @@ export const HOSTILE_TEXTS = {
 export type HostileKey = keyof typeof HOSTILE_TEXTS;
 
 /** The path of the broken target each text links to. */
-export const HOSTILE_PATHS: Record<HostileKey, string> = Object.fromEntries(
-  Object.keys(HOSTILE_TEXTS).map((key) => [key, `/missing-${key}`]),
-) as Record<HostileKey, string>;
+export const HOSTILE_PATHS: Record<HostileKey, string> = Object.fromEntries(Object.keys(HOSTILE_TEXTS).map((key) => [key, `/missing-${key}`])) as Record<
+  HostileKey,
+  string
+>;
 
 /** A target whose URL holds `|`, `)` and (encoded by the URL parser) `>`. */
 export const ODD_PATH = "/odd|pipe)paren>gt";

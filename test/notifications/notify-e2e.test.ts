@@ -32,7 +32,11 @@ let broken = false;
 
 beforeAll(async () => {
   if (!smtpAvailable) return;
-  site = await startLoopbackSite({ "/": { body: "<a href='/docs'>Docs</a> <a href='/gone'>Old release notes</a>" }, "/docs": { body: "ok" }, "/gone": () => new Response(broken ? "gone" : "ok", { status: broken ? 404 : 200 }) });
+  site = await startLoopbackSite({
+    "/": { body: "<a href='/docs'>Docs</a> <a href='/gone'>Old release notes</a>" },
+    "/docs": { body: "ok" },
+    "/gone": () => new Response(broken ? "gone" : "ok", { status: broken ? 404 : 200 }),
+  });
   chat = await startChatReceiver();
   smtpPort = freePort(); // nothing listens there yet: the mail server is down
   dir = mkdtempSync(join(tmpdir(), "linkpatrol-notify-e2e-"));
@@ -59,8 +63,22 @@ describe.skipIf(!smtpAvailable)("a scheduled audit's news, by email and in chat"
   test("the digest reaches the chat room at once and the mailbox once the mail server is back", async () => {
     const base = await serve!.ready;
     expect(serve!.stderr.text).toContain(`"public_url":"${PUBLIC_URL}"`);
-    const mail = await api(base, "POST", "/channels", { kind: "email", name: "webmaster", host: "127.0.0.1", port: smtpPort, security: "none", from: "audit@example.net", to: ["webmaster@example.net"] });
-    const room = await api(base, "POST", "/channels", { kind: "matrix", name: "ops room", homeserver: chat.origin, room_id: "!ops:example.net", access_token: "syt_secret" });
+    const mail = await api(base, "POST", "/channels", {
+      kind: "email",
+      name: "webmaster",
+      host: "127.0.0.1",
+      port: smtpPort,
+      security: "none",
+      from: "audit@example.net",
+      to: ["webmaster@example.net"],
+    });
+    const room = await api(base, "POST", "/channels", {
+      kind: "matrix",
+      name: "ops room",
+      homeserver: chat.origin,
+      room_id: "!ops:example.net",
+      access_token: "syt_secret",
+    });
     expect(mail.data.id).toBeDefined();
     expect(room.data.id).toBeDefined();
     broken = true;

@@ -62,9 +62,7 @@ test("a first run installs the binary, the unit and the config with their modes"
   const config = readFileSync(at(CONFIG), "utf8");
   expect(config).toContain("\n  path: /var/lib/linkpatrol/linkpatrol.db\n");
   // Only storage.path differs from the example.
-  expect(config.split("\n").filter((line, i) => line !== example.split("\n")[i])).toEqual([
-    "  path: /var/lib/linkpatrol/linkpatrol.db",
-  ]);
+  expect(config.split("\n").filter((line, i) => line !== example.split("\n")[i])).toEqual(["  path: /var/lib/linkpatrol/linkpatrol.db"]);
   expect(existsSync(at(`${CONFIG}.example`))).toBe(false);
 });
 

@@ -46,7 +46,10 @@ async function serveAndCrawl(level: string, work: (base: string) => Promise<void
   const base = `http://127.0.0.1:${port}/v1`;
   // Bounded: 400 tries of 25 ms.
   for (let i = 0; i < 400; i++) {
-    const up = await fetch(`http://127.0.0.1:${port}/healthz`).then((res) => res.ok, () => false);
+    const up = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+      (res) => res.ok,
+      () => false,
+    );
     if (up) break;
     await Bun.sleep(25);
   }
@@ -61,7 +64,10 @@ async function serveAndCrawl(level: string, work: (base: string) => Promise<void
   expect(status).toBe("completed"); // a worker thread ran, and had its chance to log
   server.proc.kill("SIGTERM");
   await server.proc.exited;
-  const lines = server.stderr.text.trim().split("\n").filter((line) => line !== "");
+  const lines = server.stderr.text
+    .trim()
+    .split("\n")
+    .filter((line) => line !== "");
   return { lines: lines.map((line) => JSON.parse(line) as Record<string, unknown>), text: server.stderr.text };
 }
 

@@ -65,7 +65,12 @@ describe("the README's API examples", () => {
         .replaceAll("https://docs.example.com", site.origin)
         .replaceAll("docs.example.com", site.host)
         .replaceAll("https://hooks.example.com/linkpatrol", receiver.url("/linkpatrol"));
-      const proc = Bun.spawn({ cmd: ["bash", "-euo", "pipefail", "-c", `${script}\necho "ids: $DOMAIN_ID $CRAWL_ID $WEBHOOK_ID"`], stdout: "pipe", stderr: "pipe", timeout: 60_000 });
+      const proc = Bun.spawn({
+        cmd: ["bash", "-euo", "pipefail", "-c", `${script}\necho "ids: $DOMAIN_ID $CRAWL_ID $WEBHOOK_ID"`],
+        stdout: "pipe",
+        stderr: "pipe",
+        timeout: 60_000,
+      });
       const [stdout, stderr, exitCode] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
       expect(exitCode, stderr).toBe(0);
       const ids = /ids: ([0-9a-f-]{36}) ([0-9a-f-]{36}) ([0-9a-f-]{36})/.exec(stdout);

@@ -85,7 +85,9 @@ test("crawls older than max_age go with their links, frontier, pages and ended d
   backdate(svc, old!, 31);
   // A still-pending delivery of the old crawl is kept: pruning never drops what has not been sent yet.
   svc.runtime.store.sqlite
-    .query("UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = '2999-01-01T00:00:00.000Z' WHERE id = (SELECT id FROM webhook_deliveries WHERE json_extract(payload, '$.data.crawl_id') = ? LIMIT 1)")
+    .query(
+      "UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = '2999-01-01T00:00:00.000Z' WHERE id = (SELECT id FROM webhook_deliveries WHERE json_extract(payload, '$.data.crawl_id') = ? LIMIT 1)",
+    )
     .run(old!);
 
   const report = await svc.runtime.retention.run();

@@ -48,7 +48,11 @@ test("keys and domains never create a store; the first serve does, with no flag"
   const dir = tempDir();
   const store = join(dir, "store.db");
   const config = writeServeConfig(dir, KEY);
-  for (const args of [["keys", "list"], ["domains", "list"], ["keys", "create", "--name", "early"]]) {
+  for (const args of [
+    ["keys", "list"],
+    ["domains", "list"],
+    ["keys", "create", "--name", "early"],
+  ]) {
     const res = await runCli([...args, "--config", config]);
     expect(res.exitCode).toBe(2);
     expect(res.stderr).toContain(`no store at ${store}`);

@@ -61,7 +61,12 @@ describe.skipIf(missing !== null)("schedules across wall-clock steps", () => {
 
   async function until(what: string, done: () => boolean, timeoutMs: number): Promise<void> {
     for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await Bun.sleep(100)) if (done()) return;
-    throw new Error(`timed out waiting for ${what}; scheduler lines:\n${serve.stderr.text.split("\n").filter((l) => l.includes("schedul")).join("\n")}`);
+    throw new Error(
+      `timed out waiting for ${what}; scheduler lines:\n${serve.stderr.text
+        .split("\n")
+        .filter((l) => l.includes("schedul"))
+        .join("\n")}`,
+    );
   }
 
   async function domainFor(site: LoopbackSite): Promise<string> {

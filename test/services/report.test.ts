@@ -23,8 +23,19 @@ function report(links: LinkView[]): CheckReport {
     url: "http://site.test/",
     options: withDefaultOptions({}),
     summary: {
-      status: "completed", error: null, failure: null, warnings: [], pages_cut: 0, pages_crawled: 1, total_links: links.length, broken_links: 1, skipped_links: 0,
-      truncated: false, duration_ms: 5, reported_links: links.length, reported_broken: links.filter((l) => l.is_broken).length,
+      status: "completed",
+      error: null,
+      failure: null,
+      warnings: [],
+      pages_cut: 0,
+      pages_crawled: 1,
+      total_links: links.length,
+      broken_links: 1,
+      skipped_links: 0,
+      truncated: false,
+      duration_ms: 5,
+      reported_links: links.length,
+      reported_broken: links.filter((l) => l.is_broken).length,
     },
     links: () => links,
     brokenLinks: () => links.filter((link) => link.is_broken),
@@ -60,7 +71,10 @@ for (const links of [[], [link(1, false), link(2, true), link(3, false)]]) {
     r.summary.warnings = ["first warning", 'a "quoted"\nsecond'];
     const text = [...renderReport(r, "jsonl")].join("");
     expect(text.endsWith("\n")).toBe(true);
-    const lines = text.slice(0, -1).split("\n").map((line) => JSON.parse(line));
+    const lines = text
+      .slice(0, -1)
+      .split("\n")
+      .map((line) => JSON.parse(line));
     expect(lines).toEqual([
       ...links.map((l) => ({ type: "link", ...l })),
       { type: "warning", message: "first warning" },
@@ -73,7 +87,7 @@ for (const links of [[], [link(1, false), link(2, true), link(3, false)]]) {
 test("every format writes a crawled site's control characters dropped and bidi controls as markers, even in text stored raw", () => {
   const raw: LinkView = { ...link(7, true), link_text: "A\u0000B\u0001C\u202Egnp.exe\u007f\u0085\u200Fz", error: "err\u2066or", warning: "w\u0007arn" };
   const r = report([link(1, false), raw]);
-  r.summary = { ...r.summary, error: "crawl \u202Aerror", warnings: ["sitemap \"x\u202Ey\u0000\" named in robots.txt"] };
+  r.summary = { ...r.summary, error: "crawl \u202Aerror", warnings: ['sitemap "x\u202Ey\u0000" named in robots.txt'] };
   const unshown = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
   for (const format of ["text", "json", "jsonl", "csv", "junit", "markdown"] as const) {
     const text = [...renderReport(r, format)].join("");

@@ -26,13 +26,18 @@ test("a cancelled crawl's worker can write nothing more, and its warnings and co
   migrate(store.sqlite);
   store.sqlite.run("INSERT INTO domains (id, name, root_url, verification_token) VALUES ('d1', 'example.test', ?, 'tok')", [ROOT]);
   // The previous crawl ended leaving ROOT -> b open (carried unchecked); this one reaches b only after its cancel.
-  store.sqlite.run("INSERT INTO crawls (id, domain_id, status, options, created_at, started_at) VALUES (?, 'd1', 'failed', '{}', '2025-12-31', '2025-12-31')", [PREVIOUS]);
+  store.sqlite.run("INSERT INTO crawls (id, domain_id, status, options, created_at, started_at) VALUES (?, 'd1', 'failed', '{}', '2025-12-31', '2025-12-31')", [
+    PREVIOUS,
+  ]);
   store.sqlite.run(
     `INSERT INTO unchecked_links (crawl_id, source_url, url, kind, internal, link_text, status_code, cause, broken_since)
      VALUES (?, ?, ?, 'anchor', 1, 'b', 404, 'answer', '2025-12-30')`,
     [PREVIOUS, ROOT, `${ROOT}b`],
   );
-  store.sqlite.run("INSERT INTO crawls (id, domain_id, status, options, created_at, started_at) VALUES (?, 'd1', 'running', '{}', '2026-01-01', '2026-01-01')", [CRAWL]);
+  store.sqlite.run(
+    "INSERT INTO crawls (id, domain_id, status, options, created_at, started_at) VALUES (?, 'd1', 'running', '{}', '2026-01-01', '2026-01-01')",
+    [CRAWL],
+  );
   const frontier = new Frontier(store.sqlite);
   const crawls = new CrawlsRepo(store.sqlite);
   frontier.seed(CRAWL, ROOT);
@@ -59,11 +64,30 @@ test("a cancelled crawl's worker can write nothing more, and its warnings and co
   const tally = new WarningTally();
   tally.add({ cause: "sitemap_empty", sample: `${ROOT}sitemap.xml` });
   const attempts: [string, () => void][] = [
-    ["a batch", () => frontier.commit(CRAWL, [{ kind: "checked", target: a!, verdict: ok, finalUrl: null, redirectEnd: null, page: null }], { maxPages: 100, maxDepth: 10 })],
-    ["a batch finding b broken", () => frontier.commit(CRAWL, [{ kind: "checked", target: b!, verdict: notFound, finalUrl: null, redirectEnd: null, page: null }], { maxPages: 100, maxDepth: 10 })],
+    [
+      "a batch",
+      () =>
+        frontier.commit(CRAWL, [{ kind: "checked", target: a!, verdict: ok, finalUrl: null, redirectEnd: null, page: null }], { maxPages: 100, maxDepth: 10 }),
+    ],
+    [
+      "a batch finding b broken",
+      () =>
+        frontier.commit(CRAWL, [{ kind: "checked", target: b!, verdict: notFound, finalUrl: null, redirectEnd: null, page: null }], {
+          maxPages: 100,
+          maxDepth: 10,
+        }),
+    ],
     ["sitemaps", () => frontier.recordSitemaps(CRAWL, [{ sitemapUrl: `${ROOT}sitemap.xml`, urls: [`${ROOT}orphan`] }], tally)],
     ["warnings", () => frontier.addWarnings(CRAWL, ["found after the end"])],
-    ["fragment verdicts", () => frontier.fragments.apply(CRAWL, [{ linkId: 1, targetId: b!.id, statusCode: 200, error: "fragment #x not found", warning: null, gap: null, brokenSince: "2026-01-01" }], 1)],
+    [
+      "fragment verdicts",
+      () =>
+        frontier.fragments.apply(
+          CRAWL,
+          [{ linkId: 1, targetId: b!.id, statusCode: 200, error: "fragment #x not found", warning: null, gap: null, brokenSince: "2026-01-01" }],
+          1,
+        ),
+    ],
     ["a page's ids", () => frontier.fragments.savePageIds(CRAWL, `${ROOT}b`, new Uint8Array(0), null)],
     ["the fragment step's end", () => frontier.fragments.immediate(() => frontier.fragments.forgetCrawl(CRAWL))],
   ];

@@ -38,10 +38,15 @@ test("deleting a domain with a big crawl shrinks the store file", async () => {
   const domainId = await verifiedDomain(svc, "http://big.example/");
   const crawlId = "01a20460-0000-7000-8000-0000000000d1";
   const db = svc.runtime.store.sqlite;
-  db.run("INSERT INTO crawls (id, domain_id, status, options, created_at, completed_at) VALUES (?, ?, 'completed', '{}', '2026-01-01', '2026-01-01')", [crawlId, domainId]);
-  const target = db.query<{ id: number }, [string]>(
-    "INSERT INTO crawl_targets (crawl_id, url, state, internal, depth, status_code, is_broken) VALUES (?, 'http://big.example/t', 'done', 1, 1, 200, 0) RETURNING id",
-  ).get(crawlId)!.id;
+  db.run("INSERT INTO crawls (id, domain_id, status, options, created_at, completed_at) VALUES (?, ?, 'completed', '{}', '2026-01-01', '2026-01-01')", [
+    crawlId,
+    domainId,
+  ]);
+  const target = db
+    .query<{ id: number }, [string]>(
+      "INSERT INTO crawl_targets (crawl_id, url, state, internal, depth, status_code, is_broken) VALUES (?, 'http://big.example/t', 'done', 1, 1, 200, 0) RETURNING id",
+    )
+    .get(crawlId)!.id;
   const insert = db.prepare("INSERT INTO links (crawl_id, source_url, target_id, link_text, kind) VALUES (?, ?, ?, ?, 'anchor')");
   db.transaction(() => {
     for (let i = 0; i < 60_000; i++) insert.run(crawlId, `http://big.example/page/${i}`, target, `link text ${i} ${"x".repeat(400)}`);

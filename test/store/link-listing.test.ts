@@ -34,7 +34,10 @@ beforeAll(() => {
   links = new LinksRepo(store.sqlite);
   const db = store.sqlite;
   db.run("INSERT INTO domains (id, name, root_url, verification_token) VALUES ('d1', 'example.test', 'http://example.test/', 'tok')");
-  for (const [id, status] of [["ended", "completed"], ["running", "running"]] as const) {
+  for (const [id, status] of [
+    ["ended", "completed"],
+    ["running", "running"],
+  ] as const) {
     db.run("INSERT INTO crawls (id, domain_id, status, options, created_at) VALUES (?, 'd1', ?, '{}', ?)", [id, status, `2026-01-0${id === "ended" ? 1 : 2}`]);
   }
   db.transaction(() => {
@@ -53,7 +56,10 @@ beforeAll(() => {
         // A deterministic, uneven walk over the targets.
         const target = ids[(j * 7919 + (j >> 3)) % TARGETS]!;
         db.run("INSERT INTO links (crawl_id, source_url, target_id, link_text, kind) VALUES (?, ?, ?, ?, 'anchor')", [
-          crawlId, `http://example.test/p${j >> 6}`, target, `link ${j}`,
+          crawlId,
+          `http://example.test/p${j >> 6}`,
+          target,
+          `link ${j}`,
         ]);
       }
     }
@@ -81,7 +87,11 @@ function expected(crawlId: string, filter: LinkFilter): string[] {
     )
     .all(crawlId);
   return rows
-    .filter((row) => (filter.statusCode === undefined || row.status_code === filter.statusCode) && (filter.isBroken === undefined || (row.is_broken === 1) === filter.isBroken))
+    .filter(
+      (row) =>
+        (filter.statusCode === undefined || row.status_code === filter.statusCode) &&
+        (filter.isBroken === undefined || (row.is_broken === 1) === filter.isBroken),
+    )
     .map((row) => row.link_text);
 }
 
@@ -109,9 +119,13 @@ function drivenRepo(): { repo: LinksRepo; advance(ms: number): void; slices: (()
   let now = 0;
   const slices: (() => void)[] = [];
   const driven = new LinksRepo(store.sqlite, { marks: { movingMaxAgeMs: 1_000, now: () => now, defer: (task) => void slices.push(task) } });
-  return { repo: driven, advance: (ms) => {
+  return {
+    repo: driven,
+    advance: (ms) => {
       now += ms;
-    }, slices };
+    },
+    slices,
+  };
 }
 
 const texts = (page: { link_text: string }[]) => page.map((link) => link.link_text);

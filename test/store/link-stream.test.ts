@@ -21,7 +21,14 @@ const CRAWLS = ["a", "b"] as const;
 
 let store: Store;
 
-type TargetRow = { state: string; status: number | null; broken: number | null; error: string | null; warning: string | null; finalUrl: (url: string) => string | null };
+type TargetRow = {
+  state: string;
+  status: number | null;
+  broken: number | null;
+  error: string | null;
+  warning: string | null;
+  finalUrl: (url: string) => string | null;
+};
 
 function targetFor(i: number): TargetRow {
   const plain = { error: null, warning: null, finalUrl: (url: string) => url };
@@ -63,7 +70,11 @@ beforeAll(() => {
       for (const crawlId of CRAWLS) {
         const target = ids[crawlId]![(j * 7919 + (j >> 3)) % TARGETS]!;
         db.run("INSERT INTO links (crawl_id, source_url, target_id, link_text, kind) VALUES (?, ?, ?, ?, ?)", [
-          crawlId, `http://example.test/${crawlId}/p${j >> 6}`, target, `link ${j}`, j % 9 === 0 ? "image" : "anchor",
+          crawlId,
+          `http://example.test/${crawlId}/p${j >> 6}`,
+          target,
+          `link ${j}`,
+          j % 9 === 0 ? "image" : "anchor",
         ]);
       }
     }
@@ -141,9 +152,7 @@ describe("LinksRepo.each", () => {
 describe("TargetVerdicts", () => {
   test("answers only for checked targets of its crawl", () => {
     const verdicts = TargetVerdicts.load(store.sqlite, "a")!;
-    const rows = store.sqlite
-      .query<{ id: number; crawl_id: string; state: string }, []>("SELECT id, crawl_id, state FROM crawl_targets ORDER BY id")
-      .all();
+    const rows = store.sqlite.query<{ id: number; crawl_id: string; state: string }, []>("SELECT id, crawl_id, state FROM crawl_targets ORDER BY id").all();
     let answered = 0;
     for (const row of rows) {
       const link = verdicts.link(row.id, "http://example.test/", "text", "anchor");

@@ -40,9 +40,13 @@ describe("migrations", () => {
       migrate(store.sqlite, MIGRATIONS.slice(0, beforeLinksRebuild));
       store.sqlite.run("INSERT INTO domains (id, name, root_url, verification_token) VALUES ('d1', 'example.test', 'http://example.test/', 'tok')");
       store.sqlite.run("INSERT INTO crawls (id, domain_id, status, options, created_at) VALUES ('c1', 'd1', 'completed', '{}', '2026-01-01')");
-      store.sqlite.run("INSERT INTO crawl_targets (crawl_id, url, state, internal, as_page, depth, status_code, is_broken) VALUES ('c1', 'http://example.test/', 'done', 1, 1, 0, 200, 0)");
+      store.sqlite.run(
+        "INSERT INTO crawl_targets (crawl_id, url, state, internal, as_page, depth, status_code, is_broken) VALUES ('c1', 'http://example.test/', 'done', 1, 1, 0, 200, 0)",
+      );
       for (let i = 0; i < 3; i++) {
-        store.sqlite.run("INSERT INTO links (crawl_id, source_url, target_id, link_text, kind) VALUES ('c1', 'http://example.test/', 1, ?, 'anchor')", [`l${i}`]);
+        store.sqlite.run("INSERT INTO links (crawl_id, source_url, target_id, link_text, kind) VALUES ('c1', 'http://example.test/', 1, ?, 'anchor')", [
+          `l${i}`,
+        ]);
       }
       // The newest link goes (a crawl pruned at the end of the table), or every one does (all crawls pruned).
       store.sqlite.run(deleteAll ? "DELETE FROM links" : "DELETE FROM links WHERE id = 3");
@@ -59,15 +63,21 @@ describe("migrations", () => {
     migrate(store.sqlite, MIGRATIONS.slice(0, before));
     const db = store.sqlite;
     db.run("INSERT INTO domains (id, name, root_url, verification_token) VALUES ('d1', 'example.test', 'http://example.test/', 'tok')");
-    db.run("INSERT INTO crawls (id, domain_id, status, options, created_at, started_at) VALUES ('c1', 'd1', 'completed', '{}', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:05.000Z')");
+    db.run(
+      "INSERT INTO crawls (id, domain_id, status, options, created_at, started_at) VALUES ('c1', 'd1', 'completed', '{}', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:05.000Z')",
+    );
     db.run("INSERT INTO crawls (id, domain_id, status, options, created_at) VALUES ('c2', 'd1', 'failed', '{}', '2026-01-02T00:00:00.000Z')");
     for (const crawl of ["c1", "c2"]) {
-      const target = db.query<{ id: number }, [string]>(
-        "INSERT INTO crawl_targets (crawl_id, url, state, internal, depth, status_code, is_broken) VALUES (?, 'http://example.test/x', 'done', 1, 1, 404, 1) RETURNING id",
-      ).get(crawl)!.id;
-      const link = db.query<{ id: number }, [string, number]>(
-        "INSERT INTO links (crawl_id, source_url, target_id, link_text, kind) VALUES (?, 'http://example.test/', ?, 'x', 'anchor') RETURNING id",
-      ).get(crawl, target)!.id;
+      const target = db
+        .query<{ id: number }, [string]>(
+          "INSERT INTO crawl_targets (crawl_id, url, state, internal, depth, status_code, is_broken) VALUES (?, 'http://example.test/x', 'done', 1, 1, 404, 1) RETURNING id",
+        )
+        .get(crawl)!.id;
+      const link = db
+        .query<{ id: number }, [string, number]>(
+          "INSERT INTO links (crawl_id, source_url, target_id, link_text, kind) VALUES (?, 'http://example.test/', ?, 'x', 'anchor') RETURNING id",
+        )
+        .get(crawl, target)!.id;
       db.run("INSERT INTO broken_links (link_id, crawl_id, target_id) VALUES (?, ?, ?)", [link, crawl, target]);
     }
     db.run("INSERT INTO crawl_pages (crawl_id, url) VALUES ('c1', 'http://example.test/')");
@@ -92,7 +102,10 @@ describe("migrations", () => {
   const first = { tag: "0000_first", sql: "CREATE TABLE first_table (a int)" };
   const broken = { tag: "0001_broken", sql: "CREATE TABLE second_table (a int);\n--> statement-breakpoint\nTHIS IS NOT SQL" };
   const tableNames = (store: ReturnType<typeof openStore>) =>
-    store.sqlite.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE '%_table' ORDER BY name").all().map((t) => t.name);
+    store.sqlite
+      .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE '%_table' ORDER BY name")
+      .all()
+      .map((t) => t.name);
 
   test("a new store is built all at once: a failing migration leaves it empty", () => {
     const store = openStore(":memory:");
@@ -108,10 +121,12 @@ describe("migrations", () => {
     expect(migrate(store.sqlite, [third]).applied).toEqual(["0002_third"]);
     expect(() => migrate(store.sqlite, [first, broken, third])).toThrow();
     expect(tableNames(store)).toEqual(["first_table", "third_table"]);
-    expect(store.sqlite.query<{ tag: string }, []>("SELECT tag FROM schema_migrations ORDER BY tag").all().map((r) => r.tag)).toEqual([
-      "0000_first",
-      "0002_third",
-    ]);
+    expect(
+      store.sqlite
+        .query<{ tag: string }, []>("SELECT tag FROM schema_migrations ORDER BY tag")
+        .all()
+        .map((r) => r.tag),
+    ).toEqual(["0000_first", "0002_third"]);
     store.close();
   });
 });

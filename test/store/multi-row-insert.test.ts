@@ -10,7 +10,11 @@ test("rows go in groups with shared values bound once, and each group reports it
   const groups: [number, number, number][] = [];
   const values = Array.from({ length: 10 }, (_, i) => [i + 1, `row ${i + 1}`]).flat();
   insert.run(["me"], values, (firstId, offset, rows) => groups.push([firstId, offset, rows]));
-  expect(groups).toEqual([[2, 0, 4], [6, 4, 4], [10, 8, 2]]);
+  expect(groups).toEqual([
+    [2, 0, 4],
+    [6, 4, 4],
+    [10, 8, 2],
+  ]);
   const rows = db.query("SELECT id, owner, n, label FROM t WHERE owner = 'me' ORDER BY id").all() as any[];
   expect(rows.map((row) => [row.id, row.n, row.label])).toEqual(Array.from({ length: 10 }, (_, i) => [i + 2, i + 1, `row ${i + 1}`]));
   expect(rows.every((row) => row.owner === "me")).toBe(true);

@@ -69,9 +69,13 @@ describe.skipIf(!HAS_POSTGRES)("linkpatrol's SQLite store copied into PostgreSQL
     // Three tables the fixture leaves empty (page ids went with 0013's rehash; the waiting spill needs 262,144
     // targets): a row each, so every table carries a row across, a blob among them.
     const link = sqlite.query("SELECT id, crawl_id, target_id FROM links LIMIT 1").get() as { id: number; crawl_id: string; target_id: number };
-    sqlite.query("INSERT INTO crawl_page_ids (crawl_id, url, id_hashes, gap) VALUES (?, 'http://fixture.test/ids', ?, NULL)").run(link.crawl_id, new Uint8Array([0, 1, 2, 254, 255]));
+    sqlite
+      .query("INSERT INTO crawl_page_ids (crawl_id, url, id_hashes, gap) VALUES (?, 'http://fixture.test/ids', ?, NULL)")
+      .run(link.crawl_id, new Uint8Array([0, 1, 2, 254, 255]));
     sqlite.query("INSERT INTO crawl_waiting (target_id, links, last_link_id) VALUES (?, 3, ?)").run(link.target_id, link.id);
-    sqlite.query("INSERT INTO link_fragments (link_id, crawl_id, target_id, fragments, gap) VALUES (?, ?, ?, '[\"top\"]', NULL)").run(link.id, link.crawl_id, link.target_id);
+    sqlite
+      .query("INSERT INTO link_fragments (link_id, crawl_id, target_id, fragments, gap) VALUES (?, ?, ?, '[\"top\"]', NULL)")
+      .run(link.id, link.crawl_id, link.target_id);
     const report = await copyStoreToPostgres(sqlite, pg, snapshot);
     expect(report.tables.map((t) => t.name).sort()).toEqual(Object.keys(snapshot.tables).sort());
     let total = 0;
@@ -87,7 +91,10 @@ describe.skipIf(!HAS_POSTGRES)("linkpatrol's SQLite store copied into PostgreSQL
     expect(total).toBeGreaterThan(100);
     expect(report.tables.filter((t) => t.rows === 0).map((t) => t.name)).toEqual([]);
     const [maxLink] = (await pg`SELECT MAX(id)::bigint AS id FROM links`) as { id: string }[];
-    const linkColumns = Object.keys(snapshot.tables.links!.columns).filter((c) => c !== "id").map((c) => `"${c}"`).join(", ");
+    const linkColumns = Object.keys(snapshot.tables.links!.columns)
+      .filter((c) => c !== "id")
+      .map((c) => `"${c}"`)
+      .join(", ");
     const [next] = (await pg.unsafe(`INSERT INTO links (${linkColumns}) SELECT ${linkColumns} FROM links LIMIT 1 RETURNING id`)) as { id: string }[];
     expect(BigInt(next!.id)).toBeGreaterThan(BigInt(maxLink!.id));
   });

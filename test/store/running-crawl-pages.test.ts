@@ -32,7 +32,14 @@ beforeAll(() => {
   repo = new CrawlsRepo(store.sqlite);
   frontier = new Frontier(store.sqlite);
   // links() and broken() use neither the domains nor the runner.
-  const unused = new Proxy({}, { get: () => { throw new Error("not used by link listings"); } });
+  const unused = new Proxy(
+    {},
+    {
+      get: () => {
+        throw new Error("not used by link listings");
+      },
+    },
+  );
   service = new CrawlsService({ repo, links: new LinksRepo(store.sqlite), domains: unused as DomainsService, runner: unused as CrawlRunner });
 });
 
@@ -46,7 +53,8 @@ function queued(): FrontierTarget[] {
 }
 
 function check(target: FrontierTarget, verdict: typeof ok, links: string[] = []) {
-  const page = links.length === 0 ? null : { url: target.url, links: links.map((url) => ({ url, internal: true, kind: "anchor" as const, text: url })), cut: false };
+  const page =
+    links.length === 0 ? null : { url: target.url, links: links.map((url) => ({ url, internal: true, kind: "anchor" as const, text: url })), cut: false };
   return { kind: "checked" as const, target, verdict, finalUrl: null, redirectEnd: null, page };
 }
 
@@ -98,7 +106,14 @@ test("a deep page placed from stale positions while the crawl ran is exact once 
   store.sqlite.run("INSERT INTO crawls (id, domain_id, status, options, created_at) VALUES (?, 'd2', 'running', '{}', '2026-01-02')", [ending]);
   // Positions of the running listing are remembered for an hour here, so they go stale on purpose.
   const slowLinks = new LinksRepo(store.sqlite, { marks: { movingMaxAgeMs: 3_600_000 } });
-  const unused = new Proxy({}, { get: () => { throw new Error("not used by link listings"); } });
+  const unused = new Proxy(
+    {},
+    {
+      get: () => {
+        throw new Error("not used by link listings");
+      },
+    },
+  );
   const slow = new CrawlsService({ repo, links: slowLinks, domains: unused as DomainsService, runner: unused as CrawlRunner });
   const base = "http://other.test/";
   frontier.seed(ending, base);

@@ -23,7 +23,9 @@ test("a crawl's stored warning texts become bounded entries of their own table",
   store.sqlite.run(insert, ["c-many", "2026-01-01", JSON.stringify(texts)]);
   store.sqlite.run(insert, ["c-two", "2026-01-02", JSON.stringify(["one", "two"])]);
   store.sqlite.run(insert, ["c-none", "2026-01-03", "[]"]);
-  store.sqlite.run("INSERT INTO crawl_targets (id, crawl_id, url, state, internal, depth, status_code, is_broken) VALUES (1, 'c-two', 'http://example.test/gone', 'done', 1, 1, 404, 1)");
+  store.sqlite.run(
+    "INSERT INTO crawl_targets (id, crawl_id, url, state, internal, depth, status_code, is_broken) VALUES (1, 'c-two', 'http://example.test/gone', 'done', 1, 1, 404, 1)",
+  );
   store.sqlite.run("INSERT INTO crawl_pages (crawl_id, url) VALUES ('c-two', 'http://example.test/')");
   store.sqlite.run("INSERT INTO links (id, crawl_id, source_url, target_id, link_text, kind) VALUES (1, 'c-two', 'http://example.test/', 1, 'Gone', 'anchor')");
   store.sqlite.run("INSERT INTO broken_links (link_id, crawl_id, target_id, broken_since) VALUES (1, 'c-two', 1, '2026-01-02')");
@@ -51,7 +53,10 @@ test("a crawl's stored warning texts become bounded entries of their own table",
   expect(many[32]).toEqual({ cause: "omitted", message: "", count: 8, samples: [] });
   expect(describeWarnings(repo.entries("c-two"))).toEqual(["one", "two"]);
   expect(repo.entries("c-none")).toEqual([]);
-  const columns = store.sqlite.query<{ name: string }, []>("SELECT name FROM pragma_table_info('crawls')").all().map((c) => c.name);
+  const columns = store.sqlite
+    .query<{ name: string }, []>("SELECT name FROM pragma_table_info('crawls')")
+    .all()
+    .map((c) => c.name);
   expect(columns).not.toContain("warnings");
   store.close();
 });

@@ -52,7 +52,9 @@ beforeAll(async () => {
   const payloadLinks = PAYLOAD_TEXTS.map((text, i) => `<a href="/missing-${i}">${escapeHtml(text)}</a>`).join(" ");
   site = await startLoopbackSite(
     {
-      "/": { body: html(`<a href="/a">A</a> <a href="/missing">Missing</a> <a href="/gone">Gone</a> <img src="/broken.png" alt=""> ${slowLinks} ${payloadLinks}`) },
+      "/": {
+        body: html(`<a href="/a">A</a> <a href="/missing">Missing</a> <a href="/gone">Gone</a> <img src="/broken.png" alt=""> ${slowLinks} ${payloadLinks}`),
+      },
       "/a": { body: html(`<a href="/missing">Missing again</a> <a href="/">Home</a>`) },
       "/gone": { status: 410, body: "gone" },
       "/.well-known/linkpatrol-verify.txt": () => (token === "" ? new Response("no", { status: 404 }) : new Response(`${token}\n`)),
@@ -87,134 +89,183 @@ afterAll(async () => {
 describe.skipIf(!available)("the dashboard in Chromium", () => {
   let crawlUrl = "";
 
-  test("sign in with the API key", async () => {
-    await page.goto(`${svc.origin}/`);
-    expect(new URL(page.url()).pathname).toBe("/ui/sign-in");
-    await page.keyboard.press("Tab");
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Skip to content");
-    await shot("sign-in");
-    await page.getByLabel("API key").fill("lp_wrongwrongwrongwrongwrongwrongwrongwrong");
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await expectLocator(page.getByRole("alert")).toContainText("Sign-in refused");
-    await page.getByLabel("API key").fill(svc.adminKey);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.waitForURL(`${svc.origin}/`);
-    expect(await page.locator("h1").textContent()).toBe("Overview");
-    const cookie = (await context.cookies()).find((c) => c.name === "lp_session")!;
-    expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Strict", path: "/" });
-    expect(await page.evaluate(() => document.cookie)).not.toContain("lp_session");
-  }, STEP_MS);
+  test(
+    "sign in with the API key",
+    async () => {
+      await page.goto(`${svc.origin}/`);
+      expect(new URL(page.url()).pathname).toBe("/ui/sign-in");
+      await page.keyboard.press("Tab");
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Skip to content");
+      await shot("sign-in");
+      await page.getByLabel("API key").fill("lp_wrongwrongwrongwrongwrongwrongwrongwrong");
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await expectLocator(page.getByRole("alert")).toContainText("Sign-in refused");
+      await page.getByLabel("API key").fill(svc.adminKey);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.waitForURL(`${svc.origin}/`);
+      expect(await page.locator("h1").textContent()).toBe("Overview");
+      const cookie = (await context.cookies()).find((c) => c.name === "lp_session")!;
+      expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Strict", path: "/" });
+      expect(await page.evaluate(() => document.cookie)).not.toContain("lp_session");
+    },
+    STEP_MS,
+  );
 
-  test("add the site and verify it with the file method", async () => {
-    await page.getByLabel("Domain or URL").fill(site.host);
-    await page.getByLabel("Start page (optional)").fill(site.url("/"));
-    await page.getByRole("button", { name: "Add domain" }).click();
-    await page.waitForURL(/\/ui\/domains\/[0-9a-f-]+\?notice=added$/);
-    await page.getByRole("button", { name: "Verify" }).click();
-    await expectLocator(page.getByRole("alert")).toContainText("could not be verified");
-    expect(await page.getByRole("alert").textContent()).toContain("File on the site: ");
-    token = (await page.locator("h3:text('File on the site') + p + pre").textContent())!.trim();
-    expect(token.length).toBeGreaterThan(20);
-    await page.getByRole("button", { name: "Verify" }).click();
-    await expectLocator(page.getByRole("status")).toContainText("Domain verified");
-    await page.getByLabel("Cron expression").fill("0 3 * * 1");
-    await page.getByLabel("Time zone (IANA)").fill("Europe/Berlin");
-    await page.getByRole("button", { name: "Preview" }).click();
-    expect(await page.locator("ol li").count()).toBe(5);
-    await shot("domain");
-  }, STEP_MS);
+  test(
+    "add the site and verify it with the file method",
+    async () => {
+      await page.getByLabel("Domain or URL").fill(site.host);
+      await page.getByLabel("Start page (optional)").fill(site.url("/"));
+      await page.getByRole("button", { name: "Add domain" }).click();
+      await page.waitForURL(/\/ui\/domains\/[0-9a-f-]+\?notice=added$/);
+      await page.getByRole("button", { name: "Verify" }).click();
+      await expectLocator(page.getByRole("alert")).toContainText("could not be verified");
+      expect(await page.getByRole("alert").textContent()).toContain("File on the site: ");
+      token = (await page.locator("h3:text('File on the site') + p + pre").textContent())!.trim();
+      expect(token.length).toBeGreaterThan(20);
+      await page.getByRole("button", { name: "Verify" }).click();
+      await expectLocator(page.getByRole("status")).toContainText("Domain verified");
+      await page.getByLabel("Cron expression").fill("0 3 * * 1");
+      await page.getByLabel("Time zone (IANA)").fill("Europe/Berlin");
+      await page.getByRole("button", { name: "Preview" }).click();
+      expect(await page.locator("ol li").count()).toBe(5);
+      await shot("domain");
+    },
+    STEP_MS,
+  );
 
-  test("start a crawl, watch its progress, then read the broken links grouped by target", async () => {
-    const polled = page.waitForResponse((response) => response.url().endsWith("/progress.json"), { timeout: 30_000 });
-    await page.getByRole("button", { name: "Start crawl" }).click();
-    await page.waitForURL(/\/ui\/crawls\/[0-9a-f-]+$/);
-    crawlUrl = page.url();
-    const progress = page.locator("[data-progress-url]");
-    expect(await progress.count()).toBe(1);
-    await shot("crawl-running");
-    const poll = await (await polled).json();
-    expect(Object.keys(poll)).toEqual([
-      "status", "pages_crawled", "total_links", "broken_links", "targets_found", "targets_checked", "targets_queued", "percent_done",
-      "pages_per_second", "targets_per_second", "seconds_left", "elapsed_seconds", "waiting_reason", "shown", "as_of",
-    ]);
-    expect(poll.waiting_reason).toBe("");
-    // The script polls the progress JSON and reloads the page when the crawl ends.
-    await page.locator("h1 .badge", { hasText: "completed" }).waitFor({ timeout: 30_000 });
-    expect(await page.locator("[data-progress-url]").count()).toBe(0);
-    const missingRow = page.locator("tr.broken-target", { has: page.locator(`a[href="${site.url("/missing")}"]`) });
-    expect(await missingRow.locator("td.num").textContent()).toBe(String(SLOW_PAGES + 2));
-    await missingRow.locator("summary").click();
-    await expectLocator(missingRow.locator("details ul")).toBeVisible();
-    expect(await missingRow.locator("details li").count()).toBe(SLOW_PAGES + 2);
-    await shot("crawl");
-  }, CRAWL_STEP_MS);
+  test(
+    "start a crawl, watch its progress, then read the broken links grouped by target",
+    async () => {
+      const polled = page.waitForResponse((response) => response.url().endsWith("/progress.json"), { timeout: 30_000 });
+      await page.getByRole("button", { name: "Start crawl" }).click();
+      await page.waitForURL(/\/ui\/crawls\/[0-9a-f-]+$/);
+      crawlUrl = page.url();
+      const progress = page.locator("[data-progress-url]");
+      expect(await progress.count()).toBe(1);
+      await shot("crawl-running");
+      const poll = await (await polled).json();
+      expect(Object.keys(poll)).toEqual([
+        "status",
+        "pages_crawled",
+        "total_links",
+        "broken_links",
+        "targets_found",
+        "targets_checked",
+        "targets_queued",
+        "percent_done",
+        "pages_per_second",
+        "targets_per_second",
+        "seconds_left",
+        "elapsed_seconds",
+        "waiting_reason",
+        "shown",
+        "as_of",
+      ]);
+      expect(poll.waiting_reason).toBe("");
+      // The script polls the progress JSON and reloads the page when the crawl ends.
+      await page.locator("h1 .badge", { hasText: "completed" }).waitFor({ timeout: 30_000 });
+      expect(await page.locator("[data-progress-url]").count()).toBe(0);
+      const missingRow = page.locator("tr.broken-target", { has: page.locator(`a[href="${site.url("/missing")}"]`) });
+      expect(await missingRow.locator("td.num").textContent()).toBe(String(SLOW_PAGES + 2));
+      await missingRow.locator("summary").click();
+      await expectLocator(missingRow.locator("details ul")).toBeVisible();
+      expect(await missingRow.locator("details li").count()).toBe(SLOW_PAGES + 2);
+      await shot("crawl");
+    },
+    CRAWL_STEP_MS,
+  );
 
-  test("filter by status and kind", async () => {
-    await page.getByLabel("Status code").fill("410");
-    await page.getByRole("button", { name: "Filter" }).click();
-    await page.waitForURL(/status=410/);
-    expect(await page.locator("tr.broken-target").count()).toBe(1);
-    expect(await page.locator("tr.broken-target a.url").first().textContent()).toBe(site.url("/gone"));
-    await page.getByRole("link", { name: "Reset" }).click();
-    await page.getByLabel("Kind").selectOption("image");
-    await page.getByRole("button", { name: "Filter" }).click();
-    await page.waitForURL(/kind=image/);
-    expect(await page.locator("tr.broken-target").count()).toBe(0); // images were not scanned in this crawl
-    await page.goto(crawlUrl);
-  }, STEP_MS);
+  test(
+    "filter by status and kind",
+    async () => {
+      await page.getByLabel("Status code").fill("410");
+      await page.getByRole("button", { name: "Filter" }).click();
+      await page.waitForURL(/status=410/);
+      expect(await page.locator("tr.broken-target").count()).toBe(1);
+      expect(await page.locator("tr.broken-target a.url").first().textContent()).toBe(site.url("/gone"));
+      await page.getByRole("link", { name: "Reset" }).click();
+      await page.getByLabel("Kind").selectOption("image");
+      await page.getByRole("button", { name: "Filter" }).click();
+      await page.waitForURL(/kind=image/);
+      expect(await page.locator("tr.broken-target").count()).toBe(0); // images were not scanned in this crawl
+      await page.goto(crawlUrl);
+    },
+    STEP_MS,
+  );
 
-  test("export the report as CSV and JSON", async () => {
-    const detail = svc.runtime.crawls.get(crawlUrl.split("/").pop()!);
-    const [csv] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Download CSV" }).click()]);
-    expect(csv.suggestedFilename()).toBe(`linkpatrol-${detail.id}.csv`);
-    expect(readFileSync((await csv.path())!, "utf8").trim().split("\n")).toHaveLength(detail.total_links + 1);
-    const [json] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Download JSON", exact: true }).click()]);
-    expect(JSON.parse(readFileSync((await json.path())!, "utf8")).links).toHaveLength(detail.total_links);
-  }, STEP_MS);
+  test(
+    "export the report as CSV and JSON",
+    async () => {
+      const detail = svc.runtime.crawls.get(crawlUrl.split("/").pop()!);
+      const [csv] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Download CSV" }).click()]);
+      expect(csv.suggestedFilename()).toBe(`linkpatrol-${detail.id}.csv`);
+      expect(
+        readFileSync((await csv.path())!, "utf8")
+          .trim()
+          .split("\n"),
+      ).toHaveLength(detail.total_links + 1);
+      const [json] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Download JSON", exact: true }).click()]);
+      expect(JSON.parse(readFileSync((await json.path())!, "utf8")).links).toHaveLength(detail.total_links);
+    },
+    STEP_MS,
+  );
 
-  test("hostile link texts render as text: no dialog, no injected element", async () => {
-    await page.goto(crawlUrl);
-    await page.locator("details summary").first().waitFor();
-    for (const summary of await page.locator("details summary").all()) await summary.click();
-    const main = await page.locator("main").innerText();
-    for (const text of PAYLOAD_TEXTS) expect(main).toContain(text);
-    const injected = await page.evaluate(() => document.querySelectorAll("main img, main svg:not(.trend), main b, main script, [onerror], [onload]").length);
-    expect(injected).toBe(0);
-    expect(await page.evaluate(() => document.scripts.length)).toBe(1);
-    expect(dialogs).toEqual([]);
-  }, STEP_MS);
+  test(
+    "hostile link texts render as text: no dialog, no injected element",
+    async () => {
+      await page.goto(crawlUrl);
+      await page.locator("details summary").first().waitFor();
+      for (const summary of await page.locator("details summary").all()) await summary.click();
+      const main = await page.locator("main").innerText();
+      for (const text of PAYLOAD_TEXTS) expect(main).toContain(text);
+      const injected = await page.evaluate(() => document.querySelectorAll("main img, main svg:not(.trend), main b, main script, [onerror], [onload]").length);
+      expect(injected).toBe(0);
+      expect(await page.evaluate(() => document.scripts.length)).toBe(1);
+      expect(dialogs).toEqual([]);
+    },
+    STEP_MS,
+  );
 
-  test("cancel asks first; declining keeps the crawl running", async () => {
-    await page.goto(crawlUrl.replace(/\/ui\/crawls\/.*/, "/"));
-    await page.locator("a", { hasText: site.host }).click();
-    await page.getByRole("button", { name: "Start crawl" }).click();
-    await page.waitForURL(/\/ui\/crawls\/[0-9a-f-]+$/);
-    const id = page.url().split("/").pop()!;
-    let asked = "";
-    page.once("dialog", (dialog) => {
-      asked = dialog.message();
-      void dialog.dismiss();
-    });
-    await page.getByRole("button", { name: "Cancel crawl" }).click();
-    expect(asked).toContain("Cancel this crawl?");
-    expect(["pending", "running", "completed"]).toContain(svc.runtime.crawls.get(id).status);
-    await page.locator("h1 .badge", { hasText: "completed" }).waitFor({ timeout: 30_000 });
-  }, CRAWL_STEP_MS);
+  test(
+    "cancel asks first; declining keeps the crawl running",
+    async () => {
+      await page.goto(crawlUrl.replace(/\/ui\/crawls\/.*/, "/"));
+      await page.locator("a", { hasText: site.host }).click();
+      await page.getByRole("button", { name: "Start crawl" }).click();
+      await page.waitForURL(/\/ui\/crawls\/[0-9a-f-]+$/);
+      const id = page.url().split("/").pop()!;
+      let asked = "";
+      page.once("dialog", (dialog) => {
+        asked = dialog.message();
+        void dialog.dismiss();
+      });
+      await page.getByRole("button", { name: "Cancel crawl" }).click();
+      expect(asked).toContain("Cancel this crawl?");
+      expect(["pending", "running", "completed"]).toContain(svc.runtime.crawls.get(id).status);
+      await page.locator("h1 .badge", { hasText: "completed" }).waitFor({ timeout: 30_000 });
+    },
+    CRAWL_STEP_MS,
+  );
 
-  test("overview with the trend chart, webhooks page, and a phone-sized screen", async () => {
-    await page.goto(`${svc.origin}/`);
-    expect(await page.locator("svg.trend").count()).toBe(1);
-    await shot("overview");
-    await page.goto(`${svc.origin}/ui/webhooks`);
-    await shot("webhooks");
-    await page.setViewportSize({ width: 390, height: 844 });
-    await page.goto(`${svc.origin}/`);
-    expect(await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth + 1)).toBe(true);
-    await shot("overview-phone");
-    await page.goto(crawlUrl);
-    await shot("crawl-phone");
-    expect(dialogs).toEqual([]);
-  }, STEP_MS);
+  test(
+    "overview with the trend chart, webhooks page, and a phone-sized screen",
+    async () => {
+      await page.goto(`${svc.origin}/`);
+      expect(await page.locator("svg.trend").count()).toBe(1);
+      await shot("overview");
+      await page.goto(`${svc.origin}/ui/webhooks`);
+      await shot("webhooks");
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.goto(`${svc.origin}/`);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth + 1)).toBe(true);
+      await shot("overview-phone");
+      await page.goto(crawlUrl);
+      await shot("crawl-phone");
+      expect(dialogs).toEqual([]);
+    },
+    STEP_MS,
+  );
 });
 
 /** Playwright's web-first assertion without its test runner: waits up to 5 s for the locator to pass. */

@@ -60,7 +60,14 @@ describe("channel pages", () => {
   });
 
   test("a refused form is shown again with the reason and what was typed, never the secret", async () => {
-    const answer = await client.post("/ui/channels", { kind: "email", name: "mail", host: "smtp.example.com", from: "not-an-address", to: "a@example.com", password: "typed-secret" });
+    const answer = await client.post("/ui/channels", {
+      kind: "email",
+      name: "mail",
+      host: "smtp.example.com",
+      from: "not-an-address",
+      to: "a@example.com",
+      password: "typed-secret",
+    });
     expect(answer.status).toBe(400);
     expect(answer.html).toContain("notice error");
     expect(answer.html).toContain("<li>From: Invalid email address</li>");
@@ -70,7 +77,14 @@ describe("channel pages", () => {
   });
 
   test("an email channel takes its To list one per line or comma-separated", async () => {
-    const answer = await client.post("/ui/channels", { kind: "email", name: "mail", host: "smtp.example.com", security: "tls", from: "lp@example.com", to: "a@example.com, b@example.com\nc@example.com" });
+    const answer = await client.post("/ui/channels", {
+      kind: "email",
+      name: "mail",
+      host: "smtp.example.com",
+      security: "tls",
+      from: "lp@example.com",
+      to: "a@example.com, b@example.com\nc@example.com",
+    });
     expect(answer.status).toBe(303);
     const created = svc.runtime.channels.list().items.find((c) => c.name === "mail")!;
     expect(created.settings).toMatchObject({ to: ["a@example.com", "b@example.com", "c@example.com"], port: 465, security: "tls" });
@@ -78,7 +92,13 @@ describe("channel pages", () => {
   });
 
   test("creating a Slack channel for one domain, then Send test", async () => {
-    const answer = await client.post("/ui/channels", { kind: "slack", name: "team chat", url: chat.url(`/services/T/B/${SECRET}`), notify_when: "always", domain_ids: domainId });
+    const answer = await client.post("/ui/channels", {
+      kind: "slack",
+      name: "team chat",
+      url: chat.url(`/services/T/B/${SECRET}`),
+      notify_when: "always",
+      domain_ids: domainId,
+    });
     expect(answer.status).toBe(303);
     expect(answer.location).toMatch(/^\/ui\/channels\/[0-9a-f-]+\?notice=created$/);
     channelId = answer.location!.split("/")[3]!.split("?")[0]!;

@@ -58,7 +58,8 @@ beforeAll(async () => {
     "/e500": { status: 500, body: "boom" },
     "/e503": { status: 503, body: "busy" },
   };
-  for (let i = 0; i < SOURCES; i++) routes[`/src/${i}`] = page(`<a href="/target60">to 60 from ${i} ${escapeHtml('<script>alert("s")</script>')}</a><a href="${dead1}/x1">x1</a>`);
+  for (let i = 0; i < SOURCES; i++)
+    routes[`/src/${i}`] = page(`<a href="/target60">to 60 from ${i} ${escapeHtml('<script>alert("s")</script>')}</a><a href="${dead1}/x1">x1</a>`);
   site = await startLoopbackSite(routes);
   const domainId = await verifiedDomain(svc, site.url("/"));
   crawlId = await startCrawl(svc, domainId, { follow_external: true });
@@ -214,7 +215,9 @@ describe("every linking page of a target", () => {
 describe("hosts and status classes", () => {
   test("the host summary counts each host's broken targets and links as the API's broken links do; its links filter to the host", async () => {
     const answer = await client.get(base());
-    const summary = [...answer.html.matchAll(/<tr class="host-row"><td>(?:<a href="([^"]+)">)?([^<]+)<.*?<td class="num">(\d+)<\/td><td class="num">(\d+)<\/td>/g)].map((m) => ({
+    const summary = [
+      ...answer.html.matchAll(/<tr class="host-row"><td>(?:<a href="([^"]+)">)?([^<]+)<.*?<td class="num">(\d+)<\/td><td class="num">(\d+)<\/td>/g),
+    ].map((m) => ({
       href: m[1]?.replaceAll("&amp;", "&"),
       host: m[2]!,
       targets: Number(m[3]),
@@ -237,7 +240,10 @@ describe("hosts and status classes", () => {
   });
 
   test("status classes: 4xx, 5xx, network errors, warnings; they combine with the host filter", async () => {
-    const urls = async (query: string) => rows((await client.get(`${base()}?${query}&size=200`)).html).map((r) => r.url).sort();
+    const urls = async (query: string) =>
+      rows((await client.get(`${base()}?${query}&size=200`)).html)
+        .map((r) => r.url)
+        .sort();
     const byStatus = (keep: (status: number) => boolean) => [...new Set(brokenApi.filter((l) => keep(l.status_code)).map((l) => l.url))].sort();
     expect(await urls("class=4xx")).toEqual(byStatus((s) => s >= 400 && s < 500));
     expect(await urls("class=5xx")).toEqual([site.url("/e500"), site.url("/e503")]);
@@ -299,7 +305,10 @@ describe("downloads of the filtered view", () => {
 
       const jsonl = await client.get(`${base()}/report.jsonl?${q}`);
       expect(jsonl.headers.get("content-type")).toStartWith("application/jsonl");
-      const lines = jsonl.html.trim().split("\n").map((line) => JSON.parse(line));
+      const lines = jsonl.html
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line));
       const links = lines.filter((l) => l.type === "link");
       expect(links).toHaveLength(linkCount);
       expect(links.map(({ type: _t, ...l }) => l)).toEqual(json.links);

@@ -73,7 +73,11 @@ describe("domain pages", () => {
   test("the schedule previews its next runs, saves, refuses a bad expression with the reason, and clears", async () => {
     const preview = await client.get(`/ui/domains/${domainId}?cron=${encodeURIComponent("0 3 * * *")}&timezone=Europe/Berlin`);
     // Shown on the schedule's own clock, its zone named; UTC on hover (03:00 in Berlin is 01:00 or 02:00 UTC).
-    const runs = [...preview.html.matchAll(/<li><time datetime="[^"]+" data-local="zoned" title="(\d{4}-\d\d-\d\d \d\d:\d\d UTC)">(\d{4}-\d\d-\d\d \d\d:\d\d) Europe\/Berlin<\/time><\/li>/g)];
+    const runs = [
+      ...preview.html.matchAll(
+        /<li><time datetime="[^"]+" data-local="zoned" title="(\d{4}-\d\d-\d\d \d\d:\d\d UTC)">(\d{4}-\d\d-\d\d \d\d:\d\d) Europe\/Berlin<\/time><\/li>/g,
+      ),
+    ];
     expect(runs).toHaveLength(5);
     for (const [, utc, berlin] of runs) {
       expect(berlin).toMatch(/ 03:00$/);
@@ -84,7 +88,9 @@ describe("domain pages", () => {
     const posted = await client.post(`/ui/domains/${domainId}/schedule`, { cron: "*/15 * * * *", timezone: "", action: "preview" });
     expect(posted.status).toBe(200);
     // Without a zone: server time, written in UTC (and labelled so) for the script to show in the reader's zone.
-    expect([...posted.html.matchAll(/<li><time datetime="[^"]+" data-local="abs" title="[^"]+">(\d{4}-\d\d-\d\d \d\d:\d\d UTC)<\/time><\/li>/g)]).toHaveLength(5);
+    expect([...posted.html.matchAll(/<li><time datetime="[^"]+" data-local="abs" title="[^"]+">(\d{4}-\d\d-\d\d \d\d:\d\d UTC)<\/time><\/li>/g)]).toHaveLength(
+      5,
+    );
     expect(posted.html).toContain("Preview of */15 * * * *");
     expect(svc.runtime.domains.get(domainId).schedule).toBeNull();
 
@@ -107,7 +113,12 @@ describe("domain pages", () => {
     const saved = await client.post(`/ui/domains/${domainId}/options`, { scan_images: "on", follow_external: "on" });
     expect(saved.status).toBe(303);
     const saved_options = svc.runtime.domains.get(domainId).default_options!;
-    expect(Object.entries(saved_options).filter(([, on]) => on).map(([name]) => name).sort()).toEqual(["follow_external", "scan_images"]);
+    expect(
+      Object.entries(saved_options)
+        .filter(([, on]) => on)
+        .map(([name]) => name)
+        .sort(),
+    ).toEqual(["follow_external", "scan_images"]);
     const page = await client.get(`/ui/domains/${domainId}`);
     expect(page.html).toMatch(/id="start-scan_images"[^>]*checked/);
     expect(page.html).not.toMatch(/id="start-scan_scripts"[^>]*checked/);

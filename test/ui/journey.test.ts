@@ -239,184 +239,217 @@ afterAll(async () => {
 });
 
 describe.skipIf(skipWhy !== null)("day one to day three on python3-doc, in Chromium", () => {
-  test("sign in with the printed key, paste the site's URL (with a typo in its path), verify with the file", async () => {
-    await page.goto(dashboard);
-    await page.waitForURL(/\/ui\/sign-in/);
-    await signIn();
-    await page.waitForURL(dashboard);
-    await page.getByLabel("Domain or URL").fill(`${site.origin}/tutorial/indx.html`);
-    await page.getByRole("button", { name: "Add domain" }).click();
-    await page.waitForURL(/\/ui\/domains\/[0-9a-f-]+\?notice=added$/);
-    domainId = new URL(page.url()).pathname.split("/").pop()!;
-    expect(await page.getByRole("status").textContent()).toContain(`Crawls begin at ${site.origin}/tutorial/indx.html`);
-    // The user publishes the file the page names, then presses Verify.
-    site.token = (await page.locator("h3:text('File on the site') + p + pre").textContent())!.trim();
-    await page.getByRole("button", { name: "Verify" }).click();
-    await page.waitForURL(/notice=verified$/);
-    expect(site.requests).toContain("GET /.well-known/linkpatrol-verify.txt");
-    const { data } = await api(`/domains/${domainId}`);
-    expect(data).toMatchObject({ name: `127.0.0.1:${site.port}`, verified: true });
-    await expectInert(page);
-  }, STEP_MS);
-
-  test("fix the start page's typo and a mistyped time zone in the dashboard", async () => {
-    await page.getByLabel("Start page URL").fill(`${site.origin}${START_PAGE}`);
-    await page.getByRole("button", { name: "Save start page" }).click();
-    await page.waitForURL(/notice=root$/);
-    expect(await page.getByLabel("Start page URL").inputValue()).toBe(`${site.origin}${START_PAGE}`);
-
-    // Daily, half a day away from now on the server's clock: it does not come due during the first crawl.
-    const hour = (new Date(clock.now()).getUTCHours() + 12) % 24;
-    await page.getByLabel("Cron expression").fill(`0 ${hour} * * *`);
-    await page.getByLabel("Time zone (IANA)").fill("Europe/Berlinn");
-    await page.getByRole("button", { name: "Save schedule" }).click();
-    const refused = page.locator("section[aria-labelledby=schedule] [role=alert]");
-    await refused.waitFor();
-    expect(await refused.textContent()).toContain("The schedule was not saved.");
-    expect(await page.getByLabel("Time zone (IANA)").inputValue()).toBe("Europe/Berlinn");
-    await page.getByLabel("Time zone (IANA)").fill("Europe/Berlin");
-    await page.getByRole("button", { name: "Save schedule" }).click();
-    await page.waitForURL(/notice=schedule/);
-    const { data } = await api(`/domains/${domainId}`);
-    expect(data).toMatchObject({ root_url: `${site.origin}${START_PAGE}`, schedule: `0 ${hour} * * *`, schedule_timezone: "Europe/Berlin" });
-    expect(data.default_options).toBeNull(); // the built-in defaults: anchors only, internal links only
-  }, STEP_MS);
-
-  test("mute the dead host; keep the internet out (this machine is offline)", async () => {
-    await page.getByLabel("Not checked (never fetched, not listed)").fill("^https?://(?!127\\.)");
-    await page.getByLabel("Checked, never counted broken (muted)").fill(`^${dead.replaceAll(".", "\\.")}/`);
-    await page.getByRole("button", { name: "Save ignore rules" }).click();
-    await page.waitForURL(/notice=rules$/);
-  }, STEP_MS);
-
-  test("the first crawl, with images, external links and #fragments: the dead host is not counted broken", async () => {
-    const start = page.locator("section[aria-labelledby=start]");
-    await start.getByLabel("Check images").check();
-    await start.getByLabel("Check external links").check();
-    await start.getByLabel("Check #fragments of internal pages").check();
-    await start.getByRole("button", { name: "Start crawl" }).click();
-    await page.waitForURL(/\/ui\/crawls\/[0-9a-f-]+$/);
-    const crawlId = new URL(page.url()).pathname.split("/").pop()!;
-    firstCrawl = await until("the first crawl ends", async () => (await api(`/crawls/${crawlId}`)).data, (crawl) => crawl.status !== "pending" && crawl.status !== "running", CRAWL_MS);
-    expect(firstCrawl).toMatchObject({ status: "completed", trigger: "dashboard" });
-    await page.reload();
-    await page.locator("h1 .badge", { hasText: "completed" }).waitFor();
-    const main = await page.locator("main").innerText();
-    expect(main).toContain("Checked: anchors, images; internal and external links; #fragments");
-    expect(main).toContain("started from the dashboard");
-
-    const broken = await allBroken(crawlId);
-    const urls = broken.map((link) => link.url);
-    expect(urls).toContain(`${site.origin}${MISSING_IMAGE}`);
-    expect(urls).toContain(`${site.origin}${MISSING_PAGE}`);
-    expect(urls).toContain(`${site.origin}${BAD_FRAGMENT}`);
-    expect(urls.filter((url) => url.startsWith(dead))).toEqual([]);
-    expect(urls.filter((url) => !url.startsWith(site.origin))).toEqual([]); // nothing off this machine was asked
-    expect(firstCrawl.broken_links).toBe(broken.length);
-    for (const link of broken) expect(link.broken_since).toBe(firstCrawl.started_at);
-    expect(firstCrawl.excluded_links).toBeGreaterThan(0); // the real pages' links to python.org and friends
-
-    expect(await page.locator("dl.stats dd").nth(2).textContent()).toBe(String(broken.length));
-    expect(await page.locator("tr.broken-target").count()).toBe(new Set(urls).size);
-    for (const since of await page.locator("tr.broken-target td:nth-child(4)").allInnerTexts()) expect(since).toContain("new in this crawl");
-    expect(await page.locator("td.host", { hasText: "127.0.0.2" }).count()).toBe(0);
-    const text = (await page.locator("main").textContent())!; // link texts are inside folded rows
-    for (const hostile of [HOSTILE.script, HOSTILE.quotes, HOSTILE.breakout]) expect(text).toContain(hostile);
-    await expectInert(page);
-
-    // The dead host was checked, refused, and kept with a warning naming the rule, outside the broken count.
-    await page.getByLabel("Result").selectOption("warning");
-    await page.getByRole("button", { name: "Filter", exact: true }).click();
-    await page.waitForURL(/class=warning/);
-    const warnings = (await page.locator("#targets").textContent())!;
-    expect(warnings).toContain(`${dead}/status`);
-    expect(warnings).toMatch(/muted by ignore rule .*connection refused.*not counted as broken/);
-    // A right-to-left override is shown as a marker, never applied (it would turn "gnp.exe" into "exe.png").
-    expect(warnings).toContain(`⟨U+202E⟩${HOSTILE.bidi.slice(1)}`);
-    expect(warnings).not.toContain("\u202E");
-    await expectInert(page);
-  }, CRAWL_MS + STEP_MS);
-
-  test("three days later the nightly crawl runs with the defaults, anchors only", async () => {
-    clock.set(0);
-    // Croner looks at the clock at least every 30 s; a step over three runs fires one.
-    nightly = await until(
-      "the scheduled crawl ends",
-      async () => (await api(`/crawls?domain_id=${domainId}&limit=5`)).data.find((crawl: any) => crawl.id !== firstCrawl.id) ?? null,
-      (crawl) => crawl !== null && crawl.status !== "pending" && crawl.status !== "running",
-      45_000 + CRAWL_MS,
-    );
-    nightly = (await api(`/crawls/${nightly.id}`)).data;
-    expect(nightly).toMatchObject({ status: "completed", trigger: "schedule" });
-    expect(nightly.options).toMatchObject({ scan_images: false, check_fragments: false, follow_external: false });
-    expect(Date.parse(nightly.started_at) - Date.parse(firstCrawl.started_at)).toBeGreaterThan((DAYS_BEHIND * DAY_S - 600) * 1000);
-  }, 45_000 + CRAWL_MS + 5_000);
-
-  test("its changes call nothing fixed: the image and the #fragment were not checked this time", async () => {
-    // The session from three days ago has expired: the user signs in again.
-    await page.goto(`${dashboard}ui/crawls/${nightly.id}`);
-    if (page.url().includes("/ui/sign-in")) {
+  test(
+    "sign in with the printed key, paste the site's URL (with a typo in its path), verify with the file",
+    async () => {
+      await page.goto(dashboard);
+      await page.waitForURL(/\/ui\/sign-in/);
       await signIn();
-      await page.waitForURL(`${dashboard}ui/crawls/${nightly.id}`);
-    }
-    const main = await page.locator("main").innerText();
-    expect(main).toContain("Checked: anchors only; internal links only");
-    expect(main).toContain("started by the schedule");
-    // Its broken count fell (the image and the #fragment were not checked): the page says so beside it.
-    expect(nightly.broken_links).toBeLessThan(firstCrawl.broken_links);
-    expect(await page.locator("#not-checked").innerText()).toBe(`Not checked this time\n${firstCrawl.broken_links - nightly.broken_links}`);
-    await expectInert(page);
+      await page.waitForURL(dashboard);
+      await page.getByLabel("Domain or URL").fill(`${site.origin}/tutorial/indx.html`);
+      await page.getByRole("button", { name: "Add domain" }).click();
+      await page.waitForURL(/\/ui\/domains\/[0-9a-f-]+\?notice=added$/);
+      domainId = new URL(page.url()).pathname.split("/").pop()!;
+      expect(await page.getByRole("status").textContent()).toContain(`Crawls begin at ${site.origin}/tutorial/indx.html`);
+      // The user publishes the file the page names, then presses Verify.
+      site.token = (await page.locator("h3:text('File on the site') + p + pre").textContent())!.trim();
+      await page.getByRole("button", { name: "Verify" }).click();
+      await page.waitForURL(/notice=verified$/);
+      expect(site.requests).toContain("GET /.well-known/linkpatrol-verify.txt");
+      const { data } = await api(`/domains/${domainId}`);
+      expect(data).toMatchObject({ name: `127.0.0.1:${site.port}`, verified: true });
+      await expectInert(page);
+    },
+    STEP_MS,
+  );
 
-    await page.goto(`${dashboard}ui/crawls/${nightly.id}/changes`);
-    const changes = await page.locator("section[aria-labelledby=changes]").innerText();
-    expect(changes).toMatch(/\b0 newly broken, 0 fixed, \d+ not checked this time/);
-    const rows = await page.locator("section[aria-labelledby=changes] tbody tr").evaluateAll((trs) =>
-      trs.map((tr) => Array.from(tr.querySelectorAll("td")).map((td) => (td as HTMLElement).innerText.trim())),
-    );
-    const notChecked = rows.filter((cells) => cells[0] === "not checked this time").map((cells) => cells[1]!);
-    expect(rows.filter((cells) => cells[0] !== "not checked this time")).toEqual([]);
-    expect(notChecked.some((cell) => cell.includes(`${site.origin}${MISSING_IMAGE}`))).toBe(true);
-    expect(notChecked.some((cell) => cell.includes(`${site.origin}${BAD_FRAGMENT}`))).toBe(true);
-    expect(notChecked.some((cell) => cell.includes(dead))).toBe(false);
-    for (const cells of rows) expect(cells[3]).toContain(`broken for ${DAYS_BEHIND} days`);
-    // What the page says of them is what the crawl's numbers show: they are outside its broken count.
-    expect(changes).toContain("They are not in this crawl's broken count");
-    await expectInert(page);
-  }, STEP_MS);
+  test(
+    "fix the start page's typo and a mistyped time zone in the dashboard",
+    async () => {
+      await page.getByLabel("Start page URL").fill(`${site.origin}${START_PAGE}`);
+      await page.getByRole("button", { name: "Save start page" }).click();
+      await page.waitForURL(/notice=root$/);
+      expect(await page.getByLabel("Start page URL").inputValue()).toBe(`${site.origin}${START_PAGE}`);
 
-  test("the broken links say how long they have been broken, and the dead host is not in the count", async () => {
-    const broken = await allBroken(nightly.id);
-    expect(nightly.broken_links).toBe(broken.length);
-    expect(broken.map((link) => link.url)).toContain(`${site.origin}${MISSING_PAGE}`);
-    expect(broken.filter((link) => link.url.startsWith(dead))).toEqual([]);
-    for (const link of broken) expect(link.broken_since).toBe(firstCrawl.started_at);
+      // Daily, half a day away from now on the server's clock: it does not come due during the first crawl.
+      const hour = (new Date(clock.now()).getUTCHours() + 12) % 24;
+      await page.getByLabel("Cron expression").fill(`0 ${hour} * * *`);
+      await page.getByLabel("Time zone (IANA)").fill("Europe/Berlinn");
+      await page.getByRole("button", { name: "Save schedule" }).click();
+      const refused = page.locator("section[aria-labelledby=schedule] [role=alert]");
+      await refused.waitFor();
+      expect(await refused.textContent()).toContain("The schedule was not saved.");
+      expect(await page.getByLabel("Time zone (IANA)").inputValue()).toBe("Europe/Berlinn");
+      await page.getByLabel("Time zone (IANA)").fill("Europe/Berlin");
+      await page.getByRole("button", { name: "Save schedule" }).click();
+      await page.waitForURL(/notice=schedule/);
+      const { data } = await api(`/domains/${domainId}`);
+      expect(data).toMatchObject({ root_url: `${site.origin}${START_PAGE}`, schedule: `0 ${hour} * * *`, schedule_timezone: "Europe/Berlin" });
+      expect(data.default_options).toBeNull(); // the built-in defaults: anchors only, internal links only
+    },
+    STEP_MS,
+  );
 
-    await page.goto(`${dashboard}ui/crawls/${nightly.id}`);
-    expect(await page.locator("dl.stats dd").nth(2).textContent()).toBe(String(broken.length));
-    const row = page.locator("tr.broken-target", { hasText: `${site.origin}${MISSING_PAGE}` });
-    expect(await row.locator("td:nth-child(4)").innerText()).toBe(`broken for ${DAYS_BEHIND} days`);
-    expect((await page.locator("main").textContent())!).toContain(HOSTILE.script);
-    await expectInert(page);
+  test(
+    "mute the dead host; keep the internet out (this machine is offline)",
+    async () => {
+      await page.getByLabel("Not checked (never fetched, not listed)").fill("^https?://(?!127\\.)");
+      await page.getByLabel("Checked, never counted broken (muted)").fill(`^${dead.replaceAll(".", "\\.")}/`);
+      await page.getByRole("button", { name: "Save ignore rules" }).click();
+      await page.waitForURL(/notice=rules$/);
+    },
+    STEP_MS,
+  );
 
-    // Every page linking to it, with the hostile link text as text.
-    await row.locator("a.all-sources").click();
-    await page.waitForURL(/\/targets\//);
-    const sources = await page.locator("main").innerText();
-    expect(sources).toContain(`${site.origin}${BAD_PAGE}`);
-    expect(sources).toContain(HOSTILE.script);
-    expect(sources).toContain(`broken for ${DAYS_BEHIND} days`);
-    await expectInert(page);
+  test(
+    "the first crawl, with images, external links and #fragments: the dead host is not counted broken",
+    async () => {
+      const start = page.locator("section[aria-labelledby=start]");
+      await start.getByLabel("Check images").check();
+      await start.getByLabel("Check external links").check();
+      await start.getByLabel("Check #fragments of internal pages").check();
+      await start.getByRole("button", { name: "Start crawl" }).click();
+      await page.waitForURL(/\/ui\/crawls\/[0-9a-f-]+$/);
+      const crawlId = new URL(page.url()).pathname.split("/").pop()!;
+      firstCrawl = await until(
+        "the first crawl ends",
+        async () => (await api(`/crawls/${crawlId}`)).data,
+        (crawl) => crawl.status !== "pending" && crawl.status !== "running",
+        CRAWL_MS,
+      );
+      expect(firstCrawl).toMatchObject({ status: "completed", trigger: "dashboard" });
+      await page.reload();
+      await page.locator("h1 .badge", { hasText: "completed" }).waitFor();
+      const main = await page.locator("main").innerText();
+      expect(main).toContain("Checked: anchors, images; internal and external links; #fragments");
+      expect(main).toContain("started from the dashboard");
 
-    await page.goto(`${dashboard}ui/domains/${domainId}`);
-    expect(await page.locator("section[aria-labelledby=crawls] tbody tr").count()).toBe(2);
-    await expectInert(page);
+      const broken = await allBroken(crawlId);
+      const urls = broken.map((link) => link.url);
+      expect(urls).toContain(`${site.origin}${MISSING_IMAGE}`);
+      expect(urls).toContain(`${site.origin}${MISSING_PAGE}`);
+      expect(urls).toContain(`${site.origin}${BAD_FRAGMENT}`);
+      expect(urls.filter((url) => url.startsWith(dead))).toEqual([]);
+      expect(urls.filter((url) => !url.startsWith(site.origin))).toEqual([]); // nothing off this machine was asked
+      expect(firstCrawl.broken_links).toBe(broken.length);
+      for (const link of broken) expect(link.broken_since).toBe(firstCrawl.started_at);
+      expect(firstCrawl.excluded_links).toBeGreaterThan(0); // the real pages' links to python.org and friends
 
-    // The overview: the domain's row counts the same broken links, and says how many the nightly crawl left unchecked.
-    await page.goto(dashboard);
-    const overviewRow = page.locator("tr", { has: page.locator(`a[href="/ui/domains/${domainId}"]`) });
-    expect(await overviewRow.locator("td.num").nth(1).innerText()).toBe(`${broken.length}\n+${firstCrawl.broken_links - nightly.broken_links} not checked`);
-    await expectInert(page);
-  }, STEP_MS);
+      expect(await page.locator("dl.stats dd").nth(2).textContent()).toBe(String(broken.length));
+      expect(await page.locator("tr.broken-target").count()).toBe(new Set(urls).size);
+      for (const since of await page.locator("tr.broken-target td:nth-child(4)").allInnerTexts()) expect(since).toContain("new in this crawl");
+      expect(await page.locator("td.host", { hasText: "127.0.0.2" }).count()).toBe(0);
+      const text = (await page.locator("main").textContent())!; // link texts are inside folded rows
+      for (const hostile of [HOSTILE.script, HOSTILE.quotes, HOSTILE.breakout]) expect(text).toContain(hostile);
+      await expectInert(page);
+
+      // The dead host was checked, refused, and kept with a warning naming the rule, outside the broken count.
+      await page.getByLabel("Result").selectOption("warning");
+      await page.getByRole("button", { name: "Filter", exact: true }).click();
+      await page.waitForURL(/class=warning/);
+      const warnings = (await page.locator("#targets").textContent())!;
+      expect(warnings).toContain(`${dead}/status`);
+      expect(warnings).toMatch(/muted by ignore rule .*connection refused.*not counted as broken/);
+      // A right-to-left override is shown as a marker, never applied (it would turn "gnp.exe" into "exe.png").
+      expect(warnings).toContain(`⟨U+202E⟩${HOSTILE.bidi.slice(1)}`);
+      expect(warnings).not.toContain("\u202E");
+      await expectInert(page);
+    },
+    CRAWL_MS + STEP_MS,
+  );
+
+  test(
+    "three days later the nightly crawl runs with the defaults, anchors only",
+    async () => {
+      clock.set(0);
+      // Croner looks at the clock at least every 30 s; a step over three runs fires one.
+      nightly = await until(
+        "the scheduled crawl ends",
+        async () => (await api(`/crawls?domain_id=${domainId}&limit=5`)).data.find((crawl: any) => crawl.id !== firstCrawl.id) ?? null,
+        (crawl) => crawl !== null && crawl.status !== "pending" && crawl.status !== "running",
+        45_000 + CRAWL_MS,
+      );
+      nightly = (await api(`/crawls/${nightly.id}`)).data;
+      expect(nightly).toMatchObject({ status: "completed", trigger: "schedule" });
+      expect(nightly.options).toMatchObject({ scan_images: false, check_fragments: false, follow_external: false });
+      expect(Date.parse(nightly.started_at) - Date.parse(firstCrawl.started_at)).toBeGreaterThan((DAYS_BEHIND * DAY_S - 600) * 1000);
+    },
+    45_000 + CRAWL_MS + 5_000,
+  );
+
+  test(
+    "its changes call nothing fixed: the image and the #fragment were not checked this time",
+    async () => {
+      // The session from three days ago has expired: the user signs in again.
+      await page.goto(`${dashboard}ui/crawls/${nightly.id}`);
+      if (page.url().includes("/ui/sign-in")) {
+        await signIn();
+        await page.waitForURL(`${dashboard}ui/crawls/${nightly.id}`);
+      }
+      const main = await page.locator("main").innerText();
+      expect(main).toContain("Checked: anchors only; internal links only");
+      expect(main).toContain("started by the schedule");
+      // Its broken count fell (the image and the #fragment were not checked): the page says so beside it.
+      expect(nightly.broken_links).toBeLessThan(firstCrawl.broken_links);
+      expect(await page.locator("#not-checked").innerText()).toBe(`Not checked this time\n${firstCrawl.broken_links - nightly.broken_links}`);
+      await expectInert(page);
+
+      await page.goto(`${dashboard}ui/crawls/${nightly.id}/changes`);
+      const changes = await page.locator("section[aria-labelledby=changes]").innerText();
+      expect(changes).toMatch(/\b0 newly broken, 0 fixed, \d+ not checked this time/);
+      const rows = await page
+        .locator("section[aria-labelledby=changes] tbody tr")
+        .evaluateAll((trs) => trs.map((tr) => Array.from(tr.querySelectorAll("td")).map((td) => (td as HTMLElement).innerText.trim())));
+      const notChecked = rows.filter((cells) => cells[0] === "not checked this time").map((cells) => cells[1]!);
+      expect(rows.filter((cells) => cells[0] !== "not checked this time")).toEqual([]);
+      expect(notChecked.some((cell) => cell.includes(`${site.origin}${MISSING_IMAGE}`))).toBe(true);
+      expect(notChecked.some((cell) => cell.includes(`${site.origin}${BAD_FRAGMENT}`))).toBe(true);
+      expect(notChecked.some((cell) => cell.includes(dead))).toBe(false);
+      for (const cells of rows) expect(cells[3]).toContain(`broken for ${DAYS_BEHIND} days`);
+      // What the page says of them is what the crawl's numbers show: they are outside its broken count.
+      expect(changes).toContain("They are not in this crawl's broken count");
+      await expectInert(page);
+    },
+    STEP_MS,
+  );
+
+  test(
+    "the broken links say how long they have been broken, and the dead host is not in the count",
+    async () => {
+      const broken = await allBroken(nightly.id);
+      expect(nightly.broken_links).toBe(broken.length);
+      expect(broken.map((link) => link.url)).toContain(`${site.origin}${MISSING_PAGE}`);
+      expect(broken.filter((link) => link.url.startsWith(dead))).toEqual([]);
+      for (const link of broken) expect(link.broken_since).toBe(firstCrawl.started_at);
+
+      await page.goto(`${dashboard}ui/crawls/${nightly.id}`);
+      expect(await page.locator("dl.stats dd").nth(2).textContent()).toBe(String(broken.length));
+      const row = page.locator("tr.broken-target", { hasText: `${site.origin}${MISSING_PAGE}` });
+      expect(await row.locator("td:nth-child(4)").innerText()).toBe(`broken for ${DAYS_BEHIND} days`);
+      expect((await page.locator("main").textContent())!).toContain(HOSTILE.script);
+      await expectInert(page);
+
+      // Every page linking to it, with the hostile link text as text.
+      await row.locator("a.all-sources").click();
+      await page.waitForURL(/\/targets\//);
+      const sources = await page.locator("main").innerText();
+      expect(sources).toContain(`${site.origin}${BAD_PAGE}`);
+      expect(sources).toContain(HOSTILE.script);
+      expect(sources).toContain(`broken for ${DAYS_BEHIND} days`);
+      await expectInert(page);
+
+      await page.goto(`${dashboard}ui/domains/${domainId}`);
+      expect(await page.locator("section[aria-labelledby=crawls] tbody tr").count()).toBe(2);
+      await expectInert(page);
+
+      // The overview: the domain's row counts the same broken links, and says how many the nightly crawl left unchecked.
+      await page.goto(dashboard);
+      const overviewRow = page.locator("tr", { has: page.locator(`a[href="/ui/domains/${domainId}"]`) });
+      expect(await overviewRow.locator("td.num").nth(1).innerText()).toBe(`${broken.length}\n+${firstCrawl.broken_links - nightly.broken_links} not checked`);
+      await expectInert(page);
+    },
+    STEP_MS,
+  );
 
   test("no dialog opened and no page error on any page of the journey", () => {
     expect(dialogs).toEqual([]);

@@ -36,7 +36,9 @@ beforeAll(async () => {
   await gone.stop();
   const hostile = PAYLOAD_TEXTS.map((text, i) => `<a href="/missing-${i}">${escapeHtml(text)}</a>`).join("");
   const routes: Record<string, { body: string }> = {
-    "/": html(`<a href="/hub">hub</a><a href="${dead}/x1">x1</a><a href="${dead}/x2">x2</a>${hostile}<a href="/q?x=${escapeHtml('"><script>window.__pwned=1</script>')}">\u202Eevil</a>`),
+    "/": html(
+      `<a href="/hub">hub</a><a href="${dead}/x1">x1</a><a href="${dead}/x2">x2</a>${hostile}<a href="/q?x=${escapeHtml('"><script>window.__pwned=1</script>')}">\u202Eevil</a>`,
+    ),
     "/hub": html(Array.from({ length: SOURCES }, (_, i) => `<a href="/src/${i}">src ${i}</a>`).join("")),
   };
   for (let i = 0; i < SOURCES; i++) routes[`/src/${i}`] = html(`<a href="/target60">${escapeHtml(`<img src=x onerror="window.__pwned=${i}">`)}</a>`);
@@ -62,49 +64,65 @@ afterAll(async () => {
 const rowUrls = () => page.locator("tr.broken-target td:first-child a.url").allTextContents();
 
 describe.skipIf(!available)("results at scale in Chromium", () => {
-  test("sign in and sort by link count, both ways", async () => {
-    await page.goto(`${svc.origin}/ui/sign-in`);
-    await page.getByLabel("API key").fill(svc.adminKey);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.waitForURL(`${svc.origin}/`);
-    await page.goto(`${svc.origin}/ui/crawls/${crawlId}`);
-    await page.locator("th a[data-sort=links]").click();
-    await page.waitForURL(/sort=links/);
-    expect(await page.locator("th[aria-sort]").getAttribute("aria-sort")).toBe("ascending");
-    await page.locator("th a[data-sort=links]").click();
-    await page.waitForURL(/dir=desc/);
-    expect(await page.locator("th[aria-sort]").getAttribute("aria-sort")).toBe("descending");
-    expect((await rowUrls())[0]).toBe(site.url("/target60"));
-  }, STEP_MS);
+  test(
+    "sign in and sort by link count, both ways",
+    async () => {
+      await page.goto(`${svc.origin}/ui/sign-in`);
+      await page.getByLabel("API key").fill(svc.adminKey);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.waitForURL(`${svc.origin}/`);
+      await page.goto(`${svc.origin}/ui/crawls/${crawlId}`);
+      await page.locator("th a[data-sort=links]").click();
+      await page.waitForURL(/sort=links/);
+      expect(await page.locator("th[aria-sort]").getAttribute("aria-sort")).toBe("ascending");
+      await page.locator("th a[data-sort=links]").click();
+      await page.waitForURL(/dir=desc/);
+      expect(await page.locator("th[aria-sort]").getAttribute("aria-sort")).toBe("descending");
+      expect((await rowUrls())[0]).toBe(site.url("/target60"));
+    },
+    STEP_MS,
+  );
 
-  test("the host summary filters to a dead external host, keeping the sort", async () => {
-    await page.locator("#hosts a", { hasText: deadHost }).click();
-    await page.waitForURL(/host=/);
-    expect(page.url()).toContain("sort=links");
-    expect((await rowUrls()).sort()).toEqual([`http://${deadHost}/x1`, `http://${deadHost}/x2`]);
-    await page.getByRole("link", { name: "all hosts" }).click();
-    await page.waitForURL((url) => !url.search.includes("host="));
-  }, STEP_MS);
+  test(
+    "the host summary filters to a dead external host, keeping the sort",
+    async () => {
+      await page.locator("#hosts a", { hasText: deadHost }).click();
+      await page.waitForURL(/host=/);
+      expect(page.url()).toContain("sort=links");
+      expect((await rowUrls()).sort()).toEqual([`http://${deadHost}/x1`, `http://${deadHost}/x2`]);
+      await page.getByRole("link", { name: "all hosts" }).click();
+      await page.waitForURL((url) => !url.search.includes("host="));
+    },
+    STEP_MS,
+  );
 
-  test("a target's 60 linking pages: page 1 of 2, then the last page, texts shown as text", async () => {
-    await page.goto(`${svc.origin}/ui/crawls/${crawlId}?q=target60`);
-    await page.getByRole("link", { name: `All ${SOURCES} linking pages` }).click();
-    await page.waitForURL(/\/targets\/\d+/);
-    expect(await page.locator(".page-position").textContent()).toBe("Page 1 of 2");
-    expect(await page.locator("tr.source-row").count()).toBe(50);
-    await page.locator("a[rel=last]").click();
-    await page.waitForURL(/page=2/);
-    expect(await page.locator(".page-position").textContent()).toBe("Page 2 of 2");
-    expect(await page.locator("tr.source-row").count()).toBe(SOURCES - 50);
-    expect(await page.locator("td.link-text").first().textContent()).toStartWith("<img src=x onerror=");
-    expect(await page.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned)).toBeUndefined();
-  }, STEP_MS);
+  test(
+    "a target's 60 linking pages: page 1 of 2, then the last page, texts shown as text",
+    async () => {
+      await page.goto(`${svc.origin}/ui/crawls/${crawlId}?q=target60`);
+      await page.getByRole("link", { name: `All ${SOURCES} linking pages` }).click();
+      await page.waitForURL(/\/targets\/\d+/);
+      expect(await page.locator(".page-position").textContent()).toBe("Page 1 of 2");
+      expect(await page.locator("tr.source-row").count()).toBe(50);
+      await page.locator("a[rel=last]").click();
+      await page.waitForURL(/page=2/);
+      expect(await page.locator(".page-position").textContent()).toBe("Page 2 of 2");
+      expect(await page.locator("tr.source-row").count()).toBe(SOURCES - 50);
+      expect(await page.locator("td.link-text").first().textContent()).toStartWith("<img src=x onerror=");
+      expect(await page.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned)).toBeUndefined();
+    },
+    STEP_MS,
+  );
 
-  test("the hostile texts of the main table stay text, and no script of theirs ran", async () => {
-    await page.goto(`${svc.origin}/ui/crawls/${crawlId}?size=200`);
-    const texts = await page.locator("tr.broken-target details li div").allTextContents();
-    for (const payload of PAYLOAD_TEXTS) expect(texts).toContain(`“${payload}”`);
-    expect(await page.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned)).toBeUndefined();
-    expect(dialogs).toEqual([]);
-  }, STEP_MS);
+  test(
+    "the hostile texts of the main table stay text, and no script of theirs ran",
+    async () => {
+      await page.goto(`${svc.origin}/ui/crawls/${crawlId}?size=200`);
+      const texts = await page.locator("tr.broken-target details li div").allTextContents();
+      for (const payload of PAYLOAD_TEXTS) expect(texts).toContain(`“${payload}”`);
+      expect(await page.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned)).toBeUndefined();
+      expect(dialogs).toEqual([]);
+    },
+    STEP_MS,
+  );
 });

@@ -22,7 +22,12 @@ function expectDashboardHeaders(page: Page, what: string): void {
 }
 
 /** Sends `count` sign-ins with `keyOf(i)` (and extra headers), each with the form token of the previous answer. */
-async function guesses(client: DashboardClient, count: number, keyOf: (i: number) => string, headers: (i: number) => Record<string, string> = () => ({})): Promise<Page[]> {
+async function guesses(
+  client: DashboardClient,
+  count: number,
+  keyOf: (i: number) => string,
+  headers: (i: number) => Record<string, string> = () => ({}),
+): Promise<Page[]> {
   let page = await client.get("/ui/sign-in");
   const answers: Page[] = [];
   for (let i = 0; i < count; i++) {
@@ -111,13 +116,28 @@ describe("the sign-in backoff per key prefix, behind a trusted proxy", () => {
   test("guesses at one key's prefix from many addresses back off; other addresses and prefixes do not", async () => {
     const target = svc.adminKey.slice(0, 11);
     const client = new DashboardClient(svc.origin);
-    const atPrefix = await guesses(client, 8, (i) => `${target}${String(i).padStart(32, "z")}`, (i) => ({ "x-forwarded-for": `198.51.100.${i + 1}` }));
+    const atPrefix = await guesses(
+      client,
+      8,
+      (i) => `${target}${String(i).padStart(32, "z")}`,
+      (i) => ({ "x-forwarded-for": `198.51.100.${i + 1}` }),
+    );
     expect(atPrefix.map((page) => page.status)).toEqual([401, 401, 401, 401, 401, 401, 429, 429]);
     // The key itself waits too: the attack is on it.
-    const owner = await guesses(client, 1, () => svc.adminKey, () => ({ "x-forwarded-for": "198.51.100.200" }));
+    const owner = await guesses(
+      client,
+      1,
+      () => svc.adminKey,
+      () => ({ "x-forwarded-for": "198.51.100.200" }),
+    );
     expect(owner[0]!.status).toBe(429);
     // Another prefix from a fresh address is heard.
-    const other = await guesses(client, 1, () => `lp_${"q".repeat(40)}`, () => ({ "x-forwarded-for": "198.51.100.201" }));
+    const other = await guesses(
+      client,
+      1,
+      () => `lp_${"q".repeat(40)}`,
+      () => ({ "x-forwarded-for": "198.51.100.201" }),
+    );
     expect(other[0]!.status).toBe(401);
   });
 });

@@ -23,7 +23,9 @@ export async function startXssSite(): Promise<LoopbackSite> {
   ];
   return startLoopbackSite({
     "/": { body: `<!doctype html><title>&lt;script&gt;alert("title")&lt;/script&gt;</title><body>${links.join("\n")}</body>` },
-    "/page": { body: `<!doctype html><title>x</title><a href="/missing-0"><img src="/img-missing.png" alt='"><script>alert("alt")</script>'>&lt;b onclick=alert(2)&gt;</a>` },
+    "/page": {
+      body: `<!doctype html><title>x</title><a href="/missing-0"><img src="/img-missing.png" alt='"><script>alert("alt")</script>'>&lt;b onclick=alert(2)&gt;</a>`,
+    },
     "/redirect": { status: 302, headers: { location: "javascript:alert('redirect')" } },
   });
 }

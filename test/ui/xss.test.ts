@@ -33,7 +33,8 @@ function injected(html: string): string[] {
       if (name === "script" && !/^\/ui\/assets\/dashboard\.[0-9a-f]+\.js$/.test(attributes.src ?? "")) found.push("<script> not ours");
       for (const [attribute, value] of Object.entries(attributes)) {
         if (attribute.startsWith("on")) found.push(`${name}[${attribute}]`);
-        if ((attribute === "href" || attribute === "src" || attribute === "action") && /^\s*(javascript|data|vbscript):/i.test(value)) found.push(`${name}[${attribute}=${value}]`);
+        if ((attribute === "href" || attribute === "src" || attribute === "action") && /^\s*(javascript|data|vbscript):/i.test(value))
+          found.push(`${name}[${attribute}=${value}]`);
       }
     },
   });
@@ -50,7 +51,11 @@ describe("the dashboard against a hostile site", () => {
   });
 
   test("the checker finds injected markup when there is some", () => {
-    expect(injected('<p>x</p><img src=x onerror=alert(1)><a href="javascript:alert(1)">a</a>')).toEqual(["<img>", "img[onerror]", "a[href=javascript:alert(1)]"]);
+    expect(injected('<p>x</p><img src=x onerror=alert(1)><a href="javascript:alert(1)">a</a>')).toEqual([
+      "<img>",
+      "img[onerror]",
+      "a[href=javascript:alert(1)]",
+    ]);
   });
 
   test("crawl, changes, domain and overview pages show every payload as text", async () => {

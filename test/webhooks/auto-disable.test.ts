@@ -21,7 +21,10 @@ beforeAll(async () => {
   healthy = await startWebhookReceiver({ tls: false });
   broken = await startWebhookReceiver({ tls: false });
   svc = await startTestService({ webhooks: { allow_http: true, allow_private_targets: true, retry_schedule: ["1s"] } });
-  for (const [name, receiver] of [["healthy", healthy], ["broken", broken]] as const) {
+  for (const [name, receiver] of [
+    ["healthy", healthy],
+    ["broken", broken],
+  ] as const) {
     const res = await svc.call("POST", "/webhooks", { body: { url: receiver.ipUrl("/hook"), events: ["crawl.completed"] } });
     ids[name] = res.json.data.id;
     receiver.useSecret(res.json.data.secret);

@@ -27,17 +27,13 @@ beforeAll(async () => {
   receiverPort = placeholder.port!;
   placeholder.stop(true);
   dir = mkdtempSync(join(tmpdir(), "linkpatrol-outbox-"));
-  configFile = writeServeConfig(dir, KEY, [
-    "webhooks: {allow_http: true, allow_private_targets: true, retry_schedule: [1s, 1s, 1s, 1s, 1s, 1s, 1s, 1s]}",
-  ]);
+  configFile = writeServeConfig(dir, KEY, ["webhooks: {allow_http: true, allow_private_targets: true, retry_schedule: [1s, 1s, 1s, 1s, 1s, 1s, 1s, 1s]}"]);
 });
 afterAll(async () => {
   await site?.stop();
   await receiver?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
-
-
 
 test("deliveries pending when the process is killed are delivered after the restart", async () => {
   await setUpStore(["--config", configFile]);

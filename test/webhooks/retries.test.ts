@@ -112,7 +112,6 @@ describe("retries", () => {
     for (let i = 1; i < seen.length; i++) expect(seen[i]!.receivedAt - seen[i - 1]!.receivedAt).toBeGreaterThanOrEqual(850);
     expect(flaky.requests.some((r) => r.path === "/elsewhere")).toBe(false);
   }, 20_000); // waits through the retry schedule (1 s steps, a 1 s timeout)
-
 });
 
 describe("dead deliveries and redelivery", () => {

@@ -15,7 +15,6 @@ let slow: WebhookReceiver;
 let fast: WebhookReceiver;
 let crawl: any;
 
-
 beforeAll(async () => {
   site = await startLoopbackSite({ "/": { body: "<a href='/missing'>missing</a>" } });
   slow = await startWebhookReceiver({ tls: false });
@@ -27,7 +26,6 @@ beforeAll(async () => {
   }
   slow.script({ delayMs: 30_000 }, { delayMs: 30_000 }, { delayMs: 30_000 });
   crawl = await waitForCrawl(svc, await startCrawl(svc, await verifiedDomain(svc, site.url("/"))));
-
 });
 afterAll(async () => {
   // The slow receiver first: its held answer would otherwise keep svc.stop() waiting on the attempt.

@@ -22,7 +22,22 @@ export async function runLinkchecker(ctx: RunContext): Promise<ToolResult> {
   const rcPath = join(ctx.dir, "linkcheckerrc");
   writeFileSync(rcPath, "[checking]\nmaxrequestspersecond=10000\n");
   chmodSync(ctx.dir, 0o777);
-  const cmd = ["linkchecker", "-f", rcPath, "--no-status", "-t", String(ctx.concurrency), "-r", "-1", "--verbose", "-o", "none", "-F", `csv/utf-8/${csvPath}`, `${ctx.origin}/`];
+  const cmd = [
+    "linkchecker",
+    "-f",
+    rcPath,
+    "--no-status",
+    "-t",
+    String(ctx.concurrency),
+    "-r",
+    "-1",
+    "--verbose",
+    "-o",
+    "none",
+    "-F",
+    `csv/utf-8/${csvPath}`,
+    `${ctx.origin}/`,
+  ];
   const logPath = join(ctx.dir, "linkchecker.log");
   const measured = await runMeasured(cmd, { cwd: ctx.dir, timeoutS: ctx.timeoutS, stdoutPath: logPath, stderrPath: join(ctx.dir, "linkchecker.stderr") });
   const version = firstLine(["linkchecker", "--version"])?.replace(/^LinkChecker | released.*$/g, "") ?? null;
@@ -36,14 +51,25 @@ export async function runLinkchecker(ctx: RunContext): Promise<ToolResult> {
     if (index < 0) throw new Error(`LinkChecker CSV has no ${name} column`);
     return index;
   };
-  const [urlname, parentname, url, result, valid, info] = ["urlname", "parentname", "url", "result", "valid", "infostring"].map(col) as [number, number, number, number, number, number];
+  const [urlname, parentname, url, result, valid, info] = ["urlname", "parentname", "url", "result", "valid", "infostring"].map(col) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   for (const row of rows) {
     const parent = row[parentname] ?? "";
     if (parent === "") continue; // the start URL itself
     // `url` is empty when the href did not even parse; the href as written is the target then.
     const target = normalizeTarget(row[url] || row[urlname] || "", parent);
     if (!onOrigin(target, ctx.origin) && (row[url] ?? "") !== "") continue;
-    record(base.targets, target, { broken: row[valid] === "False", source: normalizeTarget(parent), detail: [row[result], row[info]].filter(Boolean).join(" ") });
+    record(base.targets, target, {
+      broken: row[valid] === "False",
+      source: normalizeTarget(parent),
+      detail: [row[result], row[info]].filter(Boolean).join(" "),
+    });
   }
   // 0: no broken link; 1: broken links (or warnings as errors); 2: LinkChecker itself failed.
   const exitOk = measured.exit_code === 0 || measured.exit_code === 1;

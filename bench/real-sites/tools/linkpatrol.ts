@@ -36,8 +36,22 @@ interface Summary {
 export async function runLinkpatrol(binary: string, ctx: RunContext, extraFlags: readonly string[] = []): Promise<ToolResult> {
   const reportPath = join(ctx.dir, "linkpatrol.jsonl");
   const cmd = [
-    binary, "check", `${ctx.origin}/`, "--allow-private", "--images", "--scripts", "--stylesheets", "--concurrency", String(ctx.concurrency),
-    "--max-pages", "200000", "--format", "jsonl", "--output", reportPath, ...extraFlags,
+    binary,
+    "check",
+    `${ctx.origin}/`,
+    "--allow-private",
+    "--images",
+    "--scripts",
+    "--stylesheets",
+    "--concurrency",
+    String(ctx.concurrency),
+    "--max-pages",
+    "200000",
+    "--format",
+    "jsonl",
+    "--output",
+    reportPath,
+    ...extraFlags,
   ];
   const measured = await runMeasured(cmd, { cwd: ctx.dir, timeoutS: ctx.timeoutS, stderrPath: join(ctx.dir, "linkpatrol.stderr") });
   const base = { tool: "linkpatrol", version: firstLine([binary, "version"]), measured, ownPages: null, targets: new Map<string, TargetSeen>() };

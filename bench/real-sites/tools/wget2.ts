@@ -64,9 +64,31 @@ async function finalStatus(url: string, statusOf: Map<string, number>): Promise<
 export async function runWget2(ctx: RunContext): Promise<ToolResult> {
   const statsPath = join(ctx.dir, "wget2-stats.csv");
   const logPath = join(ctx.dir, "wget2.log");
-  const cmd = ["wget2", "--no-config", "--spider", "-r", "-l", "inf", "--no-parent", "-e", "robots=on", "--tries=1", `--max-threads=${ctx.concurrency}`, `--stats-site=csv:${statsPath}`, "-o", logPath, `${ctx.origin}/`];
+  const cmd = [
+    "wget2",
+    "--no-config",
+    "--spider",
+    "-r",
+    "-l",
+    "inf",
+    "--no-parent",
+    "-e",
+    "robots=on",
+    "--tries=1",
+    `--max-threads=${ctx.concurrency}`,
+    `--stats-site=csv:${statsPath}`,
+    "-o",
+    logPath,
+    `${ctx.origin}/`,
+  ];
   const measured = await runMeasured(cmd, { cwd: ctx.dir, timeoutS: ctx.timeoutS, stderrPath: join(ctx.dir, "wget2.stderr") });
-  const base = { tool: "wget2", version: firstLine(["wget2", "--version"])?.replace(/^GNU Wget2 | - .*$/g, "") ?? null, measured, ownPages: null, targets: new Map<string, TargetSeen>() };
+  const base = {
+    tool: "wget2",
+    version: firstLine(["wget2", "--version"])?.replace(/^GNU Wget2 | - .*$/g, "") ?? null,
+    measured,
+    ownPages: null,
+    targets: new Map<string, TargetSeen>(),
+  };
   if (measured.timed_out) return { ...base, outcome: "timeout", note: `killed after ${ctx.timeoutS} s` };
   if (!existsSync(statsPath)) return { ...base, outcome: "failed", note: `exit ${measured.exit_code}, no stats file: ${tail(logPath, 3)}` };
 

@@ -93,7 +93,7 @@ const listOrphans = securedRoute("crawls", "crawls:read", {
 const cancelCrawl = securedRoute("crawls", "crawls:write", {
   method: "post",
   path: "/crawls/{id}/cancel",
-  summary: "Cancel a pending or running crawl (it ends failed with error \"cancelled\"); no body",
+  summary: 'Cancel a pending or running crawl (it ends failed with error "cancelled"); no body',
   request: { params: IdParam },
   responses: {
     200: jsonContent(dataOf(CrawlDetailSchema), "the cancelled crawl; what it found stays readable"),

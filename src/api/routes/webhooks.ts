@@ -3,14 +3,7 @@ import { DeliverySchema, TestResultSchema, WebhookSchema } from "../../services/
 import { SECRET_WARNING, type WebhooksService } from "../../services/webhooks.service.ts";
 import type { AppEnv } from "../env.ts";
 import { dataOf, ErrorSchema, errorResponses, IdParam, jsonContent, PaginationQuery } from "../schemas/common.ts";
-import {
-  CreateWebhookBody,
-  DeliveryListSchema,
-  DeliveryParams,
-  UpdateWebhookBody,
-  WebhookCreatedEnvelope,
-  WebhookListSchema,
-} from "../schemas/webhooks.ts";
+import { CreateWebhookBody, DeliveryListSchema, DeliveryParams, UpdateWebhookBody, WebhookCreatedEnvelope, WebhookListSchema } from "../schemas/webhooks.ts";
 import { jsonBody, securedRoute } from "../secured-route.ts";
 import { validationHook } from "../validation-hook.ts";
 

@@ -37,7 +37,11 @@ export function queryInteger(min: number, max = Number.MAX_SAFE_INTEGER) {
   const range = max === Number.MAX_SAFE_INTEGER ? `${min} or more` : `between ${min} and ${max}`;
   return z.preprocess(
     (value) => (typeof value === "string" && /^\d{1,15}$/.test(value) ? Number(value) : value),
-    z.number({ error: queryValueError("a whole number", range) }).int().min(min).max(max),
+    z
+      .number({ error: queryValueError("a whole number", range) })
+      .int()
+      .min(min)
+      .max(max),
   );
 }
 
@@ -46,10 +50,7 @@ export function queryInteger(min: number, max = Number.MAX_SAFE_INTEGER) {
  * refused, so a filter the caller misspelt is an error rather than silently ignored. Documented as a boolean.
  */
 export function queryBoolean() {
-  return z.preprocess(
-    (value) => (value === "true" ? true : value === "false" ? false : value),
-    z.boolean({ error: queryValueError('"true" or "false"') }),
-  );
+  return z.preprocess((value) => (value === "true" ? true : value === "false" ? false : value), z.boolean({ error: queryValueError('"true" or "false"') }));
 }
 
 /** `page` ≥ 1 (default 1) and `limit` 1..100 (default 20), as query strings. */

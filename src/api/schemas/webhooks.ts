@@ -30,8 +30,6 @@ export const DeliveryParams = z.object({
   delivery_id: z.uuid().openapi({ param: { name: "delivery_id", in: "path" } }),
 });
 
-export const WebhookCreatedEnvelope = z
-  .object({ data: WebhookCreatedSchema, meta: z.object({ warning: z.string() }) })
-  .openapi("WebhookCreatedEnvelope");
+export const WebhookCreatedEnvelope = z.object({ data: WebhookCreatedSchema, meta: z.object({ warning: z.string() }) }).openapi("WebhookCreatedEnvelope");
 export const WebhookListSchema = z.object({ data: z.array(WebhookSchema), meta: z.object({ total: z.number().int() }) }).openapi("WebhookList");
 export const DeliveryListSchema = z.object({ data: z.array(DeliverySchema), meta: PageMeta }).openapi("WebhookDeliveryList");

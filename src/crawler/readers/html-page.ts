@@ -46,7 +46,13 @@ export const htmlPageReader: ContentReader = {
         const record: PageRecord | null =
           hash === null || response.truncated
             ? null
-            : { etag: response.headers.etag ?? null, lastModified: response.headers["last-modified"] ?? null, bodyHash: hash.digest(), bodyBytes: hash.bytes, linksFound: links.length + dropped };
+            : {
+                etag: response.headers.etag ?? null,
+                lastModified: response.headers["last-modified"] ?? null,
+                bodyHash: hash.digest(),
+                bodyBytes: hash.bytes,
+                linksFound: links.length + dropped,
+              };
         return { page: { url: response.finalUrl, links: soft404 ? [] : links, cut, ids, stylesheet: false, record }, findings };
       },
     };

@@ -68,7 +68,13 @@ export function openKnownPage(answer: Answer, target: FrontierTarget, context: R
       const changed = await read().finish(response);
       if (changed.page !== null && bodyHash !== null) {
         const { headers } = response;
-        changed.page.record = { etag: headers.etag ?? null, lastModified: headers["last-modified"] ?? null, bodyHash, bodyBytes: hash.bytes, linksFound: changed.page.links.length };
+        changed.page.record = {
+          etag: headers.etag ?? null,
+          lastModified: headers["last-modified"] ?? null,
+          bodyHash,
+          bodyBytes: hash.bytes,
+          linksFound: changed.page.links.length,
+        };
       }
       return changed;
     },

@@ -14,7 +14,10 @@ export const stylesheetReader: ContentReader = {
       const css = decodeCss(response.body, response.headers["content-type"]);
       const { links, dropped } = extractStylesheetLinks(css, response.finalUrl, { maxLinks: context.maxLinksPerPage, cut: response.truncated });
       const cut = pageCut(response.truncated, dropped, context);
-      return { page: { url: response.finalUrl, links, cut, ids: null, stylesheet: true }, findings: cut === null ? [] : [{ kind: "cut", cut, what: "stylesheet" }] };
+      return {
+        page: { url: response.finalUrl, links, cut, ids: null, stylesheet: true },
+        findings: cut === null ? [] : [{ kind: "cut", cut, what: "stylesheet" }],
+      };
     },
   }),
 };

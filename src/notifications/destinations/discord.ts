@@ -41,17 +41,35 @@ export const discord = chatDestination({
   render(message: Message, channel) {
     const introLines = [escapeMarkdown(message.summary)];
     if (message.failure !== null) introLines.push(`**${escapeMarkdown(message.failure)}**`);
-    const warnings = fitPieces(message.warnings.map((w) => `⚠ ${escapeMarkdown(w)}`), 1_200, (t) => t.length + 1, (n) => andMore(n, "more warnings"));
+    const warnings = fitPieces(
+      message.warnings.map((w) => `⚠ ${escapeMarkdown(w)}`),
+      1_200,
+      (t) => t.length + 1,
+      (n) => andMore(n, "more warnings"),
+    );
     introLines.push(...warnings);
     if (message.link !== null) introLines.push(markdownLink(message.link, "Open the crawl in linkpatrol"));
-    const intro = { title: clip(message.title, 256), description: clip(introLines.join("\n"), 1_800), color: COLOURS[message.tone], footer: { text: clip(message.footer, 200) } };
+    const intro = {
+      title: clip(message.title, 256),
+      description: clip(introLines.join("\n"), 1_800),
+      color: COLOURS[message.tone],
+      footer: { text: clip(message.footer, 200) },
+    };
     const embeds: object[] = [intro];
     let left = EMBEDS_CHARS - embedChars(intro);
     message.sections.forEach((section, index) => {
       const share = Math.min(DESCRIPTION_CHARS, Math.floor(left / (message.sections.length - index)));
       const title = clip(section.heading, 256);
-      const items = section.items.map((item) => boundedItem(item, itemText, (t) => t.length, Math.max(0, share - title.length - 60))).filter((t): t is string => t !== null);
-      const lines = fitPieces(items, share - title.length, (t) => t.length + 1, (n) => `• ${andMore(n, "more URLs")}`, section.moreTargets + section.items.length - items.length);
+      const items = section.items
+        .map((item) => boundedItem(item, itemText, (t) => t.length, Math.max(0, share - title.length - 60)))
+        .filter((t): t is string => t !== null);
+      const lines = fitPieces(
+        items,
+        share - title.length,
+        (t) => t.length + 1,
+        (n) => `• ${andMore(n, "more URLs")}`,
+        section.moreTargets + section.items.length - items.length,
+      );
       const embed = { title, description: lines.join("\n"), color: COLOURS[section.key === "fixed" ? "fixed" : "broken"] };
       left -= embedChars(embed);
       embeds.push(embed);

@@ -40,7 +40,14 @@ async function sendEmail(full: Message, channel: ChannelConfig, context: SendCon
   const message = shrinkToFit(full, htmlMessage, utf8Bytes, HTML_BYTES);
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
-  const { host, port, security, username, from, to } = channel.settings as { host: string; port: number; security: "starttls" | "tls" | "none"; username?: string; from: string; to: string[] };
+  const { host, port, security, username, from, to } = channel.settings as {
+    host: string;
+    port: number;
+    security: "starttls" | "tls" | "none";
+    username?: string;
+    from: string;
+    to: string[];
+  };
   const password = channel.secrets.password as string | undefined;
   // Loaded on the first email: commands that never send one (check, keys…) do not pay for parsing it.
   const { default: nodemailer } = await import("nodemailer");
@@ -73,7 +80,12 @@ async function sendEmail(full: Message, channel: ChannelConfig, context: SendCon
     if (result === "timeout") return failedWithoutAnswer(elapsed(), `timed out: the SMTP server did not finish within ${context.timeoutMs} ms`);
     const refused = result.rejected.map(String);
     const answer = oneLine(String(result.response ?? ""));
-    return { kind: "delivered", statusCode: null, durationMs: elapsed(), responseBody: refused.length === 0 ? answer : `${answer} (refused: ${refused.join(", ")})` };
+    return {
+      kind: "delivered",
+      statusCode: null,
+      durationMs: elapsed(),
+      responseBody: refused.length === 0 ? answer : `${answer} (refused: ${refused.join(", ")})`,
+    };
   } catch (error) {
     const smtp = error as SmtpError;
     return failedWithoutAnswer(elapsed(), smtpReason(smtp), smtp.response === undefined ? "" : oneLine(smtp.response));
@@ -86,7 +98,11 @@ async function sendEmail(full: Message, channel: ChannelConfig, context: SendCon
 export const email: Destination = {
   kind: "email",
   config: z.strictObject({
-    host: z.string().min(1).max(255).regex(/^[^\s/:@]+$|^\[[0-9a-fA-F:.]+\]$/, "must be a host name or address"),
+    host: z
+      .string()
+      .min(1)
+      .max(255)
+      .regex(/^[^\s/:@]+$|^\[[0-9a-fA-F:.]+\]$/, "must be a host name or address"),
     port: z.number().int().min(1).max(65535).optional().describe("default: 587 with starttls, 465 with tls, 25 with none"),
     security: z.enum(["starttls", "tls", "none"]).default("starttls").describe("starttls (required), tls (implicit, port 465) or none"),
     username: z.string().min(1).max(320).optional(),

@@ -37,7 +37,10 @@ export const matrix = chatDestination({
   kind: "matrix",
   config: z.strictObject({
     homeserver: z.url().max(2048).describe("the homeserver's client API base, e.g. https://matrix.example.org"),
-    room_id: z.string().regex(/^![^\s:]+:\S+$/, "must be a room id such as !abcdef:example.org (not an alias)").max(255),
+    room_id: z
+      .string()
+      .regex(/^![^\s:]+:\S+$/, "must be a room id such as !abcdef:example.org (not an alias)")
+      .max(255),
     access_token: z.string().min(1).max(4096).describe("the bot user's access token (kept secret)"),
   }),
   secretFields: ["access_token"],

@@ -18,7 +18,10 @@ export const ntfy = chatDestination({
   kind: "ntfy",
   config: z.strictObject({
     server_url: z.url().max(2048).default("https://ntfy.sh").describe("the ntfy server, default https://ntfy.sh"),
-    topic: z.string().regex(/^[-_A-Za-z0-9]{1,64}$/, "must be 1-64 letters, digits, - or _").describe("the topic (kept secret)"),
+    topic: z
+      .string()
+      .regex(/^[-_A-Za-z0-9]{1,64}$/, "must be 1-64 letters, digits, - or _")
+      .describe("the topic (kept secret)"),
     token: z.string().min(1).max(4096).optional().describe("an access token for a protected topic (kept secret)"),
   }),
   secretFields: ["topic", "token"],

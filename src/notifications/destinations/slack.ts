@@ -50,14 +50,26 @@ export const slack = chatDestination({
       const items = section.items.map((item) => boundedItem(item, itemText, (t) => t.length, SECTION_CHARS - 100)).filter((t): t is string => t !== null);
       const hidden = section.moreTargets + section.items.length - items.length;
       // Blocks are packed greedily, so a budget of LIST_BLOCKS full sections bounds both characters and blocks.
-      const lines = fitPieces(items, Math.min(LIST_CHARS, LIST_BLOCKS * SECTION_CHARS / 2), (t) => t.length + 1, (n) => `• ${andMore(n, "more URLs")}`, hidden);
+      const lines = fitPieces(
+        items,
+        Math.min(LIST_CHARS, (LIST_BLOCKS * SECTION_CHARS) / 2),
+        (t) => t.length + 1,
+        (n) => `• ${andMore(n, "more URLs")}`,
+        hidden,
+      );
       blocks.push(...sections([`*${escapeSlack(section.heading)}*`, ...lines]).slice(0, LIST_BLOCKS));
     }
     if (message.warnings.length > 0) {
-      const warnings = fitPieces(message.warnings.map((w) => `• ${escapeSlack(w)}`), SECTION_CHARS - 20, (t) => t.length + 1, (n) => `• ${andMore(n, "more warnings")}`);
+      const warnings = fitPieces(
+        message.warnings.map((w) => `• ${escapeSlack(w)}`),
+        SECTION_CHARS - 20,
+        (t) => t.length + 1,
+        (n) => `• ${andMore(n, "more warnings")}`,
+      );
       blocks.push(...sections(["*Warnings*", ...warnings]).slice(0, 1));
     }
-    const context = message.link === null ? escapeSlack(message.footer) : `${slackLink(message.link, "Open the crawl in linkpatrol")} · ${escapeSlack(message.footer)}`;
+    const context =
+      message.link === null ? escapeSlack(message.footer) : `${slackLink(message.link, "Open the crawl in linkpatrol")} · ${escapeSlack(message.footer)}`;
     blocks.push({ type: "context", elements: [{ type: "mrkdwn", text: context }] });
     const body = { text: escapeSlack(message.title), blocks, unfurl_links: false, unfurl_media: false };
     return { url: String(channel.secrets.url), method: "POST", headers: JSON_HEADERS, body: JSON.stringify(body) };

@@ -49,10 +49,7 @@ export const teams = chatDestination({
   urls: (config) => [String(config.url)],
   describe: (channel) => originOnly(channel.secrets.url),
   render(message: Message, channel) {
-    const body: object[] = [
-      paragraph([run(clip(message.title, 200), { weight: "Bolder" })]),
-      paragraph([run(message.summary)]),
-    ];
+    const body: object[] = [paragraph([run(clip(message.title, 200), { weight: "Bolder" })]), paragraph([run(message.summary)])];
     if (message.failure !== null) body.push(paragraph([run(message.failure, { weight: "Bolder" })]));
     for (const warning of message.warnings.slice(0, 5)) body.push(paragraph([run(`⚠ ${warning}`)]));
     const footer = paragraph([run(message.footer, { isSubtle: true })]);

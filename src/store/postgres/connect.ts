@@ -37,7 +37,8 @@ export function postgresTarget(url: string): PostgresTarget {
     throw new StoreConnectError("(storage.url)", "not a URL; expected postgres://user@host:port/database");
   }
   const shown = redactPassword(new URL(parsed.href)).href;
-  if (parsed.protocol !== "postgres:" && parsed.protocol !== "postgresql:") throw new StoreConnectError(shown, `the scheme must be postgres:// (got ${parsed.protocol}//)`);
+  if (parsed.protocol !== "postgres:" && parsed.protocol !== "postgresql:")
+    throw new StoreConnectError(shown, `the scheme must be postgres:// (got ${parsed.protocol}//)`);
   if (parsed.hostname === "") throw new StoreConnectError(shown, "the URL names no host");
   return { url, host: parsed.hostname.replace(/^\[|\]$/g, ""), port: parsed.port === "" ? 5432 : Number(parsed.port), shown };
 }

@@ -28,9 +28,13 @@ export class StoreCopyError extends Error {
 
 export async function copyStoreToPostgres(sqlite: Database, pg: SQL, snapshot: Snapshot): Promise<CopyReport> {
   const pending = pendingMigrations(sqlite);
-  if (pending.length > 0) throw new StoreCopyError(`the SQLite store is not at this version's schema (pending: ${pending.join(", ")}); run \`linkpatrol migrate\` on it first`);
-  const existing = (await pg`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_name <> 'schema_migrations'`) as { table_name: string }[];
-  if (existing.length > 0) throw new StoreCopyError(`the PostgreSQL database is not empty (it has ${existing.map((t) => t.table_name).join(", ")}); copy into an empty database`);
+  if (pending.length > 0)
+    throw new StoreCopyError(`the SQLite store is not at this version's schema (pending: ${pending.join(", ")}); run \`linkpatrol migrate\` on it first`);
+  const existing = (await pg`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_name <> 'schema_migrations'`) as {
+    table_name: string;
+  }[];
+  if (existing.length > 0)
+    throw new StoreCopyError(`the PostgreSQL database is not empty (it has ${existing.map((t) => t.table_name).join(", ")}); copy into an empty database`);
   await migratePostgres(pg);
 
   const tables = creationOrder(Object.values(snapshot.tables));

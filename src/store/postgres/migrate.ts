@@ -19,7 +19,8 @@ const SCHEMA_TAG = /from (\S+)'s snapshot/.exec(schemaSql)?.[1] ?? null;
 
 export async function migratePostgres(sql: SQL, migrations: readonly { tag: string }[] = MIGRATIONS): Promise<MigrationReport> {
   const known = migrations.map((migration) => migration.tag);
-  if (SCHEMA_TAG !== known.at(-1)) throw new Error(`schema.sql was generated from ${SCHEMA_TAG}, not the newest migration ${known.at(-1)}: run scripts/postgres-schema.ts`);
+  if (SCHEMA_TAG !== known.at(-1))
+    throw new Error(`schema.sql was generated from ${SCHEMA_TAG}, not the newest migration ${known.at(-1)}: run scripts/postgres-schema.ts`);
   return sql.begin(async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
     await tx`CREATE TABLE IF NOT EXISTS schema_migrations (tag text PRIMARY KEY NOT NULL, applied_at text NOT NULL)`;
@@ -30,7 +31,9 @@ export async function migratePostgres(sql: SQL, migrations: readonly { tag: stri
     if (pending.length === 0) return { applied: [], current: known.at(-1) ?? null };
     if (done.size > 0) {
       // Only whole schemas exist for PostgreSQL so far: a later migration will bring its own statements here.
-      throw new Error(`this PostgreSQL store is at ${[...done].at(-1)}; upgrading it to ${known.at(-1)} needs migrations this binary does not have for PostgreSQL`);
+      throw new Error(
+        `this PostgreSQL store is at ${[...done].at(-1)}; upgrading it to ${known.at(-1)} needs migrations this binary does not have for PostgreSQL`,
+      );
     }
     await tx.unsafe(schemaSql);
     const now = new Date().toISOString();

@@ -106,7 +106,8 @@ export function postgresSchema(snapshot: Snapshot): string {
     const composite = Object.values(table.compositePrimaryKeys)[0];
     const lines = Object.values(table.columns).map((c) => `  ${column(table.name, c, composite !== undefined)}`);
     if (composite !== undefined) lines.push(`  CONSTRAINT ${quote(composite.name)} PRIMARY KEY (${composite.columns.map(quote).join(", ")})`);
-    for (const unique of Object.values(table.uniqueConstraints)) lines.push(`  CONSTRAINT ${quote(unique.name)} UNIQUE (${unique.columns.map(quote).join(", ")})`);
+    for (const unique of Object.values(table.uniqueConstraints))
+      lines.push(`  CONSTRAINT ${quote(unique.name)} UNIQUE (${unique.columns.map(quote).join(", ")})`);
     for (const check of Object.values(table.checkConstraints)) lines.push(`  CONSTRAINT ${quote(check.name)} CHECK (${check.value})`);
     for (const fk of Object.values(table.foreignKeys)) {
       lines.push(
@@ -116,7 +117,9 @@ export function postgresSchema(snapshot: Snapshot): string {
     statements.push(`CREATE TABLE ${quote(table.name)} (\n${lines.join(",\n")}\n);`);
     for (const index of Object.values(table.indexes).sort((a, b) => a.name.localeCompare(b.name))) {
       const where = index.where === undefined ? "" : ` WHERE ${index.where}`;
-      statements.push(`CREATE ${index.isUnique ? "UNIQUE " : ""}INDEX ${quote(index.name)} ON ${quote(table.name)} (${index.columns.map(indexEntry).join(", ")})${where};`);
+      statements.push(
+        `CREATE ${index.isUnique ? "UNIQUE " : ""}INDEX ${quote(index.name)} ON ${quote(table.name)} (${index.columns.map(indexEntry).join(", ")})${where};`,
+      );
     }
   }
   return `${statements.join("\n\n")}\n`;

@@ -2,8 +2,6 @@
 // data-confirm ask first, times read in the browser's time zone, and a running crawl's numbers and broken-link
 // table update live. Text is set with textContent; the only HTML taken in is our own page, re-fetched.
 (() => {
-  
-
   document.addEventListener("submit", (event) => {
     var form = event.target;
     if (!(form instanceof HTMLFormElement)) return;
@@ -12,7 +10,7 @@
   });
 
   // --- Times: the server writes UTC ("2026-11-25 14:31 UTC"); here they become the reader's local time, UTC on hover.
-  var two = (n) => n < 10 ? `0${n}` : String(n);
+  var two = (n) => (n < 10 ? `0${n}` : String(n));
   var zoneName = (() => {
     try {
       var part = new Intl.DateTimeFormat("en-US", { timeZoneName: "short" }).formatToParts(new Date()).filter((p) => p.type === "timeZoneName")[0];
@@ -32,7 +30,10 @@
       var date = new Date(time.getAttribute("datetime"));
       if (Number.isNaN(date.getTime())) continue;
       var kind = time.getAttribute("data-local");
-      var utc = `${date.toISOString().slice(0, kind === "abs-s" ? 19 : 16).replace("T", " ")} UTC`;
+      var utc = `${date
+        .toISOString()
+        .slice(0, kind === "abs-s" ? 19 : 16)
+        .replace("T", " ")} UTC`;
       var local = localText(date, kind === "abs-s");
       if (kind === "abs" || kind === "abs-s") {
         time.textContent = local;

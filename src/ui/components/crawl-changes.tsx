@@ -33,8 +33,8 @@ export function Changes(props: { crawl: CrawlDetailView; changes: ChangesPage; p
             Compared with <a href={`/ui/crawls/${changes.againstCrawlId}`}>the previous crawl</a>:
           </>
         )}{" "}
-        <strong>{count(changes.newBroken)}</strong> newly broken, <strong>{count(changes.fixed)}</strong> fixed,{" "}
-        <strong>{count(changes.notChecked)}</strong> not checked {changes.final ? "this time" : "yet"}.
+        <strong>{count(changes.newBroken)}</strong> newly broken, <strong>{count(changes.fixed)}</strong> fixed, <strong>{count(changes.notChecked)}</strong>{" "}
+        not checked {changes.final ? "this time" : "yet"}.
       </p>
       {changes.notChecked > 0 && (
         <p class="muted">

@@ -42,9 +42,9 @@ export function LastCompleted(props: { crawl: CrawlSummaryView | null; pages: nu
   if (crawl === null) return <span class="last-completed">No crawl of this domain has completed yet.</span>;
   return (
     <span class="last-completed">
-      Last completed crawl, <Ago iso={crawl.completed_at} /> (<Time iso={crawl.completed_at} />): {props.pages === null ? "" : `${count(props.pages)} pages, `}
-      {count(crawl.total_links)} links, {count(crawl.broken_links)} broken.{" "}
-      <a href={`/ui/crawls/${crawl.id}`}>View that crawl</a>
+      Last completed crawl, <Ago iso={crawl.completed_at} /> (<Time iso={crawl.completed_at} />
+      ): {props.pages === null ? "" : `${count(props.pages)} pages, `}
+      {count(crawl.total_links)} links, {count(crawl.broken_links)} broken. <a href={`/ui/crawls/${crawl.id}`}>View that crawl</a>
     </span>
   );
 }

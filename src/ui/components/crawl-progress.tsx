@@ -102,7 +102,13 @@ export function Progress(props: { crawl: CrawlBriefView; progress: LiveProgress 
   return (
     <section class="panel" aria-labelledby="progress" data-progress-url={`/ui/crawls/${props.crawl.id}/progress.json`}>
       <h2 id="progress">Progress</h2>
-      <progress class="progress" max={100} value={p.percent_done ?? 0} data-field-value="percent_done" aria-label="Share of the URLs found so far that are checked">
+      <progress
+        class="progress"
+        max={100}
+        value={p.percent_done ?? 0}
+        data-field-value="percent_done"
+        aria-label="Share of the URLs found so far that are checked"
+      >
         {p.shown.percent_done}
       </progress>
       <dl class="stats" aria-live="polite">
@@ -117,8 +123,8 @@ export function Progress(props: { crawl: CrawlBriefView; progress: LiveProgress 
         {p.shown.waiting_reason}
       </p>
       <p class="muted">
-        This page updates by itself while the crawl runs. The rate is measured over the last half minute; the time left divides the URLs still queued by
-        it, and grows when pages lead to new URLs.
+        This page updates by itself while the crawl runs. The rate is measured over the last half minute; the time left divides the URLs still queued by it, and
+        grows when pages lead to new URLs.
       </p>
     </section>
   );

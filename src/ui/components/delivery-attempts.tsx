@@ -18,7 +18,8 @@ export function Attempts(props: { delivery: DeliveryView }) {
       <ol>
         {props.delivery.attempts.map((attempt) => (
           <li>
-            <Time iso={attempt.attempted_at} />: {attempt.status_code === null ? (attempt.error ?? "accepted") : `HTTP ${attempt.status_code}`} in {attempt.duration_ms} ms
+            <Time iso={attempt.attempted_at} />: {attempt.status_code === null ? (attempt.error ?? "accepted") : `HTTP ${attempt.status_code}`} in{" "}
+            {attempt.duration_ms} ms
             {attempt.response_body !== "" && <pre>{attempt.response_body}</pre>}
           </li>
         ))}
@@ -66,7 +67,11 @@ export function DeliveryLog(props: {
                   <td>{props.first(delivery)}</td>
                   <td>
                     <StatusBadge status={delivery.state} />
-                    {delivery.state === "pending" && delivery.next_attempt_at !== null && <div class="muted">next <Time iso={delivery.next_attempt_at} /></div>}
+                    {delivery.state === "pending" && delivery.next_attempt_at !== null && (
+                      <div class="muted">
+                        next <Time iso={delivery.next_attempt_at} />
+                      </div>
+                    )}
                   </td>
                   <td>
                     <Time iso={delivery.created_at} />

@@ -75,9 +75,7 @@ function StartPagePanel(props: SettingsProps) {
   return (
     <section class="panel" aria-labelledby="start-page">
       <h2 id="start-page">Start page</h2>
-      <p class="muted">
-        Where crawls begin: any page on {domain.name}, over http or https. Paste the URL that works in your browser.
-      </p>
+      <p class="muted">Where crawls begin: any page on {domain.name}, over http or https. Paste the URL that works in your browser.</p>
       <RefusedHere refused={props.refused} form="root" />
       <form method="post" action={`/ui/domains/${domain.id}/root`}>
         <Csrf viewer={viewer} />
@@ -105,14 +103,18 @@ function SchedulePanel(props: SettingsProps) {
           "No schedule: crawls start only when someone starts one."
         ) : (
           <>
-            Runs <code>{domain.schedule}</code> ({domain.schedule_timezone ?? "server time"}); next <Ago iso={domain.next_run_at} /> (<ZonedTime iso={domain.next_run_at ?? ""} zone={domain.schedule_timezone} />).
+            Runs <code>{domain.schedule}</code> ({domain.schedule_timezone ?? "server time"}); next <Ago iso={domain.next_run_at} /> (
+            <ZonedTime iso={domain.next_run_at ?? ""} zone={domain.schedule_timezone} />
+            ).
           </>
         )}
       </p>
       {runs !== null && (
         <div aria-live="polite">
           {preview !== undefined && <h3>Preview of {preview.cron}</h3>}
-          <p class="muted">{shown!.timezone === null ? "Next runs (server time, shown in your time zone):" : `Next runs, in the schedule's time zone ${shown!.timezone}:`}</p>
+          <p class="muted">
+            {shown!.timezone === null ? "Next runs (server time, shown in your time zone):" : `Next runs, in the schedule's time zone ${shown!.timezone}:`}
+          </p>
           {runs.problem !== null ? (
             <p class="notice error">{runs.problem}</p>
           ) : (
@@ -137,7 +139,13 @@ function SchedulePanel(props: SettingsProps) {
             </div>
             <div>
               <label for="timezone">Time zone (IANA)</label>
-              <input id="timezone" name="timezone" type="text" placeholder="Europe/Berlin" value={draft?.timezone ?? preview?.timezone ?? domain.schedule_timezone ?? ""} />
+              <input
+                id="timezone"
+                name="timezone"
+                type="text"
+                placeholder="Europe/Berlin"
+                value={draft?.timezone ?? preview?.timezone ?? domain.schedule_timezone ?? ""}
+              />
             </div>
             <button type="submit" name="action" value="preview" class="secondary">
               Preview
@@ -203,9 +211,8 @@ function IgnoreRulesPanel(props: SettingsProps) {
     <section class="panel" aria-labelledby="ignore-rules">
       <h2 id="ignore-rules">Ignore rules</h2>
       <p class="muted">
-        Regular expressions, one per line, searched anywhere in a link's URL, as <code>linkpatrol check --exclude</code> reads them: for
-        example <code>^https://old\.example\.com/</code> or <code>\.pdf$</code>. They apply to crawls started from now on; a crawl keeps the
-        rules it started with.
+        Regular expressions, one per line, searched anywhere in a link's URL, as <code>linkpatrol check --exclude</code> reads them: for example{" "}
+        <code>^https://old\.example\.com/</code> or <code>\.pdf$</code>. They apply to crawls started from now on; a crawl keeps the rules it started with.
       </p>
       <RefusedHere refused={props.refused} form="rules" />
       {can(viewer, "domains:write") ? (

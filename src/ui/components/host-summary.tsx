@@ -6,7 +6,12 @@ import { count } from "../format.ts";
  * The listing's targets by host: one row per host with its targets and the links to them, the host a link
  * that filters the listing to it (one dead external host is one row here, whatever its thousands of targets).
  */
-export function HostSummary(props: { hosts: { items: HostSummaryRecord[]; total: number }; selected: string | undefined; href: (host: string) => string; clear: string }) {
+export function HostSummary(props: {
+  hosts: { items: HostSummaryRecord[]; total: number };
+  selected: string | undefined;
+  href: (host: string) => string;
+  clear: string;
+}) {
   const { hosts } = props;
   if (hosts.items.length === 0) return null;
   return (

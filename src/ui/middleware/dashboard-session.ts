@@ -51,7 +51,8 @@ export function requireCsrf(codec: SessionCodec): MiddlewareHandler<UiEnv> {
     // `all`: Hono keeps the first parse for the handler, which may need repeated fields (checkbox lists).
     const form = await c.req.parseBody({ all: true });
     const token = typeof form._csrf === "string" ? form._csrf : undefined;
-    if (viewer === null || !codec.csrfValid(viewer.session, token)) throw new ForbiddenError("missing or wrong form token (CSRF); reload the page and try again");
+    if (viewer === null || !codec.csrfValid(viewer.session, token))
+      throw new ForbiddenError("missing or wrong form token (CSRF); reload the page and try again");
     return next();
   };
 }

@@ -128,7 +128,13 @@ function Field(props: { field: ChannelFormField; value?: string }) {
 }
 
 /** The form for a new channel of `kind`; `values` are what the user typed when it was refused (secrets left out). */
-export function ChannelForm(props: { viewer: Viewer; kind: ChannelKind; domains: { id: string; name: string }[]; error?: Problem; values?: Record<string, string> }) {
+export function ChannelForm(props: {
+  viewer: Viewer;
+  kind: ChannelKind;
+  domains: { id: string; name: string }[];
+  error?: Problem;
+  values?: Record<string, string>;
+}) {
   const { viewer, kind } = props;
   const values = props.values ?? {};
   return (

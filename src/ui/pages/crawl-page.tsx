@@ -30,8 +30,8 @@ function IgnoredLine(props: { crawl: CrawlDetailView }) {
   const list = (patterns: string[]) => (patterns.length === 0 ? "none" : patterns.join("  "));
   return (
     <p class="muted">
-      Ignore rules of this crawl: not checked <code>{list(rules.exclude)}</code> ({count(props.crawl.excluded_links)} links kept out) · never counted
-      broken <code>{list(rules.mute)}</code> (shown in the downloads with a warning).
+      Ignore rules of this crawl: not checked <code>{list(rules.exclude)}</code> ({count(props.crawl.excluded_links)} links kept out) · never counted broken{" "}
+      <code>{list(rules.mute)}</code> (shown in the downloads with a warning).
     </p>
   );
 }
@@ -64,11 +64,10 @@ export function CrawlPage(props: {
       </h1>
       {props.refused !== undefined && <FormError problem={props.refused} />}
       <p class="muted">
-        Created <Time iso={crawl.created_at} /> ({STARTED_BY[crawl.trigger]}) · started <Time iso={crawl.started_at} /> · ended <Time iso={crawl.completed_at} />
+        Created <Time iso={crawl.created_at} /> ({STARTED_BY[crawl.trigger]}) · started <Time iso={crawl.started_at} /> · ended{" "}
+        <Time iso={crawl.completed_at} />
       </p>
-      <p id="crawl-options">
-        Checked: {describeOptions(crawl.options)}
-      </p>
+      <p id="crawl-options">Checked: {describeOptions(crawl.options)}</p>
       <IgnoredLine crawl={crawl} />
       {crawl.waiting_reason !== null && (
         <p class="notice error" role="status">
@@ -154,8 +153,8 @@ export function CrawlPage(props: {
       {active ? (
         <div id="live-results" data-broken-links={String(crawl.broken_links)}>
           <p class="muted as-of">
-            As of <Time iso={props.asOf ?? null} seconds />: {count(crawl.broken_links)} broken link{crawl.broken_links === 1 ? "" : "s"} found so far, the
-            same count as the progress above. The table refreshes with it while the crawl runs.{" "}
+            As of <Time iso={props.asOf ?? null} seconds />: {count(crawl.broken_links)} broken link{crawl.broken_links === 1 ? "" : "s"} found so far, the same
+            count as the progress above. The table refreshes with it while the crawl runs.{" "}
             <span data-stale hidden>
               It has found more since: reload the page, or close the open rows and leave the filter, to see them.
             </span>

@@ -119,9 +119,15 @@ function RecentCrawls(props: { crawls: CrawlSummaryView[] }) {
               <tr>
                 <th scope="col">Started</th>
                 <th scope="col">Status</th>
-                <th scope="col" class="hide-narrow">Outcome</th>
-                <th scope="col" class="num">Links</th>
-                <th scope="col" class="num">Broken</th>
+                <th scope="col" class="hide-narrow">
+                  Outcome
+                </th>
+                <th scope="col" class="num">
+                  Links
+                </th>
+                <th scope="col" class="num">
+                  Broken
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -154,7 +160,10 @@ function LatestFailed(props: NonNullable<DomainPageProps["failed"]>) {
   return (
     <div class={cancelled ? "notice" : "notice error"} id="latest-failed" role="status">
       <p>
-        The latest crawl (<a href={`/ui/crawls/${props.crawl.id}`}>started <Ago iso={props.crawl.created_at} /></a>
+        The latest crawl (
+        <a href={`/ui/crawls/${props.crawl.id}`}>
+          started <Ago iso={props.crawl.created_at} />
+        </a>
         ): <FailureReason failure={props.crawl.failure} error={props.crawl.error} />
       </p>
       <p>
@@ -179,8 +188,8 @@ function StartPanel(props: DomainPageProps) {
       )}
       {domain.verified && active !== null && (
         <p class="notice" id="start-blocked" role="status">
-          A crawl of this domain is {active.status === "pending" ? "waiting to start" : "running"} (created <Ago iso={active.created_at} />): another can
-          start once it ends. <a href={`/ui/crawls/${active.id}`}>View the running crawl</a>
+          A crawl of this domain is {active.status === "pending" ? "waiting to start" : "running"} (created <Ago iso={active.created_at} />
+          ): another can start once it ends. <a href={`/ui/crawls/${active.id}`}>View the running crawl</a>
         </p>
       )}
       <form method="post" action={`/ui/domains/${domain.id}/crawls`}>
@@ -246,10 +255,16 @@ export function DomainPage(props: DomainPageProps) {
 export function DeleteDomainPage(props: { viewer: Viewer; domain: DomainView; history: number; running: CrawlSummaryView | undefined; refused?: Problem }) {
   const { domain, history, running } = props;
   return (
-    <ConfirmPage viewer={props.viewer} title={`Delete ${domain.name}?`} action={`/ui/domains/${domain.id}/delete`} button="Delete domain and its history" back={`/ui/domains/${domain.id}`}>
+    <ConfirmPage
+      viewer={props.viewer}
+      title={`Delete ${domain.name}?`}
+      action={`/ui/domains/${domain.id}/delete`}
+      button="Delete domain and its history"
+      back={`/ui/domains/${domain.id}`}
+    >
       <p>
-        This removes <strong>{domain.name}</strong> ({domain.root_url}) with its {history} crawl{history === 1 ? "" : "s"}, every link they found, and
-        its schedule and rules. It cannot be undone; its webhooks are not touched.
+        This removes <strong>{domain.name}</strong> ({domain.root_url}) with its {history} crawl{history === 1 ? "" : "s"}, every link they found, and its
+        schedule and rules. It cannot be undone; its webhooks are not touched.
       </p>
       {running !== undefined ? (
         <p class="notice error" role="alert">

@@ -2,7 +2,15 @@
 
 /** The error page's title (and heading) for `status`. */
 export function errorTitle(status: number): string {
-  return status === 403 ? "Not allowed" : status === 404 ? "Not found" : status === 429 ? "Too many requests" : status >= 500 ? "Something went wrong" : "Request refused";
+  return status === 403
+    ? "Not allowed"
+    : status === 404
+      ? "Not found"
+      : status === 429
+        ? "Too many requests"
+        : status >= 500
+          ? "Something went wrong"
+          : "Request refused";
 }
 
 /** A refused or failed dashboard request, as a page (the API's JSON envelope is for programs). */

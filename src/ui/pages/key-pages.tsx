@@ -56,7 +56,10 @@ export function KeyList(props: {
           <h2 id="new-key">Key {props.created.key.name} created</h2>
           <p>Copy it now: it is shown only this once (only a hash of it is stored). Scopes: {props.created.key.scopes.join(", ")}.</p>
           <p>
-            API key: <code class="secret" id="new-key-secret">{props.created.secret}</code>
+            API key:{" "}
+            <code class="secret" id="new-key-secret">
+              {props.created.secret}
+            </code>
           </p>
         </section>
       )}
@@ -67,8 +70,12 @@ export function KeyList(props: {
               <th scope="col">Name</th>
               <th scope="col">Key starts</th>
               <th scope="col">Scopes</th>
-              <th scope="col" class="hide-narrow">Created</th>
-              <th scope="col" class="hide-narrow">Last used</th>
+              <th scope="col" class="hide-narrow">
+                Created
+              </th>
+              <th scope="col" class="hide-narrow">
+                Last used
+              </th>
               <th scope="col">State</th>
             </tr>
           </thead>
@@ -94,9 +101,10 @@ export function KeyList(props: {
                     </a>
                   ) : (
                     <>
-                      <StatusBadge status="revoked" /> <span class="muted">
-                      <Time iso={key.revoked_at} />
-                    </span>
+                      <StatusBadge status="revoked" />{" "}
+                      <span class="muted">
+                        <Time iso={key.revoked_at} />
+                      </span>
                     </>
                   )}
                 </td>
@@ -140,8 +148,8 @@ export function RevokeKeyPage(props: { viewer: Viewer; apiKey: ApiKeyView }) {
   return (
     <ConfirmPage viewer={props.viewer} title={`Revoke the key ${key.name}?`} action={`/ui/keys/${key.id}/revoke`} button="Revoke key" back="/ui/keys">
       <p>
-        Requests with the key <code>lp_{key.prefix}…</code> ({key.scopes.join(", ")}), created <Time iso={key.created_at} />, are refused from the moment
-        it is revoked. It cannot be undone.
+        Requests with the key <code>lp_{key.prefix}…</code> ({key.scopes.join(", ")}), created <Time iso={key.created_at} />, are refused from the moment it is
+        revoked. It cannot be undone.
       </p>
       {key.id === props.viewer.principal.keyId && (
         <p class="notice error" role="alert">

@@ -62,11 +62,19 @@ export function Overview(props: { viewer: Viewer; rows: DomainRow[]; total: numb
                 <th scope="col">Domain</th>
                 <th scope="col">Verified</th>
                 <th scope="col">Last crawl</th>
-                <th scope="col" class="num hide-narrow">Pages</th>
-                <th scope="col" class="num">Broken</th>
-                <th scope="col" class="num hide-narrow">New</th>
+                <th scope="col" class="num hide-narrow">
+                  Pages
+                </th>
+                <th scope="col" class="num">
+                  Broken
+                </th>
+                <th scope="col" class="num hide-narrow">
+                  New
+                </th>
                 <th scope="col">Trend</th>
-                <th scope="col" class="hide-narrow">Next run</th>
+                <th scope="col" class="hide-narrow">
+                  Next run
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -74,57 +82,59 @@ export function Overview(props: { viewer: Viewer; rows: DomainRow[]; total: numb
                 // A failed crawl's counts say nothing about the site: the numbers are the last completed crawl's.
                 const shown = last !== null && last.status === "failed" ? completed : last;
                 return (
-                <tr>
-                  <td class="url">
-                    <a href={`/ui/domains/${domain.id}`}>{domain.name}</a>
-                  </td>
-                  <td>
-                    <StatusBadge status={domain.verified ? "verified" : "unverified"} />
-                  </td>
-                  <td>
-                    {last === null ? (
-                      <span class="muted">never</span>
-                    ) : (
-                      <>
-                        <a href={`/ui/crawls/${last.id}`}>
-                          <CrawlStatusBadge status={last.status} failure={last.failure} />
-                        </a>{" "}
-                        <Ago iso={last.completed_at ?? last.started_at ?? last.created_at} />
-                        {last.status === "failed" && (
-                          <div class="crawl-failure">
-                            <FailureReason failure={last.failure} error={last.error} />{" "}
-                            {completed === null ? (
-                              <span class="muted">No completed crawl yet.</span>
-                            ) : (
-                              <span class="muted">
-                                The numbers are from the <a href={`/ui/crawls/${completed.id}`}>last completed crawl</a>, <Ago iso={completed.completed_at} />.
-                              </span>
-                            )}
-                          </div>
-                        )}
-                      </>
-                    )}
-                  </td>
-                  <td class="num hide-narrow">{shown === null ? "—" : count(shown.pages_crawled)}</td>
-                  <td class="num">
-                    {shown === null ? "—" : count(shown.broken_links)}
-                    {shown !== null && notChecked > 0 && (
-                      <div class="muted not-checked">
-                        <a href={`/ui/crawls/${shown.id}/changes`}>+{count(notChecked)} not checked</a>
-                      </div>
-                    )}
-                  </td>
-                  <td class="num hide-narrow">{shown === null ? "—" : count(shown.new_broken_links)}</td>
-                  <td>
-                    <TrendChart
-                      values={recent.filter((c) => c.status === "completed").map((c) => c.broken_links).reverse()}
-                      label={`Broken links over the last completed crawls of ${domain.name}`}
-                    />
-                  </td>
-                  <td class="hide-narrow">
-                    {domain.next_run_at === null ? <span class="muted">not scheduled</span> : <Ago iso={domain.next_run_at} />}
-                  </td>
-                </tr>
+                  <tr>
+                    <td class="url">
+                      <a href={`/ui/domains/${domain.id}`}>{domain.name}</a>
+                    </td>
+                    <td>
+                      <StatusBadge status={domain.verified ? "verified" : "unverified"} />
+                    </td>
+                    <td>
+                      {last === null ? (
+                        <span class="muted">never</span>
+                      ) : (
+                        <>
+                          <a href={`/ui/crawls/${last.id}`}>
+                            <CrawlStatusBadge status={last.status} failure={last.failure} />
+                          </a>{" "}
+                          <Ago iso={last.completed_at ?? last.started_at ?? last.created_at} />
+                          {last.status === "failed" && (
+                            <div class="crawl-failure">
+                              <FailureReason failure={last.failure} error={last.error} />{" "}
+                              {completed === null ? (
+                                <span class="muted">No completed crawl yet.</span>
+                              ) : (
+                                <span class="muted">
+                                  The numbers are from the <a href={`/ui/crawls/${completed.id}`}>last completed crawl</a>, <Ago iso={completed.completed_at} />
+                                  .
+                                </span>
+                              )}
+                            </div>
+                          )}
+                        </>
+                      )}
+                    </td>
+                    <td class="num hide-narrow">{shown === null ? "—" : count(shown.pages_crawled)}</td>
+                    <td class="num">
+                      {shown === null ? "—" : count(shown.broken_links)}
+                      {shown !== null && notChecked > 0 && (
+                        <div class="muted not-checked">
+                          <a href={`/ui/crawls/${shown.id}/changes`}>+{count(notChecked)} not checked</a>
+                        </div>
+                      )}
+                    </td>
+                    <td class="num hide-narrow">{shown === null ? "—" : count(shown.new_broken_links)}</td>
+                    <td>
+                      <TrendChart
+                        values={recent
+                          .filter((c) => c.status === "completed")
+                          .map((c) => c.broken_links)
+                          .reverse()}
+                        label={`Broken links over the last completed crawls of ${domain.name}`}
+                      />
+                    </td>
+                    <td class="hide-narrow">{domain.next_run_at === null ? <span class="muted">not scheduled</span> : <Ago iso={domain.next_run_at} />}</td>
+                  </tr>
                 );
               })}
             </tbody>
@@ -136,8 +146,8 @@ export function Overview(props: { viewer: Viewer; rows: DomainRow[]; total: numb
         <section class="panel" aria-labelledby="add-domain">
           <h2 id="add-domain">Add a domain</h2>
           <p class="muted" id="add-domain-help">
-            Paste the site's URL as your browser shows it (<code>http://intranet.lan:8080/docs/</code> keeps its scheme, port and
-            path), or type a host: https is tried first, then http, and the page says which was chosen.
+            Paste the site's URL as your browser shows it (<code>http://intranet.lan:8080/docs/</code> keeps its scheme, port and path), or type a host: https
+            is tried first, then http, and the page says which was chosen.
           </p>
           {props.error !== undefined && <FormError problem={props.error} />}
           <form method="post" action="/ui/domains">
@@ -145,7 +155,15 @@ export function Overview(props: { viewer: Viewer; rows: DomainRow[]; total: numb
             <div class="row">
               <div class="grow">
                 <label for="domain-name">Domain or URL</label>
-                <input id="domain-name" name="name" type="text" required placeholder="https://docs.example.com/" aria-describedby="add-domain-help" value={props.draft?.name ?? ""} />
+                <input
+                  id="domain-name"
+                  name="name"
+                  type="text"
+                  required
+                  placeholder="https://docs.example.com/"
+                  aria-describedby="add-domain-help"
+                  value={props.draft?.name ?? ""}
+                />
               </div>
               <div class="grow">
                 <label for="domain-root">Start page (optional)</label>

@@ -25,7 +25,14 @@ export interface WebhookDraft {
   events: string[];
 }
 
-export function WebhookList(props: { viewer: Viewer; webhooks: WebhookView[]; notice?: string; error?: Problem; draft?: WebhookDraft; created?: WebhookCreatedView }) {
+export function WebhookList(props: {
+  viewer: Viewer;
+  webhooks: WebhookView[];
+  notice?: string;
+  error?: Problem;
+  draft?: WebhookDraft;
+  created?: WebhookCreatedView;
+}) {
   const { viewer } = props;
   return (
     <>
@@ -36,7 +43,10 @@ export function WebhookList(props: { viewer: Viewer; webhooks: WebhookView[]; no
           <h2 id="secret">Webhook created</h2>
           <p>{SECRET_WARNING}</p>
           <p>
-            Signing secret: <code class="secret" id="webhook-secret">{props.created.secret}</code>
+            Signing secret:{" "}
+            <code class="secret" id="webhook-secret">
+              {props.created.secret}
+            </code>
           </p>
         </section>
       )}

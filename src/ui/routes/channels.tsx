@@ -67,7 +67,9 @@ export function channelsRouter(channels: ChannelsService, domains: DomainsServic
       const text = channels.deliveryPreview(channel.id, delivery.id);
       if (text !== null) previews.set(delivery.id, text);
     }
-    return c.render(<ChannelPage viewer={viewer} channel={channel} deliveries={deliveries} previews={previews} page={page} {...extra} />, { title: `Channel ${channel.name}` });
+    return c.render(<ChannelPage viewer={viewer} channel={channel} deliveries={deliveries} previews={previews} page={page} {...extra} />, {
+      title: `Channel ${channel.name}`,
+    });
   };
 
   router.get("/ui/channels", (c) => {
@@ -91,7 +93,9 @@ export function channelsRouter(channels: ChannelsService, domains: DomainsServic
     } catch (error) {
       const values = Object.fromEntries(Object.entries(form).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
       return showAgain(c, error, { sentence: "The channel was not added.", labels: CHANNEL_FIELD_LABELS }, (problem) =>
-        c.render(<ChannelForm viewer={viewer} kind={kind} domains={domainChoices()} error={problem} values={values} />, { title: `New ${KIND_LABELS[kind]} channel` }),
+        c.render(<ChannelForm viewer={viewer} kind={kind} domains={domainChoices()} error={problem} values={values} />, {
+          title: `New ${KIND_LABELS[kind]} channel`,
+        }),
       );
     }
   });

@@ -51,7 +51,11 @@ export function domainRouter(domains: DomainsService, crawls: CrawlsService) {
     let failed: DomainPageProps["failed"] = null;
     if (newest !== undefined && newest.status === "failed") {
       const lastCompleted = crawls.lastCompleted(domain.id);
-      failed = { crawl: crawls.brief(newest.id), lastCompleted, lastCompletedPages: lastCompleted === null ? null : crawls.brief(lastCompleted.id).pages_crawled };
+      failed = {
+        crawl: crawls.brief(newest.id),
+        lastCompleted,
+        lastCompletedPages: lastCompleted === null ? null : crawls.brief(lastCompleted.id).pages_crawled,
+      };
     }
     return c.render(<DomainPage viewer={viewer} domain={domain} crawls={recent} active={active} failed={failed} {...extra} />, { title: domain.name });
   };
@@ -68,8 +72,13 @@ export function domainRouter(domains: DomainsService, crawls: CrawlsService) {
   /** The confirmation of a domain's delete, with its history's size and the crawl that would stop it. */
   const deletePage = (c: Context<UiEnv>, viewer: Viewer, domain: ReturnType<DomainsService["get"]>, refused?: Problem) => {
     const history = crawls.list({ domainId: domain.id }, 1, 1).total;
-    const running = [...crawls.list({ domainId: domain.id, status: "running" }, 1, 1).items, ...crawls.list({ domainId: domain.id, status: "pending" }, 1, 1).items][0];
-    return c.render(<DeleteDomainPage viewer={viewer} domain={domain} history={history} running={running} refused={refused} />, { title: `Delete ${domain.name}?` });
+    const running = [
+      ...crawls.list({ domainId: domain.id, status: "running" }, 1, 1).items,
+      ...crawls.list({ domainId: domain.id, status: "pending" }, 1, 1).items,
+    ][0];
+    return c.render(<DeleteDomainPage viewer={viewer} domain={domain} history={history} running={running} refused={refused} />, {
+      title: `Delete ${domain.name}?`,
+    });
   };
 
   router.get("/ui/domains/:id", (c) => {

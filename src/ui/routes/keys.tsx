@@ -24,7 +24,10 @@ export function keysRouter(keys: KeysService) {
     const viewer = requireUiScope(c, "admin");
     const form = await c.req.parseBody({ all: true });
     const name = typeof form.name === "string" ? form.name.trim().slice(0, 200) : "";
-    const scopes = ([] as unknown[]).concat(form.scopes ?? []).filter((scope): scope is string => typeof scope === "string").slice(0, 20);
+    const scopes = ([] as unknown[])
+      .concat(form.scopes ?? [])
+      .filter((scope): scope is string => typeof scope === "string")
+      .slice(0, 20);
     try {
       const created = keys.create(name, scopes);
       // The secret is on this answer only: no redirect (it would have to carry it), and pages are never cached.

@@ -61,7 +61,9 @@ export function overviewRouter(domains: DomainsService, crawls: CrawlsService) {
     } catch (error) {
       return showAgain(c, error, "The site was not added.", (problem) => {
         const { rows, total } = overviewRows(domains, crawls, 1);
-        return c.render(<Overview viewer={viewer} rows={rows} total={total} page={1} error={problem} draft={{ name, root_url: root }} />, { title: "Overview" });
+        return c.render(<Overview viewer={viewer} rows={rows} total={total} page={1} error={problem} draft={{ name, root_url: root }} />, {
+          title: "Overview",
+        });
       });
     }
   });

@@ -21,7 +21,9 @@ export function clientAddress(options: ClientAddressOptions): MiddlewareHandler<
     const peer = peerAddress(c);
     // No proxy trusted (the default): no header is read, and the peer's address is only unmapped.
     const address = trusted.none
-      ? peer.startsWith("::ffff:") && peer.includes(".") ? peer.slice(7) : peer
+      ? peer.startsWith("::ffff:") && peer.includes(".")
+        ? peer.slice(7)
+        : peer
       : clientOf(peer, c.req.raw.headers.get(options.forwardedHeader), options.forwardedHeader, trusted);
     c.set("clientAddress", address);
     return next();

@@ -61,7 +61,10 @@ function forwardedFor(value: string): string[] {
     for (const pair of splitOutsideQuotes(element, ";")) {
       const eq = pair.indexOf("=");
       if (eq < 0 || pair.slice(0, eq).trim().toLowerCase() !== "for") continue;
-      hop = pair.slice(eq + 1).trim().replace(/^"(.*)"$/, "$1");
+      hop = pair
+        .slice(eq + 1)
+        .trim()
+        .replace(/^"(.*)"$/, "$1");
     }
     hops.push(hop);
   }
