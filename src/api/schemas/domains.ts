@@ -19,14 +19,10 @@ export const CreateDomainBody = z
 
 export const UpdateDomainBody = z
   .strictObject({
-    root_url: z
-      .string()
-      .max(2048)
-      .optional()
-      .openapi({
-        example: "http://docs.example.com:8080/manual/",
-        description: "the start page: same host and port as name, http or https; 409 while a crawl of the domain is pending or running",
-      }),
+    root_url: z.string().max(2048).optional().openapi({
+      example: "http://docs.example.com:8080/manual/",
+      description: "the start page: same host and port as name, http or https; 409 while a crawl of the domain is pending or running",
+    }),
     schedule: z
       .string()
       .max(200)
