@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { Parser } from "htmlparser2";
 import { HtmlScanner, ReadAttributes } from "../../src/crawler/html-scanner.ts";
 import { recordEvents, type ScannerEvent, TEST_READ } from "../helpers/scanner-events.ts";
+import { SOUP, seeded, tagSoup } from "../helpers/tag-soup.ts";
 
 /**
  * The scanner must tell the extractor exactly what htmlparser2's own parser tells it: the same open and close
@@ -93,122 +94,11 @@ describe("the scanner answers as htmlparser2's parser", () => {
   });
 
   test("on generated tag soup, whole, cut in two and in small chunks", () => {
-    // Seeded, so a failure names a document that fails again; 1,500 documents of 1-40 pieces each.
-    let seed = 20261126;
-    const random = (): number => {
-      seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff;
-      return seed / 0x7fffffff;
-    };
-    const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
-    const names = [
-      "a",
-      "A",
-      "p",
-      "div",
-      "svg",
-      "math",
-      "foreignObject",
-      "foreignobject",
-      "title",
-      "desc",
-      "mi",
-      "script",
-      "SCRIPT",
-      "style",
-      "textarea",
-      "xmp",
-      "iframe",
-      "noembed",
-      "noframes",
-      "plaintext",
-      "template",
-      "form",
-      "img",
-      "image",
-      "br",
-      "li",
-      "ul",
-      "table",
-      "tr",
-      "td",
-      "option",
-      "select",
-      "input",
-      "source",
-      "picture",
-      "video",
-      "meta",
-      "link",
-      "clipPath",
-      "b",
-      "scriptx",
-      "tit",
-      "x-y",
-      "h1",
-      "body",
-      "head",
-      "my-widget",
-    ];
-    const attributes = ["href", "HREF", "src", "id", "style", "name", "alt", "xlink:href", "rel", "data-src", "=x", '"q"', "a/b", "srcset"];
-    const values = ['"x"', "'y'", "z", '"a&amp;b"', "'&lt;&#60;&#x41'", "&amp", '"&notit;"', '""', "a>b", '"/"', "&", '"&amp=1"', "&ampx", `"a'b"`];
-    const texts = [
-      "text",
-      " ",
-      "&amp;",
-      "&amp",
-      "&lt",
-      "&#65;",
-      "&#x",
-      "&notanentity;",
-      "<",
-      "< p",
-      "&nbsp",
-      "\n",
-      "-->",
-      "]]>",
-      "a&b",
-      "&#0;",
-      "&#xD800;",
-      "&#128;",
-    ];
-    const others = [
-      "<!-- c -->",
-      "<!---->",
-      "<!-->",
-      "<!--->",
-      "<!-- a --!> ",
-      "<!-- --!x -- -->",
-      "<![CDATA[ <a href=c> ]]>",
-      "<![CDATA[x]]]>",
-      "<!doctype html>",
-      "<!x>",
-      "<?pi?>",
-      "</>",
-      "</ x>",
-      "</1>",
-      "<1",
-      "<!->",
-      "<![CDAT>",
-      "<!--a--->",
-      "</title x>",
-    ];
-    const piece = (): string => {
-      const r = random();
-      if (r < 0.3) {
-        let tag = `<${pick(names)}`;
-        for (let k = Math.floor(random() * 3); k > 0; k--) {
-          tag += pick([" ", "\n", "/", "  "]) + pick(attributes);
-          if (random() < 0.7) tag += pick(["=", " = ", "= "]) + pick(values);
-        }
-        return tag + pick([">", "/>", " />", ">", "/ >"]);
-      }
-      if (r < 0.5) return `</${pick(names)}${pick([">", " >", " x>", "/>"])}`;
-      if (r < 0.75) return pick(texts);
-      return pick(others);
-    };
+    // 1,500 seeded documents of 1-40 pieces each.
+    const random = seeded(20261126);
+    const soup = tagSoup(random, SOUP);
     for (let doc = 0; doc < 1500; doc++) {
-      let html = "";
-      for (let k = 1 + Math.floor(random() * 40); k > 0; k--) html += piece();
+      const html = soup();
       const cut = Math.floor(random() * (html.length + 1));
       const size = 1 + Math.floor(random() * 7);
       const small: string[] = [];

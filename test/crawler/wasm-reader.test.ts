@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { readAttributes } from "../../src/crawler/extract.ts";
 import { HtmlScanner, type ReadAttributes } from "../../src/crawler/html-scanner.ts";
 import { recordEvents, type ScannerEvent, TEST_READ } from "../helpers/scanner-events.ts";
+import { SOUP, seeded, tagSoup, widen } from "../helpers/tag-soup.ts";
 import { attributesRead, LINK_TAGS } from "../../src/crawler/link-tags.ts";
 import { PageReading } from "../../src/crawler/page-reading.ts";
 import { createPageReader, pagesContinuedByJs } from "../../src/crawler/wasm/page-reader.ts";
@@ -47,14 +48,6 @@ function sameEvents(label: string, bytes: Uint8Array, read: ReadAttributes, cuts
   // deepEquals first: a failure's toEqual prints the document and its cuts.
   if (!Bun.deepEquals(wasm, js))
     expect({ label, cuts, html: new TextDecoder().decode(bytes), events: wasm }).toEqual({ label, cuts, html: new TextDecoder().decode(bytes), events: js });
-}
-
-function seeded(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (Math.imul(state, 1103515245) + 12345) & 0x7fffffff;
-    return state / 0x7fffffff;
-  };
 }
 
 const encode = (html: string): Uint8Array => new TextEncoder().encode(html);
@@ -115,141 +108,26 @@ describe("the Wasm reader answers as the JS scanner", () => {
 
   test("on generated tag soup from the tag table's vocabulary, whole, cut at every byte and in small pieces", () => {
     const random = seeded(4242);
-    const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
-    const tagNames = [
-      ...LINK_TAGS.keys(),
-      "A",
-      "IMG",
-      "p",
-      "div",
-      "svg",
-      "math",
-      "foreignObject",
-      "foreignobject",
-      "title",
-      "desc",
-      "mi",
-      "SCRIPT",
-      "style",
-      "textarea",
-      "xmp",
-      "noembed",
-      "noframes",
-      "plaintext",
-      "template",
-      "br",
-      "li",
-      "ul",
-      "table",
-      "tr",
-      "td",
-      "option",
-      "select",
-      "picture",
-      "clipPath",
-      "CLIPPATH",
-      "feComponentTransfer",
-      "b",
-      "scriptx",
-      "tit",
-      "x-y",
-      "h1",
-      "body",
-      "head",
-      "base",
-      "my-widget",
-      "x_y",
-      "élément",
-      "lin\u212A",
-      "averyveryverylongelementname",
-    ];
-    const attributeNames = [...new Set([...LINK_TAGS.values()].flatMap((rows) => [...attributesRead(rows)]))];
-    attributeNames.push("HREF", "Src", "id", "style", "name", "type", "data-src", "=x", '"q"', "a/b", "hr\u00e9f", "\u212Aid", "averyveryverylongattribute");
-    const values = [
-      '"x"',
-      "'y'",
-      "z",
-      '"a&amp;b"',
-      "'&lt;&#60;&#x41'",
-      "&amp",
-      '"&notit;"',
-      '""',
-      "a>b",
-      '"/"',
-      "&",
-      '"&amp=1"',
-      "&ampx",
-      `"a'b"`,
-      '"caf\u00e9 \u{1F600}"',
-      "'0; url=/r'",
-      '"stylesheet icon"',
-      '"a.png 1x, b.png 2x"',
-    ];
-    const texts = [
-      "text",
-      " ",
-      "&amp;",
-      "&amp",
-      "&lt",
-      "&#65;",
-      "&#x",
-      "&notanentity;",
-      "<",
-      "< p",
-      "&nbsp",
-      "\n",
-      "-->",
-      "]]>",
-      "a&b",
-      "&#0;",
-      "&#xD800;",
-      "&#128;",
-      "caf\u00e9",
-      "\u{1F600}",
-      "\u202E",
-    ];
-    const others = [
-      "<!-- c -->",
-      "<!---->",
-      "<!-->",
-      "<!--->",
-      "<!-- a --!> ",
-      "<!-- --!x -- -->",
-      "<![CDATA[ <a href=c> ]]>",
-      "<![CDATA[x]]]>",
-      "<!doctype html>",
-      "<!x>",
-      "<?pi?>",
-      "</>",
-      "</ x>",
-      "</1>",
-      "<1",
-      "<!->",
-      "<![CDAT>",
-      "<!--a--->",
-      "</title x>",
-      "</tit",
-      "</scr",
-    ];
-    const piece = (): string => {
-      const r = random();
-      if (r < 0.35) {
-        let tag = `<${pick(tagNames)}`;
-        for (let k = Math.floor(random() * 4); k > 0; k--) {
-          tag += pick([" ", "\n", "/", "  "]) + pick(attributeNames);
-          if (random() < 0.75) tag += pick(["=", " = ", "= "]) + pick(values);
-        }
-        return tag + pick([">", "/>", " />", ">", "/ >"]);
-      }
-      if (r < 0.55) return `</${pick(tagNames)}${pick([">", " >", " x>", "/>"])}`;
-      if (r < 0.8) return pick(texts);
-      return pick(others);
-    };
+    const soup = tagSoup(
+      random,
+      widen(SOUP, {
+        tagNames: [...LINK_TAGS.keys(), "IMG", "CLIPPATH", "feComponentTransfer", "base", "x_y", "élément", "lin\u212A", "averyveryverylongelementname"],
+        attributeNames: [
+          ...[...LINK_TAGS.values()].flatMap((rows) => [...attributesRead(rows)]),
+          "Src",
+          "type",
+          "hr\u00e9f",
+          "\u212Aid",
+          "averyveryverylongattribute",
+        ],
+        values: ['"caf\u00e9 \u{1F600}"', "'0; url=/r'", '"stylesheet icon"', '"a.png 1x, b.png 2x"'],
+        texts: ["caf\u00e9", "\u{1F600}", "\u202E"],
+        others: ["</tit", "</scr"],
+      }),
+    );
     let everyCut = 0;
     for (let doc = 0; doc < 3000; doc++) {
-      let html = "";
-      for (let k = 1 + Math.floor(random() * 40); k > 0; k--) html += piece();
-      const bytes = encode(html);
+      const bytes = encode(soup());
       const read = READS[doc % 3]!;
       sameEvents(`doc ${doc}`, bytes, read);
       // Every two-piece cut for a tenth of the documents, a random cut and small pieces for the others.
