@@ -8,6 +8,8 @@
  *   const [request] = await chat.waitFor(1);
  */
 
+import { pollUntil } from "./poll.ts";
+
 export interface ChatRequest {
   method: string;
   path: string;
@@ -60,14 +62,12 @@ export async function startChatReceiver(options: { port?: number } = {}): Promis
     script: (...statuses) => {
       queue.push(...statuses);
     },
-    waitFor: async (n, timeoutMs = 10_000) => {
-      const until = Date.now() + timeoutMs;
-      while (requests.length < n) {
-        if (Date.now() >= until) throw new Error(`chat receiver: ${requests.length} of ${n} requests within ${timeoutMs} ms`);
-        await Bun.sleep(20);
-      }
-      return requests;
-    },
+    waitFor: (n, timeoutMs = 10_000) =>
+      pollUntil(() => (requests.length >= n ? requests : undefined), {
+        timeoutMs,
+        everyMs: 20,
+        shortfall: () => `chat receiver: ${requests.length} of ${n} requests`,
+      }),
     stop: async () => {
       await server.stop(true);
     },

@@ -12,6 +12,7 @@ import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pollUntil } from "./poll.ts";
 
 const PYTHON = "/usr/bin/python3";
 const SCRIPT = join(import.meta.dir, "smtp_receiver.py");
@@ -160,15 +161,14 @@ export async function startSmtpReceiver(options: SmtpReceiverOptions = {}): Prom
     port,
     caFile,
     messages,
-    waitForMessages: async (n, timeoutMs = 10_000) => {
-      const until = Date.now() + timeoutMs;
-      for (;;) {
-        const received = messages();
-        if (received.length >= n) return received;
-        if (Date.now() >= until) throw new Error(`SMTP receiver: ${received.length} of ${n} messages within ${timeoutMs} ms`);
-        await Bun.sleep(25);
-      }
-    },
+    waitForMessages: (n, timeoutMs = 10_000) =>
+      pollUntil(
+        () => {
+          const received = messages();
+          return received.length >= n ? received : undefined;
+        },
+        { timeoutMs, everyMs: 25, shortfall: () => `SMTP receiver: ${messages().length} of ${n} messages` },
+      ),
     setMode,
     stop: async () => {
       if (child.exitCode === null) {

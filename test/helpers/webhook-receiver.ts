@@ -20,6 +20,7 @@ import https from "node:https";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pollUntil } from "./poll.ts";
 
 /** The name the generated certificate is issued for; point a test resolver at 127.0.0.1 for it. */
 export const RECEIVER_HOSTNAME = "hooks.linkpatrol.test";
@@ -251,11 +252,7 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions): Pro
       queue.push(...behaviours);
     },
     waitFor: async (predicate, timeoutMs = 2_000) => {
-      const until = Date.now() + timeoutMs;
-      while (!predicate(requests)) {
-        if (Date.now() >= until) throw new Error(`webhook receiver: condition not met within ${timeoutMs} ms`);
-        await Bun.sleep(10);
-      }
+      await pollUntil(() => (predicate(requests) ? true : undefined), { timeoutMs, everyMs: 10, shortfall: () => "webhook receiver: condition not met" });
     },
     stop: async () => {
       for (const timer of pending) clearTimeout(timer);
