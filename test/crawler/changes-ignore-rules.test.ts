@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { readAll, startCrawl, verifiedDomain, waitForCrawl } from "../helpers/crawls.ts";
-import { type LoopbackSite, startLoopbackSite } from "../helpers/loopback-site.ts";
-import { startTestService, type TestService } from "../helpers/service.ts";
+import type { LoopbackSite } from "../helpers/loopback-site.ts";
+import { html, serviceWithSites } from "../helpers/service-with-sites.ts";
 
 /**
  * Ignore rules and the diff, over real crawls of loopback sites: a link found broken, then excluded or muted by a
@@ -11,44 +11,28 @@ import { startTestService, type TestService } from "../helpers/service.ts";
  * while other links break and count as before.
  */
 
-let svc: TestService;
-const sites: LoopbackSite[] = [];
-
-const html = (body: string) => new Response(`<!doctype html><title>t</title>${body}`, { headers: { "content-type": "text/html" } });
-
-beforeAll(async () => {
-  svc = await startTestService();
-});
-afterAll(async () => {
-  await svc?.stop();
-  for (const site of sites) await site.stop();
-});
-
-async function site(routes: Parameters<typeof startLoopbackSite>[0]): Promise<LoopbackSite> {
-  const started = await startLoopbackSite(routes);
-  sites.push(started);
-  return started;
-}
+const fixture = serviceWithSites();
+const { site } = fixture;
 
 async function crawl(domainId: string): Promise<any> {
-  const done = await waitForCrawl(svc, await startCrawl(svc, domainId));
+  const done = await waitForCrawl(fixture.svc, await startCrawl(fixture.svc, domainId));
   expect(done.status).toBe("completed");
   return done;
 }
 
 async function setRules(domainId: string, rules: { exclude?: string[]; mute?: string[] } | null): Promise<void> {
-  expect((await svc.call("PATCH", `/domains/${domainId}`, { body: { ignore_rules: rules } })).status).toBe(200);
+  expect((await fixture.svc.call("PATCH", `/domains/${domainId}`, { body: { ignore_rules: rules } })).status).toBe(200);
 }
 
 /** The crawl's changes as [change, url] pairs, and its meta. */
 async function changes(crawlId: string): Promise<{ meta: any; items: [string, string][] }> {
-  const res = await svc.call("GET", `/crawls/${crawlId}/changes?limit=100`);
+  const res = await fixture.svc.call("GET", `/crawls/${crawlId}/changes?limit=100`);
   expect(res.status).toBe(200);
   return { meta: res.json.meta, items: res.json.data.map((item: any) => [item.change, item.url]) };
 }
 
 async function brokenSince(crawlId: string): Promise<Record<string, string>> {
-  return Object.fromEntries((await readAll(svc, `/crawls/${crawlId}/broken`)).map((item) => [item.url, item.broken_since]));
+  return Object.fromEntries((await readAll(fixture.svc, `/crawls/${crawlId}/broken`)).map((item) => [item.url, item.broken_since]));
 }
 
 describe("a broken link excluded by a rule added after the crawl that found it", () => {
@@ -66,7 +50,7 @@ describe("a broken link excluded by a rule added after the crawl that found it",
       "/gone": { status: 404 },
       "/fresh": () => (freshBroken ? new Response("no", { status: 404 }) : html("fine")),
     });
-    domainId = await verifiedDomain(svc, s.url("/"));
+    domainId = await verifiedDomain(fixture.svc, s.url("/"));
     first = await crawl(domainId);
     await setRules(domainId, { exclude: ["/gone$"] });
     freshBroken = true;
@@ -111,7 +95,7 @@ describe("a broken link muted by a rule added after the crawl that found it", ()
       "/old-later": () => (laterBroken ? new Response("no", { status: 404 }) : html("fine")),
       "/fresh": () => (laterBroken ? new Response("no", { status: 500 }) : html("fine")),
     });
-    domainId = await verifiedDomain(svc, s.url("/"));
+    domainId = await verifiedDomain(fixture.svc, s.url("/"));
     first = await crawl(domainId);
     await setRules(domainId, { mute: ["/old"] });
     laterBroken = true;
@@ -154,15 +138,15 @@ test("a muted page's missing #fragment is not broken, so not new broken: checked
     "/doc": () => html(`<h2 id="here">here</h2>`),
     "/other": () => html(`<h2 id="here">here</h2>`),
   });
-  const domainId = await verifiedDomain(svc, s.url("/"));
+  const domainId = await verifiedDomain(fixture.svc, s.url("/"));
   await setRules(domainId, { mute: ["/doc$"] });
-  const done = await waitForCrawl(svc, await startCrawl(svc, domainId, { check_fragments: true }));
+  const done = await waitForCrawl(fixture.svc, await startCrawl(fixture.svc, domainId, { check_fragments: true }));
   expect(done).toMatchObject({ status: "completed", broken_links: 1, new_broken_links: 1 });
   // The Links of the missing #absent, with their fragment where Links keep it.
-  const broken = await readAll(svc, `/crawls/${done.id}/broken`);
+  const broken = await readAll(fixture.svc, `/crawls/${done.id}/broken`);
   expect(broken).toHaveLength(1);
   expect(broken[0].url).toStartWith(s.url("/other"));
-  const doc = (await readAll(svc, `/crawls/${done.id}/links`)).find((link) => link.url.startsWith(s.url("/doc")))!;
+  const doc = (await readAll(fixture.svc, `/crawls/${done.id}/links`)).find((link) => link.url.startsWith(s.url("/doc")))!;
   expect(doc).toMatchObject({ is_broken: false, broken_since: null });
   expect(doc.warning).toContain('muted by ignore rule "/doc$"');
   expect(doc.warning).toContain("absent");

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { readAll, startCrawl, verifiedDomain, waitForCrawl } from "../helpers/crawls.ts";
-import { type LoopbackSite, startLoopbackSite } from "../helpers/loopback-site.ts";
-import { startTestService, type TestService } from "../helpers/service.ts";
+import type { LoopbackSite } from "../helpers/loopback-site.ts";
+import { html, serviceWithSites } from "../helpers/service-with-sites.ts";
 
 /**
  * A diff that never calls an unchecked link fixed, and `broken_since` carried from the first crawl that found a
@@ -10,38 +10,22 @@ import { startTestService, type TestService } from "../helpers/service.ts";
  * date kept), while a crawl that checks a link and finds it good closes it, so its next breakage counts afresh.
  */
 
-let svc: TestService;
-const sites: LoopbackSite[] = [];
-
-const html = (body: string) => new Response(`<!doctype html><title>t</title>${body}`, { headers: { "content-type": "text/html" } });
-
-beforeAll(async () => {
-  svc = await startTestService();
-});
-afterAll(async () => {
-  await svc?.stop();
-  for (const site of sites) await site.stop();
-});
-
-async function site(routes: Parameters<typeof startLoopbackSite>[0]): Promise<LoopbackSite> {
-  const started = await startLoopbackSite(routes);
-  sites.push(started);
-  return started;
-}
+const fixture = serviceWithSites();
+const { site } = fixture;
 
 async function crawl(domainId: string, options: Record<string, boolean> = {}): Promise<any> {
-  return waitForCrawl(svc, await startCrawl(svc, domainId, options));
+  return waitForCrawl(fixture.svc, await startCrawl(fixture.svc, domainId, options));
 }
 
 async function changes(crawlId: string): Promise<{ meta: any; items: [string, string, string][] }> {
-  const res = await svc.call("GET", `/crawls/${crawlId}/changes?limit=100`);
+  const res = await fixture.svc.call("GET", `/crawls/${crawlId}/changes?limit=100`);
   expect(res.status).toBe(200);
   return { meta: res.json.meta, items: res.json.data.map((item: any) => [item.change, item.source_url, item.url]) };
 }
 
 /** broken_since of each broken link of a crawl, by "source → url". */
 async function brokenSince(crawlId: string): Promise<Record<string, string>> {
-  const broken = await readAll(svc, `/crawls/${crawlId}/broken`);
+  const broken = await readAll(fixture.svc, `/crawls/${crawlId}/broken`);
   for (const item of broken) expect(item).not.toHaveProperty("is_broken");
   return Object.fromEntries(broken.map((item) => [`${item.source_url} → ${item.url}`, item.broken_since]));
 }
@@ -61,7 +45,7 @@ describe("a crawl with other options", () => {
       "/gone": { status: 404 },
       "/turtle-star.png": { status: 404 },
     });
-    const domainId = await verifiedDomain(svc, s.url("/"));
+    const domainId = await verifiedDomain(fixture.svc, s.url("/"));
     first = await crawl(domainId, { scan_images: true, check_fragments: true });
     second = await crawl(domainId); // the schedule's defaults: anchors only
     sectionWritten = true;
@@ -97,7 +81,7 @@ describe("a crawl with other options", () => {
   });
 
   test("Link items carry broken_since beside the spec's fields: null for a link that is not broken", async () => {
-    const links = await readAll(svc, `/crawls/${third.id}/links`);
+    const links = await readAll(fixture.svc, `/crawls/${third.id}/links`);
     for (const link of links) expect(link.broken_since).toBe(link.is_broken ? first.started_at : null);
     expect(links.some((link) => !link.is_broken)).toBe(true);
   });
@@ -110,17 +94,17 @@ test("a crawl cut by max_pages lists the links on pages it did not reach as not 
     "/b": () => html(`<a href="/c">C</a>`),
     "/c": () => html(`<a href="/missing">Missing</a>`),
   });
-  const domainId = await verifiedDomain(svc, s.url("/"));
+  const domainId = await verifiedDomain(fixture.svc, s.url("/"));
   const full = await crawl(domainId);
   expect(full).toMatchObject({ broken_links: 1, truncated: false });
-  const maxPages = svc.config.crawler.max_pages;
+  const maxPages = fixture.svc.config.crawler.max_pages;
   // The service's page limit, read by each crawl job when it starts.
-  svc.config.crawler.max_pages = 2;
+  fixture.svc.config.crawler.max_pages = 2;
   let cut: any;
   try {
     cut = await crawl(domainId);
   } finally {
-    svc.config.crawler.max_pages = maxPages;
+    fixture.svc.config.crawler.max_pages = maxPages;
   }
   expect(cut).toMatchObject({ status: "completed", truncated: true, broken_links: 0, new_broken_links: 0 });
   const { meta, items } = await changes(cut.id);
@@ -142,7 +126,7 @@ test("broken in crawls 1–3 since crawl 1; fixed in 4; broken again in 5 since 
     "/ok": () => html("fine"),
     "/flaky": () => new Response("x", { status: flaky[round] }),
   });
-  const domainId = await verifiedDomain(svc, s.url("/"));
+  const domainId = await verifiedDomain(fixture.svc, s.url("/"));
   const crawls: any[] = [];
   for (round = 0; round < flaky.length; round++) crawls.push(await crawl(domainId));
   const pair = `${s.url("/")} → ${s.url("/flaky")}`;
