@@ -69,4 +69,4 @@ test("a schedule from the file runs crawls with trigger schedule, and keeps runn
   expect(second.length).toBeGreaterThan(first.length);
   const list = await runCli(["domains", "list", "--json", "--config", file]);
   expect(JSON.parse(list.stdout)[0]).toMatchObject({ schedule: "* * * * * *" });
-}, 20_000); // waits for per-second schedule runs, before and after a restart
+}, 45_000); // waits for per-second schedule runs, before and after a restart

@@ -100,4 +100,4 @@ test("a run missed while the service was down is caught up once at start-up; not
   svc.runtime.store.sqlite.query("UPDATE domains SET updated_at = ? WHERE id = ?").run(twoDaysAgo, other);
   svc.runtime.scheduler.start();
   expect(await crawlsOf(other)).toHaveLength(0);
-});
+}, 30_000); // two service starts and a crawl; a loaded machine took past the 5 s default
