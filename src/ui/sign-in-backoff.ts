@@ -1,4 +1,4 @@
-import { addressBucketOf } from "../api/middleware/client-address/forwarded-chain.ts";
+import { addressBucketOf } from "../http/forwarded-chain.ts";
 import { monotonicNow } from "../core/clock.ts";
 
 /**

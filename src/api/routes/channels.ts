@@ -2,10 +2,10 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { ChannelSchema, ChannelTestResultSchema } from "../../services/channel-view.ts";
 import type { ChannelInput, ChannelsService } from "../../services/channels.service.ts";
 import { DeliverySchema } from "../../services/webhook-view.ts";
-import type { AppEnv } from "../env.ts";
-import { ChannelDeliveryListSchema, ChannelListSchema, CreateChannelBody, UpdateChannelBody } from "../schemas/channels.ts";
-import { dataOf, ErrorSchema, errorResponses, IdParam, jsonContent, PaginationQuery } from "../schemas/common.ts";
-import { DeliveryParams } from "../schemas/webhooks.ts";
+import type { AppEnv } from "../../http/env.ts";
+import { ChannelDeliveryListSchema, ChannelListSchema, CreateChannelBody, UpdateChannelBody } from "../../http/schemas/channels.ts";
+import { dataOf, ErrorSchema, errorResponses, IdParam, jsonContent, PaginationQuery } from "../../http/schemas/common.ts";
+import { DeliveryParams } from "../../http/schemas/webhooks.ts";
 import { jsonBody, securedRoute } from "../secured-route.ts";
 import { validationHook } from "../validation-hook.ts";
 

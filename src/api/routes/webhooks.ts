@@ -1,9 +1,16 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { DeliverySchema, TestResultSchema, WebhookSchema } from "../../services/webhook-view.ts";
 import { SECRET_WARNING, type WebhooksService } from "../../services/webhooks.service.ts";
-import type { AppEnv } from "../env.ts";
-import { dataOf, ErrorSchema, errorResponses, IdParam, jsonContent, PaginationQuery } from "../schemas/common.ts";
-import { CreateWebhookBody, DeliveryListSchema, DeliveryParams, UpdateWebhookBody, WebhookCreatedEnvelope, WebhookListSchema } from "../schemas/webhooks.ts";
+import type { AppEnv } from "../../http/env.ts";
+import { dataOf, ErrorSchema, errorResponses, IdParam, jsonContent, PaginationQuery } from "../../http/schemas/common.ts";
+import {
+  CreateWebhookBody,
+  DeliveryListSchema,
+  DeliveryParams,
+  UpdateWebhookBody,
+  WebhookCreatedEnvelope,
+  WebhookListSchema,
+} from "../../http/schemas/webhooks.ts";
 import { jsonBody, securedRoute } from "../secured-route.ts";
 import { validationHook } from "../validation-hook.ts";
 

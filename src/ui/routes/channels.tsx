@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 import { Hono, type Context } from "hono";
-import { CreateChannelBody } from "../../api/schemas/channels.ts";
+import { CreateChannelBody } from "../../http/schemas/channels.ts";
 import { CHANNEL_KINDS, type ChannelKind } from "../../core/channels.ts";
 import { InvalidRequestError, NotFoundError } from "../../core/errors.ts";
 import type { ChannelTestResultView } from "../../services/channel-view.ts";

@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from "hono";
 import { ForbiddenError, UnauthorizedError } from "../../../core/errors.ts";
 import { hasScope, type Scope } from "../../../core/scopes.ts";
 import type { KeysService, Principal } from "../../../services/keys.service.ts";
-import type { AppEnv } from "../../env.ts";
+import type { AppEnv } from "../../../http/env.ts";
 
 /**
  * Authentication in two steps: `authenticate` runs on every request and only records who is calling

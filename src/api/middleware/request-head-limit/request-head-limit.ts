@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { HeadersTooLargeError } from "../../../core/errors.ts";
-import type { AppEnv } from "../../env.ts";
+import type { AppEnv } from "../../../http/env.ts";
 
 /**
  * The limit on a request's head (request line and headers), answered with 431 `headers_too_large` in the error

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import type { AppEnv } from "../../env.ts";
+import type { AppEnv } from "../../../http/env.ts";
 
 export const REQUEST_ID_HEADER = "X-Request-Id";
 const ACCEPTABLE_ID = /^[A-Za-z0-9._-]{1,64}$/;

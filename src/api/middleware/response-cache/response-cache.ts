@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { elapsedMs, monotonicNow } from "../../../core/clock.ts";
 import { hasScope, type Scope } from "../../../core/scopes.ts";
-import type { AppEnv } from "../../env.ts";
+import type { AppEnv } from "../../../http/env.ts";
 
 /**
  * Answers to GET requests kept while the store stays unchanged: the one cache of the API. Every GET answer made

@@ -1,4 +1,4 @@
-import { elapsedMs, monotonicNow } from "../../../core/clock.ts";
+import { elapsedMs, monotonicNow } from "../core/clock.ts";
 
 /**
  * Per-caller token buckets: each holds up to `capacity` tokens and refills continuously at

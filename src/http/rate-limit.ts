@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler, Next } from "hono";
-import { RateLimitedError } from "../../../core/errors.ts";
-import type { AppEnv } from "../../env.ts";
-import { addressBucketOf } from "../client-address/forwarded-chain.ts";
+import { RateLimitedError } from "../core/errors.ts";
+import type { AppEnv } from "./env.ts";
+import { addressBucketOf } from "./forwarded-chain.ts";
 import { TokenBuckets, type BucketDecision } from "./token-bucket.ts";
 
 /**

@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { getConnInfo } from "hono/bun";
-import type { AppEnv } from "../../env.ts";
+import type { AppEnv } from "./env.ts";
 import { clientOf, TrustedProxies, type ForwardedHeader } from "./forwarded-chain.ts";
 
 /**
