@@ -28,6 +28,24 @@ export function Attempts(props: { delivery: DeliveryView }) {
   );
 }
 
+/** A webhook's or a channel's test and delete buttons (under `action`), for a key that may write. */
+export function TargetActions(props: { viewer: Viewer; action: string; noun: string; test: string }) {
+  return (
+    <div class="row">
+      <form method="post" action={`${props.action}/test`}>
+        <Csrf viewer={props.viewer} />
+        <button type="submit">{props.test}</button>
+      </form>
+      <form method="post" action={`${props.action}/delete`} data-confirm={`Delete this ${props.noun} and its pending deliveries?`}>
+        <Csrf viewer={props.viewer} />
+        <button type="submit" class="danger">
+          Delete {props.noun}
+        </button>
+      </form>
+    </div>
+  );
+}
+
 /**
  * The delivery log of a webhook or a notification channel (one outbox, one log): each delivery's first cell is
  * the owner's (`firstColumn`/`first`), then its state, creation, attempts and, for a key that may write, redeliver.

@@ -81,6 +81,15 @@ export function Csrf(props: { viewer: Viewer }) {
   return <input type="hidden" name="_csrf" value={props.viewer.csrf} />;
 }
 
+/** A success notice (a redirect's `?notice=` in words); nothing when there is none. */
+export function Notice(props: { text?: string }) {
+  return props.text === undefined ? null : (
+    <p class="notice success" role="status">
+      {props.text}
+    </p>
+  );
+}
+
 /** A status word as a coloured badge (colour is never the only signal: the word is there). */
 export function StatusBadge(props: { status: string }) {
   const tone =

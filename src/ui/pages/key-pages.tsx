@@ -4,7 +4,7 @@ import type { ApiKeyView } from "../../services/keys.service.ts";
 import type { Problem } from "../form-problem.ts";
 import type { Viewer } from "../ui-env.ts";
 import { FormError } from "../components/form-error.tsx";
-import { Csrf, StatusBadge } from "../components/layout.tsx";
+import { Csrf, Notice, StatusBadge } from "../components/layout.tsx";
 import { Time } from "../components/local-time.tsx";
 import { ConfirmPage } from "../components/confirm-page.tsx";
 
@@ -46,11 +46,7 @@ export function KeyList(props: {
   return (
     <>
       <h1>API keys</h1>
-      {props.notice !== undefined && NOTICES[props.notice] !== undefined && (
-        <p class="notice success" role="status">
-          {NOTICES[props.notice]}
-        </p>
-      )}
+      <Notice text={NOTICES[props.notice ?? ""]} />
       {props.created !== undefined && (
         <section class="notice success" aria-labelledby="new-key" role="status">
           <h2 id="new-key">Key {props.created.key.name} created</h2>

@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import type { DomainView } from "../../services/domain-view.ts";
 import type { CrawlBriefView, CrawlSummaryView } from "../../services/crawl-view.ts";
-import { Csrf, CrawlStatusBadge, StatusBadge } from "../components/layout.tsx";
+import { Csrf, CrawlStatusBadge, Notice, StatusBadge } from "../components/layout.tsx";
 import { TrendChart } from "../components/trend-chart.tsx";
 import { count } from "../format.ts";
 import { Ago } from "../components/local-time.tsx";
@@ -45,11 +45,7 @@ export function Overview(props: { viewer: Viewer; rows: DomainRow[]; total: numb
   return (
     <>
       <h1>Overview</h1>
-      {props.notice !== undefined && NOTICES[props.notice] !== undefined && (
-        <p class="notice success" role="status">
-          {NOTICES[props.notice]}
-        </p>
-      )}
+      <Notice text={NOTICES[props.notice ?? ""]} />
       {rows.length === 0 && <p>No domain yet. Add the site you want checked below, verify that it is yours, then start a crawl.</p>}
       {rows.length > 0 && (
         <div class="table-wrap">

@@ -5,9 +5,9 @@ import { SECRET_WARNING } from "../../services/webhooks.service.ts";
 import { can, type Viewer } from "../ui-env.ts";
 import type { Problem } from "../form-problem.ts";
 import { FormError } from "../components/form-error.tsx";
-import { Csrf, StatusBadge } from "../components/layout.tsx";
+import { Csrf, Notice, StatusBadge } from "../components/layout.tsx";
 import { Time } from "../components/local-time.tsx";
-import { DeliveryLog } from "../components/delivery-attempts.tsx";
+import { DeliveryLog, TargetActions } from "../components/delivery-attempts.tsx";
 
 /** The webhook list (with the new secret, once) and a webhook's page (test result, deliveries, attempts). */
 
@@ -37,7 +37,7 @@ export function WebhookList(props: {
   return (
     <>
       <h1>Webhooks</h1>
-      {props.notice !== undefined && NOTICES[props.notice] !== undefined && <p class="notice success">{NOTICES[props.notice]}</p>}
+      <Notice text={NOTICES[props.notice ?? ""]} />
       {props.created !== undefined && (
         <section class="notice success" aria-labelledby="secret" role="status">
           <h2 id="secret">Webhook created</h2>
@@ -142,7 +142,7 @@ export function WebhookPage(props: {
         Events: {hook.events.join(", ")} · created <Time iso={hook.created_at} />
         {hook.disabled_reason !== null && ` · switched off: ${hook.disabled_reason}`}
       </p>
-      {props.notice !== undefined && NOTICES[props.notice] !== undefined && <p class="notice success">{NOTICES[props.notice]}</p>}
+      <Notice text={NOTICES[props.notice ?? ""]} />
       {props.error !== undefined && <FormError problem={props.error} />}
       {props.test !== undefined && (
         <p class={`notice ${props.test.delivered ? "success" : "error"}`} role="status" id="test-result">
@@ -150,20 +150,7 @@ export function WebhookPage(props: {
           {props.test.duration_ms} ms{props.test.error !== null && ` (${props.test.error})`}
         </p>
       )}
-      {write && (
-        <div class="row">
-          <form method="post" action={`/ui/webhooks/${hook.id}/test`}>
-            <Csrf viewer={viewer} />
-            <button type="submit">Send a test</button>
-          </form>
-          <form method="post" action={`/ui/webhooks/${hook.id}/delete`} data-confirm="Delete this webhook and its pending deliveries?">
-            <Csrf viewer={viewer} />
-            <button type="submit" class="danger">
-              Delete webhook
-            </button>
-          </form>
-        </div>
-      )}
+      {write && <TargetActions viewer={viewer} action={`/ui/webhooks/${hook.id}`} noun="webhook" test="Send a test" />}
       <DeliveryLog
         viewer={viewer}
         write={write}
