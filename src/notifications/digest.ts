@@ -53,19 +53,9 @@ export interface DigestSection {
   items: DigestTarget[];
 }
 
-export interface Digest {
+export interface Digest extends Omit<DigestCrawl, "id" | "status"> {
   crawl_id: string;
-  domain_name: string;
   status: "completed" | "failed";
-  failure: CrawlFailure | null;
-  error: string | null;
-  warnings: string[];
-  truncated: boolean;
-  pages_crawled: number;
-  total_links: number;
-  broken_links: number;
-  started_at: string | null;
-  completed_at: string | null;
   /**
    * The previous ended crawl (completed or failed) the lists compare against, as the crawl's changes do; null
    * for a domain's first crawl (every broken link is new) and for a crawl that never started (no lists).
