@@ -3,7 +3,7 @@ import type { Child } from "hono/jsx";
 import type { DeliveryView } from "../../services/webhook-view.ts";
 import { count } from "../format.ts";
 import type { Viewer } from "../ui-env.ts";
-import { Csrf, StatusBadge } from "./layout.tsx";
+import { Columns, Csrf, StatusBadge } from "./layout.tsx";
 import { Time } from "./local-time.tsx";
 import { PageLinks } from "./page-links.tsx";
 
@@ -70,15 +70,7 @@ export function DeliveryLog(props: {
       {props.deliveries.items.length > 0 && (
         <div class="table-wrap">
           <table>
-            <thead>
-              <tr>
-                <th scope="col">{props.firstColumn}</th>
-                <th scope="col">State</th>
-                <th scope="col">Created</th>
-                <th scope="col">Attempts</th>
-                {write && <th scope="col">Action</th>}
-              </tr>
-            </thead>
+            <Columns names={[props.firstColumn, "State", "Created", "Attempts", ...(write ? ["Action"] : [])]} />
             <tbody>
               {props.deliveries.items.map((delivery) => (
                 <tr>

@@ -5,7 +5,7 @@ import type { DeliveryView } from "../../services/webhook-view.ts";
 import { CHANNEL_FORM_FIELDS, KIND_LABELS, type ChannelFormField } from "../channel-form-fields.ts";
 import { can, type Viewer } from "../ui-env.ts";
 import { FormError } from "../components/form-error.tsx";
-import { Csrf, Notice, StatusBadge } from "../components/layout.tsx";
+import { Columns, Csrf, Notice, StatusBadge } from "../components/layout.tsx";
 import type { Problem } from "../form-problem.ts";
 import { DeliveryLog, TargetActions } from "../components/delivery-attempts.tsx";
 import { Time } from "../components/local-time.tsx";
@@ -42,14 +42,7 @@ export function ChannelList(props: { viewer: Viewer; channels: ChannelView[]; no
       ) : (
         <div class="table-wrap">
           <table>
-            <thead>
-              <tr>
-                <th scope="col">Channel</th>
-                <th scope="col">Sends</th>
-                <th scope="col">For</th>
-                <th scope="col">State</th>
-              </tr>
-            </thead>
+            <Columns names={["Channel", "Sends", "For", "State"]} />
             <tbody>
               {props.channels.map((channel) => (
                 <tr>

@@ -4,7 +4,7 @@ import type { ApiKeyView } from "../../services/keys.service.ts";
 import type { Problem } from "../form-problem.ts";
 import type { Viewer } from "../ui-env.ts";
 import { FormError } from "../components/form-error.tsx";
-import { Csrf, Notice, StatusBadge } from "../components/layout.tsx";
+import { Columns, Csrf, Notice, StatusBadge } from "../components/layout.tsx";
 import { Time } from "../components/local-time.tsx";
 import { ConfirmPage } from "../components/confirm-page.tsx";
 
@@ -61,20 +61,7 @@ export function KeyList(props: {
       )}
       <div class="table-wrap">
         <table>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Key starts</th>
-              <th scope="col">Scopes</th>
-              <th scope="col" class="hide-narrow">
-                Created
-              </th>
-              <th scope="col" class="hide-narrow">
-                Last used
-              </th>
-              <th scope="col">State</th>
-            </tr>
-          </thead>
+          <Columns names={["Name", "Key starts", "Scopes", "Created|hide-narrow", "Last used|hide-narrow", "State"]} />
           <tbody>
             {props.keys.map((key) => (
               <tr>

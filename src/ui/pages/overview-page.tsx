@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import type { DomainView } from "../../services/domain-view.ts";
 import type { CrawlBriefView, CrawlSummaryView } from "../../services/crawl-view.ts";
-import { Csrf, CrawlStatusBadge, Notice, StatusBadge } from "../components/layout.tsx";
+import { Columns, Csrf, CrawlStatusBadge, Notice, StatusBadge } from "../components/layout.tsx";
 import { TrendChart } from "../components/trend-chart.tsx";
 import { count } from "../format.ts";
 import { Ago } from "../components/local-time.tsx";
@@ -53,26 +53,9 @@ export function Overview(props: { viewer: Viewer; rows: DomainRow[]; total: numb
             <caption class="muted">
               {count(props.total)} domain{props.total === 1 ? "" : "s"}
             </caption>
-            <thead>
-              <tr>
-                <th scope="col">Domain</th>
-                <th scope="col">Verified</th>
-                <th scope="col">Last crawl</th>
-                <th scope="col" class="num hide-narrow">
-                  Pages
-                </th>
-                <th scope="col" class="num">
-                  Broken
-                </th>
-                <th scope="col" class="num hide-narrow">
-                  New
-                </th>
-                <th scope="col">Trend</th>
-                <th scope="col" class="hide-narrow">
-                  Next run
-                </th>
-              </tr>
-            </thead>
+            <Columns
+              names={["Domain", "Verified", "Last crawl", "Pages|num hide-narrow", "Broken|num", "New|num hide-narrow", "Trend", "Next run|hide-narrow"]}
+            />
             <tbody>
               {rows.map(({ domain, last, recent, completed, notChecked }) => {
                 // A failed crawl's counts say nothing about the site: the numbers are the last completed crawl's.

@@ -5,7 +5,7 @@ import { SECRET_WARNING } from "../../services/webhooks.service.ts";
 import { can, type Viewer } from "../ui-env.ts";
 import type { Problem } from "../form-problem.ts";
 import { FormError } from "../components/form-error.tsx";
-import { Csrf, Notice, StatusBadge } from "../components/layout.tsx";
+import { Columns, Csrf, Notice, StatusBadge } from "../components/layout.tsx";
 import { Time } from "../components/local-time.tsx";
 import { DeliveryLog, TargetActions } from "../components/delivery-attempts.tsx";
 
@@ -55,13 +55,7 @@ export function WebhookList(props: {
       ) : (
         <div class="table-wrap">
           <table>
-            <thead>
-              <tr>
-                <th scope="col">Endpoint</th>
-                <th scope="col">Events</th>
-                <th scope="col">State</th>
-              </tr>
-            </thead>
+            <Columns names={["Endpoint", "Events", "State"]} />
             <tbody>
               {props.webhooks.map((hook) => (
                 <tr>
