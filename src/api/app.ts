@@ -38,7 +38,7 @@ import { channelsRouter } from "./routes/channels.ts";
  * and known paths with the wrong method 405, both JSON.
  */
 
-export interface AppDeps {
+interface AppDeps {
   basePath: string;
   rateLimitPerMinute: number;
   /** Reverse proxies whose `forwardedHeader` names the client (server.trusted_proxies). */

@@ -21,7 +21,7 @@ const CODE_OF_STATUS: Partial<Record<number, ErrorCode>> = {
   415: "unsupported_media_type",
 };
 
-export interface ErrorBody {
+interface ErrorBody {
   error: { code: ErrorCode; message: string; details?: ErrorDetail[] };
 }
 

@@ -49,7 +49,7 @@ export class RateLimiter {
 }
 
 /** The RateLimit-* headers of a decision. */
-export function rateLimitHeaders(decision: BucketDecision): { "RateLimit-Limit": string; "RateLimit-Remaining": string; "RateLimit-Reset": string } {
+function rateLimitHeaders(decision: BucketDecision): { "RateLimit-Limit": string; "RateLimit-Remaining": string; "RateLimit-Reset": string } {
   return {
     "RateLimit-Limit": String(decision.limit),
     "RateLimit-Remaining": String(decision.remaining),

@@ -47,7 +47,7 @@ export interface Destination {
 }
 
 /** Appended to "private or reserved address" errors of chat URLs. */
-export const CHANNEL_POLICY_HINT = "allow it with notifications.allow_private_targets";
+const CHANNEL_POLICY_HINT = "allow it with notifications.allow_private_targets";
 
 /** A destination reached over HTTP: `render` builds the request, the webhooks' attempt sends it. */
 export function chatDestination(

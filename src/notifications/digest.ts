@@ -73,7 +73,7 @@ export interface Digest extends Omit<DigestCrawl, "id" | "status"> {
 }
 
 /** The crawl fields a digest is made of. */
-export interface DigestCrawl {
+interface DigestCrawl {
   id: string;
   domain_name: string;
   status: string;
@@ -91,7 +91,7 @@ export interface DigestCrawl {
 type List = "new_broken" | "still_broken" | "fixed";
 
 /** The store reads a digest needs (store/digest.repo.ts). */
-export interface DigestReader {
+interface DigestReader {
   count(list: List, crawlId: string, against: ComparedCrawl | null): { links: number; targets: number };
   rows(
     list: List,

@@ -35,7 +35,7 @@ import type { UiEnv } from "./ui-env.ts";
  * the store's file is not the one opened) → pages. Every refusal, 429 included, is a page of the dashboard.
  */
 
-export interface DashboardDeps {
+interface DashboardDeps {
   keys: KeysService;
   domains: DomainsService;
   crawls: CrawlsService;

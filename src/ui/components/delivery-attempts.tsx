@@ -8,7 +8,7 @@ import { Time } from "./local-time.tsx";
 import { PageLinks } from "./page-links.tsx";
 
 /** A delivery's attempts, folded: when, what came back, how long. */
-export function Attempts(props: { delivery: DeliveryView }) {
+function Attempts(props: { delivery: DeliveryView }) {
   if (props.delivery.attempts.length === 0) return <span class="muted">no attempt yet</span>;
   return (
     <details>

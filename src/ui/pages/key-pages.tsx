@@ -29,7 +29,7 @@ const NOTICES: Record<string, string> = {
 };
 
 /** What was typed into a refused create form. */
-export interface KeyDraft {
+interface KeyDraft {
   name: string;
   scopes: string[];
 }

@@ -19,7 +19,7 @@ import { PageLinks } from "../components/page-links.tsx";
 
 export const DOMAINS_PER_PAGE = 50;
 
-export interface DomainRow {
+interface DomainRow {
   domain: DomainView;
   last: CrawlBriefView | null;
   recent: CrawlSummaryView[];
@@ -30,7 +30,7 @@ export interface DomainRow {
 }
 
 /** What was typed into the add form, shown again when it was refused. */
-export interface AddDraft {
+interface AddDraft {
   name: string;
   root_url: string;
 }

@@ -19,7 +19,7 @@ const NOTICES: Record<string, string> = {
 };
 
 /** What was typed into the add form, shown again when it was refused. */
-export interface WebhookDraft {
+interface WebhookDraft {
   url: string;
   name: string;
   events: string[];

@@ -13,7 +13,7 @@ import type { AppEnv } from "../../../http/env.ts";
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 
-export interface Caller {
+interface Caller {
   /** The authenticated key, or null when the request carried no usable credentials. */
   principal: Principal | null;
   /** Why credentials were refused. */
@@ -21,7 +21,7 @@ export interface Caller {
 }
 
 /** Resolves an `Authorization: Bearer <key>` header (absent: null) to its caller; rejects nothing yet. */
-export function identifyCaller(keys: KeysService, header: string | null | undefined): Caller {
+function identifyCaller(keys: KeysService, header: string | null | undefined): Caller {
   if (header === null || header === undefined) return { principal: null, authError: null };
   const match = BEARER.exec(header);
   try {
