@@ -8,18 +8,18 @@ import type { DomainsService } from "../services/domains.service.ts";
 import type { KeysService } from "../services/keys.service.ts";
 import type { WebhooksService } from "../services/webhooks.service.ts";
 import type { ChannelsService } from "../services/channels.service.ts";
-import type { AppEnv } from "./env.ts";
+import type { AppEnv } from "../http/env.ts";
 import { errorResponse } from "./error-envelope.ts";
 import { authenticate } from "./middleware/auth/auth.ts";
-import { clientAddress } from "./middleware/client-address/client-address.ts";
-import type { ForwardedHeader } from "./middleware/client-address/forwarded-chain.ts";
-import { rateLimit, RateLimiter } from "./middleware/rate-limit/rate-limit.ts";
+import { clientAddress } from "../http/client-address.ts";
+import type { ForwardedHeader } from "../http/forwarded-chain.ts";
+import { rateLimit, RateLimiter } from "../http/rate-limit.ts";
 import { requestId } from "./middleware/request-id/request-id.ts";
 import { requestHeadLimit } from "./middleware/request-head-limit/request-head-limit.ts";
 import { requestLog } from "./middleware/request-log/request-log.ts";
 import { requestMetrics } from "./middleware/request-metrics/request-metrics.ts";
 import { ResponseCache, responseCache } from "./middleware/response-cache/response-cache.ts";
-import { storeGuard, WRITE_METHODS, type StoreFileCheck } from "./middleware/store-guard/store-guard.ts";
+import { storeGuard, WRITE_METHODS, type StoreFileCheck } from "../http/store-guard.ts";
 import type { ServiceMetrics } from "../metrics/service-metrics.ts";
 import { metricsRouter } from "./routes/metrics.ts";
 import { methodLookup } from "./route-methods.ts";
@@ -38,7 +38,7 @@ import { channelsRouter } from "./routes/channels.ts";
  * and known paths with the wrong method 405, both JSON.
  */
 
-export interface AppDeps {
+interface AppDeps {
   basePath: string;
   rateLimitPerMinute: number;
   /** Reverse proxies whose `forwardedHeader` names the client (server.trusted_proxies). */

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { AppError, MethodNotAllowedError, RateLimitedError, STATUS_OF, StoreUnavailableError, type ErrorCode, type ErrorDetail } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
-import type { AppEnv } from "./env.ts";
+import type { AppEnv } from "../http/env.ts";
 import { storeUnavailable, storeWriteFailure } from "../store/write-failure.ts";
 
 /**
@@ -21,7 +21,7 @@ const CODE_OF_STATUS: Partial<Record<number, ErrorCode>> = {
   415: "unsupported_media_type",
 };
 
-export interface ErrorBody {
+interface ErrorBody {
   error: { code: ErrorCode; message: string; details?: ErrorDetail[] };
 }
 

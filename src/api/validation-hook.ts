@@ -1,7 +1,7 @@
 import type { Hook } from "@hono/zod-openapi";
 import type { z } from "zod";
 import { InvalidRequestError, NotFoundError, type ErrorDetail } from "../core/errors.ts";
-import type { AppEnv } from "./env.ts";
+import type { AppEnv } from "../http/env.ts";
 
 /**
  * Turns a failed zod validation into a core error: a bad path id is 404 (an id that cannot exist is an

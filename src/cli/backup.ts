@@ -2,7 +2,7 @@ import { loadConfig } from "../config/load.ts";
 import { BackupInterruptedError, backupStore } from "../store/backup.ts";
 import { err, EXIT_OK, out, parseCommandArgs, rejectExtraArgs, UsageError } from "./usage.ts";
 
-export const BACKUP_HELP = `Usage: linkpatrol backup FILE [--force] [--config FILE]
+const BACKUP_HELP = `Usage: linkpatrol backup FILE [--force] [--config FILE]
 
 Writes a consistent copy of the store (storage.path) to FILE while the service keeps running (SQLite's
 VACUUM INTO: one snapshot, compacted). The copy is checked before it gets its name; FILE must not exist

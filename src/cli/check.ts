@@ -6,7 +6,7 @@ import { EXIT_OK, out, parseCommandArgs } from "./usage.ts";
  * crawler, the config schema) is loaded only when one is asked for, so `--help` costs no more than `version`.
  */
 
-export const CHECK_HELP = `Usage: linkpatrol check URL [options]
+const CHECK_HELP = `Usage: linkpatrol check URL [options]
 
 Crawls the site at URL once, in this process (no server, no config file, a temporary store), and reports its
 links. Exit code: 0 nothing broken, 1 broken links found or the start page itself cannot be crawled (broken,

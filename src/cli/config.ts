@@ -2,7 +2,7 @@ import { loadConfig } from "../config/load.ts";
 import { configWarnings } from "../config/warnings.ts";
 import { EXIT_OK, out, parseCommandArgs, rejectExtraArgs, UsageError } from "./usage.ts";
 
-export const CONFIG_HELP = `Usage: linkpatrol config check [FILE] [--print]
+const CONFIG_HELP = `Usage: linkpatrol config check [FILE] [--print]
 
 Validates the configuration (FILE, else --config, else ./linkpatrol.yaml, else built-in defaults) with the
 LINKPATROL_* environment overrides applied. Prints "ok" or each problem with its key path; exit 2 on problems.

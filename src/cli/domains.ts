@@ -7,7 +7,7 @@ import { withRuntime } from "./context.ts";
 import { askYesNo } from "./confirm.ts";
 import { err, EXIT_FAILED, EXIT_OK, out, parseCommandArgs, rejectExtraArgs, UsageError } from "./usage.ts";
 
-export const DOMAINS_HELP = `Usage: linkpatrol domains <add|list|verify|edit|delete> [options]
+const DOMAINS_HELP = `Usage: linkpatrol domains <add|list|verify|edit|delete> [options]
 
   domains add SITE [--root-url URL] [--verified]   register a domain. SITE is a host (optionally :port; its start
                                                    page is then https://SITE/) or a URL, whose scheme and path

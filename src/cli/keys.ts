@@ -2,7 +2,7 @@ import { SCOPES } from "../core/scopes.ts";
 import { withRuntime } from "./context.ts";
 import { EXIT_OK, out, parseCommandArgs, rejectExtraArgs, UsageError } from "./usage.ts";
 
-export const KEYS_HELP = `Usage: linkpatrol keys <create|list|revoke> [options]
+const KEYS_HELP = `Usage: linkpatrol keys <create|list|revoke> [options]
 
   keys create --name NAME [--scopes a,b]   create a key and print it once (default scope: admin)
   keys list [--json]                        list keys (never the secret)

@@ -6,7 +6,7 @@ import { storeIdOf } from "../store/store-record.ts";
 import { admitOpenedStore, admitStoreFile } from "../store/store-admission.ts";
 import { EXIT_OK, out, parseCommandArgs, rejectExtraArgs } from "./usage.ts";
 
-export const MIGRATE_HELP = `Usage: linkpatrol migrate [--config FILE] [--new-store]
+const MIGRATE_HELP = `Usage: linkpatrol migrate [--config FILE] [--new-store]
 
 Applies pending database migrations and exits. \`serve\` does this at start too; run it on its own to
 upgrade the store before starting a new binary (take a backup first: see docs/operations.md). While a

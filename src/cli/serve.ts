@@ -12,7 +12,7 @@ import { metricsListenerFetch } from "../api/routes/metrics.ts";
 import { serveApi } from "../api/serve-api.ts";
 import { err, EXIT_OK, out, parseCommandArgs, rejectExtraArgs } from "./usage.ts";
 
-export const SERVE_HELP = `Usage: linkpatrol serve [--config FILE] [--new-store]
+const SERVE_HELP = `Usage: linkpatrol serve [--config FILE] [--new-store]
 
 Runs the API. The first start creates the store (storage.path) and an admin key, printed once on stderr
 (unless auth.bootstrap_key is configured). Stops cleanly on SIGTERM or SIGINT, within server.shutdown_timeout.

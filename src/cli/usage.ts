@@ -20,7 +20,7 @@ export class UsageError extends Error {
 }
 
 /** Options every command takes. */
-export const COMMON_OPTIONS = {
+const COMMON_OPTIONS = {
   config: { type: "string", short: "c" },
   help: { type: "boolean", short: "h" },
 } as const satisfies ParseArgsConfig["options"];

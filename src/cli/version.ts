@@ -1,7 +1,7 @@
 import { VERSION } from "../core/version.ts";
 import { EXIT_OK, out, parseCommandArgs, rejectExtraArgs } from "./usage.ts";
 
-export const VERSION_HELP = "Usage: linkpatrol version\n\nPrints the version of this binary.";
+const VERSION_HELP = "Usage: linkpatrol version\n\nPrints the version of this binary.";
 
 /** `linkpatrol version` */
 export function versionCommand(args: string[]): number {

@@ -9,7 +9,7 @@ import { configSchema, SECTION_SCHEMAS, type Config, type ConfigSection } from "
  * Every problem names where it came from (file or variable), the key path and the reason.
  */
 
-export const DEFAULT_CONFIG_FILE = "./linkpatrol.yaml";
+const DEFAULT_CONFIG_FILE = "./linkpatrol.yaml";
 const ENV_PREFIX = "LINKPATROL_";
 /** Variables with the prefix that are not overrides. */
 const ENV_RESERVED = new Set(["LINKPATROL_CONFIG"]);
@@ -22,7 +22,7 @@ export class ConfigError extends Error {
   }
 }
 
-export interface LoadedConfig {
+interface LoadedConfig {
   config: Config;
   /** The file read, or null when built-in defaults were used. */
   file: string | null;

@@ -8,7 +8,7 @@ import { z } from "zod";
  */
 
 /** True for "ADDRESS/PREFIX" with a valid IPv4 or IPv6 address and a prefix within its size. */
-export function isCidr(value: string): boolean {
+function isCidr(value: string): boolean {
   const slash = value.lastIndexOf("/");
   if (slash < 0) return false;
   const family = isIP(value.slice(0, slash));
@@ -18,7 +18,7 @@ export function isCidr(value: string): boolean {
 }
 
 /** True for a DNS server address: an IP, "IPv4:PORT" or "[IPv6]:PORT" (resolvers take no host names). */
-export function isDnsServer(value: string): boolean {
+function isDnsServer(value: string): boolean {
   const bracketed = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(value);
   const withPort = /^([^:]+):(\d{1,5})$/.exec(value);
   const [address, port] = bracketed ? [bracketed[1]!, bracketed[2]] : withPort ? [withPort[1]!, withPort[2]] : [value, undefined];
@@ -31,7 +31,7 @@ export const addressOrCidr = z.string().refine((value) => isIP(value) !== 0 || i
 export const dnsServer = z.string().refine(isDnsServer, "must be an IP address, IPv4:PORT or [IPv6]:PORT");
 
 /** True for an absolute http(s) URL without credentials, query or fragment: a base the dashboard's paths are appended to. */
-export function isPublicUrl(value: string): boolean {
+function isPublicUrl(value: string): boolean {
   try {
     const url = new URL(value);
     return (

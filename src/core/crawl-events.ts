@@ -21,7 +21,7 @@ export interface CrawlEvent {
 }
 
 /** The crawl fields the payloads are made of. */
-export interface CrawlFacts {
+interface CrawlFacts {
   id: string;
   domain_name: string;
   /** Its warnings, aggregated per cause: the payloads carry their texts and causes, so a body stays small. */

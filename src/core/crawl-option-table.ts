@@ -8,7 +8,7 @@ import type { StoredLinkKind } from "./link-kind.ts";
  */
 
 /** One crawl option; every option is a flag, off unless asked for. */
-export interface CrawlOptionRow {
+interface CrawlOptionRow {
   /** What it does, for the API's schema. */
   description: string;
   /** The dashboard's checkbox label. */

@@ -35,7 +35,7 @@ export const WARNING_CAUSES = [
 export type WarningCause = (typeof WARNING_CAUSES)[number];
 
 /** A typed cause a finding can name (`other` carries its text instead; `omitted` is the budget's own). */
-export type TypedWarningCause = Exclude<WarningCause, "other" | "omitted">;
+type TypedWarningCause = Exclude<WarningCause, "other" | "omitted">;
 
 /** One warning as it is found: a typed cause with what it is about, or plain text (an `other` warning). */
 export type WarningFinding = { cause: TypedWarningCause; sample?: string; count?: number } | { cause: "other"; message: string };
@@ -76,7 +76,7 @@ function utf8Length(text: string): number {
 }
 
 /** `text` cut to MAX_SAMPLE_CHARS characters (never inside a surrogate pair). */
-export function boundedText(text: string): string {
+function boundedText(text: string): string {
   if (text.length <= MAX_SAMPLE_CHARS) return text;
   let end = MAX_SAMPLE_CHARS - 1;
   if (/[\uD800-\uDBFF]/.test(text[end - 1]!)) end--;

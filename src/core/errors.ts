@@ -30,8 +30,6 @@ export const STATUS_OF = {
 } as const;
 
 export type ErrorCode = keyof typeof STATUS_OF;
-/** A status some error code answers with. */
-export type ErrorStatus = (typeof STATUS_OF)[ErrorCode];
 
 /** Base of every error a service may throw on purpose. */
 export abstract class AppError extends Error {

@@ -9,7 +9,7 @@ import { edenGC } from "bun:jsc";
  * fourth batch, and a young one after each of the others, lower peak RSS at no measurable cost; collecting
  * more often costs CPU on `check`, whose single thread both fetches and collects (bench/README.md, "Memory").
  */
-export const BATCHES_PER_COLLECTION = 4;
+const BATCHES_PER_COLLECTION = 4;
 
 const fullGc = (): void => Bun.gc(true);
 
@@ -46,7 +46,7 @@ export function youngThenFull(youngPerFull: number, young: () => void = edenGC, 
  * 2 MiB since the scanner made reading a page cheaper: −6 to −12 MiB of peak for ~3 % of CPU (bench/README.md,
  * "2026-11-26").
  */
-export const PAGE_BYTES_PER_COLLECTION = 2 * 1024 * 1024;
+const PAGE_BYTES_PER_COLLECTION = 2 * 1024 * 1024;
 /**
  * Page bytes read between two young collections (a full one takes the place of every second). A page of a few MB
  * made its garbage faster than the full rhythm collected it: python3-doc's 2.5 MB contents.html read alone

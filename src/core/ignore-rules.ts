@@ -12,7 +12,7 @@ export interface IgnoreRules {
 }
 
 /** The two lists, in the order they are shown and validated. */
-export const IGNORE_RULE_LISTS = ["exclude", "mute"] as const;
+const IGNORE_RULE_LISTS = ["exclude", "mute"] as const;
 
 /** Patterns per list at most, and characters per pattern. */
 export const MAX_RULES_PER_LIST = 100;
@@ -34,7 +34,7 @@ export function hasNoRules(rules: IgnoreRules): boolean {
 }
 
 /** One problem with a rule: the field (`ignore_rules.exclude.2`) and the reason in words. */
-export interface RuleProblem {
+interface RuleProblem {
   field: string;
   message: string;
 }

@@ -5,7 +5,7 @@
  */
 
 /** What stands for a password in every URL we keep. */
-export const REDACTED_PASSWORD = "***";
+const REDACTED_PASSWORD = "***";
 
 /** Replaces `url`'s password, if it has one, in place; the user name stays, to tell links apart. Returns `url`. */
 export function redactPassword(url: URL): URL {

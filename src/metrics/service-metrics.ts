@@ -9,7 +9,7 @@ import { CallbackGauge, Counter, Histogram, Registry } from "./registry.ts";
  * notification attempts by outcome; and API request durations by route. Counters start at zero with the process, as Prometheus expects.
  */
 
-export interface MetricsSources {
+interface MetricsSources {
   crawlsByStatus(): Record<string, number>;
   /** Deliveries by state, of webhooks or of notification channels. */
   deliveriesByState(target: "webhook" | "channel"): Record<string, number>;

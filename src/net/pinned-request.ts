@@ -24,7 +24,7 @@ import { classifyNetworkError, errorCode, plainWordsFor } from "./network-error.
 import { ipLiteral, type ResolvedAddress } from "./resolve.ts";
 
 /** Everything one exchange needs; `headers` are sent as given, plus Host (and Content-Length with a body). */
-export interface PinnedRequest {
+interface PinnedRequest {
   url: URL;
   address: ResolvedAddress;
   method: "GET" | "HEAD" | "POST" | "PUT";

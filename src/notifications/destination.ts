@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import { z } from "zod";
 import type { ChannelKind } from "../core/channels.ts";
 import type { AddressPolicy } from "../net/address-policy.ts";
 import type { Resolve } from "../net/resolve.ts";
@@ -47,7 +47,7 @@ export interface Destination {
 }
 
 /** Appended to "private or reserved address" errors of chat URLs. */
-export const CHANNEL_POLICY_HINT = "allow it with notifications.allow_private_targets";
+const CHANNEL_POLICY_HINT = "allow it with notifications.allow_private_targets";
 
 /** A destination reached over HTTP: `render` builds the request, the webhooks' attempt sends it. */
 export function chatDestination(
@@ -67,6 +67,18 @@ export function chatDestination(
         signal: context.signal,
       }),
   };
+}
+
+/** A destination that posts JSON to one webhook URL, its own secret (Discord, Slack, Teams); `what` describes the URL. */
+export function webhookUrlDestination(kind: ChannelKind, what: string, body: (message: Message) => object) {
+  return chatDestination({
+    kind,
+    config: z.strictObject({ url: z.url().max(2048).describe(`${what} (kept secret)`) }),
+    secretFields: ["url"],
+    urls: (config) => [String(config.url)],
+    describe: (channel) => originOnly(channel.secrets.url),
+    render: (message, channel) => ({ url: String(channel.secrets.url), method: "POST", headers: JSON_HEADERS, body: JSON.stringify(body(message)) }),
+  });
 }
 
 /** "https://hooks.slack.com/…": a URL's scheme and host, its path (which may hold a token) left out. */

@@ -53,19 +53,9 @@ export interface DigestSection {
   items: DigestTarget[];
 }
 
-export interface Digest {
+export interface Digest extends Omit<DigestCrawl, "id" | "status"> {
   crawl_id: string;
-  domain_name: string;
   status: "completed" | "failed";
-  failure: CrawlFailure | null;
-  error: string | null;
-  warnings: string[];
-  truncated: boolean;
-  pages_crawled: number;
-  total_links: number;
-  broken_links: number;
-  started_at: string | null;
-  completed_at: string | null;
   /**
    * The previous ended crawl (completed or failed) the lists compare against, as the crawl's changes do; null
    * for a domain's first crawl (every broken link is new) and for a crawl that never started (no lists).
@@ -83,7 +73,7 @@ export interface Digest {
 }
 
 /** The crawl fields a digest is made of. */
-export interface DigestCrawl {
+interface DigestCrawl {
   id: string;
   domain_name: string;
   status: string;
@@ -101,7 +91,7 @@ export interface DigestCrawl {
 type List = "new_broken" | "still_broken" | "fixed";
 
 /** The store reads a digest needs (store/digest.repo.ts). */
-export interface DigestReader {
+interface DigestReader {
   count(list: List, crawlId: string, against: ComparedCrawl | null): { links: number; targets: number };
   rows(
     list: List,

@@ -55,7 +55,7 @@ function plural(n: number, one: string, many = `${one}s`): string {
 }
 
 /** "2026-11-28 03:00 UTC". */
-export function when(iso: string | null): string {
+function when(iso: string | null): string {
   if (iso === null) return "at an unknown time";
   const date = new Date(iso);
   return Number.isNaN(date.getTime()) ? iso : `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`;

@@ -12,7 +12,7 @@ import { redactSecrets } from "./redact.ts";
  * back is stripped of the channel's secrets before the dispatcher stores or logs it.
  */
 
-export interface NotifierOptions extends Omit<SendContext, "deliveryId"> {
+interface NotifierOptions extends Omit<SendContext, "deliveryId"> {
   /** server.public_url: links in messages are built from it; null: messages carry none. */
   publicUrl: string | null;
 }

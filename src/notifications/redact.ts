@@ -3,7 +3,7 @@
  * echoing the URL it was called at, a library naming the credentials it used) has each secret value replaced.
  */
 
-export const REDACTED = "[redacted]";
+const REDACTED = "[redacted]";
 
 /** `text` with every occurrence of each of `secrets` (and of its URL-encoded form) replaced by [redacted]. */
 export function redactSecrets(text: string, secrets: readonly unknown[]): string {

@@ -19,7 +19,7 @@ interface LastRun {
 }
 
 /** A scheduled domain as the guard needs it. */
-export interface GuardedSchedule {
+interface GuardedSchedule {
   id: string;
   schedule: string;
   timezone: string | null;

@@ -14,7 +14,7 @@ import { ClockStepGuard, type Clocks } from "./clock-step-guard.ts";
  */
 
 /** A scheduled domain as the scheduler needs it. */
-export interface ScheduledDomain {
+interface ScheduledDomain {
   id: string;
   name: string;
   schedule: string;
@@ -24,7 +24,7 @@ export interface ScheduledDomain {
   scheduleSetAt: string;
 }
 
-export interface SchedulerDeps {
+interface SchedulerDeps {
   /** Every domain with a schedule, read fresh at each reload. */
   domains: () => ScheduledDomain[];
   /** Queues a crawl; throws CrawlInProgressError, DomainNotVerifiedError or NotFoundError. */

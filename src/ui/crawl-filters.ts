@@ -25,7 +25,7 @@ export interface View<Column extends string> {
 
 /** The page sizes offered; anything else falls back to the default. */
 export const PAGE_SIZES = [25, 50, 100, 200] as const;
-export const DEFAULT_PAGE_SIZE = 50;
+const DEFAULT_PAGE_SIZE = 50;
 /** A page number beyond this is read as this (the listing then shows its last page). */
 const MAX_PAGE = 1_000_000;
 

@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import { Hono } from "hono";
-import type { RateLimiter } from "../api/middleware/rate-limit/rate-limit.ts";
-import { storeGuard, type StoreFileCheck } from "../api/middleware/store-guard/store-guard.ts";
+import type { RateLimiter } from "../http/rate-limit.ts";
+import { storeGuard, type StoreFileCheck } from "../http/store-guard.ts";
 import { AppError, RateLimitedError, STATUS_OF, StoreUnavailableError } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
 import type { CrawlsService } from "../services/crawls.service.ts";
@@ -35,7 +35,7 @@ import type { UiEnv } from "./ui-env.ts";
  * the store's file is not the one opened) → pages. Every refusal, 429 included, is a page of the dashboard.
  */
 
-export interface DashboardDeps {
+interface DashboardDeps {
   keys: KeysService;
   domains: DomainsService;
   crawls: CrawlsService;
@@ -43,7 +43,7 @@ export interface DashboardDeps {
   channels: ChannelsService;
   /** Signs session cookies (ui/session-secret.ts). */
   sessionSecret: Uint8Array;
-  /** Whether the store's path still names the file opened (api/middleware/store-guard). */
+  /** Whether the store's path still names the file opened (http/store-guard.ts). */
   storeFile: StoreFileCheck;
   logger: Logger;
   /** The app's rate limiter (the API's limiter leaves dashboard paths to this router). */

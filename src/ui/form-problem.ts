@@ -35,7 +35,7 @@ const LABELS: Record<string, string> = {
 };
 
 /** "ignore_rules.mute.2" → "Never counted broken, line 3"; known fields by their label; others in words. */
-export function labelOf(field: string, labels: Record<string, string> = {}): string {
+function labelOf(field: string, labels: Record<string, string> = {}): string {
   const line = /^(ignore_rules\.(?:exclude|mute))\.(\d+)$/.exec(field);
   if (line !== null) return `${LABELS[line[1]!]}, line ${Number(line[2]) + 1}`;
   return labels[field] ?? LABELS[field] ?? field.replaceAll("_", " ").replaceAll(".", " ");

@@ -43,7 +43,7 @@ export function seconds(fromIso: string | null, toIso: string | null, now = Date
 }
 
 /** "12 days", "1 day", "5 h", "3 min", "4 s": how long `ms` is, to the largest whole unit. */
-export function span(ms: number): string {
+function span(ms: number): string {
   const units: [number, string, string][] = [
     [86_400_000, "day", "days"],
     [3_600_000, "h", "h"],

@@ -12,7 +12,7 @@ export const SESSION_COOKIE = "lp_session";
 export const SIGN_IN_COOKIE = "lp_sign_in";
 
 /** True when the browser reached us over HTTPS. */
-export function overHttps(c: Context): boolean {
+function overHttps(c: Context): boolean {
   return new URL(c.req.url).protocol === "https:" || c.req.header("X-Forwarded-Proto")?.split(",")[0]?.trim() === "https";
 }
 

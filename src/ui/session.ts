@@ -18,7 +18,7 @@ export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
  * issued under a clock since set back by more than a session's life (a wrong date corrected): refused, or a
  * cookie from then would stay valid until that date came round.
  */
-export const SESSION_MAX_AHEAD_MS = 2 * SESSION_TTL_MS;
+const SESSION_MAX_AHEAD_MS = 2 * SESSION_TTL_MS;
 
 /** What a valid session cookie says. */
 export interface Session {

@@ -1,4 +1,4 @@
-import { addressBucketOf } from "../api/middleware/client-address/forwarded-chain.ts";
+import { addressBucketOf } from "../http/forwarded-chain.ts";
 import { monotonicNow } from "../core/clock.ts";
 
 /**
@@ -12,7 +12,7 @@ import { monotonicNow } from "../core/clock.ts";
  * anyone out nor lifts a wait.
  */
 
-export interface BackoffSettings {
+interface BackoffSettings {
   /** Failures before any wait. */
   freeFailures: number;
   /** The first wait; each further failure doubles it. */
@@ -24,7 +24,7 @@ export interface BackoffSettings {
   maxEntries: number;
 }
 
-export const SIGN_IN_BACKOFF: BackoffSettings = {
+const SIGN_IN_BACKOFF: BackoffSettings = {
   freeFailures: 5,
   firstDelayMs: 1_000,
   maxDelayMs: 60_000,
@@ -33,7 +33,7 @@ export const SIGN_IN_BACKOFF: BackoffSettings = {
 };
 
 /** Characters of a submitted key that name its prefix bucket (`lp_` and 8 more, as `keys list` shows them). */
-export const KEY_PREFIX_LENGTH = 11;
+const KEY_PREFIX_LENGTH = 11;
 
 interface Failures {
   count: number;

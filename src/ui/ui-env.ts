@@ -1,4 +1,4 @@
-import type { AppEnv } from "../api/env.ts";
+import type { AppEnv } from "../http/env.ts";
 import { hasScope, type Scope } from "../core/scopes.ts";
 import type { Principal } from "../services/keys.service.ts";
 import type { Session } from "./session.ts";

@@ -26,7 +26,7 @@ export interface OutgoingRequest {
 }
 
 /** How to send it. */
-export interface AttemptOptions {
+interface AttemptOptions {
   policy: AddressPolicy;
   /** Name resolution; defaults to the system resolver. */
   resolve?: Resolve;
@@ -55,7 +55,7 @@ export type AttemptOutcome =
     };
 
 /** How much of a receiver's answer is kept with the attempt. */
-export const RESPONSE_BODY_LIMIT = 1024;
+const RESPONSE_BODY_LIMIT = 1024;
 const RETRY_AFTER_STATUSES = new Set([429, 503]);
 
 /** A failure without an HTTP answer (refused, dropped, timed out, an SMTP error). */

@@ -9,8 +9,6 @@ import { requestOnce, type AttemptOutcome } from "./attempt.ts";
 import { signatureHeader } from "./sign.ts";
 import { WEBHOOK_POLICY_HINT } from "./url-rules.ts";
 
-export { RESPONSE_BODY_LIMIT, type AttemptOutcome } from "./attempt.ts";
-
 /** What to send: where, signed with which secret, and the exact JSON body. */
 export interface DeliveryRequest {
   url: string;

@@ -17,7 +17,7 @@ import { nextAttemptDelayMs } from "./retry-schedule.ts";
 /** What one attempt came to, as the dispatcher recorded it. */
 export type AttemptOutcomeLabel = "delivered" | "retrying" | "dead";
 
-export interface DispatcherOptions {
+interface DispatcherOptions {
   repo: DeliveriesRepo;
   /** Makes one attempt of a delivery (never rejects for network outcomes). */
   send: (delivery: DueDelivery) => Promise<AttemptOutcome>;

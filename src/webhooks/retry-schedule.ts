@@ -8,7 +8,7 @@
  */
 
 /** Spread applied to each scheduled delay: ±10 %. */
-export const RETRY_JITTER = 0.1;
+const RETRY_JITTER = 0.1;
 /** Longest wait a Retry-After header can impose. */
 export const MAX_RETRY_AFTER_MS = 24 * 3_600_000;
 

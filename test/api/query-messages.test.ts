@@ -3,7 +3,7 @@ import { expectErrorEnvelope, startTestService, type TestService } from "../help
 
 /**
  * A refused query value says what is wrong with it: out of range, not a whole number, or given more than once,
- * each in its own words (the messages come from the query schemas in api/schemas/common.ts).
+ * each in its own words (the messages come from the query schemas in http/schemas/common.ts).
  */
 
 let svc: TestService;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { Hono } from "hono";
-import type { AppEnv } from "../../src/api/env.ts";
+import type { AppEnv } from "../../src/http/env.ts";
 import { ResponseCache, responseCache } from "../../src/api/middleware/response-cache/response-cache.ts";
 import { createLogger } from "../../src/core/logger.ts";
 import { runCli } from "../helpers/cli.ts";

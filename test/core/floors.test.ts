@@ -3,8 +3,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
 
 /**
- * The floors of src/ (docs/architecture.md): data flows down, API and dashboard → services → store and
- * crawler → webhooks and notifications, with core and net under everything. Read from the import statements
+ * The floors of src/ (docs/architecture.md): data flows down, API and dashboard → their shared HTTP pieces →
+ * services → store and crawler → webhooks and notifications, with core and net under everything. Read from the import statements
  * themselves, so a file that reaches up a floor fails here rather than in review.
  */
 
@@ -49,8 +49,9 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   metrics: ["core", "crawler", "webhooks"],
   services: ["core", "config", "net", "store", "crawler", "verification", "webhooks", "notifications"],
   scheduler: ["core", "config", "services"],
-  api: ["core", "config", "net", "store", "services", "metrics", "notifications"],
-  ui: ["core", "config", "net", "services", "api"],
+  http: ["core", "config", "net", "store", "services", "notifications"],
+  api: ["core", "config", "net", "store", "services", "metrics", "notifications", "http"],
+  ui: ["core", "config", "net", "services", "http"],
   cli: ["core", "config", "net", "store", "services", "scheduler", "api", "runtime.ts"],
 };
 

@@ -1,13 +1,12 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { ChannelSchema, ChannelTestResultSchema } from "../../services/channel-view.ts";
 import type { ChannelInput, ChannelsService } from "../../services/channels.service.ts";
-import { DeliverySchema } from "../../services/webhook-view.ts";
-import type { AppEnv } from "../env.ts";
-import { ChannelDeliveryListSchema, ChannelListSchema, CreateChannelBody, UpdateChannelBody } from "../schemas/channels.ts";
-import { dataOf, ErrorSchema, errorResponses, IdParam, jsonContent, PaginationQuery } from "../schemas/common.ts";
-import { DeliveryParams } from "../schemas/webhooks.ts";
+import type { AppEnv } from "../../http/env.ts";
+import { ChannelDeliveryListSchema, ChannelListSchema, CreateChannelBody, UpdateChannelBody } from "../../http/schemas/channels.ts";
+import { dataOf, ErrorSchema, errorResponses, IdParam, jsonContent } from "../../http/schemas/common.ts";
 import { jsonBody, securedRoute } from "../secured-route.ts";
 import { validationHook } from "../validation-hook.ts";
+import { withDeliveries } from "./delivery-routes.ts";
 
 /** /channels (notification channels): handlers only validate, call ChannelsService and return JSON. */
 
@@ -64,29 +63,9 @@ const testChannel = securedRoute(TAG, "notifications:write", {
   responses: { 200: jsonContent(dataOf(ChannelTestResultSchema), "the outcome of the one attempt"), ...errorResponses(404) },
 });
 
-const listDeliveries = securedRoute(TAG, "notifications:read", {
-  method: "get",
-  path: "/channels/{id}/deliveries",
-  summary: "The channel's deliveries, newest first, with every attempt",
-  request: { params: IdParam, query: PaginationQuery },
-  responses: { 200: jsonContent(ChannelDeliveryListSchema, "one page of deliveries"), ...errorResponses(400, 404) },
-});
-
-const redeliver = securedRoute(TAG, "notifications:write", {
-  method: "post",
-  path: "/channels/{id}/deliveries/{delivery_id}/redeliver",
-  summary: "Queue an ended (dead or delivered) delivery again, due now",
-  request: { params: DeliveryParams },
-  responses: {
-    200: jsonContent(dataOf(DeliverySchema), "the delivery, pending again"),
-    ...errorResponses(404, 409),
-    409: jsonContent(ErrorSchema, "conflict: the delivery is still pending, or the channel is inactive"),
-  },
-});
-
 /** The /channels router. */
 export function channelsRouter(service: ChannelsService) {
-  return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+  const router = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
     .openapi(createChannel, async (c) => c.json({ data: await service.create(c.req.valid("json") as ChannelInput) }, 201))
     .openapi(listChannels, (c) => {
       const { items, total } = service.list();
@@ -98,14 +77,6 @@ export function channelsRouter(service: ChannelsService) {
       service.delete(c.req.valid("param").id);
       return c.body(null, 204);
     })
-    .openapi(testChannel, async (c) => c.json({ data: await service.test(c.req.valid("param").id) }, 200))
-    .openapi(listDeliveries, (c) => {
-      const { page, limit } = c.req.valid("query");
-      const { items, total } = service.deliveries(c.req.valid("param").id, page, limit);
-      return c.json({ data: items, meta: { page, limit, total } }, 200);
-    })
-    .openapi(redeliver, (c) => {
-      const { id, delivery_id } = c.req.valid("param");
-      return c.json({ data: service.redeliver(id, delivery_id) }, 200);
-    });
+    .openapi(testChannel, async (c) => c.json({ data: await service.test(c.req.valid("param").id) }, 200));
+  return withDeliveries(router, "channel", { read: "notifications:read", write: "notifications:write" }, ChannelDeliveryListSchema, service);
 }

@@ -2,8 +2,8 @@ import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { CrawlOptionsSchema } from "../../core/crawl-options.ts";
 import { CrawlDetailSchema, CrawlSchema } from "../../services/crawl-view.ts";
 import type { CrawlsService } from "../../services/crawls.service.ts";
-import type { AppEnv } from "../env.ts";
-import { dataOf, ErrorSchema, errorResponses, IdParam, jsonContent, PaginationQuery } from "../schemas/common.ts";
+import type { AppEnv } from "../../http/env.ts";
+import { dataOf, ErrorSchema, errorResponses, IdParam, jsonContent, PaginationQuery } from "../../http/schemas/common.ts";
 import {
   BrokenLinkListSchema,
   ChangeListSchema,
@@ -13,7 +13,7 @@ import {
   LinkListSchema,
   OrphanPageListSchema,
   StartCrawlBody,
-} from "../schemas/crawls.ts";
+} from "../../http/schemas/crawls.ts";
 import { jsonBody, securedRoute } from "../secured-route.ts";
 import { validationHook } from "../validation-hook.ts";
 

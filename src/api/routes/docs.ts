@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { VERSION } from "../../core/version.ts";
-import type { AppEnv } from "../env.ts";
+import type { AppEnv } from "../../http/env.ts";
 import { DOCS_PAGE } from "./docs-page.ts";
 
 /**

@@ -1,9 +1,9 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { DomainsService } from "../../services/domains.service.ts";
-import type { AppEnv } from "../env.ts";
-import { dataOf, errorResponses, IdParam, jsonContent, PaginationQuery } from "../schemas/common.ts";
+import type { AppEnv } from "../../http/env.ts";
+import { dataOf, errorResponses, IdParam, jsonContent, PaginationQuery } from "../../http/schemas/common.ts";
 import { DomainSchema } from "../../services/domain-view.ts";
-import { CreateDomainBody, DomainListSchema, UpdateDomainBody } from "../schemas/domains.ts";
+import { CreateDomainBody, DomainListSchema, UpdateDomainBody } from "../../http/schemas/domains.ts";
 import { jsonBody, securedRoute } from "../secured-route.ts";
 import { validationHook } from "../validation-hook.ts";
 

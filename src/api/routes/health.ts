@@ -1,7 +1,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { VERSION } from "../../core/version.ts";
-import type { AppEnv } from "../env.ts";
-import { jsonContent } from "../schemas/common.ts";
+import type { AppEnv } from "../../http/env.ts";
+import { jsonContent } from "../../http/schemas/common.ts";
 
 /**
  * GET /healthz: liveness for load balancers, monitoring and systemd watchdogs; no auth. It answers 200 only while

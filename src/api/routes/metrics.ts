@@ -1,8 +1,8 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { PROMETHEUS_CONTENT_TYPE } from "../../metrics/registry.ts";
 import type { ServiceMetrics } from "../../metrics/service-metrics.ts";
-import type { AppEnv } from "../env.ts";
-import { errorResponses } from "../schemas/common.ts";
+import type { AppEnv } from "../../http/env.ts";
+import { errorResponses } from "../../http/schemas/common.ts";
 import { securedRoute } from "../secured-route.ts";
 
 /** GET /metrics on the API listener (metrics.port null): the Prometheus text, for keys with metrics:read. */

@@ -1,11 +1,12 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { DeliverySchema, TestResultSchema, WebhookSchema } from "../../services/webhook-view.ts";
+import { TestResultSchema, WebhookSchema } from "../../services/webhook-view.ts";
 import { SECRET_WARNING, type WebhooksService } from "../../services/webhooks.service.ts";
-import type { AppEnv } from "../env.ts";
-import { dataOf, ErrorSchema, errorResponses, IdParam, jsonContent, PaginationQuery } from "../schemas/common.ts";
-import { CreateWebhookBody, DeliveryListSchema, DeliveryParams, UpdateWebhookBody, WebhookCreatedEnvelope, WebhookListSchema } from "../schemas/webhooks.ts";
+import type { AppEnv } from "../../http/env.ts";
+import { dataOf, ErrorSchema, errorResponses, IdParam, jsonContent } from "../../http/schemas/common.ts";
+import { CreateWebhookBody, DeliveryListSchema, UpdateWebhookBody, WebhookCreatedEnvelope, WebhookListSchema } from "../../http/schemas/webhooks.ts";
 import { jsonBody, securedRoute } from "../secured-route.ts";
 import { validationHook } from "../validation-hook.ts";
+import { withDeliveries } from "./delivery-routes.ts";
 
 /** /webhooks: handlers only validate, call WebhooksService and return JSON. */
 
@@ -52,29 +53,9 @@ const testWebhook = securedRoute("webhooks", "webhooks:write", {
   responses: { 200: jsonContent(dataOf(TestResultSchema), "the outcome of the one attempt"), ...errorResponses(404) },
 });
 
-const listDeliveries = securedRoute("webhooks", "webhooks:read", {
-  method: "get",
-  path: "/webhooks/{id}/deliveries",
-  summary: "The webhook's deliveries, newest first, with every attempt",
-  request: { params: IdParam, query: PaginationQuery },
-  responses: { 200: jsonContent(DeliveryListSchema, "one page of deliveries"), ...errorResponses(400, 404) },
-});
-
-const redeliver = securedRoute("webhooks", "webhooks:write", {
-  method: "post",
-  path: "/webhooks/{id}/deliveries/{delivery_id}/redeliver",
-  summary: "Queue an ended (dead or delivered) delivery again, due now",
-  request: { params: DeliveryParams },
-  responses: {
-    200: jsonContent(dataOf(DeliverySchema), "the delivery, pending again"),
-    ...errorResponses(404, 409),
-    409: jsonContent(ErrorSchema, "conflict: the delivery is still pending, or the webhook is inactive"),
-  },
-});
-
 /** The /webhooks router. */
 export function webhooksRouter(service: WebhooksService) {
-  return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+  const router = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
     .openapi(createWebhook, async (c) => {
       const webhook = await service.create(c.req.valid("json"));
       return c.json({ data: webhook, meta: { warning: SECRET_WARNING } }, 201);
@@ -88,14 +69,6 @@ export function webhooksRouter(service: WebhooksService) {
       return c.body(null, 204);
     })
     .openapi(updateWebhook, (c) => c.json({ data: service.update(c.req.valid("param").id, c.req.valid("json")) }, 200))
-    .openapi(testWebhook, async (c) => c.json({ data: await service.test(c.req.valid("param").id) }, 200))
-    .openapi(listDeliveries, (c) => {
-      const { page, limit } = c.req.valid("query");
-      const { items, total } = service.deliveries(c.req.valid("param").id, page, limit);
-      return c.json({ data: items, meta: { page, limit, total } }, 200);
-    })
-    .openapi(redeliver, (c) => {
-      const { id, delivery_id } = c.req.valid("param");
-      return c.json({ data: service.redeliver(id, delivery_id) }, 200);
-    });
+    .openapi(testWebhook, async (c) => c.json({ data: await service.test(c.req.valid("param").id) }, 200));
+  return withDeliveries(router, "webhook", { read: "webhooks:read", write: "webhooks:write" }, DeliveryListSchema, service);
 }

@@ -1,5 +1,4 @@
-import { z } from "zod";
-import { chatDestination, JSON_HEADERS, originOnly } from "../destination.ts";
+import { webhookUrlDestination } from "../destination.ts";
 import { escapeMarkdown, markdownLink } from "../escape.ts";
 import { andMore, boundedItem, fitPieces } from "../fit.ts";
 import type { Message, MessageItem, Tone } from "../message.ts";
@@ -32,49 +31,42 @@ function embedChars(embed: { title?: string; description?: string; footer?: { te
   return (embed.title?.length ?? 0) + (embed.description?.length ?? 0) + (embed.footer?.text.length ?? 0);
 }
 
-export const discord = chatDestination({
-  kind: "discord",
-  config: z.strictObject({ url: z.url().max(2048).describe("the channel webhook URL (kept secret)") }),
-  secretFields: ["url"],
-  urls: (config) => [String(config.url)],
-  describe: (channel) => originOnly(channel.secrets.url),
-  render(message: Message, channel) {
-    const introLines = [escapeMarkdown(message.summary)];
-    if (message.failure !== null) introLines.push(`**${escapeMarkdown(message.failure)}**`);
-    const warnings = fitPieces(
-      message.warnings.map((w) => `⚠ ${escapeMarkdown(w)}`),
-      1_200,
+export const discord = webhookUrlDestination("discord", "the channel webhook URL", (message: Message) => {
+  const introLines = [escapeMarkdown(message.summary)];
+  if (message.failure !== null) introLines.push(`**${escapeMarkdown(message.failure)}**`);
+  const warnings = fitPieces(
+    message.warnings.map((w) => `⚠ ${escapeMarkdown(w)}`),
+    1_200,
+    (t) => t.length + 1,
+    (n) => andMore(n, "more warnings"),
+  );
+  introLines.push(...warnings);
+  if (message.link !== null) introLines.push(markdownLink(message.link, "Open the crawl in linkpatrol"));
+  const intro = {
+    title: clip(message.title, 256),
+    description: clip(introLines.join("\n"), 1_800),
+    color: COLOURS[message.tone],
+    footer: { text: clip(message.footer, 200) },
+  };
+  const embeds: object[] = [intro];
+  let left = EMBEDS_CHARS - embedChars(intro);
+  message.sections.forEach((section, index) => {
+    const share = Math.min(DESCRIPTION_CHARS, Math.floor(left / (message.sections.length - index)));
+    const title = clip(section.heading, 256);
+    const items = section.items
+      .map((item) => boundedItem(item, itemText, (t) => t.length, Math.max(0, share - title.length - 60)))
+      .filter((t): t is string => t !== null);
+    const lines = fitPieces(
+      items,
+      share - title.length,
       (t) => t.length + 1,
-      (n) => andMore(n, "more warnings"),
+      (n) => `• ${andMore(n, "more URLs")}`,
+      section.moreTargets + section.items.length - items.length,
     );
-    introLines.push(...warnings);
-    if (message.link !== null) introLines.push(markdownLink(message.link, "Open the crawl in linkpatrol"));
-    const intro = {
-      title: clip(message.title, 256),
-      description: clip(introLines.join("\n"), 1_800),
-      color: COLOURS[message.tone],
-      footer: { text: clip(message.footer, 200) },
-    };
-    const embeds: object[] = [intro];
-    let left = EMBEDS_CHARS - embedChars(intro);
-    message.sections.forEach((section, index) => {
-      const share = Math.min(DESCRIPTION_CHARS, Math.floor(left / (message.sections.length - index)));
-      const title = clip(section.heading, 256);
-      const items = section.items
-        .map((item) => boundedItem(item, itemText, (t) => t.length, Math.max(0, share - title.length - 60)))
-        .filter((t): t is string => t !== null);
-      const lines = fitPieces(
-        items,
-        share - title.length,
-        (t) => t.length + 1,
-        (n) => `• ${andMore(n, "more URLs")}`,
-        section.moreTargets + section.items.length - items.length,
-      );
-      const embed = { title, description: lines.join("\n"), color: COLOURS[section.key === "fixed" ? "fixed" : "broken"] };
-      left -= embedChars(embed);
-      embeds.push(embed);
-    });
-    const body = { content: clip(escapeMarkdown(message.title), 2_000), embeds, allowed_mentions: { parse: [] } };
-    return { url: String(channel.secrets.url), method: "POST", headers: JSON_HEADERS, body: JSON.stringify(body) };
-  },
+    const embed = { title, description: lines.join("\n"), color: COLOURS[section.key === "fixed" ? "fixed" : "broken"] };
+    left -= embedChars(embed);
+    embeds.push(embed);
+  });
+  const body = { content: clip(escapeMarkdown(message.title), 2_000), embeds, allowed_mentions: { parse: [] } };
+  return body;
 });

@@ -1,5 +1,4 @@
-import { z } from "zod";
-import { chatDestination, JSON_HEADERS, originOnly } from "../destination.ts";
+import { webhookUrlDestination } from "../destination.ts";
 import { escapeSlack, slackCode, slackLink } from "../escape.ts";
 import { andMore, boundedItem, fitPieces } from "../fit.ts";
 import type { Message, MessageItem } from "../message.ts";
@@ -36,42 +35,35 @@ function sections(lines: string[]): object[] {
   return blocks.map((text) => ({ type: "section", text: { type: "mrkdwn", text } }));
 }
 
-export const slack = chatDestination({
-  kind: "slack",
-  config: z.strictObject({ url: z.url().max(2048).describe("the incoming webhook URL (kept secret)") }),
-  secretFields: ["url"],
-  urls: (config) => [String(config.url)],
-  describe: (channel) => originOnly(channel.secrets.url),
-  render(message: Message, channel) {
-    const blocks: object[] = [{ type: "header", text: { type: "plain_text", text: clip(message.title, 150) } }];
-    const intro = [escapeSlack(message.summary), ...(message.failure === null ? [] : [`*${escapeSlack(message.failure)}*`])].join("\n");
-    blocks.push(...sections([clip(intro, SECTION_CHARS)]));
-    for (const section of message.sections) {
-      const items = section.items.map((item) => boundedItem(item, itemText, (t) => t.length, SECTION_CHARS - 100)).filter((t): t is string => t !== null);
-      const hidden = section.moreTargets + section.items.length - items.length;
-      // Blocks are packed greedily, so a budget of LIST_BLOCKS full sections bounds both characters and blocks.
-      const lines = fitPieces(
-        items,
-        Math.min(LIST_CHARS, (LIST_BLOCKS * SECTION_CHARS) / 2),
-        (t) => t.length + 1,
-        (n) => `• ${andMore(n, "more URLs")}`,
-        hidden,
-      );
-      blocks.push(...sections([`*${escapeSlack(section.heading)}*`, ...lines]).slice(0, LIST_BLOCKS));
-    }
-    if (message.warnings.length > 0) {
-      const warnings = fitPieces(
-        message.warnings.map((w) => `• ${escapeSlack(w)}`),
-        SECTION_CHARS - 20,
-        (t) => t.length + 1,
-        (n) => `• ${andMore(n, "more warnings")}`,
-      );
-      blocks.push(...sections(["*Warnings*", ...warnings]).slice(0, 1));
-    }
-    const context =
-      message.link === null ? escapeSlack(message.footer) : `${slackLink(message.link, "Open the crawl in linkpatrol")} · ${escapeSlack(message.footer)}`;
-    blocks.push({ type: "context", elements: [{ type: "mrkdwn", text: context }] });
-    const body = { text: escapeSlack(message.title), blocks, unfurl_links: false, unfurl_media: false };
-    return { url: String(channel.secrets.url), method: "POST", headers: JSON_HEADERS, body: JSON.stringify(body) };
-  },
+export const slack = webhookUrlDestination("slack", "the incoming webhook URL", (message: Message) => {
+  const blocks: object[] = [{ type: "header", text: { type: "plain_text", text: clip(message.title, 150) } }];
+  const intro = [escapeSlack(message.summary), ...(message.failure === null ? [] : [`*${escapeSlack(message.failure)}*`])].join("\n");
+  blocks.push(...sections([clip(intro, SECTION_CHARS)]));
+  for (const section of message.sections) {
+    const items = section.items.map((item) => boundedItem(item, itemText, (t) => t.length, SECTION_CHARS - 100)).filter((t): t is string => t !== null);
+    const hidden = section.moreTargets + section.items.length - items.length;
+    // Blocks are packed greedily, so a budget of LIST_BLOCKS full sections bounds both characters and blocks.
+    const lines = fitPieces(
+      items,
+      Math.min(LIST_CHARS, (LIST_BLOCKS * SECTION_CHARS) / 2),
+      (t) => t.length + 1,
+      (n) => `• ${andMore(n, "more URLs")}`,
+      hidden,
+    );
+    blocks.push(...sections([`*${escapeSlack(section.heading)}*`, ...lines]).slice(0, LIST_BLOCKS));
+  }
+  if (message.warnings.length > 0) {
+    const warnings = fitPieces(
+      message.warnings.map((w) => `• ${escapeSlack(w)}`),
+      SECTION_CHARS - 20,
+      (t) => t.length + 1,
+      (n) => `• ${andMore(n, "more warnings")}`,
+    );
+    blocks.push(...sections(["*Warnings*", ...warnings]).slice(0, 1));
+  }
+  const context =
+    message.link === null ? escapeSlack(message.footer) : `${slackLink(message.link, "Open the crawl in linkpatrol")} · ${escapeSlack(message.footer)}`;
+  blocks.push({ type: "context", elements: [{ type: "mrkdwn", text: context }] });
+  const body = { text: escapeSlack(message.title), blocks, unfurl_links: false, unfurl_media: false };
+  return body;
 });

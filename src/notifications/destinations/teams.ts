@@ -1,5 +1,4 @@
-import { z } from "zod";
-import { chatDestination, JSON_HEADERS, originOnly } from "../destination.ts";
+import { webhookUrlDestination } from "../destination.ts";
 import { linkable } from "../escape.ts";
 import { andMore, boundedItem, fitPieces } from "../fit.ts";
 import type { Message, MessageItem } from "../message.ts";
@@ -42,38 +41,31 @@ function itemBlocks(item: MessageItem): object[] {
 
 const bytes = (blocks: object[]) => Buffer.byteLength(JSON.stringify(blocks), "utf8") + 1;
 
-export const teams = chatDestination({
-  kind: "teams",
-  config: z.strictObject({ url: z.url().max(2048).describe("the Workflows webhook URL (kept secret)") }),
-  secretFields: ["url"],
-  urls: (config) => [String(config.url)],
-  describe: (channel) => originOnly(channel.secrets.url),
-  render(message: Message, channel) {
-    const body: object[] = [paragraph([run(clip(message.title, 200), { weight: "Bolder" })]), paragraph([run(message.summary)])];
-    if (message.failure !== null) body.push(paragraph([run(message.failure, { weight: "Bolder" })]));
-    for (const warning of message.warnings.slice(0, 5)) body.push(paragraph([run(`⚠ ${warning}`)]));
-    const footer = paragraph([run(message.footer, { isSubtle: true })]);
-    let left = BODY_BYTES - bytes(body) - bytes([footer]) - 1_000;
-    message.sections.forEach((section, index) => {
-      const share = Math.floor(left / (message.sections.length - index));
-      const heading = [paragraph([run(section.heading, { weight: "Bolder" })], { separator: true })];
-      const items = section.items.map((item) => boundedItem(item, itemBlocks, bytes, share / 2)).filter((b): b is object[] => b !== null);
-      const more = (n: number) => [paragraph([run(`• ${andMore(n, "more URLs")}`)])];
-      const kept = fitPieces(items, share - bytes(heading), bytes, more, section.moreTargets + section.items.length - items.length);
-      const blocks = [...heading, ...kept.flat()];
-      left -= bytes(blocks);
-      body.push(...blocks);
-    });
-    body.push(footer);
-    const card = {
-      type: "AdaptiveCard",
-      $schema: "http://adaptivecards.io/schemas/adaptive-card.json",
-      version: "1.4",
-      msteams: { width: "Full" },
-      body,
-      actions: message.link === null ? [] : [{ type: "Action.OpenUrl", title: "Open the crawl in linkpatrol", url: message.link }],
-    };
-    const payload = { type: "message", attachments: [{ contentType: "application/vnd.microsoft.card.adaptive", contentUrl: null, content: card }] };
-    return { url: String(channel.secrets.url), method: "POST", headers: JSON_HEADERS, body: JSON.stringify(payload) };
-  },
+export const teams = webhookUrlDestination("teams", "the Workflows webhook URL", (message: Message) => {
+  const body: object[] = [paragraph([run(clip(message.title, 200), { weight: "Bolder" })]), paragraph([run(message.summary)])];
+  if (message.failure !== null) body.push(paragraph([run(message.failure, { weight: "Bolder" })]));
+  for (const warning of message.warnings.slice(0, 5)) body.push(paragraph([run(`⚠ ${warning}`)]));
+  const footer = paragraph([run(message.footer, { isSubtle: true })]);
+  let left = BODY_BYTES - bytes(body) - bytes([footer]) - 1_000;
+  message.sections.forEach((section, index) => {
+    const share = Math.floor(left / (message.sections.length - index));
+    const heading = [paragraph([run(section.heading, { weight: "Bolder" })], { separator: true })];
+    const items = section.items.map((item) => boundedItem(item, itemBlocks, bytes, share / 2)).filter((b): b is object[] => b !== null);
+    const more = (n: number) => [paragraph([run(`• ${andMore(n, "more URLs")}`)])];
+    const kept = fitPieces(items, share - bytes(heading), bytes, more, section.moreTargets + section.items.length - items.length);
+    const blocks = [...heading, ...kept.flat()];
+    left -= bytes(blocks);
+    body.push(...blocks);
+  });
+  body.push(footer);
+  const card = {
+    type: "AdaptiveCard",
+    $schema: "http://adaptivecards.io/schemas/adaptive-card.json",
+    version: "1.4",
+    msteams: { width: "Full" },
+    body,
+    actions: message.link === null ? [] : [{ type: "Action.OpenUrl", title: "Open the crawl in linkpatrol", url: message.link }],
+  };
+  const payload = { type: "message", attachments: [{ contentType: "application/vnd.microsoft.card.adaptive", contentUrl: null, content: card }] };
+  return payload;
 });

@@ -18,7 +18,7 @@ import { SortHeader } from "./sort-header.tsx";
 
 const CLASS_LABELS = { "4xx": "4xx client errors", "5xx": "5xx server errors", network: "network errors (no answer)", warning: "warnings" } as const;
 
-export interface BrokenTargetsProps {
+interface BrokenTargetsProps {
   crawl: CrawlDetailView;
   filters: Filters;
   view: View<TargetSort>;

@@ -2,6 +2,7 @@
 import type { ChangesPage } from "../../services/crawls.service.ts";
 import type { ChangeKind, CrawlDetailView } from "../../services/crawl-view.ts";
 import { brokenFor, count } from "../format.ts";
+import { Columns } from "./layout.tsx";
 import { CrawledUrl, outcome } from "./crawled-url.tsx";
 import { PageLinks } from "./page-links.tsx";
 
@@ -46,14 +47,7 @@ export function Changes(props: { crawl: CrawlDetailView; changes: ChangesPage; p
       {changes.items.length > 0 && (
         <div class="table-wrap">
           <table>
-            <thead>
-              <tr>
-                <th scope="col">Change</th>
-                <th scope="col">Link</th>
-                <th scope="col">On page</th>
-                <th scope="col">Result</th>
-              </tr>
-            </thead>
+            <Columns names={["Change", "Link", "On page", "Result"]} />
             <tbody>
               {changes.items.map((item) => (
                 <tr>

@@ -3,12 +3,12 @@ import type { Child } from "hono/jsx";
 import type { DeliveryView } from "../../services/webhook-view.ts";
 import { count } from "../format.ts";
 import type { Viewer } from "../ui-env.ts";
-import { Csrf, StatusBadge } from "./layout.tsx";
+import { Columns, Csrf, StatusBadge } from "./layout.tsx";
 import { Time } from "./local-time.tsx";
 import { PageLinks } from "./page-links.tsx";
 
 /** A delivery's attempts, folded: when, what came back, how long. */
-export function Attempts(props: { delivery: DeliveryView }) {
+function Attempts(props: { delivery: DeliveryView }) {
   if (props.delivery.attempts.length === 0) return <span class="muted">no attempt yet</span>;
   return (
     <details>
@@ -25,6 +25,24 @@ export function Attempts(props: { delivery: DeliveryView }) {
         ))}
       </ol>
     </details>
+  );
+}
+
+/** A webhook's or a channel's test and delete buttons (under `action`), for a key that may write. */
+export function TargetActions(props: { viewer: Viewer; action: string; noun: string; test: string }) {
+  return (
+    <div class="row">
+      <form method="post" action={`${props.action}/test`}>
+        <Csrf viewer={props.viewer} />
+        <button type="submit">{props.test}</button>
+      </form>
+      <form method="post" action={`${props.action}/delete`} data-confirm={`Delete this ${props.noun} and its pending deliveries?`}>
+        <Csrf viewer={props.viewer} />
+        <button type="submit" class="danger">
+          Delete {props.noun}
+        </button>
+      </form>
+    </div>
   );
 }
 
@@ -52,15 +70,7 @@ export function DeliveryLog(props: {
       {props.deliveries.items.length > 0 && (
         <div class="table-wrap">
           <table>
-            <thead>
-              <tr>
-                <th scope="col">{props.firstColumn}</th>
-                <th scope="col">State</th>
-                <th scope="col">Created</th>
-                <th scope="col">Attempts</th>
-                {write && <th scope="col">Action</th>}
-              </tr>
-            </thead>
+            <Columns names={[props.firstColumn, "State", "Created", "Attempts", ...(write ? ["Action"] : [])]} />
             <tbody>
               {props.deliveries.items.map((delivery) => (
                 <tr>

@@ -27,7 +27,7 @@ export interface DomainDraft {
   mute?: string;
 }
 
-export interface SettingsProps {
+interface SettingsProps {
   viewer: Viewer;
   domain: DomainView;
   refused?: { form: DomainForm; problem: Problem };

@@ -1,6 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import type { HostSummaryRecord } from "../../services/crawl-results.ts";
 import { count } from "../format.ts";
+import { Columns } from "./layout.tsx";
 
 /**
  * The listing's targets by host: one row per host with its targets and the links to them, the host a link
@@ -27,17 +28,7 @@ export function HostSummary(props: {
       </summary>
       <div class="table-wrap">
         <table id="hosts">
-          <thead>
-            <tr>
-              <th scope="col">Host</th>
-              <th scope="col" class="num">
-                Targets
-              </th>
-              <th scope="col" class="num">
-                Links
-              </th>
-            </tr>
-          </thead>
+          <Columns names={["Host", "Targets|num", "Links|num"]} />
           <tbody>
             {hosts.items.map((host) => (
               <tr class="host-row">

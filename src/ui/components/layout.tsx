@@ -81,6 +81,33 @@ export function Csrf(props: { viewer: Viewer }) {
   return <input type="hidden" name="_csrf" value={props.viewer.csrf} />;
 }
 
+/** A table's column headings; a name may carry its cell classes after a bar ("Links|num"). */
+export function Columns(props: { names: string[] }) {
+  return (
+    <thead>
+      <tr>
+        {props.names.map((name) => {
+          const [label, classes] = name.split("|");
+          return (
+            <th scope="col" class={classes}>
+              {label}
+            </th>
+          );
+        })}
+      </tr>
+    </thead>
+  );
+}
+
+/** A success notice (a redirect's `?notice=` in words); nothing when there is none. */
+export function Notice(props: { text?: string }) {
+  return props.text === undefined ? null : (
+    <p class="notice success" role="status">
+      {props.text}
+    </p>
+  );
+}
+
 /** A status word as a coloured badge (colour is never the only signal: the word is there). */
 export function StatusBadge(props: { status: string }) {
   const tone =

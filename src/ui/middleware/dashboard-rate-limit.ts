@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import { enforce, type RateLimiter } from "../../api/middleware/rate-limit/rate-limit.ts";
+import { enforce, type RateLimiter } from "../../http/rate-limit.ts";
 import type { UiEnv } from "../ui-env.ts";
 
 /**

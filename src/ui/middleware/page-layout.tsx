@@ -14,7 +14,7 @@ import type { UiEnv, Viewer } from "../ui-env.ts";
  */
 
 /** What a route tells the shell besides the page. */
-export interface PageHead {
+interface PageHead {
   title: string;
   /** Reload the page every so many seconds (a running crawl's page without its script). */
   refreshSeconds?: number;

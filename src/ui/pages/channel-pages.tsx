@@ -5,9 +5,9 @@ import type { DeliveryView } from "../../services/webhook-view.ts";
 import { CHANNEL_FORM_FIELDS, KIND_LABELS, type ChannelFormField } from "../channel-form-fields.ts";
 import { can, type Viewer } from "../ui-env.ts";
 import { FormError } from "../components/form-error.tsx";
-import { Csrf, StatusBadge } from "../components/layout.tsx";
+import { Columns, Csrf, Notice, StatusBadge } from "../components/layout.tsx";
 import type { Problem } from "../form-problem.ts";
-import { DeliveryLog } from "../components/delivery-attempts.tsx";
+import { DeliveryLog, TargetActions } from "../components/delivery-attempts.tsx";
 import { Time } from "../components/local-time.tsx";
 
 /** Notification channels: the list, the form to add one of a kind, and a channel's page (test, deliveries with the message each carried). */
@@ -26,10 +26,6 @@ const WHEN_LABELS: Record<(typeof NOTIFY_WHEN)[number], string> = {
   failure: "only when a crawl failed",
 };
 
-function Notice(props: { notice?: string }) {
-  return props.notice !== undefined && NOTICES[props.notice] !== undefined ? <p class="notice success">{NOTICES[props.notice]}</p> : null;
-}
-
 function domainsText(channel: ChannelView): string {
   return channel.domains === null ? "every domain" : channel.domains.length === 0 ? "no domain" : channel.domains.map((d) => d.name).join(", ");
 }
@@ -40,20 +36,13 @@ export function ChannelList(props: { viewer: Viewer; channels: ChannelView[]; no
     <>
       <h1>Notifications</h1>
       <p class="muted">Email and chat channels get a digest of each crawl: new broken links, links still broken, fixed links, failures.</p>
-      <Notice notice={props.notice} />
+      <Notice text={NOTICES[props.notice ?? ""]} />
       {props.channels.length === 0 ? (
         <p class="muted">No channel yet.</p>
       ) : (
         <div class="table-wrap">
           <table>
-            <thead>
-              <tr>
-                <th scope="col">Channel</th>
-                <th scope="col">Sends</th>
-                <th scope="col">For</th>
-                <th scope="col">State</th>
-              </tr>
-            </thead>
+            <Columns names={["Channel", "Sends", "For", "State"]} />
             <tbody>
               {props.channels.map((channel) => (
                 <tr>
@@ -212,7 +201,7 @@ export function ChannelPage(props: {
         {channel.secrets_set.length > 0 && ` · secrets kept: ${channel.secrets_set.join(", ")}`}
         {channel.disabled_reason !== null && ` · switched off: ${channel.disabled_reason}`}
       </p>
-      <Notice notice={props.notice} />
+      <Notice text={NOTICES[props.notice ?? ""]} />
       {props.error !== undefined && <FormError problem={props.error} />}
       {props.test !== undefined && (
         <p class={`notice ${props.test.delivered ? "success" : "error"}`} role="status" id="test-result">
@@ -222,20 +211,7 @@ export function ChannelPage(props: {
           {props.test.response !== "" && ` — the server answered: ${props.test.response}`}
         </p>
       )}
-      {write && (
-        <div class="row">
-          <form method="post" action={`/ui/channels/${channel.id}/test`}>
-            <Csrf viewer={viewer} />
-            <button type="submit">Send test</button>
-          </form>
-          <form method="post" action={`/ui/channels/${channel.id}/delete`} data-confirm="Delete this channel and its pending deliveries?">
-            <Csrf viewer={viewer} />
-            <button type="submit" class="danger">
-              Delete channel
-            </button>
-          </form>
-        </div>
-      )}
+      {write && <TargetActions viewer={viewer} action={`/ui/channels/${channel.id}`} noun="channel" test="Send test" />}
       <DeliveryLog
         viewer={viewer}
         write={write}

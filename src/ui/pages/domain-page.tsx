@@ -5,7 +5,7 @@ import { count } from "../format.ts";
 import { safeHref } from "../safe-url.ts";
 import { can, type Viewer } from "../ui-env.ts";
 import { DomainSettings, OptionBoxes, RefusedHere, type DomainDraft, type DomainForm } from "../components/domain-settings.tsx";
-import { Csrf, CrawlStatusBadge, StatusBadge } from "../components/layout.tsx";
+import { Columns, Csrf, CrawlStatusBadge, Notice, StatusBadge } from "../components/layout.tsx";
 import type { Problem } from "../form-problem.ts";
 import { Ago, Time } from "../components/local-time.tsx";
 import { Breakable } from "../components/crawled-url.tsx";
@@ -115,21 +115,7 @@ function RecentCrawls(props: { crawls: CrawlSummaryView[] }) {
       ) : (
         <div class="table-wrap">
           <table>
-            <thead>
-              <tr>
-                <th scope="col">Started</th>
-                <th scope="col">Status</th>
-                <th scope="col" class="hide-narrow">
-                  Outcome
-                </th>
-                <th scope="col" class="num">
-                  Links
-                </th>
-                <th scope="col" class="num">
-                  Broken
-                </th>
-              </tr>
-            </thead>
+            <Columns names={["Started", "Status", "Outcome|hide-narrow", "Links|num", "Broken|num"]} />
             <tbody>
               {props.crawls.map((crawl) => (
                 <tr>
@@ -206,7 +192,6 @@ function StartPanel(props: DomainPageProps) {
 export function DomainPage(props: DomainPageProps) {
   const { viewer, domain } = props;
   const rootHref = safeHref(domain.root_url);
-  const notice = props.notice === undefined ? undefined : noticeText(props.notice, domain);
   return (
     <>
       <p>
@@ -232,11 +217,7 @@ export function DomainPage(props: DomainPageProps) {
           </span>
         )}
       </p>
-      {notice !== undefined && (
-        <p class="notice success" role="status">
-          {notice}
-        </p>
-      )}
+      <Notice text={props.notice === undefined ? undefined : noticeText(props.notice, domain)} />
 
       {!domain.verified && <VerifyPanel {...props} />}
 

@@ -4,7 +4,7 @@ import type { ApiKeyView } from "../../services/keys.service.ts";
 import type { Problem } from "../form-problem.ts";
 import type { Viewer } from "../ui-env.ts";
 import { FormError } from "../components/form-error.tsx";
-import { Csrf, StatusBadge } from "../components/layout.tsx";
+import { Columns, Csrf, Notice, StatusBadge } from "../components/layout.tsx";
 import { Time } from "../components/local-time.tsx";
 import { ConfirmPage } from "../components/confirm-page.tsx";
 
@@ -29,7 +29,7 @@ const NOTICES: Record<string, string> = {
 };
 
 /** What was typed into a refused create form. */
-export interface KeyDraft {
+interface KeyDraft {
   name: string;
   scopes: string[];
 }
@@ -46,11 +46,7 @@ export function KeyList(props: {
   return (
     <>
       <h1>API keys</h1>
-      {props.notice !== undefined && NOTICES[props.notice] !== undefined && (
-        <p class="notice success" role="status">
-          {NOTICES[props.notice]}
-        </p>
-      )}
+      <Notice text={NOTICES[props.notice ?? ""]} />
       {props.created !== undefined && (
         <section class="notice success" aria-labelledby="new-key" role="status">
           <h2 id="new-key">Key {props.created.key.name} created</h2>
@@ -65,20 +61,7 @@ export function KeyList(props: {
       )}
       <div class="table-wrap">
         <table>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Key starts</th>
-              <th scope="col">Scopes</th>
-              <th scope="col" class="hide-narrow">
-                Created
-              </th>
-              <th scope="col" class="hide-narrow">
-                Last used
-              </th>
-              <th scope="col">State</th>
-            </tr>
-          </thead>
+          <Columns names={["Name", "Key starts", "Scopes", "Created|hide-narrow", "Last used|hide-narrow", "State"]} />
           <tbody>
             {props.keys.map((key) => (
               <tr>

@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import type { DomainView } from "../../services/domain-view.ts";
 import type { CrawlBriefView, CrawlSummaryView } from "../../services/crawl-view.ts";
-import { Csrf, CrawlStatusBadge, StatusBadge } from "../components/layout.tsx";
+import { Columns, Csrf, CrawlStatusBadge, Notice, StatusBadge } from "../components/layout.tsx";
 import { TrendChart } from "../components/trend-chart.tsx";
 import { count } from "../format.ts";
 import { Ago } from "../components/local-time.tsx";
@@ -19,7 +19,7 @@ import { PageLinks } from "../components/page-links.tsx";
 
 export const DOMAINS_PER_PAGE = 50;
 
-export interface DomainRow {
+interface DomainRow {
   domain: DomainView;
   last: CrawlBriefView | null;
   recent: CrawlSummaryView[];
@@ -30,7 +30,7 @@ export interface DomainRow {
 }
 
 /** What was typed into the add form, shown again when it was refused. */
-export interface AddDraft {
+interface AddDraft {
   name: string;
   root_url: string;
 }
@@ -45,11 +45,7 @@ export function Overview(props: { viewer: Viewer; rows: DomainRow[]; total: numb
   return (
     <>
       <h1>Overview</h1>
-      {props.notice !== undefined && NOTICES[props.notice] !== undefined && (
-        <p class="notice success" role="status">
-          {NOTICES[props.notice]}
-        </p>
-      )}
+      <Notice text={NOTICES[props.notice ?? ""]} />
       {rows.length === 0 && <p>No domain yet. Add the site you want checked below, verify that it is yours, then start a crawl.</p>}
       {rows.length > 0 && (
         <div class="table-wrap">
@@ -57,26 +53,9 @@ export function Overview(props: { viewer: Viewer; rows: DomainRow[]; total: numb
             <caption class="muted">
               {count(props.total)} domain{props.total === 1 ? "" : "s"}
             </caption>
-            <thead>
-              <tr>
-                <th scope="col">Domain</th>
-                <th scope="col">Verified</th>
-                <th scope="col">Last crawl</th>
-                <th scope="col" class="num hide-narrow">
-                  Pages
-                </th>
-                <th scope="col" class="num">
-                  Broken
-                </th>
-                <th scope="col" class="num hide-narrow">
-                  New
-                </th>
-                <th scope="col">Trend</th>
-                <th scope="col" class="hide-narrow">
-                  Next run
-                </th>
-              </tr>
-            </thead>
+            <Columns
+              names={["Domain", "Verified", "Last crawl", "Pages|num hide-narrow", "Broken|num", "New|num hide-narrow", "Trend", "Next run|hide-narrow"]}
+            />
             <tbody>
               {rows.map(({ domain, last, recent, completed, notChecked }) => {
                 // A failed crawl's counts say nothing about the site: the numbers are the last completed crawl's.

@@ -5,9 +5,9 @@ import { SECRET_WARNING } from "../../services/webhooks.service.ts";
 import { can, type Viewer } from "../ui-env.ts";
 import type { Problem } from "../form-problem.ts";
 import { FormError } from "../components/form-error.tsx";
-import { Csrf, StatusBadge } from "../components/layout.tsx";
+import { Columns, Csrf, Notice, StatusBadge } from "../components/layout.tsx";
 import { Time } from "../components/local-time.tsx";
-import { DeliveryLog } from "../components/delivery-attempts.tsx";
+import { DeliveryLog, TargetActions } from "../components/delivery-attempts.tsx";
 
 /** The webhook list (with the new secret, once) and a webhook's page (test result, deliveries, attempts). */
 
@@ -19,7 +19,7 @@ const NOTICES: Record<string, string> = {
 };
 
 /** What was typed into the add form, shown again when it was refused. */
-export interface WebhookDraft {
+interface WebhookDraft {
   url: string;
   name: string;
   events: string[];
@@ -37,7 +37,7 @@ export function WebhookList(props: {
   return (
     <>
       <h1>Webhooks</h1>
-      {props.notice !== undefined && NOTICES[props.notice] !== undefined && <p class="notice success">{NOTICES[props.notice]}</p>}
+      <Notice text={NOTICES[props.notice ?? ""]} />
       {props.created !== undefined && (
         <section class="notice success" aria-labelledby="secret" role="status">
           <h2 id="secret">Webhook created</h2>
@@ -55,13 +55,7 @@ export function WebhookList(props: {
       ) : (
         <div class="table-wrap">
           <table>
-            <thead>
-              <tr>
-                <th scope="col">Endpoint</th>
-                <th scope="col">Events</th>
-                <th scope="col">State</th>
-              </tr>
-            </thead>
+            <Columns names={["Endpoint", "Events", "State"]} />
             <tbody>
               {props.webhooks.map((hook) => (
                 <tr>
@@ -142,7 +136,7 @@ export function WebhookPage(props: {
         Events: {hook.events.join(", ")} · created <Time iso={hook.created_at} />
         {hook.disabled_reason !== null && ` · switched off: ${hook.disabled_reason}`}
       </p>
-      {props.notice !== undefined && NOTICES[props.notice] !== undefined && <p class="notice success">{NOTICES[props.notice]}</p>}
+      <Notice text={NOTICES[props.notice ?? ""]} />
       {props.error !== undefined && <FormError problem={props.error} />}
       {props.test !== undefined && (
         <p class={`notice ${props.test.delivered ? "success" : "error"}`} role="status" id="test-result">
@@ -150,20 +144,7 @@ export function WebhookPage(props: {
           {props.test.duration_ms} ms{props.test.error !== null && ` (${props.test.error})`}
         </p>
       )}
-      {write && (
-        <div class="row">
-          <form method="post" action={`/ui/webhooks/${hook.id}/test`}>
-            <Csrf viewer={viewer} />
-            <button type="submit">Send a test</button>
-          </form>
-          <form method="post" action={`/ui/webhooks/${hook.id}/delete`} data-confirm="Delete this webhook and its pending deliveries?">
-            <Csrf viewer={viewer} />
-            <button type="submit" class="danger">
-              Delete webhook
-            </button>
-          </form>
-        </div>
-      )}
+      {write && <TargetActions viewer={viewer} action={`/ui/webhooks/${hook.id}`} noun="webhook" test="Send a test" />}
       <DeliveryLog
         viewer={viewer}
         write={write}

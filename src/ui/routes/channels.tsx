@@ -1,16 +1,17 @@
 /** @jsxImportSource hono/jsx */
 import { Hono, type Context } from "hono";
-import { CreateChannelBody } from "../../api/schemas/channels.ts";
+import { CreateChannelBody } from "../../http/schemas/channels.ts";
 import { CHANNEL_KINDS, type ChannelKind } from "../../core/channels.ts";
 import { InvalidRequestError, NotFoundError } from "../../core/errors.ts";
 import type { ChannelTestResultView } from "../../services/channel-view.ts";
 import type { ChannelInput, ChannelsService } from "../../services/channels.service.ts";
 import type { DomainsService } from "../../services/domains.service.ts";
 import { channelFieldsFromForm, KIND_LABELS } from "../channel-form-fields.ts";
-import { showAgain, type Problem } from "../form-problem.ts";
+import { showAgain } from "../form-problem.ts";
 import { CHANNEL_DELIVERIES_PER_PAGE, ChannelForm, ChannelList, ChannelPage } from "../pages/channel-pages.tsx";
 import type { UiEnv, Viewer } from "../ui-env.ts";
 import { requireUiScope } from "../ui-scope.ts";
+import { deliveryTargetRoutes, pageQuery, type TargetExtra } from "./delivery-target.ts";
 
 /**
  * Notification channels: the list, a form per kind (validated by the API's own schema, refused forms shown
@@ -58,8 +59,8 @@ export function channelsRouter(channels: ChannelsService, domains: DomainsServic
   const router = new Hono<UiEnv>();
   const domainChoices = () => domains.list(1, 1_000).items.map((d) => ({ id: d.id, name: d.name }));
 
-  const channelPage = (c: Context<UiEnv>, viewer: Viewer, id: string, extra: { notice?: string; test?: ChannelTestResultView; error?: Problem } = {}) => {
-    const page = Math.max(1, Math.min(100_000, Number.parseInt(c.req.query("page") ?? "1", 10) || 1));
+  const channelPage = (c: Context<UiEnv>, viewer: Viewer, id: string, extra: TargetExtra<ChannelTestResultView> = {}) => {
+    const page = pageQuery(c);
     const channel = channels.get(id);
     const deliveries = channels.deliveries(channel.id, page, CHANNEL_DELIVERIES_PER_PAGE);
     const previews = new Map<string, string>();
@@ -100,33 +101,6 @@ export function channelsRouter(channels: ChannelsService, domains: DomainsServic
     }
   });
 
-  router.get("/ui/channels/:id", (c) => {
-    const viewer = requireUiScope(c, "notifications:read");
-    return channelPage(c, viewer, c.req.param("id"), { notice: c.req.query("notice") });
-  });
-
-  router.post("/ui/channels/:id/test", async (c) => {
-    const viewer = requireUiScope(c, "notifications:write");
-    const id = c.req.param("id");
-    return channelPage(c, viewer, id, { test: await channels.test(id) });
-  });
-
-  router.post("/ui/channels/:id/delete", (c) => {
-    requireUiScope(c, "notifications:write");
-    channels.delete(c.req.param("id"));
-    return c.redirect("/ui/channels?notice=deleted", 303);
-  });
-
-  router.post("/ui/channels/:id/deliveries/:delivery/redeliver", (c) => {
-    const viewer = requireUiScope(c, "notifications:write");
-    const id = c.req.param("id");
-    try {
-      channels.redeliver(id, c.req.param("delivery"));
-    } catch (error) {
-      return showAgain(c, error, "The delivery was not queued again.", (problem) => channelPage(c, viewer, id, { error: problem }));
-    }
-    return c.redirect(`/ui/channels/${id}?notice=redelivered`, 303);
-  });
-
+  deliveryTargetRoutes(router, "/ui/channels", { read: "notifications:read", write: "notifications:write" }, channels, channelPage);
   return router;
 }

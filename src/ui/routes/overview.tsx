@@ -6,6 +6,7 @@ import { showAgain } from "../form-problem.ts";
 import { DOMAINS_PER_PAGE, Overview } from "../pages/overview-page.tsx";
 import type { UiEnv } from "../ui-env.ts";
 import { requireUiScope } from "../ui-scope.ts";
+import { pageQuery } from "./delivery-target.ts";
 
 /** The overview at `/` and its form to add a site (a URL or a host). */
 
@@ -44,7 +45,7 @@ export function overviewRouter(domains: DomainsService, crawls: CrawlsService) {
   const router = new Hono<UiEnv>();
   router.get("/", (c) => {
     const viewer = requireUiScope(c, "domains:read");
-    const page = Math.max(1, Math.min(100_000, Number.parseInt(c.req.query("page") ?? "1", 10) || 1));
+    const page = pageQuery(c);
     const { rows, total } = overviewRows(domains, crawls, page);
     return c.render(<Overview viewer={viewer} rows={rows} total={total} page={page} notice={c.req.query("notice")} />, { title: "Overview" });
   });

@@ -3,10 +3,11 @@ import { Hono, type Context } from "hono";
 import { WEBHOOK_EVENT_KINDS, type WebhookEventKind } from "../../core/crawl-events.ts";
 import type { TestResultView } from "../../services/webhook-view.ts";
 import type { WebhooksService } from "../../services/webhooks.service.ts";
-import { showAgain, type Problem } from "../form-problem.ts";
+import { showAgain } from "../form-problem.ts";
 import { DELIVERIES_PER_PAGE, WebhookList, WebhookPage } from "../pages/webhook-pages.tsx";
 import type { UiEnv, Viewer } from "../ui-env.ts";
 import { requireUiScope } from "../ui-scope.ts";
+import { deliveryTargetRoutes, pageQuery, type TargetExtra } from "./delivery-target.ts";
 
 /**
  * Webhooks: the list and the form to add one (its secret shown once, on the answer to that form, never
@@ -18,8 +19,8 @@ export function webhooksRouter(webhooks: WebhooksService) {
   const router = new Hono<UiEnv>();
 
   const head = { title: "Webhooks" };
-  const hookPage = (c: Context<UiEnv>, viewer: Viewer, id: string, extra: { notice?: string; test?: TestResultView; error?: Problem } = {}) => {
-    const page = Math.max(1, Math.min(100_000, Number.parseInt(c.req.query("page") ?? "1", 10) || 1));
+  const hookPage = (c: Context<UiEnv>, viewer: Viewer, id: string, extra: TargetExtra<TestResultView> = {}) => {
+    const page = pageQuery(c);
     const hook = webhooks.get(id);
     const deliveries = webhooks.deliveries(hook.id, page, DELIVERIES_PER_PAGE);
     return c.render(<WebhookPage viewer={viewer} hook={hook} deliveries={deliveries} page={page} {...extra} />, { title: `Webhook ${hook.name ?? hook.url}` });
@@ -51,33 +52,6 @@ export function webhooksRouter(webhooks: WebhooksService) {
     }
   });
 
-  router.get("/ui/webhooks/:id", (c) => {
-    const viewer = requireUiScope(c, "webhooks:read");
-    return hookPage(c, viewer, c.req.param("id"), { notice: c.req.query("notice") });
-  });
-
-  router.post("/ui/webhooks/:id/test", async (c) => {
-    const viewer = requireUiScope(c, "webhooks:write");
-    const id = c.req.param("id");
-    return hookPage(c, viewer, id, { test: await webhooks.test(id) });
-  });
-
-  router.post("/ui/webhooks/:id/delete", (c) => {
-    requireUiScope(c, "webhooks:write");
-    webhooks.delete(c.req.param("id"));
-    return c.redirect("/ui/webhooks?notice=deleted", 303);
-  });
-
-  router.post("/ui/webhooks/:id/deliveries/:delivery/redeliver", (c) => {
-    const viewer = requireUiScope(c, "webhooks:write");
-    const id = c.req.param("id");
-    try {
-      webhooks.redeliver(id, c.req.param("delivery"));
-    } catch (error) {
-      return showAgain(c, error, "The delivery was not queued again.", (problem) => hookPage(c, viewer, id, { error: problem }));
-    }
-    return c.redirect(`/ui/webhooks/${id}?notice=redelivered`, 303);
-  });
-
+  deliveryTargetRoutes(router, "/ui/webhooks", { read: "webhooks:read", write: "webhooks:write" }, webhooks, hookPage);
   return router;
 }

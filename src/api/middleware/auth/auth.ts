@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from "hono";
 import { ForbiddenError, UnauthorizedError } from "../../../core/errors.ts";
 import { hasScope, type Scope } from "../../../core/scopes.ts";
 import type { KeysService, Principal } from "../../../services/keys.service.ts";
-import type { AppEnv } from "../../env.ts";
+import type { AppEnv } from "../../../http/env.ts";
 
 /**
  * Authentication in two steps: `authenticate` runs on every request and only records who is calling
@@ -13,7 +13,7 @@ import type { AppEnv } from "../../env.ts";
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 
-export interface Caller {
+interface Caller {
   /** The authenticated key, or null when the request carried no usable credentials. */
   principal: Principal | null;
   /** Why credentials were refused. */
@@ -21,7 +21,7 @@ export interface Caller {
 }
 
 /** Resolves an `Authorization: Bearer <key>` header (absent: null) to its caller; rejects nothing yet. */
-export function identifyCaller(keys: KeysService, header: string | null | undefined): Caller {
+function identifyCaller(keys: KeysService, header: string | null | undefined): Caller {
   if (header === null || header === undefined) return { principal: null, authError: null };
   const match = BEARER.exec(header);
   try {

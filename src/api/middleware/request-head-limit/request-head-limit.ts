@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { HeadersTooLargeError } from "../../../core/errors.ts";
-import type { AppEnv } from "../../env.ts";
+import type { AppEnv } from "../../../http/env.ts";
 
 /**
  * The limit on a request's head (request line and headers), answered with 431 `headers_too_large` in the error
@@ -9,10 +9,10 @@ import type { AppEnv } from "../../env.ts";
  */
 
 /** Largest request head served, in bytes: what Bun's (and Node's) parser accepted by default before. */
-export const MAX_REQUEST_HEAD_BYTES = 16 * 1024;
+const MAX_REQUEST_HEAD_BYTES = 16 * 1024;
 
 /** The size of `request`'s head as sent: request line and `name: value` lines (a close estimate, not a byte count). */
-export function requestHeadBytes(request: Request): number {
+function requestHeadBytes(request: Request): number {
   // The URL is absolute here (scheme and Host included), so this errs on the large side by a few bytes.
   let bytes = request.method.length + request.url.length + 12;
   request.headers.forEach((value, name) => {

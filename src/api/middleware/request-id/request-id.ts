@@ -1,11 +1,11 @@
 import type { MiddlewareHandler } from "hono";
-import type { AppEnv } from "../../env.ts";
+import type { AppEnv } from "../../../http/env.ts";
 
-export const REQUEST_ID_HEADER = "X-Request-Id";
+const REQUEST_ID_HEADER = "X-Request-Id";
 const ACCEPTABLE_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 /** A caller's `X-Request-Id` when it is short and plain, else a new one. */
-export function chooseRequestId(incoming: string | null | undefined): string {
+function chooseRequestId(incoming: string | null | undefined): string {
   return incoming && ACCEPTABLE_ID.test(incoming) ? incoming : crypto.randomUUID();
 }
 

@@ -1,8 +1,8 @@
 import type { MiddlewareHandler } from "hono";
 import type { Logger } from "../../../core/logger.ts";
-import type { AppEnv } from "../../env.ts";
+import type { AppEnv } from "../../../http/env.ts";
 
-export interface RequestLogEntry {
+interface RequestLogEntry {
   requestId: string;
   method: string;
   /** Without the query string, which could carry tokens. */
@@ -15,7 +15,7 @@ export interface RequestLogEntry {
 }
 
 /** The one info line of a request. */
-export function logRequest(logger: Logger, entry: RequestLogEntry): void {
+function logRequest(logger: Logger, entry: RequestLogEntry): void {
   logger.info("request", {
     request_id: entry.requestId,
     method: entry.method,

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
 import type { ServiceMetrics } from "../../../metrics/service-metrics.ts";
-import type { AppEnv } from "../../env.ts";
+import type { AppEnv } from "../../../http/env.ts";
 
 /**
  * Times every request into the duration histogram, labelled by the route's pattern (/v1/crawls/:id, never the

@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { elapsedMs, monotonicNow } from "../../../core/clock.ts";
 import { hasScope, type Scope } from "../../../core/scopes.ts";
-import type { AppEnv } from "../../env.ts";
+import type { AppEnv } from "../../../http/env.ts";
 
 /**
  * Answers to GET requests kept while the store stays unchanged: the one cache of the API. Every GET answer made
@@ -19,7 +19,7 @@ import type { AppEnv } from "../../env.ts";
  * `maxBytes` in all.
  */
 
-export interface ResponseCacheOptions {
+interface ResponseCacheOptions {
   /** The store's version token. */
   version: () => string;
   /** Monotonic milliseconds (a wall-clock step must not keep an answer, or drop one). */
@@ -30,7 +30,7 @@ export interface ResponseCacheOptions {
 }
 
 /** A kept answer and the scope a key needs to be given it. */
-export interface KeptAnswer {
+interface KeptAnswer {
   /**
    * The bytes, encoded once. A Blob because a Response made from one shares its bytes where one made from a
    * Uint8Array copies them: less garbage and CPU per hit (bench/README.md, "Hot-path changes").

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { addressBucketOf, clientOf, TrustedProxies } from "../../src/api/middleware/client-address/forwarded-chain.ts";
+import { addressBucketOf, clientOf, TrustedProxies } from "../../src/http/forwarded-chain.ts";
 
 /** Reading the client's address through reverse proxies: only a trusted proxy's word counts. */
 

@@ -1,4 +1,4 @@
-import { elapsedMs, monotonicNow } from "../../../core/clock.ts";
+import { elapsedMs, monotonicNow } from "../core/clock.ts";
 
 /**
  * Per-caller token buckets: each holds up to `capacity` tokens and refills continuously at
@@ -30,7 +30,7 @@ interface Bucket {
 /** Table size at which full buckets are looked for and forgotten. */
 const PRUNE_THRESHOLD = 10_000;
 /** Callers remembered at most, by default. */
-export const MAX_CALLERS = 100_000;
+const MAX_CALLERS = 100_000;
 
 export class TokenBuckets {
   private readonly buckets = new Map<string, Bucket>();

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
-import type { Logger } from "../../../core/logger.ts";
-import { storeUnavailable } from "../../../store/write-failure.ts";
+import type { Logger } from "../core/logger.ts";
+import { storeUnavailable } from "../store/write-failure.ts";
 
 /**
  * Nothing is acknowledged that is not in the store the service opened. A connection whose file was deleted, moved

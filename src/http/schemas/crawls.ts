@@ -45,14 +45,14 @@ export const LinkListQuery = PaginationQuery.extend({
 });
 
 /** `{page, limit, total_broken}`: the broken-link list names its count `total_broken` (docs/api.md). */
-export const BrokenPageMeta = z.object({ page: z.number().int(), limit: z.number().int(), total_broken: z.number().int() });
+const BrokenPageMeta = z.object({ page: z.number().int(), limit: z.number().int(), total_broken: z.number().int() });
 
 export const CrawlListSchema = z.object({ data: z.array(CrawlSummarySchema), meta: PageMeta }).openapi("CrawlList");
 export const LinkListSchema = z.object({ data: z.array(LinkSchema), meta: PageMeta }).openapi("LinkList");
 export const BrokenLinkListSchema = z.object({ data: z.array(BrokenLinkSchema), meta: BrokenPageMeta }).openapi("BrokenLinkList");
 
 /** `{page, limit, total, against_crawl_id, new_broken, fixed, not_checked, final}`: what the changes are counted against. */
-export const ChangesMeta = z.object({
+const ChangesMeta = z.object({
   page: z.number().int(),
   limit: z.number().int(),
   total: z.number().int(),

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { TokenBuckets } from "../../src/api/middleware/rate-limit/token-bucket.ts";
+import { TokenBuckets } from "../../src/http/token-bucket.ts";
 
 describe("TokenBuckets", () => {
   test("bursts to capacity, then refills at capacity per window", () => {

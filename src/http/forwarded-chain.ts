@@ -1,4 +1,4 @@
-import { cidrContains, formatV4, parseCidr, parseIp, type Cidr, type ParsedIp } from "../../../net/cidr.ts";
+import { cidrContains, formatV4, parseCidr, parseIp, type Cidr, type ParsedIp } from "../net/cidr.ts";
 
 /**
  * Who the client is when requests come through reverse proxies. The addresses a request passed through are

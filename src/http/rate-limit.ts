@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler, Next } from "hono";
-import { RateLimitedError } from "../../../core/errors.ts";
-import type { AppEnv } from "../../env.ts";
-import { addressBucketOf } from "../client-address/forwarded-chain.ts";
+import { RateLimitedError } from "../core/errors.ts";
+import type { AppEnv } from "./env.ts";
+import { addressBucketOf } from "./forwarded-chain.ts";
 import { TokenBuckets, type BucketDecision } from "./token-bucket.ts";
 
 /**
@@ -49,7 +49,7 @@ export class RateLimiter {
 }
 
 /** The RateLimit-* headers of a decision. */
-export function rateLimitHeaders(decision: BucketDecision): { "RateLimit-Limit": string; "RateLimit-Remaining": string; "RateLimit-Reset": string } {
+function rateLimitHeaders(decision: BucketDecision): { "RateLimit-Limit": string; "RateLimit-Remaining": string; "RateLimit-Reset": string } {
   return {
     "RateLimit-Limit": String(decision.limit),
     "RateLimit-Remaining": String(decision.remaining),

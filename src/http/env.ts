@@ -6,7 +6,7 @@ import type { Principal } from "../services/keys.service.ts";
 export interface AppEnv {
   Variables: {
     requestId: string;
-    /** The client's address: the peer's, or what a trusted proxy says (middleware/client-address). */
+    /** The client's address: the peer's, or what a trusted proxy says (http/client-address.ts). */
     clientAddress: string;
     /** The authenticated key, or null when the request carried no usable credentials. */
     principal: Principal | null;

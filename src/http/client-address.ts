@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { getConnInfo } from "hono/bun";
-import type { AppEnv } from "../../env.ts";
+import type { AppEnv } from "./env.ts";
 import { clientOf, TrustedProxies, type ForwardedHeader } from "./forwarded-chain.ts";
 
 /**
@@ -9,7 +9,7 @@ import { clientOf, TrustedProxies, type ForwardedHeader } from "./forwarded-chai
  * header (`server.forwarded_header`; see forwarded-chain.ts for how a chain of proxies is walked).
  */
 
-export interface ClientAddressOptions {
+interface ClientAddressOptions {
   trustedProxies: readonly string[];
   forwardedHeader: ForwardedHeader;
 }
