@@ -13,6 +13,7 @@ import type { SitemapList } from "./sitemap-discovery.ts";
 import { UNLINKED_DEPTH } from "../core/sitemap-entry.ts";
 import { mergeWarnings, type WarningInput, type WarningTally } from "../core/crawl-warnings.ts";
 import { WarningsRepo } from "../store/warnings.repo.ts";
+import { PageReuseRepo } from "../store/page-reuse.repo.ts";
 
 /**
  * A crawl's frontier as the crawler works it: seeded with the start page, pulled in discovery order, and told
@@ -53,6 +54,19 @@ export interface FoundLink {
   judgeFragment?: boolean;
 }
 
+/**
+ * A reused page's links (page-reuse.ts): read one at a time into a record the frontier owns, rather than an
+ * object per link, and written as copies of the previous crawl's rows (their texts never read).
+ */
+export interface CopiedLinks {
+  readonly count: number;
+  /** The crawl whose rows they are, and the id of the first (the page's rows are consecutive). */
+  readonly previousCrawlId: string;
+  readonly previousFirstId: number;
+  /** Link `i` (0 ≤ i < count, in the page's order) into `into`; returns the id of its row in the previous crawl. */
+  read(i: number, into: FoundLink): number;
+}
+
 /** One finished piece of work, in the order it should be recorded. */
 export type FrontierResult =
   | {
@@ -77,6 +91,8 @@ export type FrontierResult =
         record?: PageRecord | null;
         /** Its links came from the previous crawl (page-reuse.ts), not from parsing it. */
         reused?: boolean;
+        /** Those links (then `links` is empty): copied from the previous crawl's rows. */
+        copied?: CopiedLinks | null;
       } | null;
     }
   /** robots.txt refused the target; `reason` says how. */
@@ -120,6 +136,11 @@ function toKnown(row: StoredTarget): KnownTarget {
     waitingLinks: row.waiting_links ?? 0,
     lastWaitingLinkId: row.last_waiting_link_id ?? 0,
   };
+}
+
+/** A new link's links.waiting_prev_id: the link before it in the chain of its still-queued target. */
+function waitingPrevId(target: KnownTarget): number | null {
+  return target.state === "queued" && target.lastWaitingLinkId > 0 ? target.lastWaitingLinkId : null;
 }
 
 /** What one batch changes, kept apart until its transaction commits. */
@@ -167,8 +188,12 @@ export class Frontier {
 
   /** The statements of fragment checks: asked fragments and pages' ids are written with the batch that finds them. */
   readonly fragments: FragmentsRepo;
+  /** The statements copying a reused page's links; prepared by the first batch that has one. */
+  private reuseRepo: PageReuseRepo | null = null;
+  private readonly sqlite: Database;
 
   constructor(sqlite: Database, options: { maxKnownTargets?: number } = {}) {
+    this.sqlite = sqlite;
     this.repo = new FrontierRepo(sqlite);
     this.warnings = new WarningsRepo(sqlite);
     this.openLinks = new OpenLinksRepo(sqlite);
@@ -331,23 +356,68 @@ export class Frontier {
     const asked: (number | string)[] = [];
     let linkId = firstId;
     for (const link of page.links) {
-      const target = this.target(crawlId, link, depth, changes);
       const fragment = link.fragment === undefined ? "" : `#${link.fragment}`;
-      values.push(target.id, link.text, link.kind, target.state === "queued" && target.lastWaitingLinkId > 0 ? target.lastWaitingLinkId : null, fragment);
-      if (link.judgeFragment === true && !target.isBroken && target.state !== "skipped") asked.push(linkId, target.id, JSON.stringify([link.fragment]));
-      if (target.state === "done") {
-        changes.count(target.statusCode, target.isBroken, 1);
-        if (target.isBroken) changes.brokenLinks.push(linkId, target.id, this.brokenSince().of(link.url, { source_url: page.url, fragment }));
-      } else if (target.state === "queued") {
-        changes.targets.set(link.url, { ...target, waitingLinks: target.waitingLinks + 1, lastWaitingLinkId: linkId });
-        changes.waiting.add(link.url);
-      }
+      const target = this.recordLink(crawlId, page.url, link, fragment, linkId, depth, changes, asked);
+      values.push(target.id, link.text, link.kind, waitingPrevId(target), fragment);
       linkId++;
     }
     this.repo.insertLinks(crawlId, page.url, values, (rowid, offset) => {
       if (rowid !== firstId + offset) throw new Error(`links of ${page.url}: expected ids from ${firstId + offset}, the store gave ${rowid}`);
     });
     this.fragments.insertLinkFragments(crawlId, asked);
+  }
+
+  /**
+   * recordLinks for a reused page's links: the same accounting, each link read into one record in turn, and the
+   * rows copied from the previous crawl's (texts, kinds and fragments stay in the store).
+   */
+  private recordCopiedLinks(crawlId: string, pageUrl: string, copied: CopiedLinks, depth: number, changes: BatchChanges, firstId: number): void {
+    const rows: (number | null)[] = [];
+    const asked: (number | string)[] = [];
+    const link: FoundLink = { url: "", internal: false, kind: "anchor", text: "" };
+    for (let i = 0; i < copied.count; i++) {
+      const previousId = copied.read(i, link);
+      const fragment = link.fragment === undefined ? "" : `#${link.fragment}`;
+      const target = this.recordLink(crawlId, pageUrl, link, fragment, firstId + i, depth, changes, asked);
+      rows.push(previousId, target.id, waitingPrevId(target));
+    }
+    this.reuseRepo ??= new PageReuseRepo(this.sqlite);
+    this.reuseRepo.copyLinks(crawlId, pageUrl, rows, (rowid, offset) => {
+      if (rowid !== firstId + offset) throw new Error(`links of ${pageUrl}: expected ids from ${firstId + offset}, the store gave ${rowid}`);
+    });
+    this.fragments.insertLinkFragments(crawlId, asked);
+  }
+
+  /** Whether a reused page's rows are all still in the store (retention may prune the previous crawl meanwhile). */
+  private copiedLinksLeft(copied: CopiedLinks): boolean {
+    this.reuseRepo ??= new PageReuseRepo(this.sqlite);
+    return this.reuseRepo.linksLeft(copied.previousCrawlId, copied.previousFirstId, copied.count) === copied.count;
+  }
+
+  /**
+   * One link's accounting, `linkId` its id to be: its target (created when new), counted when checked, joined to
+   * the chain of a queued one, listed when broken, its fragment asked. Returns its target as it was before the link.
+   */
+  private recordLink(
+    crawlId: string,
+    pageUrl: string,
+    link: FoundLink,
+    fragment: string,
+    linkId: number,
+    depth: number,
+    changes: BatchChanges,
+    asked: (number | string)[],
+  ): KnownTarget {
+    const target = this.target(crawlId, link, depth, changes);
+    if (link.judgeFragment === true && !target.isBroken && target.state !== "skipped") asked.push(linkId, target.id, JSON.stringify([link.fragment]));
+    if (target.state === "done") {
+      changes.count(target.statusCode, target.isBroken, 1);
+      if (target.isBroken) changes.brokenLinks.push(linkId, target.id, this.brokenSince().of(link.url, { source_url: pageUrl, fragment }));
+    } else if (target.state === "queued") {
+      changes.targets.set(link.url, { ...target, waitingLinks: target.waitingLinks + 1, lastWaitingLinkId: linkId });
+      changes.waiting.add(link.url);
+    }
+    return target;
   }
 
   /** What a batch of results means, written inside its transaction; returns the targets to check again. */
@@ -367,6 +437,11 @@ export class Frontier {
         continue;
       }
       const { verdict } = result;
+      // A reused page whose rows retention pruned since it was read: checked again, and then read (page-reuse.ts).
+      if (result.page?.copied != null && !this.copiedLinksLeft(result.page.copied)) {
+        redo.push(target);
+        continue;
+      }
       if (!this.repo.markDone(target, verdict, result.finalUrl)) {
         // Still queued: an anchor found since it was pulled made it a page, so checking it as a target was not
         // enough. Otherwise it was recorded already (a replay after a restart).
@@ -406,7 +481,9 @@ export class Frontier {
       const excluded = result.page.excluded ?? 0;
       // The ids go with the page's record only: nothing reuses the page without one.
       const keptIds = ids != null && result.page.record != null ? { hashes: idBytes!, gap: ids.gap } : null;
-      const claim = { cut: result.page.cut, record: result.page.record ?? null, excluded, firstLinkId, linkCount: result.page.links.length, ids: keptIds };
+      const copied = result.page.copied ?? null;
+      const linkCount = copied === null ? result.page.links.length : copied.count;
+      const claim = { cut: result.page.cut, record: result.page.record ?? null, excluded, firstLinkId, linkCount, ids: keptIds };
       if (!this.repo.claimPage(crawlId, result.page.url, claim)) continue; // parsed under another URL
       if (stylesheet) {
         changes.stylesheetsAdded++;
@@ -417,7 +494,8 @@ export class Frontier {
       if (result.page.cut) changes.pagesCut++;
       if (result.page.reused === true) changes.pagesReused++;
       changes.excluded += excluded;
-      this.recordLinks(crawlId, result.page, target.depth + 1, changes, firstLinkId);
+      if (copied === null) this.recordLinks(crawlId, result.page, target.depth + 1, changes, firstLinkId);
+      else this.recordCopiedLinks(crawlId, result.page.url, copied, target.depth + 1, changes, firstLinkId);
     }
     this.writeChanges(crawlId, changes);
     return redo;
