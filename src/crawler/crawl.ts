@@ -204,7 +204,7 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
       if (result !== null) {
         finished.push(result);
         if (result.kind === "checked") {
-          unwrittenLinks += result.page === null ? 0 : (result.page.copied?.count ?? result.page.links.length);
+          unwrittenLinks += result.page === null ? 0 : (result.page.reusedLinks?.count ?? result.page.links.length);
           unwrittenIds += result.page?.ids?.hashes.length ?? 0;
         }
       }
@@ -239,7 +239,7 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
         : {
             url: parsed.url,
             links: kept?.links ?? [],
-            copied: reused,
+            reusedLinks: reused,
             excluded: reused?.excluded ?? kept?.excluded ?? 0,
             cut: parsed.cut !== null,
             stylesheet: parsed.stylesheet,

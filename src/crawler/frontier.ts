@@ -13,7 +13,6 @@ import type { SitemapList } from "./sitemap-discovery.ts";
 import { UNLINKED_DEPTH } from "../core/sitemap-entry.ts";
 import { mergeWarnings, type WarningInput, type WarningTally } from "../core/crawl-warnings.ts";
 import { WarningsRepo } from "../store/warnings.repo.ts";
-import { PageReuseRepo } from "../store/page-reuse.repo.ts";
 
 /**
  * A crawl's frontier as the crawler works it: seeded with the start page, pulled in discovery order, and told
@@ -54,17 +53,11 @@ export interface FoundLink {
   judgeFragment?: boolean;
 }
 
-/**
- * A reused page's links (page-reuse.ts): read one at a time into a record the frontier owns, rather than an
- * object per link, and written as copies of the previous crawl's rows (their texts never read).
- */
-export interface CopiedLinks {
+/** A reused page's links (page-reuse.ts), read one at a time into a record the frontier owns rather than an object each. */
+export interface LinkRows {
   readonly count: number;
-  /** The crawl whose rows they are, and the id of the first (the page's rows are consecutive). */
-  readonly previousCrawlId: string;
-  readonly previousFirstId: number;
-  /** Link `i` (0 ≤ i < count, in the page's order) into `into`; returns the id of its row in the previous crawl. */
-  read(i: number, into: FoundLink): number;
+  /** Link `i` (0 ≤ i < count, in the page's order) into `into`, every field set. */
+  read(i: number, into: FoundLink): void;
 }
 
 /** One finished piece of work, in the order it should be recorded. */
@@ -91,8 +84,8 @@ export type FrontierResult =
         record?: PageRecord | null;
         /** Its links came from the previous crawl (page-reuse.ts), not from parsing it. */
         reused?: boolean;
-        /** Those links (then `links` is empty): copied from the previous crawl's rows. */
-        copied?: CopiedLinks | null;
+        /** Those links (then `links` is empty), read from the previous crawl's rows. */
+        reusedLinks?: LinkRows | null;
       } | null;
     }
   /** robots.txt refused the target; `reason` says how. */
@@ -188,12 +181,8 @@ export class Frontier {
 
   /** The statements of fragment checks: asked fragments and pages' ids are written with the batch that finds them. */
   readonly fragments: FragmentsRepo;
-  /** The statements copying a reused page's links; prepared by the first batch that has one. */
-  private reuseRepo: PageReuseRepo | null = null;
-  private readonly sqlite: Database;
 
   constructor(sqlite: Database, options: { maxKnownTargets?: number } = {}) {
-    this.sqlite = sqlite;
     this.repo = new FrontierRepo(sqlite);
     this.warnings = new WarningsRepo(sqlite);
     this.openLinks = new OpenLinksRepo(sqlite);
@@ -367,31 +356,21 @@ export class Frontier {
     this.fragments.insertLinkFragments(crawlId, asked);
   }
 
-  /**
-   * recordLinks for a reused page's links: the same accounting, each link read into one record in turn, and the
-   * rows copied from the previous crawl's (texts, kinds and fragments stay in the store).
-   */
-  private recordCopiedLinks(crawlId: string, pageUrl: string, copied: CopiedLinks, depth: number, changes: BatchChanges, firstId: number): void {
-    const rows: (number | null)[] = [];
+  /** recordLinks for a reused page's links, each read into one record in turn instead of an object each. */
+  private recordReusedLinks(crawlId: string, pageUrl: string, rows: LinkRows, depth: number, changes: BatchChanges, firstId: number): void {
+    const values: (number | string | null)[] = [];
     const asked: (number | string)[] = [];
     const link: FoundLink = { url: "", internal: false, kind: "anchor", text: "" };
-    for (let i = 0; i < copied.count; i++) {
-      const previousId = copied.read(i, link);
+    for (let i = 0; i < rows.count; i++) {
+      rows.read(i, link);
       const fragment = link.fragment === undefined ? "" : `#${link.fragment}`;
       const target = this.recordLink(crawlId, pageUrl, link, fragment, firstId + i, depth, changes, asked);
-      rows.push(previousId, target.id, waitingPrevId(target));
+      values.push(target.id, link.text, link.kind, waitingPrevId(target), fragment);
     }
-    this.reuseRepo ??= new PageReuseRepo(this.sqlite);
-    this.reuseRepo.copyLinks(crawlId, pageUrl, rows, (rowid, offset) => {
+    this.repo.insertLinks(crawlId, pageUrl, values, (rowid, offset) => {
       if (rowid !== firstId + offset) throw new Error(`links of ${pageUrl}: expected ids from ${firstId + offset}, the store gave ${rowid}`);
     });
     this.fragments.insertLinkFragments(crawlId, asked);
-  }
-
-  /** Whether a reused page's rows are all still in the store (retention may prune the previous crawl meanwhile). */
-  private copiedLinksLeft(copied: CopiedLinks): boolean {
-    this.reuseRepo ??= new PageReuseRepo(this.sqlite);
-    return this.reuseRepo.linksLeft(copied.previousCrawlId, copied.previousFirstId, copied.count) === copied.count;
   }
 
   /**
@@ -437,11 +416,6 @@ export class Frontier {
         continue;
       }
       const { verdict } = result;
-      // A reused page whose rows retention pruned since it was read: checked again, and then read (page-reuse.ts).
-      if (result.page?.copied != null && !this.copiedLinksLeft(result.page.copied)) {
-        redo.push(target);
-        continue;
-      }
       if (!this.repo.markDone(target, verdict, result.finalUrl)) {
         // Still queued: an anchor found since it was pulled made it a page, so checking it as a target was not
         // enough. Otherwise it was recorded already (a replay after a restart).
@@ -481,8 +455,8 @@ export class Frontier {
       const excluded = result.page.excluded ?? 0;
       // The ids go with the page's record only: nothing reuses the page without one.
       const keptIds = ids != null && result.page.record != null ? { hashes: idBytes!, gap: ids.gap } : null;
-      const copied = result.page.copied ?? null;
-      const linkCount = copied === null ? result.page.links.length : copied.count;
+      const reusedLinks = result.page.reusedLinks ?? null;
+      const linkCount = reusedLinks === null ? result.page.links.length : reusedLinks.count;
       const claim = { cut: result.page.cut, record: result.page.record ?? null, excluded, firstLinkId, linkCount, ids: keptIds };
       if (!this.repo.claimPage(crawlId, result.page.url, claim)) continue; // parsed under another URL
       if (stylesheet) {
@@ -494,8 +468,8 @@ export class Frontier {
       if (result.page.cut) changes.pagesCut++;
       if (result.page.reused === true) changes.pagesReused++;
       changes.excluded += excluded;
-      if (copied === null) this.recordLinks(crawlId, result.page, target.depth + 1, changes, firstLinkId);
-      else this.recordCopiedLinks(crawlId, result.page.url, copied, target.depth + 1, changes, firstLinkId);
+      if (reusedLinks === null) this.recordLinks(crawlId, result.page, target.depth + 1, changes, firstLinkId);
+      else this.recordReusedLinks(crawlId, result.page.url, reusedLinks, target.depth + 1, changes, firstLinkId);
     }
     this.writeChanges(crawlId, changes);
     return redo;

@@ -4,7 +4,7 @@ import type { Database } from "bun:sqlite";
 import { isUncheckableVerdict } from "./classify.ts";
 import { fragmentsToJudge } from "./fragments.ts";
 import { hashesFromBytes, type PageIds } from "./page-ids.ts";
-import type { CopiedLinks, FoundLink } from "./frontier.ts";
+import type { FoundLink, LinkRows } from "./frontier.ts";
 import type { LinkVerdict } from "../core/link-outcome.ts";
 import { previousCovers } from "./reuse-cover.ts";
 
@@ -39,10 +39,9 @@ export interface StoredPage {
 
 /**
  * A reused page's links, as the previous crawl recorded them (already gated), read one at a time into a record
- * the frontier owns (no object per link), and the links its ignore rules kept out. Their texts stay in the store:
- * the frontier copies each row from the previous crawl's (frontier.ts, recordCopiedLinks).
+ * the frontier owns (no object per link), and the links its ignore rules kept out.
  */
-export interface ReusedLinks extends CopiedLinks {
+export interface ReusedLinks extends LinkRows {
   excluded: number;
 }
 
@@ -129,7 +128,7 @@ export class PageReuse {
     if (rows.length !== page.linkCount) return null;
     const targets: HeldTarget[] = new Array(rows.length);
     for (let i = 0; i < rows.length; i++) {
-      const [, targetId, , fragment, onPage] = rows[i]!;
+      const [targetId, , , fragment, onPage] = rows[i]!;
       const target = this.target(targetId);
       if (target === null || onPage !== 1 || (!this.fragments && fragment !== "")) return null;
       targets[i] = target;
@@ -138,8 +137,6 @@ export class PageReuse {
     const judged = this.fragments ? fragmentsToJudge({ url: page.url, ids: page.ids }) : null;
     return {
       count: rows.length,
-      previousCrawlId: this.previousCrawlId,
-      previousFirstId: page.firstLinkId,
       excluded: page.excluded,
       read: (i, into) => readLink(rows[i]!, targets[i]!, judged, into),
     };
@@ -162,13 +159,13 @@ export class PageReuse {
   }
 }
 
-/** Link `row` of a reused page into `into` (every field set); returns the id of its row in the previous crawl. */
-function readLink(row: StoredPageLinkRow, target: HeldTarget, judged: ((link: FoundLink, fragment: string) => boolean) | null, into: FoundLink): number {
-  const [id, , kind, fragment] = row;
+/** Link `row` of a reused page into `into`, every field set. */
+function readLink(row: StoredPageLinkRow, target: HeldTarget, judged: ((link: FoundLink, fragment: string) => boolean) | null, into: FoundLink): void {
+  const [, text, kind, fragment] = row;
   into.url = target.url;
   into.internal = target.internal;
   into.kind = kind;
-  into.text = "";
+  into.text = text;
   into.verdict = target.verdict;
   into.fragment = undefined;
   into.judgeFragment = undefined;
@@ -177,7 +174,6 @@ function readLink(row: StoredPageLinkRow, target: HeldTarget, judged: ((link: Fo
     into.fragment = fragment.slice(1);
     if (judged(into, into.fragment)) into.judgeFragment = true;
   }
-  return id;
 }
 
 function toStoredPage(url: string, row: StoredPageRow): StoredPage {

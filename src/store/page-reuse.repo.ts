@@ -1,5 +1,4 @@
 import type { Database, Statement } from "bun:sqlite";
-import { MultiRowInsert } from "./multi-row-insert.ts";
 import type { PageIdsGap, StoredLinkKind } from "./schema.ts";
 
 /**
@@ -26,10 +25,9 @@ export interface StoredPageRow {
 
 /**
  * One link of such a page, as a row of values (bun:sqlite makes arrays cheaper than objects, and every link of
- * every reused page passes here): its id, its target's id, kind, fragment, and 1 when it is on the page asked for.
- * Not its text: a reused link is copied row to row by the store (copyLinks).
+ * every reused page passes here): its target's id, text, kind, fragment, and 1 when it is on the page asked for.
  */
-export type StoredPageLinkRow = [id: number, target_id: number, kind: StoredLinkKind, fragment: string, on_page: number];
+export type StoredPageLinkRow = [target_id: number, link_text: string, kind: StoredLinkKind, fragment: string, on_page: number];
 
 /**
  * A target of that crawl: URL, internal 0/1, and for one judged without an answer (no final URL, status 0) its
@@ -41,8 +39,6 @@ export class PageReuseRepo {
   private readonly pageStatement: Statement<StoredPageRow, [string, string]>;
   private readonly linksStatement: Statement<StoredPageLinkRow, [string, number, number, string]>;
   private readonly targetStatement: Statement<StoredTargetRow, [number]>;
-  private readonly copyLinksStatement: MultiRowInsert;
-  private readonly countLinksStatement: Statement<{ n: number }, [string, number, number]>;
 
   constructor(sqlite: Database) {
     // Only an HTML page read whole and judged without a warning, answered at its own URL (no redirect): its
@@ -56,7 +52,7 @@ export class PageReuseRepo {
     // By rowid range (`+` keeps the planner off the crawl index, which would add a lookup per row); targets apart,
     // as a page's links mostly point at the same few (page-reuse.ts keeps them).
     this.linksStatement = sqlite.prepare(
-      `SELECT l.id, l.target_id, l.kind, l.fragment, l.source_url = ?4
+      `SELECT l.target_id, l.link_text, l.kind, l.fragment, l.source_url = ?4
        FROM links l WHERE +l.crawl_id = ?1 AND l.id >= ?2 AND l.id < ?3 ORDER BY l.id`,
     ) as unknown as Statement<StoredPageLinkRow, [string, number, number, string]>;
     this.targetStatement = sqlite.prepare(
@@ -64,17 +60,6 @@ export class PageReuseRepo {
          CASE WHEN final_url IS NULL AND status_code = 0 THEN is_broken END, CASE WHEN final_url IS NULL AND status_code = 0 THEN warning END
        FROM crawl_targets WHERE id = ?1`,
     ) as unknown as Statement<StoredTargetRow, [number]>;
-    // A reused page's links written from the previous crawl's rows: text, kind and fragment never pass through
-    // JavaScript. `ORDER BY` keeps the page's order, so the rows get consecutive ids in it (the writer holds the lock).
-    this.copyLinksStatement = new MultiRowInsert(
-      sqlite,
-      `INSERT INTO links (crawl_id, source_url, target_id, link_text, kind, waiting_prev_id, fragment)
-       SELECT ?1, ?2, v.column2, l.link_text, l.kind, v.column3, l.fragment FROM (VALUES`,
-      "(?, ?, ?)",
-      2,
-      ") AS v JOIN links l ON l.id = v.column1 ORDER BY v.column1",
-    );
-    this.countLinksStatement = sqlite.prepare("SELECT COUNT(*) AS n FROM links WHERE +crawl_id = ?1 AND id >= ?2 AND id < ?3");
   }
 
   /** Page `url` of crawl `crawlId`, when that crawl kept what reusing it needs. */
@@ -85,19 +70,6 @@ export class PageReuseRepo {
   /** The links `first`..`first + count - 1` of crawl `crawlId`, in the page's order (fewer when they are gone); `sourceUrl` the page they must be on. */
   links(crawlId: string, first: number, count: number, sourceUrl: string): StoredPageLinkRow[] {
     return this.linksStatement.values(crawlId, first, first + count, sourceUrl) as unknown as StoredPageLinkRow[];
-  }
-
-  /** How many of links `first`..`first + count - 1` of crawl `crawlId` are still there (retention may have pruned them). */
-  linksLeft(crawlId: string, first: number, count: number): number {
-    return this.countLinksStatement.get(crawlId, first, first + count)?.n ?? 0;
-  }
-
-  /**
-   * Inserts links of crawl `crawlId` found on `sourceUrl` as copies of earlier rows, flat (earlier link id, target
-   * id, waiting_prev_id) triples in ascending order of the earlier ids; `inserted` as MultiRowInsert.run tells it.
-   */
-  copyLinks(crawlId: string, sourceUrl: string, rows: (number | null)[], inserted: (firstId: number, offset: number, rows: number) => void): void {
-    this.copyLinksStatement.run([crawlId, sourceUrl], rows, inserted);
   }
 
   /** Target `id` (of the crawl whose links named it); null when it is gone. */

@@ -10,12 +10,12 @@ import type { FrontierTarget } from "../../src/store/frontier.repo.ts";
 import { migrate } from "../../src/store/migrate.ts";
 
 /**
- * A reused page's links are written as copies of the previous crawl's rows (texts, kinds and fragments never
- * read into JavaScript), with this crawl's targets and accounting; rows pruned between the page's reading and its
- * batch send the page back to be checked again instead of failing the batch (docs/decisions.md, "Incremental audits").
+ * A reused page's links, read from the previous crawl's rows one at a time into one record (no object per link),
+ * are written with this crawl's targets and accounting as a parsed page's are; rows pruned once the page was read
+ * change nothing: what was read is written (docs/decisions.md, "Incremental audits").
  */
 
-const dir = mkdtempSync(join(tmpdir(), "linkpatrol-copied-links-"));
+const dir = mkdtempSync(join(tmpdir(), "linkpatrol-reused-links-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const ROOT = "http://example.test/";
@@ -70,13 +70,13 @@ function reusedRoot(frontier: Frontier, reuse: PageReuse, crawlId: string): { ro
   const [root] = frontier.pull(crawlId, 0, 10);
   const stored = reuse.storedPage(ROOT, LIMITS_READ)!;
   expect(stored).not.toBeNull();
-  const copied = reuse.links(stored)!;
-  expect(copied.count).toBe(4);
-  const page = { url: ROOT, links: [], copied, excluded: copied.excluded, cut: false, record: RECORD, reused: true };
+  const reusedLinks = reuse.links(stored)!;
+  expect(reusedLinks.count).toBe(4);
+  const page = { url: ROOT, links: [], reusedLinks, excluded: reusedLinks.excluded, cut: false, record: RECORD, reused: true };
   return { root: root!, result: { kind: "checked", target: root!, verdict: ok, finalUrl: ROOT, redirectEnd: null, page } };
 }
 
-test("a reused page's links are copies of the previous rows with this crawl's targets, counted when their targets are", () => {
+test("a reused page's links are the previous rows with this crawl's targets, counted when their targets are", () => {
   const [previous, current] = ["01a20460-0000-7000-8000-0000000000d1", "01a20460-0000-7000-8000-0000000000d2"];
   const { sqlite } = store("copy.db", [previous, current]);
   const frontier = new Frontier(sqlite);
@@ -124,20 +124,20 @@ test("a reused page's links are copies of the previous rows with this crawl's ta
   expect(sqlite.query("SELECT COUNT(*) AS n FROM broken_links WHERE crawl_id = ?1").get(current)).toEqual({ n: 1 });
 });
 
-test("rows pruned after the page was read: the batch hands the page back to be checked again, and writes none of it", () => {
+test("rows pruned after the page was read: the page's links are written as read", () => {
   const [previous, current] = ["01a20460-0000-7000-8000-0000000000d3", "01a20460-0000-7000-8000-0000000000d4"];
   const { sqlite } = store("pruned.db", [previous, current]);
   const frontier = new Frontier(sqlite);
   previousCrawl(frontier, previous);
   const reuse = new PageReuse(new PageReuseRepo(sqlite), previous, false);
-  const { root, result } = reusedRoot(frontier, reuse, current);
+  const { result } = reusedRoot(frontier, reuse, current);
   // Retention deletes a crawl's links a chunk at a time: here, some of the page's.
   sqlite.run("DELETE FROM links WHERE id IN (SELECT id FROM links WHERE crawl_id = ?1 ORDER BY id DESC LIMIT 2)", [previous]);
 
-  expect(frontier.commit(current, [result], LIMITS).redo.map((target) => target.id)).toEqual([root.id]);
-  expect(sqlite.query("SELECT COUNT(*) AS n FROM links WHERE crawl_id = ?1").get(current)).toEqual({ n: 0 });
-  expect(sqlite.query("SELECT pages_crawled AS pages, pages_reused AS reused FROM crawls WHERE id = ?1").get(current)).toEqual({ pages: 0, reused: 0 });
-  expect(frontier.pull(current, 0, 10).map((target) => target.url)).toEqual([ROOT]);
+  expect(frontier.commit(current, [result], LIMITS).redo).toEqual([]);
+  const texts = sqlite.query<{ text: string }, [string]>("SELECT link_text AS text FROM links WHERE crawl_id = ?1 ORDER BY id").all(current);
+  expect(texts.map((row) => row.text)).toEqual(TEXTS);
+  expect(sqlite.query("SELECT pages_crawled AS pages, pages_reused AS reused FROM crawls WHERE id = ?1").get(current)).toEqual({ pages: 1, reused: 1 });
   // Read again, the page's links are no longer all there: it is not reused (the caller reads it in full).
   expect(reuse.links(reuse.storedPage(ROOT, LIMITS_READ)!)).toBeNull();
 });
