@@ -204,7 +204,7 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
       if (result !== null) {
         finished.push(result);
         if (result.kind === "checked") {
-          unwrittenLinks += result.page?.links.length ?? 0;
+          unwrittenLinks += result.page === null ? 0 : (result.page.reusedLinks?.count ?? result.page.links.length);
           unwrittenIds += result.page?.ids?.hashes.length ?? 0;
         }
       }
@@ -231,14 +231,16 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
     const parsed = checked.page;
     if (parsed?.reused != null) progress.reused += 1;
     // A reused page's links were gated by the previous crawl, under options and rules that cover these (reuse-cover.ts).
-    const kept = parsed === null ? null : (parsed.reused ?? ignore.filter(gateLinks(parsed, input.options, site)));
+    const reused = parsed?.reused ?? null;
+    const kept = parsed === null || reused !== null ? null : ignore.filter(gateLinks(parsed, input.options, site));
     const page =
-      parsed === null || kept === null
+      parsed === null
         ? null
         : {
             url: parsed.url,
-            links: kept.links,
-            excluded: kept.excluded,
+            links: kept?.links ?? [],
+            reusedLinks: reused,
+            excluded: reused?.excluded ?? kept?.excluded ?? 0,
             cut: parsed.cut !== null,
             stylesheet: parsed.stylesheet,
             ids: parsed.ids,

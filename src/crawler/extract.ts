@@ -193,15 +193,17 @@ export function createExtractor(pageUrl: string, options: ExtractorOptions = {})
       let kept = 0;
       for (const link of found) {
         const raw = link.url;
-        const normalized = resolver.normalize(raw);
-        if (normalized.kind === "url") {
-          link.url = normalized.url;
-          if (normalized.fragment !== undefined) link.fragment = normalized.fragment;
-        } else if (normalized.reason === "invalid") {
+        const url = resolver.url(raw);
+        // Without a URL, normalize says why (cached: no second resolution).
+        const skipped = url === null ? resolver.normalize(raw) : null;
+        if (url !== null) {
+          link.url = url;
+          if (resolver.fragment !== undefined) link.fragment = resolver.fragment;
+        } else if (skipped?.kind === "skip" && skipped.reason === "invalid") {
           link.url = recordedForm(raw.trim());
           link.uncheckable = "invalid_url";
-        } else if (normalized.reason === "too_long") {
-          link.url = recordedForm(normalized.url);
+        } else if (skipped?.kind === "skip" && skipped.reason === "too_long") {
+          link.url = recordedForm(skipped.url);
           link.uncheckable = "url_too_long";
         } else continue;
         found[kept++] = link;

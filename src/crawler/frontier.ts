@@ -53,6 +53,13 @@ export interface FoundLink {
   judgeFragment?: boolean;
 }
 
+/** A reused page's links (page-reuse.ts), read one at a time into a record the frontier owns rather than an object each. */
+export interface LinkRows {
+  readonly count: number;
+  /** Link `i` (0 ≤ i < count, in the page's order) into `into`, every field set. */
+  read(i: number, into: FoundLink): void;
+}
+
 /** One finished piece of work, in the order it should be recorded. */
 export type FrontierResult =
   | {
@@ -77,6 +84,8 @@ export type FrontierResult =
         record?: PageRecord | null;
         /** Its links came from the previous crawl (page-reuse.ts), not from parsing it. */
         reused?: boolean;
+        /** Those links (then `links` is empty), read from the previous crawl's rows. */
+        reusedLinks?: LinkRows | null;
       } | null;
     }
   /** robots.txt refused the target; `reason` says how. */
@@ -120,6 +129,11 @@ function toKnown(row: StoredTarget): KnownTarget {
     waitingLinks: row.waiting_links ?? 0,
     lastWaitingLinkId: row.last_waiting_link_id ?? 0,
   };
+}
+
+/** A new link's links.waiting_prev_id: the link before it in the chain of its still-queued target. */
+function waitingPrevId(target: KnownTarget): number | null {
+  return target.state === "queued" && target.lastWaitingLinkId > 0 ? target.lastWaitingLinkId : null;
 }
 
 /** What one batch changes, kept apart until its transaction commits. */
@@ -331,23 +345,58 @@ export class Frontier {
     const asked: (number | string)[] = [];
     let linkId = firstId;
     for (const link of page.links) {
-      const target = this.target(crawlId, link, depth, changes);
       const fragment = link.fragment === undefined ? "" : `#${link.fragment}`;
-      values.push(target.id, link.text, link.kind, target.state === "queued" && target.lastWaitingLinkId > 0 ? target.lastWaitingLinkId : null, fragment);
-      if (link.judgeFragment === true && !target.isBroken && target.state !== "skipped") asked.push(linkId, target.id, JSON.stringify([link.fragment]));
-      if (target.state === "done") {
-        changes.count(target.statusCode, target.isBroken, 1);
-        if (target.isBroken) changes.brokenLinks.push(linkId, target.id, this.brokenSince().of(link.url, { source_url: page.url, fragment }));
-      } else if (target.state === "queued") {
-        changes.targets.set(link.url, { ...target, waitingLinks: target.waitingLinks + 1, lastWaitingLinkId: linkId });
-        changes.waiting.add(link.url);
-      }
+      const target = this.recordLink(crawlId, page.url, link, fragment, linkId, depth, changes, asked);
+      values.push(target.id, link.text, link.kind, waitingPrevId(target), fragment);
       linkId++;
     }
     this.repo.insertLinks(crawlId, page.url, values, (rowid, offset) => {
       if (rowid !== firstId + offset) throw new Error(`links of ${page.url}: expected ids from ${firstId + offset}, the store gave ${rowid}`);
     });
     this.fragments.insertLinkFragments(crawlId, asked);
+  }
+
+  /** recordLinks for a reused page's links, each read into one record in turn instead of an object each. */
+  private recordReusedLinks(crawlId: string, pageUrl: string, rows: LinkRows, depth: number, changes: BatchChanges, firstId: number): void {
+    const values: (number | string | null)[] = [];
+    const asked: (number | string)[] = [];
+    const link: FoundLink = { url: "", internal: false, kind: "anchor", text: "" };
+    for (let i = 0; i < rows.count; i++) {
+      rows.read(i, link);
+      const fragment = link.fragment === undefined ? "" : `#${link.fragment}`;
+      const target = this.recordLink(crawlId, pageUrl, link, fragment, firstId + i, depth, changes, asked);
+      values.push(target.id, link.text, link.kind, waitingPrevId(target), fragment);
+    }
+    this.repo.insertLinks(crawlId, pageUrl, values, (rowid, offset) => {
+      if (rowid !== firstId + offset) throw new Error(`links of ${pageUrl}: expected ids from ${firstId + offset}, the store gave ${rowid}`);
+    });
+    this.fragments.insertLinkFragments(crawlId, asked);
+  }
+
+  /**
+   * One link's accounting, `linkId` its id to be: its target (created when new), counted when checked, joined to
+   * the chain of a queued one, listed when broken, its fragment asked. Returns its target as it was before the link.
+   */
+  private recordLink(
+    crawlId: string,
+    pageUrl: string,
+    link: FoundLink,
+    fragment: string,
+    linkId: number,
+    depth: number,
+    changes: BatchChanges,
+    asked: (number | string)[],
+  ): KnownTarget {
+    const target = this.target(crawlId, link, depth, changes);
+    if (link.judgeFragment === true && !target.isBroken && target.state !== "skipped") asked.push(linkId, target.id, JSON.stringify([link.fragment]));
+    if (target.state === "done") {
+      changes.count(target.statusCode, target.isBroken, 1);
+      if (target.isBroken) changes.brokenLinks.push(linkId, target.id, this.brokenSince().of(link.url, { source_url: pageUrl, fragment }));
+    } else if (target.state === "queued") {
+      changes.targets.set(link.url, { ...target, waitingLinks: target.waitingLinks + 1, lastWaitingLinkId: linkId });
+      changes.waiting.add(link.url);
+    }
+    return target;
   }
 
   /** What a batch of results means, written inside its transaction; returns the targets to check again. */
@@ -406,7 +455,9 @@ export class Frontier {
       const excluded = result.page.excluded ?? 0;
       // The ids go with the page's record only: nothing reuses the page without one.
       const keptIds = ids != null && result.page.record != null ? { hashes: idBytes!, gap: ids.gap } : null;
-      const claim = { cut: result.page.cut, record: result.page.record ?? null, excluded, firstLinkId, linkCount: result.page.links.length, ids: keptIds };
+      const reusedLinks = result.page.reusedLinks ?? null;
+      const linkCount = reusedLinks === null ? result.page.links.length : reusedLinks.count;
+      const claim = { cut: result.page.cut, record: result.page.record ?? null, excluded, firstLinkId, linkCount, ids: keptIds };
       if (!this.repo.claimPage(crawlId, result.page.url, claim)) continue; // parsed under another URL
       if (stylesheet) {
         changes.stylesheetsAdded++;
@@ -417,7 +468,8 @@ export class Frontier {
       if (result.page.cut) changes.pagesCut++;
       if (result.page.reused === true) changes.pagesReused++;
       changes.excluded += excluded;
-      this.recordLinks(crawlId, result.page, target.depth + 1, changes, firstLinkId);
+      if (reusedLinks === null) this.recordLinks(crawlId, result.page, target.depth + 1, changes, firstLinkId);
+      else this.recordReusedLinks(crawlId, result.page.url, reusedLinks, target.depth + 1, changes, firstLinkId);
     }
     this.writeChanges(crawlId, changes);
     return redo;

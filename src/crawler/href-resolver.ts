@@ -64,21 +64,52 @@ export class HrefResolver {
     this.origin = origin;
   }
 
-  /** Results by href: a page repeats its hrefs (rustdoc's pages hold ~3 links per distinct href). */
-  private readonly resolved = new Map<string, NormalizeResult>();
+  /**
+   * Results by href (a page repeats its hrefs: rustdoc's pages hold ~3 links per distinct href): the URL itself
+   * for one without a fragment (most), the parser's result object for the others.
+   */
+  private readonly resolved = new Map<string, string | NormalizeResult>();
 
-  /** normalizeUrl(raw, base), by the fast path when it applies; one result object per distinct href. */
+  /** The fragment of the URL `url` gave last (as the parser writes it), undefined when it had none. */
+  fragment: string | undefined = undefined;
+
+  /**
+   * The URL `raw` names, without its fragment (then in `fragment`); null when it names none that is checked
+   * (normalize says why). A string per distinct href and no result object where it has no fragment.
+   */
+  url(raw: string): string | null {
+    const result = this.result(raw);
+    if (typeof result === "string") {
+      this.fragment = undefined;
+      return result;
+    }
+    this.fragment = result.kind === "url" ? result.fragment : undefined;
+    return result.kind === "url" ? result.url : null;
+  }
+
+  /** normalizeUrl(raw, base), by the fast path when it applies. */
   normalize(raw: string): NormalizeResult {
+    const result = this.result(raw);
+    return typeof result === "string" ? { kind: "url", url: result } : result;
+  }
+
+  /** The fast path alone: the result normalizeUrl would give, or null when the href is not one it takes. */
+  fast(raw: string): NormalizeResult | null {
+    const result = this.resolve(raw);
+    return typeof result === "string" ? { kind: "url", url: result } : result;
+  }
+
+  private result(raw: string): string | NormalizeResult {
     let result = this.resolved.get(raw);
     if (result === undefined) {
-      result = this.fast(raw) ?? normalizeUrl(raw, this.base);
+      result = this.resolve(raw) ?? normalizeUrl(raw, this.base);
       this.resolved.set(raw, result);
     }
     return result;
   }
 
-  /** The fast path alone: the result normalizeUrl would give, or null when the href is not one it takes. */
-  fast(raw: string): NormalizeResult | null {
+  /** The fast path: a URL without fragment as the string itself, any other result as normalizeUrl's; null when it does not apply. */
+  private resolve(raw: string): string | NormalizeResult | null {
     const origin = this.origin;
     if (origin === null) return null;
     const length = raw.length;
@@ -86,6 +117,7 @@ export class HrefResolver {
     let question = -1;
     let schemeEnd = -1;
     let schemeOpen = true; // still inside what could be a scheme: [A-Za-z][A-Za-z0-9+.-]*
+    let dotted = false; // a `.` starts a segment of the path: a dot segment may be there
     for (let i = 0; i < length; i++) {
       const c = raw.charCodeAt(i);
       if (c >= 128 || PLAIN[c] === 0) return null;
@@ -100,6 +132,7 @@ export class HrefResolver {
         break; // the fragment keeps every plain character as written
       }
       if (c === 0x3f && question === -1) question = i;
+      else if (c === DOT && question === -1 && (i === 0 || raw.charCodeAt(i - 1) === SLASH)) dotted = true;
     }
     if (hash !== -1) {
       for (let i = hash + 1; i < length; i++) {
@@ -108,28 +141,28 @@ export class HrefResolver {
       }
     }
     const pathEnd = question !== -1 ? question : hash !== -1 ? hash : length;
-    const queryPart = question === -1 ? null : raw.slice(question, hash === -1 ? length : hash);
+    // Path and query as written end where the fragment starts: taken in one piece when no dot segment moves the path.
+    const end = hash === -1 ? length : hash;
 
-    let path: string;
+    let url: string;
     if (schemeEnd !== -1) {
       if (raw.charCodeAt(schemeEnd + 1) !== SLASH && !SPECIAL_SCHEMES.has(raw.slice(0, schemeEnd).toLowerCase())) {
         return { kind: "skip", reason: "unsupported_scheme" };
       }
       // A scheme: only a full URL of the base's own origin is taken, as a path from the root.
       if (!raw.startsWith(origin) || raw.charCodeAt(origin.length) !== SLASH || origin.length >= pathEnd) return null;
-      path = resolvePath("", raw.slice(origin.length + 1, pathEnd));
+      url = dotted ? origin + resolvePath("", raw.slice(origin.length + 1, pathEnd)) + raw.slice(pathEnd, end) : raw.slice(0, end);
     } else if (raw.charCodeAt(0) === SLASH) {
       if (raw.charCodeAt(1) === SLASH) return null; // `//host/…`: another authority
-      path = resolvePath("", raw.slice(1, pathEnd));
+      url = origin + (dotted ? resolvePath("", raw.slice(1, pathEnd)) + raw.slice(pathEnd, end) : raw.slice(0, end));
     } else if (pathEnd === 0) {
-      path = this.path; // "", "?q" or "#f": the base's own path
+      // "", "?q" or "#f": the base's own path, and its query unless the href has one
+      url = origin + this.path + (question === -1 ? this.query : raw.slice(0, end));
     } else {
-      path = resolvePath(this.directory.slice(1), raw.slice(0, pathEnd));
+      url = origin + (dotted ? resolvePath(this.directory.slice(1), raw.slice(0, pathEnd)) + raw.slice(pathEnd, end) : this.directory + raw.slice(0, end));
     }
-    const query = queryPart ?? (pathEnd === 0 && question === -1 ? this.query : "");
-    const url = origin + path + query;
     if (url.length > MAX_URL_LENGTH) return { kind: "skip", reason: "too_long", url };
-    if (hash === -1 || hash === length - 1) return { kind: "url", url };
+    if (hash === -1 || hash === length - 1) return url;
     return { kind: "url", url, fragment: raw.slice(hash + 1) };
   }
 }

@@ -1,10 +1,11 @@
 import type { CrawlsRepo, CrawlRecord } from "../store/crawls.repo.ts";
-import { PageReuseRepo, type StoredPageRow, type StoredTargetRow } from "../store/page-reuse.repo.ts";
+import { PageReuseRepo, type StoredPageLinkRow, type StoredPageRow } from "../store/page-reuse.repo.ts";
 import type { Database } from "bun:sqlite";
 import { isUncheckableVerdict } from "./classify.ts";
 import { fragmentsToJudge } from "./fragments.ts";
 import { hashesFromBytes, type PageIds } from "./page-ids.ts";
-import type { FoundLink } from "./frontier.ts";
+import type { FoundLink, LinkRows } from "./frontier.ts";
+import type { LinkVerdict } from "../core/link-outcome.ts";
 import { previousCovers } from "./reuse-cover.ts";
 
 /**
@@ -36,9 +37,11 @@ export interface StoredPage {
   ids: PageIds | null;
 }
 
-/** A reused page's links, as the previous crawl recorded them (already gated), and the links its ignore rules kept out. */
-export interface ReusedLinks {
-  links: FoundLink[];
+/**
+ * A reused page's links, as the previous crawl recorded them (already gated), read one at a time into a record
+ * the frontier owns (no object per link), and the links its ignore rules kept out.
+ */
+export interface ReusedLinks extends LinkRows {
   excluded: number;
 }
 
@@ -74,10 +77,18 @@ export function conditionalHeaders(page: StoredPage): Record<string, string> {
 /** Targets of the previous crawl held at most (a page's links mostly name targets other pages named): ~10 MiB. */
 const MAX_HELD_TARGETS = 1 << 16;
 
+/** A target of the previous crawl as its links name it: one per target, however many links share it. */
+interface HeldTarget {
+  url: string;
+  internal: boolean;
+  /** The verdict of a target judged without a request there (an href that cannot be checked), given again here. */
+  verdict: LinkVerdict | undefined;
+}
+
 /** The previous crawl's pages, as one crawl reuses them. */
 export class PageReuse {
-  /** Targets of the previous crawl by id, as its links name them: one URL string each, whatever links share it. */
-  private readonly targets = new Map<number, StoredTargetRow | null>();
+  /** Targets of the previous crawl by id; null for one that is gone. */
+  private readonly targets = new Map<number, HeldTarget | null>();
 
   constructor(
     private readonly repo: PageReuseRepo,
@@ -115,33 +126,53 @@ export class PageReuse {
   links(page: StoredPage): ReusedLinks | null {
     const rows = this.repo.links(this.previousCrawlId, page.firstLinkId, page.linkCount, page.url);
     if (rows.length !== page.linkCount) return null;
-    const links: FoundLink[] = [];
+    const targets: HeldTarget[] = new Array(rows.length);
+    for (let i = 0; i < rows.length; i++) {
+      const [targetId, , , fragment, onPage] = rows[i]!;
+      const target = this.target(targetId);
+      if (target === null || onPage !== 1 || (!this.fragments && fragment !== "")) return null;
+      targets[i] = target;
+    }
     // As gateLinks (crawl.ts) decides it for a parsed page, from the same page URL, ids and links.
     const judged = this.fragments ? fragmentsToJudge({ url: page.url, ids: page.ids }) : null;
-    for (const [targetId, text, kind, fragment, onPage] of rows) {
-      const target = this.target(targetId);
-      if (target === null || onPage !== 1 || (judged === null && fragment !== "")) return null;
-      const [url, internal, error, isBroken, warning] = target;
-      const link: FoundLink = { url, internal: internal === 1, kind, text };
-      // Judged without a request there, so again here, with the verdict (muted alike: the same rules) it got.
-      if (error !== null && isUncheckableVerdict(0, error)) link.verdict = { status_code: 0, is_broken: isBroken === 1, error, warning };
-      // links.fragment is "" for none and "#…" for one (an empty fragment is "#").
-      if (judged !== null && fragment !== "") {
-        link.fragment = fragment.slice(1);
-        if (judged(link, link.fragment)) link.judgeFragment = true;
-      }
-      links.push(link);
-    }
-    return { links, excluded: page.excluded };
+    return {
+      count: rows.length,
+      excluded: page.excluded,
+      read: (i, into) => readLink(rows[i]!, targets[i]!, judged, into),
+    };
   }
 
-  private target(id: number): StoredTargetRow | null {
+  private target(id: number): HeldTarget | null {
     let target = this.targets.get(id);
     if (target !== undefined) return target;
     if (this.targets.size >= MAX_HELD_TARGETS) this.targets.clear();
-    target = this.repo.target(id);
+    const row = this.repo.target(id);
+    if (row === null) target = null;
+    else {
+      const [url, internal, error, isBroken, warning] = row;
+      // Judged without a request there, so again here, with the verdict (muted alike: the same rules) it got.
+      const verdict = error !== null && isUncheckableVerdict(0, error) ? { status_code: 0, is_broken: isBroken === 1, error, warning } : undefined;
+      target = { url, internal: internal === 1, verdict };
+    }
     this.targets.set(id, target);
     return target;
+  }
+}
+
+/** Link `row` of a reused page into `into`, every field set. */
+function readLink(row: StoredPageLinkRow, target: HeldTarget, judged: ((link: FoundLink, fragment: string) => boolean) | null, into: FoundLink): void {
+  const [, text, kind, fragment] = row;
+  into.url = target.url;
+  into.internal = target.internal;
+  into.kind = kind;
+  into.text = text;
+  into.verdict = target.verdict;
+  into.fragment = undefined;
+  into.judgeFragment = undefined;
+  // links.fragment is "" for none and "#…" for one (an empty fragment is "#").
+  if (judged !== null && fragment !== "") {
+    into.fragment = fragment.slice(1);
+    if (judged(into, into.fragment)) into.judgeFragment = true;
   }
 }
 

@@ -173,8 +173,52 @@ describe("HrefResolver gives the URL parser's result", () => {
       "http:/x",
       "http:x",
       "HTtp://127.0.0.1:8080/",
+      // Dots inside segments (no dot segment: the path is taken as written), and dot segments past a query or
+      // in a full URL of the site (moved by the parser's path state).
+      "a/.b",
+      "a/b.",
+      "a./b",
+      "a.b/c.d.html",
+      "a/.b/..",
+      "a?./b",
+      "a?x/../y",
+      "/a/./b?x=/./#/../",
+      "./?x",
+      "../?x#y",
+      "?./x",
+      "#./x",
+      "x/.#f",
+      "http://127.0.0.1:8080/./a",
+      "http://127.0.0.1:8080/a/..?q#f",
+      "http://127.0.0.1:8080/a.b/.c",
+      "http://127.0.0.1:8080/a?./..",
+      "https://example.com:8443/a/../b",
+      "https://example.com:443/a/../b",
+      "http://xn--bcher-kva.example/lib/./x",
+      "http://bücher.example/lib/x",
+      "/a%2e/b",
+      "/a/%2e%2e/b",
+      "a b/../c",
     ];
     const fast = expectSameAsParser(hrefs, BASES);
     expect(fast).toBeGreaterThan(hrefs.length * 3);
+  });
+
+  test("url() gives normalize's URL and fragment, and null where it names no URL", () => {
+    const hrefs = [...generatedHrefs(2000), "", "#", "#f", "a#b%20c", "mailto:x", "javascript:void(0)", "http://[bad", `/${"x".repeat(9000)}`];
+    for (const base of BASES) {
+      const resolver = new HrefResolver(base);
+      for (const href of hrefs) {
+        const expected = normalizeUrl(href, base);
+        // Twice: the second answer comes from the page's cache.
+        for (let i = 0; i < 2; i++) {
+          const url = resolver.url(href);
+          const fragment = resolver.fragment;
+          expect({ base, href, url, fragment }).toEqual(
+            expected.kind === "url" ? { base, href, url: expected.url, fragment: expected.fragment } : { base, href, url: null, fragment: undefined },
+          );
+        }
+      }
+    }
   });
 });

@@ -44,15 +44,15 @@ export function openKnownPage(answer: Answer, target: FrontierTarget, context: R
   // Opened when the page is known to need parsing, or is too big to keep.
   let reading: OpenReader | null = null;
   const read = (): OpenReader => {
-    // Its bytes were told to the GC rhythm as they came, and are hashed here: neither again.
-    reading ??= htmlPageReader.open(answer, target, { ...context, pageBytesRead: undefined, recordPages: false });
+    // Hashed here, not again; its bytes are told to the GC rhythm by the reader that parses them: a body
+    // dropped unparsed makes no garbage but its own buffers (bench/README.md, "Incremental audits").
+    reading ??= htmlPageReader.open(answer, target, { ...context, recordPages: false });
     for (const chunk of chunks.splice(0)) reading.consumer?.(chunk);
     return reading;
   };
   return {
     consumer(chunk) {
       hash.update(chunk);
-      context.pageBytesRead?.(chunk.length);
       if (reading !== null) return reading.consumer?.(chunk);
       chunks.push(chunk);
       kept += chunk.length;
