@@ -69,21 +69,44 @@ export function policyFromCrawlerConfig(crawler: Pick<Config["crawler"], "allow_
 
 /** True for any non-public address (see PRIVATE_BLOCKS); text that does not parse as an IP counts as private. */
 export function isPrivateAddress(ip: string): boolean {
-  const parsed = parseIp(ip);
-  if (parsed === null) return true;
-  const v4 = embeddedV4(parsed);
-  const judged = v4 ?? parsed;
-  return PRIVATE_BLOCKS.some((block) => cidrContains(block, judged));
+  return addressOf(ip).private;
 }
 
 /** True when the policy lets linkpatrol connect to this address. */
 export function isAddressAllowed(ip: string, policy: AddressPolicy): boolean {
-  const parsed = parseIp(ip);
-  if (parsed === null) return false;
-  if (!isPrivateAddress(ip) || policy.allowPrivateNetworks) return true;
-  const faces = facesOf(parsed);
+  const address = addressOf(ip);
+  if (address.parsed === null) return false;
+  if (!address.private || policy.allowPrivateNetworks) return true;
+  const faces = facesOf(address.parsed);
   return policy.allowedCidrs.some((text) => {
-    const block = parseCidr(text);
+    const block = blockOf(text);
     return block !== null && faces.some((face) => cidrContains(block, face));
   });
+}
+
+/** A crawl asks about the same few addresses for every request, and parsing one costs microseconds of bigint work. */
+const KEPT = 1024;
+const addresses = new Map<string, { parsed: ParsedIp | null; private: boolean }>();
+const blocks = new Map<string, Cidr | null>();
+
+function addressOf(ip: string): { parsed: ParsedIp | null; private: boolean } {
+  let address = addresses.get(ip);
+  if (address === undefined) {
+    const parsed = parseIp(ip);
+    address = { parsed, private: parsed === null || PRIVATE_BLOCKS.some((block) => cidrContains(block, embeddedV4(parsed) ?? parsed)) };
+    if (addresses.size >= KEPT) addresses.clear();
+    addresses.set(ip, address);
+  }
+  return address;
+}
+
+/** An allowed_cidrs entry parsed once (they come from the config and check's flags: a handful). */
+function blockOf(text: string): Cidr | null {
+  let block = blocks.get(text);
+  if (block === undefined) {
+    block = parseCidr(text);
+    if (blocks.size >= KEPT) blocks.clear();
+    blocks.set(text, block);
+  }
+  return block;
 }
