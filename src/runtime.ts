@@ -122,7 +122,7 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
   const storeFile = { problem: () => store.file?.problem() ?? null };
   const storeVersion = new StoreVersion(store.sqlite);
   const version = () => storeVersion.current();
-  const keys = new KeysService(new KeysRepo(store.sqlite), version);
+  const keys = new KeysService(new KeysRepo(store.db), version);
   const resolve = options.resolve ?? systemResolve;
   const linksRepo = new LinksRepo(store.sqlite);
   const crawlsRepo = new CrawlsRepo(store.sqlite);

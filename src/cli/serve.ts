@@ -78,7 +78,7 @@ async function serveStore(config: Config, file: string | null, logger: Logger, s
   }
 
   // Only once the port is ours: a start that fails to bind must not use up the one-time key.
-  const bootstrap = runtime.keys.bootstrap(config.auth.bootstrap_key);
+  const bootstrap = await runtime.keys.bootstrap(config.auth.bootstrap_key);
   if (bootstrap?.generated) {
     err("linkpatrol: created the bootstrap admin key. It is shown only this once; store it now:");
     err(`\n    ${bootstrap.secret}\n`);

@@ -134,7 +134,7 @@ describe("channel pages", () => {
   });
 
   test("a read-only key sees the pages without a form, and may change nothing", async () => {
-    const reader = await signedInClient(svc, svc.keyWith("notifications:read"));
+    const reader = await signedInClient(svc, await svc.keyWith("notifications:read"));
     for (const path of ["/ui/channels", `/ui/channels/${channelId}`]) {
       const page = await reader.get(path);
       expect(page.status).toBe(200);
@@ -145,7 +145,7 @@ describe("channel pages", () => {
     for (const path of ["/ui/channels", `/ui/channels/${channelId}/test`, `/ui/channels/${channelId}/delete`]) {
       expect((await reader.post(path, { kind: "slack", name: "x", url: chat.url("/x") })).status).toBe(403);
     }
-    const none = await signedInClient(svc, svc.keyWith("crawls:read"));
+    const none = await signedInClient(svc, await svc.keyWith("crawls:read"));
     expect((await none.get("/ui/channels")).status).toBe(403);
   });
 

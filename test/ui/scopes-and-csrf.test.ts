@@ -44,7 +44,7 @@ async function anyDeliveryId(): Promise<string> {
 
 describe("a read-only key", () => {
   test("sees every page and no form that changes anything", async () => {
-    const key = fx.svc.keyWith("domains:read", "crawls:read", "webhooks:read");
+    const key = await fx.svc.keyWith("domains:read", "crawls:read", "webhooks:read");
     const client = await signedInClient(fx.svc, key);
     for (const path of pages()) {
       const page = await client.get(path);
@@ -56,7 +56,7 @@ describe("a read-only key", () => {
 
   test("gets 403 on every change, and nothing changes", async () => {
     const deliveryId = await anyDeliveryId();
-    const key = fx.svc.keyWith("domains:read", "crawls:read", "webhooks:read");
+    const key = await fx.svc.keyWith("domains:read", "crawls:read", "webhooks:read");
     const client = await signedInClient(fx.svc, key);
     const before = { domains: fx.svc.runtime.domains.list(1, 100).total, webhooks: fx.svc.runtime.webhooks.list().total };
     for (const [path, form] of changes(deliveryId)) {
@@ -71,7 +71,7 @@ describe("a read-only key", () => {
 
   test("a key without domains:read is refused the overview with 403", async () => {
     const client = await new DashboardClient(fx.svc.origin);
-    await client.signIn(fx.svc.keyWith("webhooks:read"));
+    await client.signIn(await fx.svc.keyWith("webhooks:read"));
     expect((await client.get("/")).status).toBe(403);
     expect((await client.get("/ui/webhooks")).status).toBe(200);
   });
