@@ -88,7 +88,7 @@ export class KeysService {
     const version = this.storeVersion?.();
     const remembered = this.principals.get(hash);
     if (remembered !== undefined && remembered.version === version) {
-      await this.noteUse(remembered.principal.keyId);
+      if (this.useDue(remembered.principal.keyId)) await this.repo.touchLastUsed(remembered.principal.keyId, new Date().toISOString());
       return remembered.principal;
     }
     const row = await this.repo.findByHash(hash);
@@ -139,11 +139,16 @@ export class KeysService {
 
   /** Records a use at most once a minute per key (measured on the monotonic clock; the stored time is the wall's). */
   private async noteUse(id: string): Promise<void> {
+    if (this.useDue(id)) await this.repo.touchLastUsed(id, new Date().toISOString());
+  }
+
+  /** Whether a use of `id` is to be written now; checked before any await, so a request that writes nothing awaits nothing. */
+  private useDue(id: string): boolean {
     const now = monotonicNow();
     const last = this.lastTouched.get(id);
-    if (last !== undefined && now - last < LAST_USED_RESOLUTION_MS) return;
+    if (last !== undefined && now - last < LAST_USED_RESOLUTION_MS) return false;
     this.lastTouched.set(id, now);
-    await this.repo.touchLastUsed(id, new Date().toISOString());
+    return true;
   }
 }
 
