@@ -126,7 +126,7 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
   const resolve = options.resolve ?? systemResolve;
   const linksRepo = new LinksRepo(store.sqlite);
   const crawlsRepo = new CrawlsRepo(store.sqlite);
-  const domainsRepo = new DomainsRepo(store.sqlite);
+  const domainsRepo = new DomainsRepo(store.db);
   const domains = new DomainsService({
     repo: domainsRepo,
     verifier: createDomainVerifier(config, { resolve }),
@@ -184,7 +184,7 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     policy: channelAddressPolicy(config),
     resolve,
     allowHttp: channelAllowHttp(config),
-    domainExists: (id) => domainsRepo.findById(id) !== undefined,
+    domainExists: async (id) => (await domainsRepo.findById(id)) !== undefined,
     send: sendToChannel,
     wake: () => dispatcher.wake(),
     publicUrl: config.server.public_url,
@@ -221,9 +221,9 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     onProgress: (progress) => metrics.recordCrawlProgress(progress),
   });
   const crawls = new CrawlsService({ repo: crawlsRepo, links: linksRepo, domains, runner: crawlPool });
-  const scheduler = new CrawlScheduler({
-    domains: () =>
-      domains.scheduled().map((row) => ({
+  const scheduler: CrawlScheduler = new CrawlScheduler({
+    domains: async () =>
+      (await domains.scheduled()).map((row) => ({
         id: row.id,
         name: row.name,
         schedule: row.schedule!,

@@ -53,7 +53,7 @@ async function serveStore(config: Config, file: string | null, logger: Logger, s
     runtime.close();
     throw error;
   }
-  const scheduleProblems = applyConfiguredSchedules(config.schedules, runtime.domains);
+  const scheduleProblems = await applyConfiguredSchedules(config.schedules, runtime.domains);
   if (scheduleProblems.length > 0) {
     runtime.close();
     throw new ConfigError(scheduleProblems.map((problem) => `${file ?? "config"}: ${problem}`));
@@ -89,7 +89,7 @@ async function serveStore(config: Config, file: string | null, logger: Logger, s
   for (const warning of configWarnings(config)) logger.warn("config", { warning });
   runtime.crawlPool.start();
   runtime.dispatcher.start();
-  runtime.scheduler.start();
+  await runtime.scheduler.start();
   runtime.retention.start();
   runtime.storeWatch?.start();
   const origin = localOrigin(server.hostname ?? config.server.host, server.port ?? config.server.port);

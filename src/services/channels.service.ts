@@ -32,7 +32,7 @@ export interface ChannelsServiceDeps {
   resolve: Resolve;
   allowHttp: boolean;
   /** True when the domain exists. */
-  domainExists: (id: string) => boolean;
+  domainExists: (id: string) => Promise<boolean>;
   /** One attempt of a stored delivery body to a channel (notifications/notifier.ts, loaded when first used). */
   send: (channel: ChannelRecord, deliveryId: string, payload: string) => Promise<AttemptOutcome>;
   /** Tells the dispatcher a delivery became due. */
@@ -74,7 +74,7 @@ export class ChannelsService {
       settings,
       secrets,
       notifyWhen: input.notify_when ?? "changed",
-      domainIds: this.checkedDomains(input.domain_ids),
+      domainIds: await this.checkedDomains(input.domain_ids),
       createdAt: new Date().toISOString(),
     });
     return this.view(row);
@@ -97,9 +97,9 @@ export class ChannelsService {
   }
 
   /** Renames it, changes when it is told or which domains it is for, or switches it on or off. */
-  update(id: string, changes: { name?: string; notify_when?: NotifyWhen; domain_ids?: string[] | null; active?: boolean }): ChannelView {
+  async update(id: string, changes: { name?: string; notify_when?: NotifyWhen; domain_ids?: string[] | null; active?: boolean }): Promise<ChannelView> {
     const row = this.require(id);
-    const domainIds = changes.domain_ids === undefined ? undefined : this.checkedDomains(changes.domain_ids);
+    const domainIds = changes.domain_ids === undefined ? undefined : await this.checkedDomains(changes.domain_ids);
     this.deps.repo.update(row.id, { name: changes.name, notifyWhen: changes.notify_when, domainIds });
     if (changes.active !== undefined && changes.active !== row.active) {
       this.deps.deliveries.setActive(targetOf(row), changes.active, changes.active ? null : "switched off by request", "channel");
@@ -162,12 +162,13 @@ export class ChannelsService {
   }
 
   /** Null (every domain), or the given ids checked to exist and made canonical. */
-  private checkedDomains(ids: string[] | null | undefined): string[] | null {
+  private async checkedDomains(ids: string[] | null | undefined): Promise<string[] | null> {
     if (ids === undefined || ids === null) return null;
-    const unknown = ids.filter((id) => {
+    const unknown: string[] = [];
+    for (const id of ids) {
       const key = canonicalId(id);
-      return key === null || !this.deps.domainExists(key);
-    });
+      if (key === null || !(await this.deps.domainExists(key))) unknown.push(id);
+    }
     if (unknown.length > 0) {
       throw new InvalidRequestError(
         `unknown domain id: ${unknown.join(", ")}`,

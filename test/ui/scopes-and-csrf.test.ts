@@ -58,15 +58,19 @@ describe("a read-only key", () => {
     const deliveryId = await anyDeliveryId();
     const key = await fx.svc.keyWith("domains:read", "crawls:read", "webhooks:read");
     const client = await signedInClient(fx.svc, key);
-    const before = { domains: fx.svc.runtime.domains.list(1, 100).total, webhooks: fx.svc.runtime.webhooks.list().total };
+    const before = { domains: (await fx.svc.runtime.domains.list(1, 100)).total, webhooks: fx.svc.runtime.webhooks.list().total };
     for (const [path, form] of changes(deliveryId)) {
       const answer = await client.post(path, form);
       expect(answer.status, path).toBe(403);
       expect(answer.html, path).toContain("lacks the");
     }
-    expect(fx.svc.runtime.domains.list(1, 100).total).toBe(before.domains);
+    expect((await fx.svc.runtime.domains.list(1, 100)).total).toBe(before.domains);
     expect(fx.svc.runtime.webhooks.list().total).toBe(before.webhooks);
-    expect(fx.svc.runtime.domains.get(fx.domainId)).toMatchObject({ schedule: null, root_url: fx.site.url("/"), ignore_rules: { exclude: [], mute: [] } });
+    expect(await fx.svc.runtime.domains.get(fx.domainId)).toMatchObject({
+      schedule: null,
+      root_url: fx.site.url("/"),
+      ignore_rules: { exclude: [], mute: [] },
+    });
   });
 
   test("a key without domains:read is refused the overview with 403", async () => {
@@ -91,11 +95,11 @@ describe("CSRF", () => {
     // Even with the right token: the browser says the form was sent from another site.
     const crossSite = await client.post("/ui/domains", { name: "csrf.example" }, { origin: "null", "sec-fetch-site": "cross-site" });
     expect(crossSite.status).toBe(403);
-    expect(fx.svc.runtime.domains.findByName("csrf.example")).toBeUndefined();
+    expect(await fx.svc.runtime.domains.findByName("csrf.example")).toBeUndefined();
     // Under Referrer-Policy no-referrer a same-origin form is sent with "Origin: null": the token decides.
     const good = await client.post("/ui/domains", { name: "csrf.example" }, { origin: "null", "sec-fetch-site": "same-origin" });
     expect(good.status).toBe(303);
-    expect(fx.svc.runtime.domains.findByName("csrf.example")).toBeDefined();
+    expect(await fx.svc.runtime.domains.findByName("csrf.example")).toBeDefined();
   });
 
   test("sign-out needs the token too", async () => {

@@ -135,7 +135,7 @@ describe("dashboard sessions", () => {
     expect(after.location).toStartWith("/ui/sign-in");
     const post = await client.post("/ui/domains", { name: "example.org" });
     expect(post.status).toBe(303);
-    expect(svc.runtime.domains.findByName("example.org")).toBeUndefined();
+    expect(await svc.runtime.domains.findByName("example.org")).toBeUndefined();
   });
 
   test("the session key lives beside the store, readable by its owner only", async () => {

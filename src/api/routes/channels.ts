@@ -93,7 +93,7 @@ export function channelsRouter(service: ChannelsService) {
       return c.json({ data: items, meta: { total } }, 200);
     })
     .openapi(getChannel, (c) => c.json({ data: service.get(c.req.valid("param").id) }, 200))
-    .openapi(updateChannel, (c) => c.json({ data: service.update(c.req.valid("param").id, c.req.valid("json")) }, 200))
+    .openapi(updateChannel, async (c) => c.json({ data: await service.update(c.req.valid("param").id, c.req.valid("json")) }, 200))
     .openapi(deleteChannel, (c) => {
       service.delete(c.req.valid("param").id);
       return c.body(null, 204);

@@ -56,7 +56,7 @@ function inputFromForm(kind: ChannelKind, form: Record<string, string | File | (
 
 export function channelsRouter(channels: ChannelsService, domains: DomainsService) {
   const router = new Hono<UiEnv>();
-  const domainChoices = () => domains.list(1, 1_000).items.map((d) => ({ id: d.id, name: d.name }));
+  const domainChoices = async () => (await domains.list(1, 1_000)).items.map((d) => ({ id: d.id, name: d.name }));
 
   const channelPage = (c: Context<UiEnv>, viewer: Viewer, id: string, extra: { notice?: string; test?: ChannelTestResultView; error?: Problem } = {}) => {
     const page = Math.max(1, Math.min(100_000, Number.parseInt(c.req.query("page") ?? "1", 10) || 1));
@@ -77,10 +77,10 @@ export function channelsRouter(channels: ChannelsService, domains: DomainsServic
     return c.render(<ChannelList viewer={viewer} channels={channels.list().items} notice={c.req.query("notice")} />, { title: "Notifications" });
   });
 
-  router.get("/ui/channels/new", (c) => {
+  router.get("/ui/channels/new", async (c) => {
     const viewer = requireUiScope(c, "notifications:write");
     const kind = kindOf(c.req.query("kind"));
-    return c.render(<ChannelForm viewer={viewer} kind={kind} domains={domainChoices()} />, { title: `New ${KIND_LABELS[kind]} channel` });
+    return c.render(<ChannelForm viewer={viewer} kind={kind} domains={await domainChoices()} />, { title: `New ${KIND_LABELS[kind]} channel` });
   });
 
   router.post("/ui/channels", async (c) => {
@@ -92,8 +92,9 @@ export function channelsRouter(channels: ChannelsService, domains: DomainsServic
       return c.redirect(`/ui/channels/${created.id}?notice=created`, 303);
     } catch (error) {
       const values = Object.fromEntries(Object.entries(form).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
+      const choices = await domainChoices();
       return showAgain(c, error, { sentence: "The channel was not added.", labels: CHANNEL_FIELD_LABELS }, (problem) =>
-        c.render(<ChannelForm viewer={viewer} kind={kind} domains={domainChoices()} error={problem} values={values} />, {
+        c.render(<ChannelForm viewer={viewer} kind={kind} domains={choices} error={problem} values={values} />, {
           title: `New ${KIND_LABELS[kind]} channel`,
         }),
       );
