@@ -137,7 +137,7 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     onScheduleChange: () => scheduler.reload(),
     removeEndedCrawlsOf: (domainId) => retention.removeEndedCrawlsOf(domainId),
   });
-  const webhooksRepo = new WebhooksRepo(store.sqlite);
+  const webhooksRepo = new WebhooksRepo(store.db);
   const channelsRepo = new ChannelsRepo(store.sqlite);
   const deliveriesRepo = new DeliveriesRepo(store.sqlite);
   const metrics = new ServiceMetrics({
@@ -161,7 +161,7 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
       const channel = channelsRepo.findById(delivery.target.id);
       return channel === undefined ? failedWithoutAnswer(0, "the channel was deleted") : sendToChannel(channel, delivery.id, delivery.payload);
     }
-    const hook = webhooksRepo.findById(delivery.target.id);
+    const hook = await webhooksRepo.findById(delivery.target.id);
     if (hook === undefined) return failedWithoutAnswer(0, "the webhook was deleted");
     return deliverOnce(
       { url: hook.url, secret: hook.secret, event: delivery.event, deliveryId: delivery.id, body: delivery.payload },

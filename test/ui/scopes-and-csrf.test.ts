@@ -35,7 +35,7 @@ function changes(deliveryId: string) {
 async function anyDeliveryId(): Promise<string> {
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {
-    const items = fx.svc.runtime.webhooks.deliveries(fx.webhookId, 1, 1).items;
+    const items = (await fx.svc.runtime.webhooks.deliveries(fx.webhookId, 1, 1)).items;
     if (items.length > 0 && items[0]!.state !== "pending") return items[0]!.id;
     await Bun.sleep(50);
   }
@@ -58,14 +58,14 @@ describe("a read-only key", () => {
     const deliveryId = await anyDeliveryId();
     const key = await fx.svc.keyWith("domains:read", "crawls:read", "webhooks:read");
     const client = await signedInClient(fx.svc, key);
-    const before = { domains: (await fx.svc.runtime.domains.list(1, 100)).total, webhooks: fx.svc.runtime.webhooks.list().total };
+    const before = { domains: (await fx.svc.runtime.domains.list(1, 100)).total, webhooks: (await fx.svc.runtime.webhooks.list()).total };
     for (const [path, form] of changes(deliveryId)) {
       const answer = await client.post(path, form);
       expect(answer.status, path).toBe(403);
       expect(answer.html, path).toContain("lacks the");
     }
     expect((await fx.svc.runtime.domains.list(1, 100)).total).toBe(before.domains);
-    expect(fx.svc.runtime.webhooks.list().total).toBe(before.webhooks);
+    expect((await fx.svc.runtime.webhooks.list()).total).toBe(before.webhooks);
     expect(await fx.svc.runtime.domains.get(fx.domainId)).toMatchObject({
       schedule: null,
       root_url: fx.site.url("/"),

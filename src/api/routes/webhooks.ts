@@ -79,23 +79,23 @@ export function webhooksRouter(service: WebhooksService) {
       const webhook = await service.create(c.req.valid("json"));
       return c.json({ data: webhook, meta: { warning: SECRET_WARNING } }, 201);
     })
-    .openapi(listWebhooks, (c) => {
-      const { items, total } = service.list();
+    .openapi(listWebhooks, async (c) => {
+      const { items, total } = await service.list();
       return c.json({ data: items, meta: { total } }, 200);
     })
-    .openapi(deleteWebhook, (c) => {
-      service.delete(c.req.valid("param").id);
+    .openapi(deleteWebhook, async (c) => {
+      await service.delete(c.req.valid("param").id);
       return c.body(null, 204);
     })
-    .openapi(updateWebhook, (c) => c.json({ data: service.update(c.req.valid("param").id, c.req.valid("json")) }, 200))
+    .openapi(updateWebhook, async (c) => c.json({ data: await service.update(c.req.valid("param").id, c.req.valid("json")) }, 200))
     .openapi(testWebhook, async (c) => c.json({ data: await service.test(c.req.valid("param").id) }, 200))
-    .openapi(listDeliveries, (c) => {
+    .openapi(listDeliveries, async (c) => {
       const { page, limit } = c.req.valid("query");
-      const { items, total } = service.deliveries(c.req.valid("param").id, page, limit);
+      const { items, total } = await service.deliveries(c.req.valid("param").id, page, limit);
       return c.json({ data: items, meta: { page, limit, total } }, 200);
     })
-    .openapi(redeliver, (c) => {
+    .openapi(redeliver, async (c) => {
       const { id, delivery_id } = c.req.valid("param");
-      return c.json({ data: service.redeliver(id, delivery_id) }, 200);
+      return c.json({ data: await service.redeliver(id, delivery_id) }, 200);
     });
 }
