@@ -138,7 +138,7 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     removeEndedCrawlsOf: (domainId) => retention.removeEndedCrawlsOf(domainId),
   });
   const webhooksRepo = new WebhooksRepo(store.db);
-  const channelsRepo = new ChannelsRepo(store.sqlite);
+  const channelsRepo = new ChannelsRepo(store.db);
   const deliveriesRepo = new DeliveriesRepo(store.sqlite);
   const metrics = new ServiceMetrics({
     crawlsByStatus: () => crawlsRepo.countByStatus(),
@@ -158,7 +158,7 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     });
   const sendDelivery = async (delivery: DueDelivery): Promise<AttemptOutcome> => {
     if (delivery.target.kind === "channel") {
-      const channel = channelsRepo.findById(delivery.target.id);
+      const channel = await channelsRepo.findById(delivery.target.id);
       return channel === undefined ? failedWithoutAnswer(0, "the channel was deleted") : sendToChannel(channel, delivery.id, delivery.payload);
     }
     const hook = await webhooksRepo.findById(delivery.target.id);

@@ -22,6 +22,8 @@ export type DialectName = "sqlite" | "postgres";
 /** The store's engine, as the repos ask about it. */
 export interface Dialect {
   readonly name: DialectName;
+  /** A subquery of the strings in parameter `param`, a JSON array (bound as its text): `x IN (${textArray("ids")})`. */
+  textArray(param: string): string;
 }
 
 /** A connection (or a pool of them) to the store; a transaction's own Db inside `transaction`. */

@@ -88,24 +88,24 @@ const redeliver = securedRoute(TAG, "notifications:write", {
 export function channelsRouter(service: ChannelsService) {
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
     .openapi(createChannel, async (c) => c.json({ data: await service.create(c.req.valid("json") as ChannelInput) }, 201))
-    .openapi(listChannels, (c) => {
-      const { items, total } = service.list();
+    .openapi(listChannels, async (c) => {
+      const { items, total } = await service.list();
       return c.json({ data: items, meta: { total } }, 200);
     })
-    .openapi(getChannel, (c) => c.json({ data: service.get(c.req.valid("param").id) }, 200))
+    .openapi(getChannel, async (c) => c.json({ data: await service.get(c.req.valid("param").id) }, 200))
     .openapi(updateChannel, async (c) => c.json({ data: await service.update(c.req.valid("param").id, c.req.valid("json")) }, 200))
-    .openapi(deleteChannel, (c) => {
-      service.delete(c.req.valid("param").id);
+    .openapi(deleteChannel, async (c) => {
+      await service.delete(c.req.valid("param").id);
       return c.body(null, 204);
     })
     .openapi(testChannel, async (c) => c.json({ data: await service.test(c.req.valid("param").id) }, 200))
-    .openapi(listDeliveries, (c) => {
+    .openapi(listDeliveries, async (c) => {
       const { page, limit } = c.req.valid("query");
-      const { items, total } = service.deliveries(c.req.valid("param").id, page, limit);
+      const { items, total } = await service.deliveries(c.req.valid("param").id, page, limit);
       return c.json({ data: items, meta: { page, limit, total } }, 200);
     })
-    .openapi(redeliver, (c) => {
+    .openapi(redeliver, async (c) => {
       const { id, delivery_id } = c.req.valid("param");
-      return c.json({ data: service.redeliver(id, delivery_id) }, 200);
+      return c.json({ data: await service.redeliver(id, delivery_id) }, 200);
     });
 }

@@ -58,13 +58,13 @@ export function channelsRouter(channels: ChannelsService, domains: DomainsServic
   const router = new Hono<UiEnv>();
   const domainChoices = async () => (await domains.list(1, 1_000)).items.map((d) => ({ id: d.id, name: d.name }));
 
-  const channelPage = (c: Context<UiEnv>, viewer: Viewer, id: string, extra: { notice?: string; test?: ChannelTestResultView; error?: Problem } = {}) => {
+  const channelPage = async (c: Context<UiEnv>, viewer: Viewer, id: string, extra: { notice?: string; test?: ChannelTestResultView; error?: Problem } = {}) => {
     const page = Math.max(1, Math.min(100_000, Number.parseInt(c.req.query("page") ?? "1", 10) || 1));
-    const channel = channels.get(id);
-    const deliveries = channels.deliveries(channel.id, page, CHANNEL_DELIVERIES_PER_PAGE);
+    const channel = await channels.get(id);
+    const deliveries = await channels.deliveries(channel.id, page, CHANNEL_DELIVERIES_PER_PAGE);
     const previews = new Map<string, string>();
     for (const delivery of deliveries.items) {
-      const text = channels.deliveryPreview(channel.id, delivery.id);
+      const text = await channels.deliveryPreview(channel.id, delivery.id);
       if (text !== null) previews.set(delivery.id, text);
     }
     return c.render(<ChannelPage viewer={viewer} channel={channel} deliveries={deliveries} previews={previews} page={page} {...extra} />, {
@@ -72,9 +72,9 @@ export function channelsRouter(channels: ChannelsService, domains: DomainsServic
     });
   };
 
-  router.get("/ui/channels", (c) => {
+  router.get("/ui/channels", async (c) => {
     const viewer = requireUiScope(c, "notifications:read");
-    return c.render(<ChannelList viewer={viewer} channels={channels.list().items} notice={c.req.query("notice")} />, { title: "Notifications" });
+    return c.render(<ChannelList viewer={viewer} channels={(await channels.list()).items} notice={c.req.query("notice")} />, { title: "Notifications" });
   });
 
   router.get("/ui/channels/new", async (c) => {
@@ -112,17 +112,17 @@ export function channelsRouter(channels: ChannelsService, domains: DomainsServic
     return channelPage(c, viewer, id, { test: await channels.test(id) });
   });
 
-  router.post("/ui/channels/:id/delete", (c) => {
+  router.post("/ui/channels/:id/delete", async (c) => {
     requireUiScope(c, "notifications:write");
-    channels.delete(c.req.param("id"));
+    await channels.delete(c.req.param("id"));
     return c.redirect("/ui/channels?notice=deleted", 303);
   });
 
-  router.post("/ui/channels/:id/deliveries/:delivery/redeliver", (c) => {
+  router.post("/ui/channels/:id/deliveries/:delivery/redeliver", async (c) => {
     const viewer = requireUiScope(c, "notifications:write");
     const id = c.req.param("id");
     try {
-      channels.redeliver(id, c.req.param("delivery"));
+      await channels.redeliver(id, c.req.param("delivery"));
     } catch (error) {
       return showAgain(c, error, "The delivery was not queued again.", (problem) => channelPage(c, viewer, id, { error: problem }));
     }
