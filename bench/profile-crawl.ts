@@ -41,7 +41,10 @@ try {
   const all = values.options === "all";
   const kinds = all || values.options === "kinds";
   const started = performance.now();
-  const crawl = runtime.crawls.start(domain.id, withDefaultOptions({ scan_images: kinds, scan_scripts: kinds, scan_stylesheets: kinds, follow_external: all }));
+  const crawl = await runtime.crawls.start(
+    domain.id,
+    withDefaultOptions({ scan_images: kinds, scan_scripts: kinds, scan_stylesheets: kinds, follow_external: all }),
+  );
   runtime.crawlPool.start();
   let detail = runtime.crawls.get(crawl.id);
   for (let i = 0; i < 36_000 && (detail.status === "pending" || detail.status === "running"); i++) {

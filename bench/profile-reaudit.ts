@@ -79,7 +79,7 @@ try {
     }
     const cpu0 = process.cpuUsage();
     const started = performance.now();
-    const crawl = runtime.crawls.start(domain.id, options, "api", { full: round > 0 && values.full === true });
+    const crawl = await runtime.crawls.start(domain.id, options, "api", { full: round > 0 && values.full === true });
     let detail = runtime.crawls.get(crawl.id);
     for (let i = 0; i < 36_000 && (detail.status === "pending" || detail.status === "running"); i++) {
       await Bun.sleep(20);

@@ -122,11 +122,11 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
   const storeFile = { problem: () => store.file?.problem() ?? null };
   const storeVersion = new StoreVersion(store.sqlite);
   const version = () => storeVersion.current();
-  const keys = new KeysService(new KeysRepo(store.sqlite), version);
+  const keys = new KeysService(new KeysRepo(store.db), version);
   const resolve = options.resolve ?? systemResolve;
   const linksRepo = new LinksRepo(store.sqlite);
   const crawlsRepo = new CrawlsRepo(store.sqlite);
-  const domainsRepo = new DomainsRepo(store.sqlite);
+  const domainsRepo = new DomainsRepo(store.db);
   const domains = new DomainsService({
     repo: domainsRepo,
     verifier: createDomainVerifier(config, { resolve }),
@@ -137,8 +137,8 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     onScheduleChange: () => scheduler.reload(),
     removeEndedCrawlsOf: (domainId) => retention.removeEndedCrawlsOf(domainId),
   });
-  const webhooksRepo = new WebhooksRepo(store.sqlite);
-  const channelsRepo = new ChannelsRepo(store.sqlite);
+  const webhooksRepo = new WebhooksRepo(store.db);
+  const channelsRepo = new ChannelsRepo(store.db);
   const deliveriesRepo = new DeliveriesRepo(store.sqlite);
   const metrics = new ServiceMetrics({
     crawlsByStatus: () => crawlsRepo.countByStatus(),
@@ -158,10 +158,10 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     });
   const sendDelivery = async (delivery: DueDelivery): Promise<AttemptOutcome> => {
     if (delivery.target.kind === "channel") {
-      const channel = channelsRepo.findById(delivery.target.id);
+      const channel = await channelsRepo.findById(delivery.target.id);
       return channel === undefined ? failedWithoutAnswer(0, "the channel was deleted") : sendToChannel(channel, delivery.id, delivery.payload);
     }
-    const hook = webhooksRepo.findById(delivery.target.id);
+    const hook = await webhooksRepo.findById(delivery.target.id);
     if (hook === undefined) return failedWithoutAnswer(0, "the webhook was deleted");
     return deliverOnce(
       { url: hook.url, secret: hook.secret, event: delivery.event, deliveryId: delivery.id, body: delivery.payload },
@@ -184,7 +184,7 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     policy: channelAddressPolicy(config),
     resolve,
     allowHttp: channelAllowHttp(config),
-    domainExists: (id) => domainsRepo.findById(id) !== undefined,
+    domainExists: async (id) => (await domainsRepo.findById(id)) !== undefined,
     send: sendToChannel,
     wake: () => dispatcher.wake(),
     publicUrl: config.server.public_url,
@@ -221,9 +221,9 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     onProgress: (progress) => metrics.recordCrawlProgress(progress),
   });
   const crawls = new CrawlsService({ repo: crawlsRepo, links: linksRepo, domains, runner: crawlPool });
-  const scheduler = new CrawlScheduler({
-    domains: () =>
-      domains.scheduled().map((row) => ({
+  const scheduler: CrawlScheduler = new CrawlScheduler({
+    domains: async () =>
+      (await domains.scheduled()).map((row) => ({
         id: row.id,
         name: row.name,
         schedule: row.schedule!,

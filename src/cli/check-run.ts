@@ -247,7 +247,7 @@ export async function runCheck(values: Values, positionals: string[]): Promise<n
       throw error;
     });
     const startedAt = monotonicNow();
-    const crawl = runtime.crawls.start(domain.id, options);
+    const crawl = await runtime.crawls.start(domain.id, options);
     runtime.crawlPool.start();
     const stopProgress = startProgress(runtime, crawl.id, startedAt);
     let detail = runtime.crawls.get(crawl.id);

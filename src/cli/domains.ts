@@ -61,7 +61,7 @@ export async function domainsCommand(args: string[]): Promise<number> {
       }
       case "list": {
         rejectExtraArgs(target === undefined ? [] : [target]);
-        const { items } = domains.list(1, Number.MAX_SAFE_INTEGER);
+        const { items } = await domains.list(1, Number.MAX_SAFE_INTEGER);
         if (values.json) out(JSON.stringify(items));
         else for (const d of items) out(`${d.id}  ${d.name}  ${d.verified ? `verified (${d.verified_by})` : "unverified"}  ${d.root_url}`);
         return EXIT_OK;
@@ -81,7 +81,7 @@ export async function domainsCommand(args: string[]): Promise<number> {
       }
       case "edit": {
         if (!target) throw new UsageError("domains edit needs a domain ID");
-        const changes = editChanges(values, domains.get(target).ignore_rules);
+        const changes = editChanges(values, (await domains.get(target)).ignore_rules);
         if (Object.keys(changes).length === 0) throw new UsageError("domains edit needs --root-url, --exclude, --mute or --clear-rules");
         const domain = await domains.edit(target, changes);
         if (values.json) out(JSON.stringify(domain));
@@ -90,7 +90,7 @@ export async function domainsCommand(args: string[]): Promise<number> {
       }
       case "delete": {
         if (!target) throw new UsageError("domains delete needs a domain ID");
-        const domain = domains.get(target);
+        const domain = await domains.get(target);
         const history = crawls.list({ domainId: domain.id }, 1, 1).total;
         if (!values.yes) {
           const question = `Delete ${domain.name} (${domain.id}) and its ${history} crawl${history === 1 ? "" : "s"} with all their results? This cannot be undone.`;

@@ -24,7 +24,7 @@ export async function keysCommand(args: string[]): Promise<number> {
     return EXIT_OK;
   }
   if (action === undefined) throw new UsageError("keys needs an action: create, list or revoke");
-  return withRuntime(values.config, ({ keys }) => {
+  return withRuntime(values.config, async ({ keys }) => {
     switch (action) {
       case "create": {
         rejectExtraArgs(rest);
@@ -38,7 +38,7 @@ export async function keysCommand(args: string[]): Promise<number> {
                 .split(",")
                 .map((s) => s.trim())
                 .filter(Boolean);
-        const { key, secret } = keys.create(values.name, scopes);
+        const { key, secret } = await keys.create(values.name, scopes);
         if (values.json) out(JSON.stringify({ ...key, key: secret }));
         else {
           out(secret);
@@ -48,7 +48,7 @@ export async function keysCommand(args: string[]): Promise<number> {
       }
       case "list": {
         rejectExtraArgs(rest);
-        const list = keys.list();
+        const list = await keys.list();
         if (values.json) out(JSON.stringify(list));
         else
           for (const k of list) {
@@ -60,7 +60,7 @@ export async function keysCommand(args: string[]): Promise<number> {
       case "revoke": {
         const [id, ...extra] = rest;
         if (!id || extra.length > 0) throw new UsageError("keys revoke needs exactly one key ID");
-        const key = keys.revoke(id);
+        const key = await keys.revoke(id);
         out(`revoked ${key.id} (${key.name})`);
         return EXIT_OK;
       }

@@ -53,7 +53,7 @@ async function serveStore(config: Config, file: string | null, logger: Logger, s
     runtime.close();
     throw error;
   }
-  const scheduleProblems = applyConfiguredSchedules(config.schedules, runtime.domains);
+  const scheduleProblems = await applyConfiguredSchedules(config.schedules, runtime.domains);
   if (scheduleProblems.length > 0) {
     runtime.close();
     throw new ConfigError(scheduleProblems.map((problem) => `${file ?? "config"}: ${problem}`));
@@ -78,7 +78,7 @@ async function serveStore(config: Config, file: string | null, logger: Logger, s
   }
 
   // Only once the port is ours: a start that fails to bind must not use up the one-time key.
-  const bootstrap = runtime.keys.bootstrap(config.auth.bootstrap_key);
+  const bootstrap = await runtime.keys.bootstrap(config.auth.bootstrap_key);
   if (bootstrap?.generated) {
     err("linkpatrol: created the bootstrap admin key. It is shown only this once; store it now:");
     err(`\n    ${bootstrap.secret}\n`);
@@ -89,7 +89,7 @@ async function serveStore(config: Config, file: string | null, logger: Logger, s
   for (const warning of configWarnings(config)) logger.warn("config", { warning });
   runtime.crawlPool.start();
   runtime.dispatcher.start();
-  runtime.scheduler.start();
+  await runtime.scheduler.start();
   runtime.retention.start();
   runtime.storeWatch?.start();
   const origin = localOrigin(server.hostname ?? config.server.host, server.port ?? config.server.port);

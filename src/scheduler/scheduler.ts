@@ -14,7 +14,7 @@ import { ClockStepGuard, type Clocks } from "./clock-step-guard.ts";
  */
 
 /** A scheduled domain as the scheduler needs it. */
-interface ScheduledDomain {
+export interface ScheduledDomain {
   id: string;
   name: string;
   schedule: string;
@@ -26,9 +26,9 @@ interface ScheduledDomain {
 
 interface SchedulerDeps {
   /** Every domain with a schedule, read fresh at each reload. */
-  domains: () => ScheduledDomain[];
-  /** Queues a crawl; throws CrawlInProgressError, DomainNotVerifiedError or NotFoundError. */
-  startCrawl: (domainId: string, options: CrawlOptions | null) => { id: string };
+  domains: () => Promise<ScheduledDomain[]>;
+  /** Queues a crawl; rejects with CrawlInProgressError, DomainNotVerifiedError or NotFoundError. */
+  startCrawl: (domainId: string, options: CrawlOptions | null) => Promise<{ id: string }>;
   /** When the domain's newest scheduled crawl was created. */
   lastScheduledAt: (domainId: string) => string | undefined;
   /** Run once at start-up for a schedule missed while the service was down. */
@@ -41,6 +41,8 @@ interface SchedulerDeps {
 export class CrawlScheduler {
   private jobs: Cron[] = [];
   private running = false;
+  /** Counts reloads and stops: a reload whose read of the store was overtaken by a newer one leaves the jobs alone. */
+  private generation = 0;
   private readonly guard: ClockStepGuard;
 
   constructor(private readonly deps: SchedulerDeps) {
@@ -48,47 +50,58 @@ export class CrawlScheduler {
   }
 
   /** Starts every domain's job, then runs the catch-ups that are due. */
-  start(): void {
+  async start(): Promise<void> {
     this.running = true;
-    this.reload();
-    if (!this.deps.catchUp) return;
+    await this.reload();
+    if (!this.deps.catchUp || !this.running) return;
     const now = new Date();
-    for (const domain of this.deps.domains()) {
+    for (const domain of await this.deps.domains()) {
       const since = [domain.scheduleSetAt, this.deps.lastScheduledAt(domain.id)]
         .filter((at): at is string => at !== undefined)
         .sort()
         .at(-1)!;
       const missed = nextRunOf(domain.schedule, domain.timezone, new Date(since));
-      if (missed !== null && missed < now) this.fire(domain, "catch-up");
+      if (missed !== null && missed < now) await this.fire(domain, "catch-up");
     }
   }
 
   /** Rebuilds the jobs from the store (a schedule was set, changed or removed, or a domain deleted). */
-  reload(): void {
+  async reload(): Promise<void> {
     if (!this.running) return;
+    const generation = ++this.generation;
+    let domains: ScheduledDomain[];
+    try {
+      domains = await this.deps.domains();
+    } catch (error) {
+      this.deps.logger.error("schedules could not be read; the jobs loaded before stay", { error: String(error) });
+      return;
+    }
+    // Two reloads may overlap while the store answers: only the newest replaces the jobs, so no job is made twice.
+    if (!this.running || generation !== this.generation) return;
     for (const job of this.jobs) job.stop();
-    const domains = this.deps.domains();
     this.guard.retain(new Set(domains.map((domain) => domain.id)));
     this.jobs = domains.map(
-      (domain) => new Cron(domain.schedule, { timezone: domain.timezone ?? undefined, protect: true, name: domain.id }, () => this.fire(domain, "schedule")),
+      (domain) =>
+        new Cron(domain.schedule, { timezone: domain.timezone ?? undefined, protect: true, name: domain.id }, () => void this.fire(domain, "schedule")),
     );
     this.deps.logger.debug("schedules loaded", { jobs: this.jobs.length });
   }
 
   stop(): void {
     this.running = false;
+    this.generation++;
     for (const job of this.jobs) job.stop();
     this.jobs = [];
   }
 
-  private fire(domain: ScheduledDomain, reason: "schedule" | "catch-up"): void {
+  private async fire(domain: ScheduledDomain, reason: "schedule" | "catch-up"): Promise<void> {
     const { logger } = this.deps;
     if (!this.guard.admit(domain, () => this.deps.lastScheduledAt(domain.id))) {
       logger.info("scheduled run skipped: the clock was set back over a run already made", { domain: domain.name, reason });
       return;
     }
     try {
-      const crawl = this.deps.startCrawl(domain.id, domain.options);
+      const crawl = await this.deps.startCrawl(domain.id, domain.options);
       logger.info("scheduled crawl queued", { domain: domain.name, crawl_id: crawl.id, reason });
     } catch (error) {
       if (error instanceof CrawlInProgressError) {
@@ -96,7 +109,7 @@ export class CrawlScheduler {
       } else if (error instanceof DomainNotVerifiedError) {
         logger.warn("scheduled crawl skipped: the domain is not verified", { domain: domain.name });
       } else if (error instanceof NotFoundError) {
-        this.reload();
+        await this.reload();
       } else {
         logger.error("scheduled crawl failed to start", { domain: domain.name, error: String(error) });
       }

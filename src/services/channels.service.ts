@@ -32,7 +32,7 @@ export interface ChannelsServiceDeps {
   resolve: Resolve;
   allowHttp: boolean;
   /** True when the domain exists. */
-  domainExists: (id: string) => boolean;
+  domainExists: (id: string) => Promise<boolean>;
   /** One attempt of a stored delivery body to a channel (notifications/notifier.ts, loaded when first used). */
   send: (channel: ChannelRecord, deliveryId: string, payload: string) => Promise<AttemptOutcome>;
   /** Tells the dispatcher a delivery became due. */
@@ -67,40 +67,40 @@ export class ChannelsService {
     const settings: Record<string, unknown> = {};
     const secrets: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(config)) (destination.secretFields.includes(key) ? secrets : settings)[key] = value;
-    const row = this.deps.repo.insert({
+    const row = await this.deps.repo.insert({
       id: newId(),
       name: input.name,
       kind: input.kind,
       settings,
       secrets,
       notifyWhen: input.notify_when ?? "changed",
-      domainIds: this.checkedDomains(input.domain_ids),
+      domainIds: await this.checkedDomains(input.domain_ids),
       createdAt: new Date().toISOString(),
     });
     return this.view(row);
   }
 
   /** Every channel, newest first. */
-  list(): Page<ChannelView> {
-    const rows = this.deps.repo.all();
-    const names = this.deps.repo.domainNames(rows.flatMap((row) => row.domain_ids));
+  async list(): Promise<Page<ChannelView>> {
+    const rows = await this.deps.repo.all();
+    const names = await this.deps.repo.domainNames(rows.flatMap((row) => row.domain_ids));
     return { items: rows.map((row) => toChannelView(row, names)), total: rows.length };
   }
 
-  get(id: string): ChannelView {
-    return this.view(this.require(id));
+  async get(id: string): Promise<ChannelView> {
+    return this.view(await this.require(id));
   }
 
   /** Removes a channel; its pending deliveries are dropped with it. */
-  delete(id: string): void {
-    if (!this.deps.repo.delete(this.require(id).id)) throw new NotFoundError("channel", id);
+  async delete(id: string): Promise<void> {
+    if (!(await this.deps.repo.delete((await this.require(id)).id))) throw new NotFoundError("channel", id);
   }
 
   /** Renames it, changes when it is told or which domains it is for, or switches it on or off. */
-  update(id: string, changes: { name?: string; notify_when?: NotifyWhen; domain_ids?: string[] | null; active?: boolean }): ChannelView {
-    const row = this.require(id);
-    const domainIds = changes.domain_ids === undefined ? undefined : this.checkedDomains(changes.domain_ids);
-    this.deps.repo.update(row.id, { name: changes.name, notifyWhen: changes.notify_when, domainIds });
+  async update(id: string, changes: { name?: string; notify_when?: NotifyWhen; domain_ids?: string[] | null; active?: boolean }): Promise<ChannelView> {
+    const row = await this.require(id);
+    const domainIds = changes.domain_ids === undefined ? undefined : await this.checkedDomains(changes.domain_ids);
+    await this.deps.repo.update(row.id, { name: changes.name, notifyWhen: changes.notify_when, domainIds });
     if (changes.active !== undefined && changes.active !== row.active) {
       this.deps.deliveries.setActive(targetOf(row), changes.active, changes.active ? null : "switched off by request", "channel");
     }
@@ -109,7 +109,7 @@ export class ChannelsService {
 
   /** Sends a sample digest now and reports what happened; nothing is queued or retried. */
   async test(id: string): Promise<ChannelTestResultView> {
-    const row = this.require(id);
+    const row = await this.require(id);
     const deliveryId = newId();
     const payload = JSON.stringify({ id: deliveryId, event: CHANNEL_TEST_EVENT, timestamp: new Date().toISOString(), data: sampleDigest() });
     const outcome = await this.deps.send(row, deliveryId, payload);
@@ -123,8 +123,8 @@ export class ChannelsService {
   }
 
   /** One page of the channel's deliveries, newest first, with every attempt. */
-  deliveries(id: string, page: number, limit: number): Page<DeliveryView> {
-    const target = targetOf(this.require(id));
+  async deliveries(id: string, page: number, limit: number): Promise<Page<DeliveryView>> {
+    const target = targetOf(await this.require(id));
     return {
       items: this.deps.deliveries.page(target, (page - 1) * limit, limit).map(({ delivery, attempts }) => toDeliveryView(delivery, attempts)),
       total: this.deps.deliveries.count(target),
@@ -132,9 +132,10 @@ export class ChannelsService {
   }
 
   /** The message one of the channel's deliveries carries, as plain text (the dashboard shows it); null when it holds none. */
-  deliveryPreview(id: string, deliveryId: string): string | null {
+  async deliveryPreview(id: string, deliveryId: string): Promise<string | null> {
     const key = canonicalId(deliveryId);
-    const delivery = key === null ? undefined : this.deps.deliveries.find(targetOf(this.require(id)), key);
+    const channel = await this.require(id);
+    const delivery = key === null ? undefined : this.deps.deliveries.find(targetOf(channel), key);
     if (delivery === undefined) throw new NotFoundError("delivery", deliveryId);
     if (delivery.event !== DIGEST_EVENT) return null;
     try {
@@ -146,8 +147,8 @@ export class ChannelsService {
   }
 
   /** Queues an ended (dead or delivered) delivery again, due now, with a fresh retry schedule. */
-  redeliver(id: string, deliveryId: string): DeliveryView {
-    const channel = this.require(id);
+  async redeliver(id: string, deliveryId: string): Promise<DeliveryView> {
+    const channel = await this.require(id);
     const key = canonicalId(deliveryId);
     const delivery = key === null ? undefined : this.deps.deliveries.find(targetOf(channel), key);
     if (delivery === undefined) throw new NotFoundError("delivery", deliveryId);
@@ -162,12 +163,13 @@ export class ChannelsService {
   }
 
   /** Null (every domain), or the given ids checked to exist and made canonical. */
-  private checkedDomains(ids: string[] | null | undefined): string[] | null {
+  private async checkedDomains(ids: string[] | null | undefined): Promise<string[] | null> {
     if (ids === undefined || ids === null) return null;
-    const unknown = ids.filter((id) => {
+    const unknown: string[] = [];
+    for (const id of ids) {
       const key = canonicalId(id);
-      return key === null || !this.deps.domainExists(key);
-    });
+      if (key === null || !(await this.deps.domainExists(key))) unknown.push(id);
+    }
     if (unknown.length > 0) {
       throw new InvalidRequestError(
         `unknown domain id: ${unknown.join(", ")}`,
@@ -177,13 +179,13 @@ export class ChannelsService {
     return [...new Set(ids.map((id) => canonicalId(id)!))];
   }
 
-  private view(row: ChannelRecord): ChannelView {
-    return toChannelView(row, this.deps.repo.domainNames(row.domain_ids));
+  private async view(row: ChannelRecord): Promise<ChannelView> {
+    return toChannelView(row, await this.deps.repo.domainNames(row.domain_ids));
   }
 
-  private require(id: string): ChannelRecord {
+  private async require(id: string): Promise<ChannelRecord> {
     const key = canonicalId(id);
-    const row = key === null ? undefined : this.deps.repo.findById(key);
+    const row = key === null ? undefined : await this.deps.repo.findById(key);
     if (!row) throw new NotFoundError("channel", id);
     return row;
   }

@@ -65,8 +65,8 @@ export class CrawlsService {
   }
 
   /** Queues a crawl of a verified domain with no crawl in progress; `full` reads every page, reusing none (crawler/page-reuse.ts). */
-  start(domainId: string, options: CrawlOptions, trigger: CrawlTrigger = "api", how: { full?: boolean } = {}): CrawlView {
-    const domain = this.deps.domains.require(domainId);
+  async start(domainId: string, options: CrawlOptions, trigger: CrawlTrigger = "api", how: { full?: boolean } = {}): Promise<CrawlView> {
+    const domain = await this.deps.domains.require(domainId);
     if (domain.verified_at === null) {
       throw new DomainNotVerifiedError(`domain ${domain.name} is not verified; verify it before crawling`, [
         { field: "domain_id", message: "verify the domain with POST /domains/{id}/verify" },

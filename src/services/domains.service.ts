@@ -31,8 +31,8 @@ export interface DomainsServiceDeps {
   activeCrawlOf?: (domainId: string) => string | undefined;
   /** The domain's newest crawl, for `last_crawl_id`. */
   lastCrawlOf?: (domainId: string) => string | undefined;
-  /** A domain's schedule changed (or the domain went): the scheduler reloads its jobs. */
-  onScheduleChange?: () => void;
+  /** A domain's schedule changed (or the domain went): the scheduler reloads its jobs (awaited, so the answer follows the reload). */
+  onScheduleChange?: () => Promise<void> | void;
   /** Removes the domain's ended crawls a little at a time (services/retention.ts), before the domain goes. */
   removeEndedCrawlsOf?: (domainId: string) => Promise<unknown>;
 }
@@ -59,7 +59,7 @@ export class DomainsService {
     const domain = resolveDomain(input);
     await assertUrlAllowed(domain.rootUrl, this.deps.policy, this.deps.resolve);
     const now = new Date().toISOString();
-    const row = this.deps.repo.insertUnlessNameTaken({
+    const row = await this.deps.repo.insertUnlessNameTaken({
       id: newId(),
       name: domain.name,
       root_url: domain.rootUrl,
@@ -70,7 +70,7 @@ export class DomainsService {
     });
     // The unique index decides, so two concurrent registrations (API and CLI) cannot both win.
     if (!row) {
-      const existing = this.deps.repo.findByName(domain.name);
+      const existing = await this.deps.repo.findByName(domain.name);
       throw new ConflictError(`domain ${domain.name} already exists`, [{ field: "name", id: existing?.id ?? null }]);
     }
     return this.view(row);
@@ -87,7 +87,7 @@ export class DomainsService {
     if (site.kind === "url") return { domain: await this.add({ name: site.name, root_url: site.rootUrl }, vouched), choice: { kind: "as_typed" } };
     const https = resolveDomain({ name: site.name, root_url: new URL(site.path, `https://${site.name}/`).href });
     // What would refuse the site anyway is said before any probe: a name taken, an address not allowed.
-    const taken = this.deps.repo.findByName(https.name);
+    const taken = await this.deps.repo.findByName(https.name);
     if (taken) throw new ConflictError(`domain ${https.name} already exists`, [{ field: "name", id: taken.id }]);
     await assertUrlAllowed(https.rootUrl, this.deps.policy, this.deps.resolve);
     const reach = this.deps.verifier.reach?.bind(this.deps.verifier);
@@ -101,12 +101,13 @@ export class DomainsService {
     return { domain: await this.add({ name: site.name, root_url: plainUrl }, vouched), choice: { kind: "http", httpsProblem: secure.reason } };
   }
 
-  list(page: number, limit: number): Page<DomainView> {
-    return { items: this.deps.repo.page((page - 1) * limit, limit).map((row) => this.view(row)), total: this.deps.repo.count() };
+  async list(page: number, limit: number): Promise<Page<DomainView>> {
+    const rows = await this.deps.repo.page((page - 1) * limit, limit);
+    return { items: rows.map((row) => this.view(row)), total: await this.deps.repo.count() };
   }
 
-  get(id: string): DomainView {
-    return this.view(this.require(id));
+  async get(id: string): Promise<DomainView> {
+    return this.view(await this.require(id));
   }
 
   /** The resource: the stored row plus what is derived (next scheduled run, newest crawl). */
@@ -115,9 +116,9 @@ export class DomainsService {
   }
 
   /** The stored row, for services that act on a domain (crawls). */
-  require(id: string): DomainRecord {
+  async require(id: string): Promise<DomainRecord> {
     const key = canonicalId(id);
-    const row = key === null ? undefined : this.deps.repo.findById(key);
+    const row = key === null ? undefined : await this.deps.repo.findById(key);
     if (!row) throw new NotFoundError("domain", id);
     return row;
   }
@@ -129,12 +130,12 @@ export class DomainsService {
    */
   async delete(id: string): Promise<void> {
     const key = canonicalId(id);
-    if (key === null || this.deps.repo.findById(key) === undefined) throw new NotFoundError("domain", id);
+    if (key === null || (await this.deps.repo.findById(key)) === undefined) throw new NotFoundError("domain", id);
     this.refuseWhileCrawling(key);
     await this.deps.removeEndedCrawlsOf?.(key);
     this.refuseWhileCrawling(key);
-    if (!this.deps.repo.delete(key)) throw new NotFoundError("domain", id);
-    this.deps.onScheduleChange?.();
+    if (!(await this.deps.repo.delete(key))) throw new NotFoundError("domain", id);
+    await this.deps.onScheduleChange?.();
   }
 
   private refuseWhileCrawling(domainId: string): void {
@@ -147,7 +148,7 @@ export class DomainsService {
    * crawl never sees its start page move), and what `update` changes. All or nothing.
    */
   async edit(id: string, changes: DomainChangeInput & { root_url?: string }): Promise<DomainView> {
-    const current = this.require(id);
+    const current = await this.require(id);
     if (changes.root_url === undefined) return this.update(id, changes);
     const rootUrl = resolveRootUrl(parseDomainName(current.name), changes.root_url);
     await assertUrlAllowed(rootUrl, this.deps.policy, this.deps.resolve);
@@ -155,13 +156,13 @@ export class DomainsService {
   }
 
   /** Sets the recurring-crawl schedule, its time zone, default crawl options and/or ignore rules; `null` clears a field. */
-  update(id: string, changes: DomainChangeInput): DomainView {
-    return this.write(this.require(id).id, changes, undefined);
+  async update(id: string, changes: DomainChangeInput): Promise<DomainView> {
+    return this.write((await this.require(id)).id, changes, undefined);
   }
 
   /** Validates `changes` against the domain as it is now and writes them in one statement. */
-  private write(id: string, changes: DomainChangeInput, rootUrl: string | undefined): DomainView {
-    const current = this.require(id);
+  private async write(id: string, changes: DomainChangeInput, rootUrl: string | undefined): Promise<DomainView> {
+    const current = await this.require(id);
     const schedule = changes.schedule !== undefined ? changes.schedule : current.schedule;
     const timezone = changes.schedule_timezone !== undefined ? changes.schedule_timezone : current.schedule_timezone;
     if (schedule !== null) {
@@ -177,7 +178,7 @@ export class DomainsService {
     const rules = changes.ignore_rules === undefined ? current.ignore_rules : changes.ignore_rules;
     if (rules !== null) this.refuseBadRules(rules, rootUrl ?? current.root_url);
     if (rootUrl !== undefined && rootUrl !== current.root_url) this.refuseWhileCrawling(current.id);
-    const row = this.deps.repo.update(current.id, {
+    const row = await this.deps.repo.update(current.id, {
       ...(rootUrl !== undefined && { root_url: rootUrl }),
       ...(changes.schedule !== undefined && { schedule: changes.schedule }),
       ...(changes.schedule_timezone !== undefined && { schedule_timezone: changes.schedule_timezone }),
@@ -190,7 +191,7 @@ export class DomainsService {
     });
     // Deleted since require() (another request or the CLI).
     if (!row) throw new NotFoundError("domain", id);
-    if (changes.schedule !== undefined || changes.schedule_timezone !== undefined) this.deps.onScheduleChange?.();
+    if (changes.schedule !== undefined || changes.schedule_timezone !== undefined) await this.deps.onScheduleChange?.();
     return this.view(row);
   }
 
@@ -209,7 +210,7 @@ export class DomainsService {
   }
 
   /** The domain registered under `name`, canonicalised as on registration (case, punycode, default port). */
-  findByName(name: string): DomainRecord | undefined {
+  async findByName(name: string): Promise<DomainRecord | undefined> {
     let canonical: string;
     try {
       canonical = resolveDomain({ name }).name;
@@ -220,7 +221,7 @@ export class DomainsService {
   }
 
   /** Domains with a schedule, for the scheduler. */
-  scheduled(): DomainRecord[] {
+  scheduled(): Promise<DomainRecord[]> {
     return this.deps.repo.scheduled();
   }
 
@@ -229,7 +230,7 @@ export class DomainsService {
    * domain is returned as it is. Otherwise DomainNotVerifiedError lists each method's reason.
    */
   async verify(id: string): Promise<DomainView> {
-    const row = this.require(id);
+    const row = await this.require(id);
     if (row.verified_at) return this.view(row);
     const results = await this.deps.verifier.verify({ name: row.name, rootUrl: row.root_url, token: row.verification_token });
     const passed = results.find((r) => r.passed);
@@ -242,7 +243,7 @@ export class DomainsService {
     }
     const now = new Date().toISOString();
     // The checks take seconds: the domain may have been deleted meanwhile.
-    const verified = this.deps.repo.update(row.id, { verified_at: now, verified_by: passed.method, updated_at: now });
+    const verified = await this.deps.repo.update(row.id, { verified_at: now, verified_by: passed.method, updated_at: now });
     if (!verified) throw new NotFoundError("domain", id);
     return this.view(verified);
   }

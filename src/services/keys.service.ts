@@ -46,7 +46,7 @@ export class KeysService {
   ) {}
 
   /** Creates a key and returns it with its secret, which is never retrievable again. */
-  create(name: string, scopes: readonly string[] = ["admin"]): { key: ApiKeyView; secret: string } {
+  create(name: string, scopes: readonly string[] = ["admin"]): Promise<{ key: ApiKeyView; secret: string }> {
     return this.insertKey(name, scopes, generateKeySecret());
   }
 
@@ -54,44 +54,44 @@ export class KeysService {
    * On an empty store, creates the admin key: from `configured` when given (so automation knows it),
    * else a random one returned for printing once. Returns null when keys already exist.
    */
-  bootstrap(configured: string | null): { key: ApiKeyView; secret: string; generated: boolean } | null {
-    if (this.repo.count() > 0) return null;
-    if (configured !== null) return { ...this.insertKey("bootstrap", ["admin"], configured), generated: false };
-    return { ...this.create("bootstrap", ["admin"]), generated: true };
+  async bootstrap(configured: string | null): Promise<{ key: ApiKeyView; secret: string; generated: boolean } | null> {
+    if ((await this.repo.count()) > 0) return null;
+    if (configured !== null) return { ...(await this.insertKey("bootstrap", ["admin"], configured)), generated: false };
+    return { ...(await this.create("bootstrap", ["admin"])), generated: true };
   }
 
-  list(): ApiKeyView[] {
-    return this.repo.list().map(toView);
+  async list(): Promise<ApiKeyView[]> {
+    return (await this.repo.list()).map(toView);
   }
 
   /** One key (never its secret); NotFoundError for an unknown or malformed id. */
-  get(id: string): ApiKeyView {
+  async get(id: string): Promise<ApiKeyView> {
     const key = canonicalId(id);
-    const row = key === null ? undefined : this.repo.findById(key);
+    const row = key === null ? undefined : await this.repo.findById(key);
     if (!row) throw new NotFoundError("api key", id);
     return toView(row);
   }
 
   /** Revokes a key; revoking twice is harmless. */
-  revoke(id: string): ApiKeyView {
+  async revoke(id: string): Promise<ApiKeyView> {
     const key = canonicalId(id);
-    const row = key === null ? undefined : this.repo.findById(key);
+    const row = key === null ? undefined : await this.repo.findById(key);
     if (!row) throw new NotFoundError("api key", id);
-    if (!row.revoked_at) this.repo.markRevoked(row.id, new Date().toISOString());
-    return toView(this.repo.findById(row.id)!);
+    if (!row.revoked_at) await this.repo.markRevoked(row.id, new Date().toISOString());
+    return toView((await this.repo.findById(row.id))!);
   }
 
   /** Resolves a bearer secret to its principal; throws UnauthorizedError for anything unusable. */
-  authenticate(secret: string): Principal {
+  async authenticate(secret: string): Promise<Principal> {
     if (!KEY_PATTERN.test(secret)) throw new UnauthorizedError("invalid API key");
     const hash = hashKeySecret(secret);
     const version = this.storeVersion?.();
     const remembered = this.principals.get(hash);
     if (remembered !== undefined && remembered.version === version) {
-      this.noteUse(remembered.principal.keyId);
+      if (this.useDue(remembered.principal.keyId)) await this.repo.touchLastUsed(remembered.principal.keyId, new Date().toISOString());
       return remembered.principal;
     }
-    const row = this.repo.findByHash(hash);
+    const row = await this.repo.findByHash(hash);
     if (!row || !digestsEqual(row.hash, hash)) throw new UnauthorizedError("invalid API key");
     if (row.revoked_at) throw new UnauthorizedError("API key revoked");
     const principal = { keyId: row.id, name: row.name, scopes: row.scopes.filter(isScope) };
@@ -99,7 +99,7 @@ export class KeysService {
       if (this.principals.size >= MAX_REMEMBERED_PRINCIPALS) this.principals.clear();
       this.principals.set(hash, { version, principal });
     }
-    this.noteUse(row.id);
+    await this.noteUse(row.id);
     return principal;
   }
 
@@ -107,16 +107,16 @@ export class KeysService {
    * The principal of a key known by id (a dashboard session names its key, never its secret); throws
    * UnauthorizedError once the key is revoked or gone, so a session ends with its key.
    */
-  principalOf(keyId: string): Principal {
+  async principalOf(keyId: string): Promise<Principal> {
     const id = canonicalId(keyId);
-    const row = id === null ? undefined : this.repo.findById(id);
+    const row = id === null ? undefined : await this.repo.findById(id);
     if (!row) throw new UnauthorizedError("API key no longer exists");
     if (row.revoked_at) throw new UnauthorizedError("API key revoked");
-    this.noteUse(row.id);
+    await this.noteUse(row.id);
     return { keyId: row.id, name: row.name, scopes: row.scopes.filter(isScope) };
   }
 
-  private insertKey(name: string, scopes: readonly string[], secret: string) {
+  private async insertKey(name: string, scopes: readonly string[], secret: string): Promise<{ key: ApiKeyView; secret: string }> {
     const trimmed = name.trim();
     if (trimmed.length === 0 || trimmed.length > 100) {
       throw new InvalidRequestError("invalid key name", [{ field: "name", message: "must be 1 to 100 characters" }]);
@@ -126,7 +126,7 @@ export class KeysService {
       const problem = scopes.length === 0 ? "no scope given" : `unknown scope${unknown.length > 1 ? "s" : ""}: ${unknown.join(", ")}`;
       throw new InvalidRequestError("invalid scopes", [{ field: "scopes", message: `${problem}; valid scopes: ${SCOPES.join(", ")}` }]);
     }
-    const row = this.repo.insert({
+    const row = await this.repo.insert({
       id: newId(),
       name: trimmed,
       prefix: displayPrefix(secret),
@@ -138,12 +138,17 @@ export class KeysService {
   }
 
   /** Records a use at most once a minute per key (measured on the monotonic clock; the stored time is the wall's). */
-  private noteUse(id: string): void {
+  private async noteUse(id: string): Promise<void> {
+    if (this.useDue(id)) await this.repo.touchLastUsed(id, new Date().toISOString());
+  }
+
+  /** Whether a use of `id` is to be written now; checked before any await, so a request that writes nothing awaits nothing. */
+  private useDue(id: string): boolean {
     const now = monotonicNow();
     const last = this.lastTouched.get(id);
-    if (last !== undefined && now - last < LAST_USED_RESOLUTION_MS) return;
+    if (last !== undefined && now - last < LAST_USED_RESOLUTION_MS) return false;
     this.lastTouched.set(id, now);
-    this.repo.touchLastUsed(id, new Date().toISOString());
+    return true;
   }
 }
 

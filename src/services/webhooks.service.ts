@@ -54,7 +54,7 @@ export class WebhooksService {
     if (problem !== null) throw new UnsafeUrlError(problem, [{ field: "url", message: problem }]);
     await assertUrlAllowed(input.url, this.deps.policy, this.deps.resolve);
     const events = input.events === undefined || input.events.length === 0 ? [...WEBHOOK_EVENT_KINDS] : [...new Set(input.events)];
-    const row = this.deps.repo.insert({
+    const row = await this.deps.repo.insert({
       id: newId(),
       url: input.url,
       name: input.name ?? null,
@@ -66,24 +66,24 @@ export class WebhooksService {
   }
 
   /** Every webhook, newest first (GET /webhooks takes no paging parameters). */
-  list(): Page<WebhookView> {
-    const total = this.deps.repo.count();
-    return { items: this.deps.repo.page(0, Math.max(total, 1)).map(toWebhookView), total };
+  async list(): Promise<Page<WebhookView>> {
+    const total = await this.deps.repo.count();
+    return { items: (await this.deps.repo.page(0, Math.max(total, 1))).map(toWebhookView), total };
   }
 
-  get(id: string): WebhookView {
-    return toWebhookView(this.require(id));
+  async get(id: string): Promise<WebhookView> {
+    return toWebhookView(await this.require(id));
   }
 
   /** Removes a webhook; its pending deliveries are dropped with it. */
-  delete(id: string): void {
-    const row = this.require(id);
-    if (!this.deps.repo.delete(row.id)) throw new NotFoundError("webhook", id);
+  async delete(id: string): Promise<void> {
+    const row = await this.require(id);
+    if (!(await this.deps.repo.delete(row.id))) throw new NotFoundError("webhook", id);
   }
 
   /** Sends a signed `webhook.test` now and reports honestly what happened; nothing is queued or retried. */
   async test(id: string): Promise<TestResultView> {
-    const row = this.require(id);
+    const row = await this.require(id);
     const deliveryId = newId();
     const body = JSON.stringify({
       id: deliveryId,
@@ -102,8 +102,8 @@ export class WebhooksService {
   }
 
   /** One page of the webhook's deliveries, newest first, with every attempt. */
-  deliveries(id: string, page: number, limit: number): Page<DeliveryView> {
-    const target = targetOf(this.require(id));
+  async deliveries(id: string, page: number, limit: number): Promise<Page<DeliveryView>> {
+    const target = targetOf(await this.require(id));
     return {
       items: this.deps.deliveries.page(target, (page - 1) * limit, limit).map(({ delivery, attempts }) => toDeliveryView(delivery, attempts)),
       total: this.deps.deliveries.count(target),
@@ -111,8 +111,8 @@ export class WebhooksService {
   }
 
   /** Queues an ended (dead or delivered) delivery again, due now, with a fresh retry schedule. */
-  redeliver(id: string, deliveryId: string): DeliveryView {
-    const webhook = this.require(id);
+  async redeliver(id: string, deliveryId: string): Promise<DeliveryView> {
+    const webhook = await this.require(id);
     const key = canonicalId(deliveryId);
     const delivery = key === null ? undefined : this.deps.deliveries.find(targetOf(webhook), key);
     if (delivery === undefined) throw new NotFoundError("delivery", deliveryId);
@@ -132,19 +132,19 @@ export class WebhooksService {
    * Renames, re-subscribes, or switches a webhook on or off. Switching on clears the failure streak and the
    * reason it was switched off; switching off kills its pending deliveries (redeliver them after switching on).
    */
-  update(id: string, changes: { name?: string | null; events?: WebhookEventKind[]; active?: boolean }): WebhookView {
-    const row = this.require(id);
+  async update(id: string, changes: { name?: string | null; events?: WebhookEventKind[]; active?: boolean }): Promise<WebhookView> {
+    const row = await this.require(id);
     const events = changes.events === undefined ? undefined : changes.events.length === 0 ? [...WEBHOOK_EVENT_KINDS] : [...new Set(changes.events)];
-    this.deps.repo.update(row.id, { name: changes.name, events });
+    await this.deps.repo.update(row.id, { name: changes.name, events });
     if (changes.active !== undefined && changes.active !== row.active) {
       this.deps.deliveries.setActive(targetOf(row), changes.active, changes.active ? null : "switched off through the API");
     }
     return this.get(row.id);
   }
 
-  private require(id: string): WebhookRecord {
+  private async require(id: string): Promise<WebhookRecord> {
     const key = canonicalId(id);
-    const row = key === null ? undefined : this.deps.repo.findById(key);
+    const row = key === null ? undefined : await this.deps.repo.findById(key);
     if (!row) throw new NotFoundError("webhook", id);
     return row;
   }

@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { Db } from "./db.ts";
 import type { ChannelKind, NotifyWhen } from "./schema.ts";
 
 /**
@@ -34,10 +34,10 @@ type RawChannel = Omit<ChannelRecord, "settings" | "secrets" | "all_domains" | "
 const CHANNEL_COLUMNS = "id, name, kind, settings, secrets, notify_when, all_domains, active, disabled_reason, failing_since, created_at";
 
 export class ChannelsRepo {
-  constructor(private readonly sqlite: Database) {}
+  constructor(private readonly db: Db) {}
 
   /** Inserts a channel with the domains it is for, in one transaction. */
-  insert(row: {
+  async insert(row: {
     id: string;
     name: string;
     kind: ChannelKind;
@@ -46,14 +46,12 @@ export class ChannelsRepo {
     notifyWhen: NotifyWhen;
     domainIds: string[] | null;
     createdAt: string;
-  }): ChannelRecord {
-    this.sqlite.transaction(() => {
-      this.sqlite
-        .query(
-          `INSERT INTO channels (id, name, kind, settings, secrets, notify_when, all_domains, created_at)
-           VALUES ($id, $name, $kind, $settings, $secrets, $notifyWhen, $allDomains, $createdAt)`,
-        )
-        .run({
+  }): Promise<ChannelRecord> {
+    await this.db.transaction(async (tx) => {
+      await tx.run(
+        `INSERT INTO channels (id, name, kind, settings, secrets, notify_when, all_domains, created_at)
+         VALUES ($id, $name, $kind, $settings, $secrets, $notifyWhen, $allDomains, $createdAt)`,
+        {
           id: row.id,
           name: row.name,
           kind: row.kind,
@@ -62,68 +60,59 @@ export class ChannelsRepo {
           notifyWhen: row.notifyWhen,
           allDomains: row.domainIds === null ? 1 : 0,
           createdAt: row.createdAt,
-        });
-      this.setDomains(row.id, row.domainIds);
-    })();
-    return this.findById(row.id)!;
+        },
+      );
+      await setDomains(tx, row.id, row.domainIds);
+    });
+    return (await this.findById(row.id))!;
   }
 
-  findById(id: string): ChannelRecord | undefined {
-    const raw = this.sqlite.query<RawChannel, { id: string }>(`SELECT ${CHANNEL_COLUMNS} FROM channels WHERE id = $id`).get({ id });
-    return raw === null ? undefined : this.decode(raw);
+  async findById(id: string): Promise<ChannelRecord | undefined> {
+    const raw = await this.db.get<RawChannel>(`SELECT ${CHANNEL_COLUMNS} FROM channels WHERE id = $id`, { id });
+    return raw === undefined ? undefined : this.decode(raw);
   }
 
   /** Every channel, newest first. */
-  all(): ChannelRecord[] {
-    return this.sqlite
-      .query<RawChannel, []>(`SELECT ${CHANNEL_COLUMNS} FROM channels ORDER BY created_at DESC, id DESC`)
-      .all()
-      .map((raw) => this.decode(raw));
+  async all(): Promise<ChannelRecord[]> {
+    const rows = await this.db.all<RawChannel>(`SELECT ${CHANNEL_COLUMNS} FROM channels ORDER BY created_at DESC, id DESC`);
+    const channels: ChannelRecord[] = [];
+    for (const raw of rows) channels.push(await this.decode(raw));
+    return channels;
   }
 
   /** Deletes a channel with its deliveries (pending ones are dropped); false when it did not exist. */
-  delete(id: string): boolean {
-    return this.sqlite.query<{ id: string }, { id: string }>("DELETE FROM channels WHERE id = $id RETURNING id").all({ id }).length > 0;
+  async delete(id: string): Promise<boolean> {
+    return (await this.db.all<{ id: string }>("DELETE FROM channels WHERE id = $id RETURNING id", { id })).length > 0;
   }
 
   /** Changes a channel's name, when it is told, and/or which domains it is for (null: every domain). */
-  update(id: string, changes: { name?: string; notifyWhen?: NotifyWhen; domainIds?: string[] | null }): void {
-    this.sqlite.transaction(() => {
-      if (changes.name !== undefined) this.sqlite.query("UPDATE channels SET name = $name WHERE id = $id").run({ id, name: changes.name });
-      if (changes.notifyWhen !== undefined) {
-        this.sqlite.query("UPDATE channels SET notify_when = $when WHERE id = $id").run({ id, when: changes.notifyWhen });
-      }
+  async update(id: string, changes: { name?: string; notifyWhen?: NotifyWhen; domainIds?: string[] | null }): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      if (changes.name !== undefined) await tx.run("UPDATE channels SET name = $name WHERE id = $id", { id, name: changes.name });
+      if (changes.notifyWhen !== undefined) await tx.run("UPDATE channels SET notify_when = $when WHERE id = $id", { id, when: changes.notifyWhen });
       if (changes.domainIds !== undefined) {
-        this.sqlite.query("UPDATE channels SET all_domains = $all WHERE id = $id").run({ id, all: changes.domainIds === null ? 1 : 0 });
-        this.setDomains(id, changes.domainIds);
+        await tx.run("UPDATE channels SET all_domains = $all WHERE id = $id", { id, all: changes.domainIds === null ? 1 : 0 });
+        await setDomains(tx, id, changes.domainIds);
       }
-    })();
+    });
   }
 
   /** The names of the given domains that exist, by id. */
-  domainNames(ids: readonly string[]): Map<string, string> {
+  async domainNames(ids: readonly string[]): Promise<Map<string, string>> {
     if (ids.length === 0) return new Map();
-    const rows = this.sqlite
-      .query<{ id: string; name: string }, { ids: string }>("SELECT id, name FROM domains WHERE id IN (SELECT value FROM json_each($ids))")
-      .all({ ids: JSON.stringify(ids) });
+    const rows = await this.db.all<{ id: string; name: string }>(`SELECT id, name FROM domains WHERE id IN (${this.db.dialect.textArray("ids")})`, {
+      ids: JSON.stringify(ids),
+    });
     return new Map(rows.map((row) => [row.id, row.name]));
   }
 
-  private setDomains(id: string, domainIds: string[] | null): void {
-    this.sqlite.query("DELETE FROM channel_domains WHERE channel_id = $id").run({ id });
-    for (const domainId of domainIds ?? []) {
-      this.sqlite.query("INSERT OR IGNORE INTO channel_domains (channel_id, domain_id) VALUES ($id, $domainId)").run({ id, domainId });
-    }
-  }
-
-  private decode(raw: RawChannel): ChannelRecord {
+  private async decode(raw: RawChannel): Promise<ChannelRecord> {
     const domainIds =
       raw.all_domains === 1
         ? []
-        : this.sqlite
-            .query<{ domain_id: string }, { id: string }>("SELECT domain_id FROM channel_domains WHERE channel_id = $id ORDER BY domain_id")
-            .all({ id: raw.id })
-            .map((row) => row.domain_id);
+        : (await this.db.all<{ domain_id: string }>("SELECT domain_id FROM channel_domains WHERE channel_id = $id ORDER BY domain_id", { id: raw.id })).map(
+            (row) => row.domain_id,
+          );
     return {
       ...raw,
       settings: JSON.parse(raw.settings) as Record<string, unknown>,
@@ -132,5 +121,12 @@ export class ChannelsRepo {
       active: raw.active === 1,
       domain_ids: domainIds,
     };
+  }
+}
+
+async function setDomains(tx: Db, id: string, domainIds: string[] | null): Promise<void> {
+  await tx.run("DELETE FROM channel_domains WHERE channel_id = $id", { id });
+  for (const domainId of domainIds ?? []) {
+    await tx.run("INSERT INTO channel_domains (channel_id, domain_id) VALUES ($id, $domainId) ON CONFLICT DO NOTHING", { id, domainId });
   }
 }

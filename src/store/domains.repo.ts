@@ -1,12 +1,12 @@
-import type { Database } from "bun:sqlite";
 import type { CrawlOptions } from "../core/crawl-options.ts";
 import { storedIgnoreRules, type IgnoreRules } from "../core/ignore-rules.ts";
 import { withDefaultOptions } from "../core/stored-options.ts";
 import type { VerifiedBy } from "../core/verified-by.ts";
+import type { Db } from "./db.ts";
 
 /**
- * Queries on domains; no rules here (services/domains.service.ts holds them). SQL over bun:sqlite like every
- * repo; `query()` caches each statement, so a request pays for executing SQL, not for compiling it.
+ * Queries on domains; no rules here (services/domains.service.ts holds them). SQL over the store's Db
+ * (store/db.ts), the same on both stores; on SQLite each statement is cached, so a request pays for executing it only.
  */
 
 /** A stored domain; services/domain-view.ts turns it into the resource. */
@@ -41,8 +41,8 @@ const DOMAIN_COLUMNS =
 
 type RawDomain = Omit<DomainRecord, "default_options" | "ignore_rules"> & { default_options: string | null; ignore_rules: string | null };
 
-function toDomain(raw: RawDomain | null): DomainRecord | undefined {
-  if (raw === null) return undefined;
+function toDomain(raw: RawDomain | undefined): DomainRecord | undefined {
+  if (raw === undefined) return undefined;
   return {
     ...raw,
     default_options: raw.default_options === null ? null : withDefaultOptions(JSON.parse(raw.default_options) as Partial<CrawlOptions>),
@@ -51,55 +51,50 @@ function toDomain(raw: RawDomain | null): DomainRecord | undefined {
 }
 
 export class DomainsRepo {
-  constructor(private readonly sqlite: Database) {}
+  constructor(private readonly db: Db) {}
 
   /** Inserts the domain, or returns undefined when its name is already registered. */
-  insertUnlessNameTaken(
+  async insertUnlessNameTaken(
     row: Pick<DomainRecord, "id" | "name" | "root_url" | "verification_token" | "verified_at" | "verified_by" | "created_at">,
-  ): DomainRecord | undefined {
+  ): Promise<DomainRecord | undefined> {
     return toDomain(
-      this.sqlite
-        .query<RawDomain, Record<string, string | null>>(
-          `INSERT INTO domains (id, name, root_url, verification_token, verified_at, verified_by, created_at)
-           VALUES ($id, $name, $root_url, $verification_token, $verified_at, $verified_by, $created_at)
-           ON CONFLICT (name) DO NOTHING RETURNING ${DOMAIN_COLUMNS}`,
-        )
-        .get(row),
+      await this.db.get<RawDomain>(
+        `INSERT INTO domains (id, name, root_url, verification_token, verified_at, verified_by, created_at)
+         VALUES ($id, $name, $root_url, $verification_token, $verified_at, $verified_by, $created_at)
+         ON CONFLICT (name) DO NOTHING RETURNING ${DOMAIN_COLUMNS}`,
+        row,
+      ),
     );
   }
 
-  findById(id: string): DomainRecord | undefined {
-    return toDomain(this.sqlite.query<RawDomain, { id: string }>(`SELECT ${DOMAIN_COLUMNS} FROM domains WHERE id = $id`).get({ id }));
+  async findById(id: string): Promise<DomainRecord | undefined> {
+    return toDomain(await this.db.get<RawDomain>(`SELECT ${DOMAIN_COLUMNS} FROM domains WHERE id = $id`, { id }));
   }
 
-  findByName(name: string): DomainRecord | undefined {
-    return toDomain(this.sqlite.query<RawDomain, { name: string }>(`SELECT ${DOMAIN_COLUMNS} FROM domains WHERE name = $name`).get({ name }));
+  async findByName(name: string): Promise<DomainRecord | undefined> {
+    return toDomain(await this.db.get<RawDomain>(`SELECT ${DOMAIN_COLUMNS} FROM domains WHERE name = $name`, { name }));
   }
 
   /** One page, newest first; UUIDv7 ids break created_at ties in creation order. */
-  page(offset: number, limit: number): DomainRecord[] {
-    return this.sqlite
-      .query<RawDomain, { offset: number; limit: number }>(
-        `SELECT ${DOMAIN_COLUMNS} FROM domains ORDER BY created_at DESC, id DESC LIMIT $limit OFFSET $offset`,
-      )
-      .all({ offset, limit })
-      .map((raw) => toDomain(raw)!);
+  async page(offset: number, limit: number): Promise<DomainRecord[]> {
+    const rows = await this.db.all<RawDomain>(`SELECT ${DOMAIN_COLUMNS} FROM domains ORDER BY created_at DESC, id DESC LIMIT $limit OFFSET $offset`, {
+      offset,
+      limit,
+    });
+    return rows.map((raw) => toDomain(raw)!);
   }
 
   /** Domains with a recurring-crawl schedule. */
-  scheduled(): DomainRecord[] {
-    return this.sqlite
-      .query<RawDomain, []>(`SELECT ${DOMAIN_COLUMNS} FROM domains WHERE schedule IS NOT NULL`)
-      .all()
-      .map((raw) => toDomain(raw)!);
+  async scheduled(): Promise<DomainRecord[]> {
+    return (await this.db.all<RawDomain>(`SELECT ${DOMAIN_COLUMNS} FROM domains WHERE schedule IS NOT NULL`)).map((raw) => toDomain(raw)!);
   }
 
-  count(): number {
-    return this.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM domains").get()!.n;
+  async count(): Promise<number> {
+    return (await this.db.get<{ n: number }>("SELECT count(*) AS n FROM domains"))!.n;
   }
 
   /** Applies `changes`; undefined when the domain does not exist. */
-  update(id: string, changes: DomainChanges): DomainRecord | undefined {
+  async update(id: string, changes: DomainChanges): Promise<DomainRecord | undefined> {
     const columns = UPDATABLE.filter((column) => changes[column] !== undefined);
     if (columns.length === 0) return this.findById(id);
     const params: Record<string, string | null> = { id };
@@ -107,14 +102,12 @@ export class DomainsRepo {
       const value = changes[column]!;
       params[column] = typeof value === "object" && value !== null ? JSON.stringify(value) : value;
     }
-    // One statement per distinct set of columns, each cached by query().
+    // One statement per distinct set of columns, each cached.
     const set = columns.map((column) => `${column} = $${column}`).join(", ");
-    return toDomain(
-      this.sqlite.query<RawDomain, Record<string, string | null>>(`UPDATE domains SET ${set} WHERE id = $id RETURNING ${DOMAIN_COLUMNS}`).get(params),
-    );
+    return toDomain(await this.db.get<RawDomain>(`UPDATE domains SET ${set} WHERE id = $id RETURNING ${DOMAIN_COLUMNS}`, params));
   }
 
-  delete(id: string): boolean {
-    return this.sqlite.query("DELETE FROM domains WHERE id = $id").run({ id }).changes > 0;
+  async delete(id: string): Promise<boolean> {
+    return (await this.db.run("DELETE FROM domains WHERE id = $id", { id })).changes > 0;
   }
 }

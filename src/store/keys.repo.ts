@@ -1,8 +1,8 @@
-import type { Database } from "bun:sqlite";
+import type { Db } from "./db.ts";
 
 /**
- * Queries on API keys; no rules here (services/keys.service.ts holds them). SQL over bun:sqlite like every repo;
- * `query()` caches each statement, so the lookup run on every authenticated request pays for execution only.
+ * Queries on API keys; no rules here (services/keys.service.ts holds them). SQL over the store's Db (store/db.ts),
+ * the same on both stores; on SQLite each statement is cached, so a lookup pays for execution only.
  */
 
 /** A stored key: never the secret, only its hash. */
@@ -23,50 +23,45 @@ const KEY_COLUMNS = "id, name, prefix, hash, scopes, created_at, last_used_at, r
 
 type RawKey = Omit<ApiKeyRecord, "scopes"> & { scopes: string };
 
-function toKey(raw: RawKey | null): ApiKeyRecord | undefined {
-  if (raw === null) return undefined;
+function toKey(raw: RawKey | undefined): ApiKeyRecord | undefined {
+  if (raw === undefined) return undefined;
   return { ...raw, scopes: JSON.parse(raw.scopes) as string[] };
 }
 
 export class KeysRepo {
-  constructor(private readonly sqlite: Database) {}
+  constructor(private readonly db: Db) {}
 
-  insert(row: Omit<ApiKeyRecord, "last_used_at" | "revoked_at">): ApiKeyRecord {
-    return toKey(
-      this.sqlite
-        .query<RawKey, Record<string, string>>(
-          `INSERT INTO api_keys (id, name, prefix, hash, scopes, created_at) VALUES ($id, $name, $prefix, $hash, $scopes, $created_at)
-           RETURNING ${KEY_COLUMNS}`,
-        )
-        .get({ ...row, scopes: JSON.stringify(row.scopes) }),
-    )!;
+  async insert(row: Omit<ApiKeyRecord, "last_used_at" | "revoked_at">): Promise<ApiKeyRecord> {
+    const raw = await this.db.get<RawKey>(
+      `INSERT INTO api_keys (id, name, prefix, hash, scopes, created_at) VALUES ($id, $name, $prefix, $hash, $scopes, $created_at)
+       RETURNING ${KEY_COLUMNS}`,
+      { ...row, scopes: JSON.stringify(row.scopes) },
+    );
+    return toKey(raw)!;
   }
 
-  findByHash(hash: string): ApiKeyRecord | undefined {
-    return toKey(this.sqlite.query<RawKey, { hash: string }>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE hash = $hash`).get({ hash }));
+  async findByHash(hash: string): Promise<ApiKeyRecord | undefined> {
+    return toKey(await this.db.get<RawKey>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE hash = $hash`, { hash }));
   }
 
-  findById(id: string): ApiKeyRecord | undefined {
-    return toKey(this.sqlite.query<RawKey, { id: string }>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = $id`).get({ id }));
+  async findById(id: string): Promise<ApiKeyRecord | undefined> {
+    return toKey(await this.db.get<RawKey>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = $id`, { id }));
   }
 
   /** Newest first; UUIDv7 ids break created_at ties in creation order. */
-  list(): ApiKeyRecord[] {
-    return this.sqlite
-      .query<RawKey, []>(`SELECT ${KEY_COLUMNS} FROM api_keys ORDER BY created_at DESC, id DESC`)
-      .all()
-      .map((raw) => toKey(raw)!);
+  async list(): Promise<ApiKeyRecord[]> {
+    return (await this.db.all<RawKey>(`SELECT ${KEY_COLUMNS} FROM api_keys ORDER BY created_at DESC, id DESC`)).map((raw) => toKey(raw)!);
   }
 
-  count(): number {
-    return this.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM api_keys").get()!.n;
+  async count(): Promise<number> {
+    return (await this.db.get<{ n: number }>("SELECT count(*) AS n FROM api_keys"))!.n;
   }
 
-  markRevoked(id: string, at: string): void {
-    this.sqlite.query("UPDATE api_keys SET revoked_at = $at WHERE id = $id").run({ id, at });
+  async markRevoked(id: string, at: string): Promise<void> {
+    await this.db.run("UPDATE api_keys SET revoked_at = $at WHERE id = $id", { id, at });
   }
 
-  touchLastUsed(id: string, at: string): void {
-    this.sqlite.query("UPDATE api_keys SET last_used_at = $at WHERE id = $id").run({ id, at });
+  async touchLastUsed(id: string, at: string): Promise<void> {
+    await this.db.run("UPDATE api_keys SET last_used_at = $at WHERE id = $id", { id, at });
   }
 }

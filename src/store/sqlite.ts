@@ -2,6 +2,7 @@ import { Database } from "bun:sqlite";
 import { mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { StoreFile, storeFileState, StoreFileLostError, type FileIdentity } from "./store-file.ts";
+import { SqliteDb } from "./sqlite-db.ts";
 
 /**
  * Opens the SQLite database file with the settings an appliance needs: WAL (readers never block the writer),
@@ -18,6 +19,8 @@ import { StoreFile, storeFileState, StoreFileLostError, type FileIdentity } from
 /** The store as the service uses it: its SQLite connection, closed with it. */
 export interface Store {
   sqlite: Database;
+  /** The same connection as the repos reach it (store/db.ts); statements wait while one of its transactions is open. */
+  db: SqliteDb;
   /** The file opened, to tell whether its path still names it (null for ":memory:"). */
   file: StoreFile | null;
   close(): void;
@@ -66,7 +69,7 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
     sqlite.close();
     throw new StoreFileLostError(path, "gone");
   }
-  return { sqlite, file, close: () => sqlite.close() };
+  return { sqlite, db: new SqliteDb(sqlite), file, close: () => sqlite.close() };
 }
 
 /** Opens the database file at `path` (creating it only with `create`), or an in-memory one for ":memory:". */

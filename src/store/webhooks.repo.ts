@@ -1,9 +1,9 @@
-import type { Database } from "bun:sqlite";
+import type { Db } from "./db.ts";
 
 /**
  * Queries on webhooks themselves; their deliveries and attempts (shared with notification channels) are
  * deliveries.repo.ts, written by outbox.repo.ts. No rules here (services/webhooks.service.ts and
- * webhooks/dispatcher.ts hold them). SQL over bun:sqlite, like the crawls repo; `query()` caches each statement.
+ * webhooks/dispatcher.ts hold them). SQL over the store's Db (store/db.ts), the same on both stores.
  */
 
 export interface WebhookRecord {
@@ -20,54 +20,52 @@ export interface WebhookRecord {
 
 type RawWebhook = Omit<WebhookRecord, "events" | "active"> & { events: string; active: number };
 
-function toWebhook(raw: RawWebhook | null): WebhookRecord | undefined {
-  if (raw === null) return undefined;
+function toWebhook(raw: RawWebhook | undefined): WebhookRecord | undefined {
+  if (raw === undefined) return undefined;
   return { ...raw, events: JSON.parse(raw.events) as string[], active: raw.active === 1 };
 }
 
 const WEBHOOK_COLUMNS = "id, url, name, events, secret, active, disabled_reason, failing_since, created_at";
 
 export class WebhooksRepo {
-  constructor(private readonly sqlite: Database) {}
+  constructor(private readonly db: Db) {}
 
-  insert(row: { id: string; url: string; name: string | null; events: string[]; secret: string; createdAt: string }): WebhookRecord {
-    this.sqlite
-      .query("INSERT INTO webhooks (id, url, name, events, secret, created_at) VALUES ($id, $url, $name, $events, $secret, $createdAt)")
-      .run({ ...row, events: JSON.stringify(row.events) });
-    return this.findById(row.id)!;
+  async insert(row: { id: string; url: string; name: string | null; events: string[]; secret: string; createdAt: string }): Promise<WebhookRecord> {
+    await this.db.run("INSERT INTO webhooks (id, url, name, events, secret, created_at) VALUES ($id, $url, $name, $events, $secret, $createdAt)", {
+      ...row,
+      events: JSON.stringify(row.events),
+    });
+    return (await this.findById(row.id))!;
   }
 
-  findById(id: string): WebhookRecord | undefined {
-    return toWebhook(this.sqlite.query<RawWebhook, { id: string }>(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE id = $id`).get({ id }));
+  async findById(id: string): Promise<WebhookRecord | undefined> {
+    return toWebhook(await this.db.get<RawWebhook>(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE id = $id`, { id }));
   }
 
   /** One page of webhooks, newest first. */
-  page(offset: number, limit: number): WebhookRecord[] {
-    return this.sqlite
-      .query<RawWebhook, { offset: number; limit: number }>(
-        `SELECT ${WEBHOOK_COLUMNS} FROM webhooks ORDER BY created_at DESC, id DESC LIMIT $limit OFFSET $offset`,
-      )
-      .all({ offset, limit })
-      .map((raw) => toWebhook(raw)!);
+  async page(offset: number, limit: number): Promise<WebhookRecord[]> {
+    const rows = await this.db.all<RawWebhook>(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks ORDER BY created_at DESC, id DESC LIMIT $limit OFFSET $offset`, {
+      offset,
+      limit,
+    });
+    return rows.map((raw) => toWebhook(raw)!);
   }
 
-  count(): number {
-    return this.sqlite.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM webhooks").get()?.n ?? 0;
+  async count(): Promise<number> {
+    return (await this.db.get<{ n: number }>("SELECT COUNT(*) AS n FROM webhooks"))?.n ?? 0;
   }
 
   /**
    * Deletes the webhook with its deliveries and their attempts (pending ones are dropped); false when it did not
    * exist. RETURNING decides, not `changes`: bun:sqlite counts the rows ON DELETE CASCADE removes in it too.
    */
-  delete(id: string): boolean {
-    return this.sqlite.query<{ id: string }, { id: string }>("DELETE FROM webhooks WHERE id = $id RETURNING id").all({ id }).length > 0;
+  async delete(id: string): Promise<boolean> {
+    return (await this.db.all<{ id: string }>("DELETE FROM webhooks WHERE id = $id RETURNING id", { id })).length > 0;
   }
 
   /** Changes a webhook's name and/or subscribed events. */
-  update(id: string, changes: { name?: string | null; events?: string[] }): void {
-    if (changes.name !== undefined) this.sqlite.query("UPDATE webhooks SET name = $name WHERE id = $id").run({ id, name: changes.name });
-    if (changes.events !== undefined) {
-      this.sqlite.query("UPDATE webhooks SET events = $events WHERE id = $id").run({ id, events: JSON.stringify(changes.events) });
-    }
+  async update(id: string, changes: { name?: string | null; events?: string[] }): Promise<void> {
+    if (changes.name !== undefined) await this.db.run("UPDATE webhooks SET name = $name WHERE id = $id", { id, name: changes.name });
+    if (changes.events !== undefined) await this.db.run("UPDATE webhooks SET events = $events WHERE id = $id", { id, events: JSON.stringify(changes.events) });
   }
 }

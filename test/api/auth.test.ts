@@ -34,16 +34,16 @@ describe("authentication", () => {
   });
 
   test("a revoked key: 401 from then on", async () => {
-    const secret = svc.keyWith("domains:read");
+    const secret = await svc.keyWith("domains:read");
     expect((await svc.call("GET", "/domains", { key: secret })).status).toBe(200);
-    const id = svc.runtime.keys.list().find((k) => secret.startsWith(k.prefix) && k.name === "test-domains:read")!.id;
-    svc.runtime.keys.revoke(id);
+    const id = (await svc.runtime.keys.list()).find((k) => secret.startsWith(k.prefix) && k.name === "test-domains:read")!.id;
+    await svc.runtime.keys.revoke(id);
     const res = await svc.call("GET", "/domains", { key: secret });
     expect(expectErrorEnvelope(res, 401, "unauthorized").message).toContain("revoked");
   });
 
   test("the secret is stored only as its SHA-256", async () => {
-    const secret = svc.keyWith("admin");
+    const secret = await svc.keyWith("admin");
     const rows = svc.runtime.store.sqlite.query<{ hash: string }, []>("SELECT hash FROM api_keys").all();
     const digest = new Bun.CryptoHasher("sha256").update(secret).digest("hex");
     expect(rows.map((r) => r.hash)).toContain(digest);
@@ -54,14 +54,14 @@ describe("authentication", () => {
 
 describe("scopes", () => {
   test("domains:read may list but not create: 403", async () => {
-    const reader = svc.keyWith("domains:read");
+    const reader = await svc.keyWith("domains:read");
     expect((await svc.call("GET", "/domains", { key: reader })).status).toBe(200);
     const res = await svc.call("POST", "/domains", { key: reader, body: { name: "scoped.example" } });
     expect(expectErrorEnvelope(res, 403, "forbidden").message).toContain("domains:write");
   });
 
   test("a key without domain scopes: 403 on every domain route", async () => {
-    const other = svc.keyWith("crawls:read", "webhooks:write");
+    const other = await svc.keyWith("crawls:read", "webhooks:write");
     for (const [method, path] of [
       ["GET", "/domains"],
       ["POST", "/domains"],

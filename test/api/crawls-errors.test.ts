@@ -198,7 +198,7 @@ describe("credentials, scopes and methods", () => {
   });
 
   test("crawls:read may read but not start or cancel: 403 naming crawls:write", async () => {
-    const reader = svc.keyWith("crawls:read");
+    const reader = await svc.keyWith("crawls:read");
     expect((await svc.call("GET", "/crawls", { key: reader })).status).toBe(200);
     expect((await svc.call("GET", `/crawls/${crawlId}`, { key: reader })).status).toBe(200);
     expect((await svc.call("GET", `/crawls/${crawlId}/links`, { key: reader })).status).toBe(200);
@@ -210,7 +210,7 @@ describe("credentials, scopes and methods", () => {
   });
 
   test("crawls:write alone may not read: 403 naming crawls:read", async () => {
-    const writer = svc.keyWith("crawls:write");
+    const writer = await svc.keyWith("crawls:write");
     for (const path of ["/crawls", `/crawls/${crawlId}`, `/crawls/${crawlId}/links`, `/crawls/${crawlId}/broken`]) {
       const res = await svc.call("GET", path, { key: writer });
       expect(expectErrorEnvelope(res, 403, "forbidden").message).toContain("crawls:read");
@@ -218,19 +218,19 @@ describe("credentials, scopes and methods", () => {
   });
 
   test("crawls:write may start a crawl", async () => {
-    const writer = svc.keyWith("crawls:write");
+    const writer = await svc.keyWith("crawls:write");
     const domain = await svc.runtime.domains.add({ name: "127.0.0.1:2" }, true);
     expect((await svc.call("POST", "/crawls", { key: writer, body: { domain_id: domain.id } })).status).toBe(201);
   });
 
   test.each(OPERATIONS)("a key with only domain and webhook scopes: %s %s is 403", async (method, path) => {
-    const other = svc.keyWith("domains:read", "domains:write", "webhooks:read", "webhooks:write");
+    const other = await svc.keyWith("domains:read", "domains:write", "webhooks:read", "webhooks:write");
     const res = await svc.call(method, path, { key: other, body: method === "POST" ? { domain_id: domainId } : undefined });
     expectErrorEnvelope(res, 403, "forbidden");
   });
 
   test("a key without the scope learns nothing about ids or bodies: 403 before 400 or 404", async () => {
-    const reader = svc.keyWith("crawls:read");
+    const reader = await svc.keyWith("crawls:read");
     expectErrorEnvelope(await svc.call("POST", "/crawls", { key: reader, body: { domain_id: "x" } }), 403, "forbidden");
     expectErrorEnvelope(await svc.call("POST", `/crawls/${UNKNOWN_ID}/cancel`, { key: reader }), 403, "forbidden");
   });

@@ -13,7 +13,7 @@ afterAll(() => svc.stop());
 
 describe("logs and error bodies", () => {
   test("one info line per request with status and key id, and never the key", async () => {
-    const secret = svc.keyWith("domains:read");
+    const secret = await svc.keyWith("domains:read");
     await svc.call("GET", "/domains?token=abc", { key: secret });
     await svc.call("GET", "/domains", { key: `lp_${"z".repeat(40)}` });
     const requests = lines.filter((l) => l.msg === "request");
@@ -28,7 +28,7 @@ describe("logs and error bodies", () => {
 
   test("an internal failure: 500 internal with no stack or SQL in the body; details only in an error-level line", async () => {
     // A key not used yet, so authenticating it needs the store (/healthz answers 503 for a closed store instead).
-    const key = svc.keyWith("domains:read");
+    const key = await svc.keyWith("domains:read");
     svc.runtime.store.sqlite.close();
     const res = await svc.call("GET", "/domains", { key });
     const error = expectErrorEnvelope(res, 500, "internal");

@@ -10,7 +10,7 @@ afterAll(() => svc.stop());
 
 describe("rate limit (token bucket per key)", () => {
   test("every response carries RateLimit headers; past the limit: 429 with Retry-After", async () => {
-    const key = svc.keyWith("domains:read");
+    const key = await svc.keyWith("domains:read");
     const remaining: number[] = [];
     for (let i = 0; i < LIMIT; i++) {
       const res = await svc.call("GET", "/domains", { key });
@@ -31,15 +31,15 @@ describe("rate limit (token bucket per key)", () => {
   });
 
   test("each key has its own bucket", async () => {
-    const first = svc.keyWith("domains:read");
+    const first = await svc.keyWith("domains:read");
     for (let i = 0; i < LIMIT; i++) await svc.call("GET", "/domains", { key: first });
     expect((await svc.call("GET", "/domains", { key: first })).status).toBe(429);
-    const second = svc.keyWith("domains:read");
+    const second = await svc.keyWith("domains:read");
     expect((await svc.call("GET", "/domains", { key: second })).status).toBe(200);
   });
 
   test("error responses carry the headers too", async () => {
-    const key = svc.keyWith("domains:read");
+    const key = await svc.keyWith("domains:read");
     const res = await svc.call("GET", "/domains/not-a-uuid", { key });
     expect(res.status).toBe(404);
     expect(res.headers.get("ratelimit-limit")).toBe(String(LIMIT));

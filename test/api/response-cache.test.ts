@@ -59,7 +59,7 @@ describe("answers kept while the store is unchanged", () => {
 
   test("a kept answer is not given to a key that lacks the route's scope", async () => {
     expect((await svc.call("GET", "/domains")).status).toBe(200); // kept now
-    const crawlsOnly = svc.keyWith("crawls:read");
+    const crawlsOnly = await svc.keyWith("crawls:read");
     expectErrorEnvelope(await svc.call("GET", "/domains", { key: crawlsOnly }), 403, "forbidden");
     expectErrorEnvelope(await svc.call("GET", "/domains", { key: null }), 401, "unauthorized");
   });
@@ -76,7 +76,7 @@ describe("answers kept while the store is unchanged", () => {
 
 describe("a kept answer passes the chain like any other", () => {
   test("it equals the route's own answer and carries the request id and the RateLimit headers", async () => {
-    const key = svc.keyWith("domains:read");
+    const key = await svc.keyWith("domains:read");
     const domains = svc.runtime.domains;
     const list = domains.list;
     let reads = 0;
@@ -124,9 +124,9 @@ describe("a kept answer passes the chain like any other", () => {
 
 describe("authenticated keys kept while the store is unchanged", () => {
   test("a key revoked by the CLI beside the service is refused at the very next request", async () => {
-    const secret = svc.keyWith("domains:read");
+    const secret = await svc.keyWith("domains:read");
     for (let i = 0; i < 3; i++) expect((await svc.call("GET", "/domains", { key: secret })).status).toBe(200);
-    const id = svc.runtime.keys.list().find((k) => secret.startsWith(k.prefix))!.id;
+    const id = (await svc.runtime.keys.list()).find((k) => secret.startsWith(k.prefix))!.id;
     const revoked = await runCli(["keys", "revoke", id], { env: { LINKPATROL_STORAGE_PATH: svc.config.storage.path } });
     expect(revoked.exitCode).toBe(0);
     expectErrorEnvelope(await svc.call("GET", "/domains", { key: secret }), 401, "unauthorized");

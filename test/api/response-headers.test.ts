@@ -25,7 +25,7 @@ async function send(method: string, path: string, init: { key?: string | null; b
 }
 
 test("every kind of response carries X-Request-Id and RateLimit-*", async () => {
-  const reader = svc.keyWith("crawls:read");
+  const reader = await svc.keyWith("crawls:read");
   const cases: [string, Promise<Response>, number][] = [
     ["route answer", send("GET", "/domains"), 200],
     ["kept answer", send("GET", "/domains"), 200],

@@ -156,11 +156,11 @@ describe("ids, scopes and methods", () => {
 
   test("no key → 401, missing scope → 403, wrong method → 405", async () => {
     expectErrorEnvelope(await svc.call("GET", "/webhooks", { key: null }), 401, "unauthorized");
-    const reader = svc.keyWith("webhooks:read");
-    const writer = svc.keyWith("webhooks:write");
+    const reader = await svc.keyWith("webhooks:read");
+    const writer = await svc.keyWith("webhooks:write");
     expectErrorEnvelope(await svc.call("POST", "/webhooks", { key: reader, body: { url: "https://hooks.example.test/x" } }), 403, "forbidden");
     expectErrorEnvelope(await svc.call("GET", "/webhooks", { key: writer }), 403, "forbidden");
-    expectErrorEnvelope(await svc.call("GET", "/webhooks", { key: svc.keyWith("crawls:read") }), 403, "forbidden");
+    expectErrorEnvelope(await svc.call("GET", "/webhooks", { key: await svc.keyWith("crawls:read") }), 403, "forbidden");
     const wrong = await svc.call("PUT", "/webhooks");
     expectErrorEnvelope(wrong, 405, "method_not_allowed");
     expect(wrong.headers.get("allow")).toContain("POST");

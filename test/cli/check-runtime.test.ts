@@ -51,7 +51,7 @@ test("a crawl's end is signalled once its final state is stored", async () => {
   });
   try {
     const domain = await runtime.domains.add({ name: new URL(site.url("/")).host, root_url: site.url("/") }, true);
-    crawlId = runtime.crawls.start(domain.id, CrawlOptionsSchema.parse({})).id;
+    crawlId = (await runtime.crawls.start(domain.id, CrawlOptionsSchema.parse({}))).id;
     runtime.crawlPool.start();
     // No polling here: without the signal this waits until the test's timeout and fails.
     await end;

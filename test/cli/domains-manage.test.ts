@@ -36,7 +36,7 @@ async function crawlOnce(domainId: string): Promise<string> {
   const config = configSchema.parse({ storage: { path: storePath }, crawler: { allow_private_networks: true }, logging: { level: "error" } });
   const runtime = openRuntime(config, { inlineCrawls: true });
   try {
-    const crawl = runtime.crawls.start(domainId, CrawlOptionsSchema.parse({}));
+    const crawl = await runtime.crawls.start(domainId, CrawlOptionsSchema.parse({}));
     runtime.crawlPool.start();
     // Bounded: a two-page loopback site.
     for (let i = 0; i < 400 && ["pending", "running"].includes(runtime.crawls.get(crawl.id).status); i++) await Bun.sleep(25);

@@ -153,7 +153,7 @@ describe("GET /crawls/{id}/orphans parameters", () => {
     expectErrorEnvelope(await svc.call("GET", "/crawls/0190b6f2-7a3e-7c4d-9e1f-2a3b4c5d6e7f/orphans"), 404, "not_found");
     expectErrorEnvelope(await svc.call("GET", "/crawls/not-a-uuid/orphans"), 404, "not_found");
     expectErrorEnvelope(await svc.call("GET", `/crawls/${crawl.id}/orphans`, { key: null }), 401, "unauthorized");
-    expectErrorEnvelope(await svc.call("GET", `/crawls/${crawl.id}/orphans`, { key: svc.keyWith("domains:read") }), 403, "forbidden");
+    expectErrorEnvelope(await svc.call("GET", `/crawls/${crawl.id}/orphans`, { key: await svc.keyWith("domains:read") }), 403, "forbidden");
   });
 
   test("the OpenAPI document describes the endpoint and the new fields", async () => {

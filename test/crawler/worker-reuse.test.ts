@@ -101,7 +101,7 @@ test("an idle worker keeps no process alive: a script whose crawl has ended exit
     const dir = (await import("node:fs")).mkdtempSync("/tmp/linkpatrol-idle-worker-");
     const runtime = openRuntime(configSchema.parse({ storage: { path: dir + "/store.db" }, crawler: { workers: 1, allow_private_networks: true }, logging: { level: "warn" } }), { createStore: true });
     const domain = await runtime.domains.add({ name: "127.0.0.1:" + site.port, root_url: "http://127.0.0.1:" + site.port + "/" }, true);
-    const crawl = runtime.crawls.start(domain.id, { scan_images: false, scan_scripts: false, scan_stylesheets: false, follow_external: false });
+    const crawl = (await runtime.crawls.start(domain.id, { scan_images: false, scan_scripts: false, scan_stylesheets: false, follow_external: false }));
     runtime.crawlPool.start();
     let status = "pending";
     for (let i = 0; i < 400 && (status === "pending" || status === "running" || runtime.crawlPool.active.length > 0); i++) {

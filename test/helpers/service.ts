@@ -26,7 +26,7 @@ export interface TestService {
   /** An admin key. */
   adminKey: string;
   /** Creates a key with the given scopes and returns its secret. */
-  keyWith(...scopes: string[]): string;
+  keyWith(...scopes: string[]): Promise<string>;
   /** Sends a request to base + path with the admin key (unless `key` is given, or null for none). */
   call(method: string, path: string, options?: CallOptions): Promise<ApiResponse>;
   stop(): Promise<void>;
@@ -76,7 +76,7 @@ export async function startTestService(
   const runtime = openRuntime(config, { resolve, logger, inlineCrawls: options.resolve !== undefined, createStore: true });
   if (options.startCrawls !== false) runtime.crawlPool.start();
   runtime.dispatcher.start();
-  const adminKey = runtime.keys.create("test-admin", ["admin"]).secret;
+  const adminKey = (await runtime.keys.create("test-admin", ["admin"])).secret;
   // The listener `linkpatrol serve` uses, with its limits.
   const server = serveApi(await runtime.app(), { hostname: "127.0.0.1", port: 0 });
   const origin = `http://127.0.0.1:${server.port}`;
@@ -111,7 +111,7 @@ export async function startTestService(
     origin,
     base,
     adminKey,
-    keyWith: (...scopes) => runtime.keys.create(`test-${scopes.join("+")}`, scopes).secret,
+    keyWith: async (...scopes) => (await runtime.keys.create(`test-${scopes.join("+")}`, scopes)).secret,
     call,
     stop: async () => {
       await server.stop(true);

@@ -127,9 +127,9 @@ describe("creating channels", () => {
 
 describe("scopes", () => {
   test("notifications:read reads, notifications:write writes, webhooks scopes do neither, admin does both", async () => {
-    const reader = svc.keyWith("notifications:read");
-    const writer = svc.keyWith("notifications:write");
-    const hooks = svc.keyWith("webhooks:read", "webhooks:write");
+    const reader = await svc.keyWith("notifications:read");
+    const writer = await svc.keyWith("notifications:write");
+    const hooks = await svc.keyWith("webhooks:read", "webhooks:write");
     expect((await svc.call("GET", "/channels", { key: reader })).status).toBe(200);
     expectErrorEnvelope(await svc.call("POST", "/channels", { key: reader, body: slackBody() }), 403, "forbidden");
     expect((await svc.call("POST", "/channels", { key: writer, body: slackBody({ name: "by writer" }) })).status).toBe(201);

@@ -88,10 +88,10 @@ test("every scrape is rendered anew: requests between two scrapes in the same se
 
 test("/metrics on the API port needs a key with metrics:read (or admin)", async () => {
   expect((await svc.call("GET", "/metrics", { root: true, key: null })).status).toBe(401);
-  const forbidden = await svc.call("GET", "/metrics", { root: true, key: svc.keyWith("crawls:read") });
+  const forbidden = await svc.call("GET", "/metrics", { root: true, key: await svc.keyWith("crawls:read") });
   expect(forbidden.status).toBe(403);
   expect(forbidden.json.error.code).toBe("forbidden");
-  expect((await svc.call("GET", "/metrics", { root: true, key: svc.keyWith("metrics:read") })).status).toBe(200);
+  expect((await svc.call("GET", "/metrics", { root: true, key: await svc.keyWith("metrics:read") })).status).toBe(200);
 });
 
 test("with metrics.port set, /metrics is served there without a key and no longer on the API port", async () => {

@@ -46,7 +46,7 @@ describe("the README's API examples", () => {
         "/manual/": { body: `<a href="/manual/a.html">a</a> <a href="/archive/old.html">old</a> <img src="/legacy.pdf">` },
         "/manual/a.html": { body: `<a href="/manual/">home</a>` },
         // The token of whichever domain is registered for this host: the example publishes the HTTP file.
-        "/.well-known/linkpatrol-verify.txt": () => new Response(svc.runtime.domains.findByName(site.host)?.verification_token ?? "none"),
+        "/.well-known/linkpatrol-verify.txt": async () => new Response((await svc.runtime.domains.findByName(site.host))?.verification_token ?? "none"),
       });
     });
     afterAll(async () => {
@@ -79,7 +79,7 @@ describe("the README's API examples", () => {
       expect(stdout).toContain('"verified":true');
       expect(stdout).toContain('"delivered":true');
       expect(site.requests.some((line) => line.includes("/archive/"))).toBe(false);
-      expect(svc.runtime.domains.findByName(site.host)).toBeUndefined();
+      expect(await svc.runtime.domains.findByName(site.host)).toBeUndefined();
       expect(receiver.requests.length).toBeGreaterThan(0);
     }, 90_000);
   });

@@ -24,7 +24,7 @@ beforeAll(() => {
   store = openStore(":memory:");
   migrate(store.sqlite);
   service = new DomainsService({
-    repo: new DomainsRepo(store.sqlite),
+    repo: new DomainsRepo(store.db),
     verifier: {
       verify: async () => [],
       reach: async (url) => {

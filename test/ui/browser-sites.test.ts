@@ -70,7 +70,7 @@ describe.skipIf(!available)("managing a site in Chromium", () => {
       token = (await page.locator("h3:text('File on the site') + p + pre").textContent())!.trim();
       await page.getByRole("button", { name: "Verify" }).click();
       await page.waitForURL(/notice=verified$/);
-      const domain = svc.runtime.domains.get(domainUrl.split("/").pop()!);
+      const domain = await svc.runtime.domains.get(domainUrl.split("/").pop()!);
       expect(domain).toMatchObject({ name: site.host, root_url: site.url("/docs/index.html"), verified: true });
     },
     STEP_MS,
@@ -176,7 +176,7 @@ describe.skipIf(!available)("managing a site in Chromium", () => {
       await page.getByRole("button", { name: "Delete domain and its history" }).click();
       await page.waitForURL(`${svc.origin}/?notice=deleted`);
       expect(await page.getByRole("status").textContent()).toContain("Domain deleted");
-      expect(svc.runtime.domains.list(1, 100).items.some((domain) => domain.id === id)).toBe(false);
+      expect((await svc.runtime.domains.list(1, 100)).items.some((domain) => domain.id === id)).toBe(false);
       expect(svc.runtime.crawls.list({ domainId: id }, 1, 10).total).toBe(0);
       expect(dialogs).toEqual([]);
     },

@@ -86,9 +86,9 @@ describe("channel pages", () => {
       to: "a@example.com, b@example.com\nc@example.com",
     });
     expect(answer.status).toBe(303);
-    const created = svc.runtime.channels.list().items.find((c) => c.name === "mail")!;
+    const created = (await svc.runtime.channels.list()).items.find((c) => c.name === "mail")!;
     expect(created.settings).toMatchObject({ to: ["a@example.com", "b@example.com", "c@example.com"], port: 465, security: "tls" });
-    svc.runtime.channels.delete(created.id);
+    await svc.runtime.channels.delete(created.id);
   });
 
   test("creating a Slack channel for one domain, then Send test", async () => {
@@ -116,10 +116,10 @@ describe("channel pages", () => {
 
   test("the delivery log shows each digest as text: a hostile link text is text, and the delivery can be redelivered", async () => {
     await waitForCrawl(svc, await startCrawl(svc, domainId));
-    let deliveries = svc.runtime.channels.deliveries(channelId, 1, 20).items;
+    let deliveries = (await svc.runtime.channels.deliveries(channelId, 1, 20)).items;
     for (let i = 0; i < 200 && deliveries[0]?.state !== "delivered"; i++) {
       await Bun.sleep(50);
-      deliveries = svc.runtime.channels.deliveries(channelId, 1, 20).items;
+      deliveries = (await svc.runtime.channels.deliveries(channelId, 1, 20)).items;
     }
     expect(deliveries[0]!.state).toBe("delivered");
     const page = await client.get(`/ui/channels/${channelId}`);
@@ -134,7 +134,7 @@ describe("channel pages", () => {
   });
 
   test("a read-only key sees the pages without a form, and may change nothing", async () => {
-    const reader = await signedInClient(svc, svc.keyWith("notifications:read"));
+    const reader = await signedInClient(svc, await svc.keyWith("notifications:read"));
     for (const path of ["/ui/channels", `/ui/channels/${channelId}`]) {
       const page = await reader.get(path);
       expect(page.status).toBe(200);
@@ -145,7 +145,7 @@ describe("channel pages", () => {
     for (const path of ["/ui/channels", `/ui/channels/${channelId}/test`, `/ui/channels/${channelId}/delete`]) {
       expect((await reader.post(path, { kind: "slack", name: "x", url: chat.url("/x") })).status).toBe(403);
     }
-    const none = await signedInClient(svc, svc.keyWith("crawls:read"));
+    const none = await signedInClient(svc, await svc.keyWith("crawls:read"));
     expect((await none.get("/ui/channels")).status).toBe(403);
   });
 

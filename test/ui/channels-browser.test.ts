@@ -110,7 +110,7 @@ describe.skipIf(!available)("notification channels in Chromium", () => {
     async () => {
       await waitForCrawl(svc, await startCrawl(svc, domainId));
       const channelId = channelUrl.split("/").pop()!;
-      for (let i = 0; i < 200 && svc.runtime.channels.deliveries(channelId, 1, 1).items[0]?.state !== "delivered"; i++) await Bun.sleep(50);
+      for (let i = 0; i < 200 && (await svc.runtime.channels.deliveries(channelId, 1, 1)).items[0]?.state !== "delivered"; i++) await Bun.sleep(50);
       await page.goto(channelUrl);
       await page.locator("details summary", { hasText: "8 new broken links" }).click();
       const preview = (await page.locator("pre.message-preview").textContent())!;

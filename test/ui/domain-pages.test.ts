@@ -37,7 +37,7 @@ describe("domain pages", () => {
     expect(match).not.toBeNull();
     domainId = match![1]!;
     const page = await client.get(answer.location!);
-    const domain = svc.runtime.domains.get(domainId);
+    const domain = await svc.runtime.domains.get(domainId);
     const m = domain.verification.methods;
     expect(page.html).toContain("Domain added.");
     expect(page.html).toContain(`<code>${m.dns_txt.name}</code>`);
@@ -59,12 +59,12 @@ describe("domain pages", () => {
     const failed = await client.post(`/ui/domains/${domainId}/verify`);
     expect(failed.status).toBe(422);
     for (const method of ["DNS TXT record", "File on the site", "Meta tag"]) expect(failed.html).toContain(`<li>${method}: `);
-    expect(svc.runtime.domains.get(domainId).verified).toBe(false);
-    token = svc.runtime.domains.get(domainId).verification.token;
+    expect((await svc.runtime.domains.get(domainId)).verified).toBe(false);
+    token = (await svc.runtime.domains.get(domainId)).verification.token;
     const passed = await client.post(`/ui/domains/${domainId}/verify`);
     expect(passed.status).toBe(303);
     expect(passed.location).toBe(`/ui/domains/${domainId}?notice=verified`);
-    expect(svc.runtime.domains.get(domainId)).toMatchObject({ verified: true, verified_by: "http_file" });
+    expect(await svc.runtime.domains.get(domainId)).toMatchObject({ verified: true, verified_by: "http_file" });
     const page = await client.get(passed.location!);
     expect(page.html).toContain("Domain verified");
     expect(page.html).not.toContain(">Verify<");
@@ -84,7 +84,7 @@ describe("domain pages", () => {
       expect(utc).toMatch(/ 0[12]:00 UTC$/);
     }
     expect(preview.html).toContain("Next runs, in the schedule's time zone Europe/Berlin:".replace("'", "&#39;"));
-    expect(svc.runtime.domains.get(domainId).schedule).toBeNull();
+    expect((await svc.runtime.domains.get(domainId)).schedule).toBeNull();
     const posted = await client.post(`/ui/domains/${domainId}/schedule`, { cron: "*/15 * * * *", timezone: "", action: "preview" });
     expect(posted.status).toBe(200);
     // Without a zone: server time, written in UTC (and labelled so) for the script to show in the reader's zone.
@@ -92,27 +92,27 @@ describe("domain pages", () => {
       5,
     );
     expect(posted.html).toContain("Preview of */15 * * * *");
-    expect(svc.runtime.domains.get(domainId).schedule).toBeNull();
+    expect((await svc.runtime.domains.get(domainId)).schedule).toBeNull();
 
     const saved = await client.post(`/ui/domains/${domainId}/schedule`, { cron: "0 3 * * *", timezone: "Europe/Berlin", action: "set" });
     expect(saved.status).toBe(303);
-    expect(svc.runtime.domains.get(domainId)).toMatchObject({ schedule: "0 3 * * *", schedule_timezone: "Europe/Berlin" });
+    expect(await svc.runtime.domains.get(domainId)).toMatchObject({ schedule: "0 3 * * *", schedule_timezone: "Europe/Berlin" });
     expect((await client.get(saved.location!)).html).toContain("Clear schedule");
 
     const bad = await client.post(`/ui/domains/${domainId}/schedule`, { cron: "every day", timezone: "", action: "set" });
     expect(bad.status).toBe(400);
     expect(bad.html).toContain("not a cron expression");
-    expect(svc.runtime.domains.get(domainId).schedule).toBe("0 3 * * *");
+    expect((await svc.runtime.domains.get(domainId)).schedule).toBe("0 3 * * *");
 
     const cleared = await client.post(`/ui/domains/${domainId}/schedule`, { action: "clear" });
     expect(cleared.status).toBe(303);
-    expect(svc.runtime.domains.get(domainId).schedule).toBeNull();
+    expect((await svc.runtime.domains.get(domainId)).schedule).toBeNull();
   });
 
   test("default options are saved from the checkboxes and preselected for the next crawl", async () => {
     const saved = await client.post(`/ui/domains/${domainId}/options`, { scan_images: "on", follow_external: "on" });
     expect(saved.status).toBe(303);
-    const saved_options = svc.runtime.domains.get(domainId).default_options!;
+    const saved_options = (await svc.runtime.domains.get(domainId)).default_options!;
     expect(
       Object.entries(saved_options)
         .filter(([, on]) => on)

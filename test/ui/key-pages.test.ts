@@ -25,7 +25,7 @@ describe("API keys in the dashboard", () => {
     const page = await admin.get("/ui/keys");
     expect(page.status).toBe(200);
     expect(page.html).toContain('<a href="/ui/keys">API keys</a>');
-    const listed = svc.runtime.keys.list();
+    const listed = await svc.runtime.keys.list();
     for (const key of listed) expect(page.html).toContain(`lp_${key.prefix}…`);
     expect(page.html).toContain("you are signed in with it");
     expect(page.html).not.toMatch(/lp_[A-Za-z0-9]{30,}/);
@@ -40,8 +40,8 @@ describe("API keys in the dashboard", () => {
     expect(created.html).toContain("shown only this once");
     expect(created.html).toContain("ci &lt;script&gt;alert(&quot;k&quot;)&lt;/script&gt;");
     expect(created.html).not.toContain("<script>alert");
-    keyId = svc.runtime.keys.list().find((key) => key.name.startsWith("ci "))!.id;
-    expect(svc.runtime.keys.list().find((key) => key.id === keyId)!.scopes).toEqual(["crawls:read", "domains:read"]);
+    keyId = (await svc.runtime.keys.list()).find((key) => key.name.startsWith("ci "))!.id;
+    expect((await svc.runtime.keys.list()).find((key) => key.id === keyId)!.scopes).toEqual(["crawls:read", "domains:read"]);
     expect((await svc.call("GET", "/crawls", { key: secret })).status).toBe(200);
     expectErrorEnvelope(await svc.call("POST", "/domains", { key: secret, body: { name: "nope.example" } }), 403, "forbidden");
     // Shown once: the list afterwards has its prefix, not the key.
@@ -64,7 +64,7 @@ describe("API keys in the dashboard", () => {
     expect(ask.status).toBe(200);
     expect(ask.html).toContain("Revoke the key ci &lt;script&gt;");
     expect(ask.html).not.toContain("signs you out");
-    expect(svc.runtime.keys.list().find((key) => key.id === keyId)!.revoked_at).toBeNull();
+    expect((await svc.runtime.keys.list()).find((key) => key.id === keyId)!.revoked_at).toBeNull();
     const revoked = await admin.post(`/ui/keys/${keyId}/revoke`);
     expect(revoked.status).toBe(303);
     expect(revoked.location).toBe("/ui/keys?notice=revoked");
@@ -73,10 +73,13 @@ describe("API keys in the dashboard", () => {
   });
 
   test("a session without admin gets 403 on every key page and action, and no link to them", async () => {
-    const other = await signedInClient(svc, svc.keyWith("domains:read", "domains:write", "crawls:read", "crawls:write", "webhooks:read", "webhooks:write"));
+    const other = await signedInClient(
+      svc,
+      await svc.keyWith("domains:read", "domains:write", "crawls:read", "crawls:write", "webhooks:read", "webhooks:write"),
+    );
     const overview = await other.get("/");
     expect(overview.html).not.toContain('href="/ui/keys"');
-    const target = svc.runtime.keys.list()[0]!.id;
+    const target = (await svc.runtime.keys.list())[0]!.id;
     const answers = [
       await other.get("/ui/keys"),
       await other.post("/ui/keys", { name: "sneaky", scopes: ["admin"] }),
@@ -87,14 +90,14 @@ describe("API keys in the dashboard", () => {
       expect(answer.status).toBe(403);
       expect(answer.html).toContain("Not allowed");
     }
-    expect(svc.runtime.keys.list().some((key) => key.name === "sneaky")).toBe(false);
-    expect(svc.runtime.keys.list().find((key) => key.id === target)!.revoked_at).toBeNull();
+    expect((await svc.runtime.keys.list()).some((key) => key.name === "sneaky")).toBe(false);
+    expect((await svc.runtime.keys.list()).find((key) => key.id === target)!.revoked_at).toBeNull();
   });
 
   test("revoking the key you are signed in with warns first, then signs you out", async () => {
-    const ownSecret = svc.runtime.keys.create("second admin", ["admin"]).secret;
+    const ownSecret = (await svc.runtime.keys.create("second admin", ["admin"])).secret;
     const own = await signedInClient(svc, ownSecret);
-    const ownId = svc.runtime.keys.list().find((key) => key.name === "second admin")!.id;
+    const ownId = (await svc.runtime.keys.list()).find((key) => key.name === "second admin")!.id;
     expect((await own.get(`/ui/keys/${ownId}/revoke`)).html).toContain("revoking it signs you out");
     await own.post(`/ui/keys/${ownId}/revoke`);
     const after = await own.get("/ui/keys");

@@ -35,7 +35,7 @@ function changes(deliveryId: string) {
 async function anyDeliveryId(): Promise<string> {
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {
-    const items = fx.svc.runtime.webhooks.deliveries(fx.webhookId, 1, 1).items;
+    const items = (await fx.svc.runtime.webhooks.deliveries(fx.webhookId, 1, 1)).items;
     if (items.length > 0 && items[0]!.state !== "pending") return items[0]!.id;
     await Bun.sleep(50);
   }
@@ -44,7 +44,7 @@ async function anyDeliveryId(): Promise<string> {
 
 describe("a read-only key", () => {
   test("sees every page and no form that changes anything", async () => {
-    const key = fx.svc.keyWith("domains:read", "crawls:read", "webhooks:read");
+    const key = await fx.svc.keyWith("domains:read", "crawls:read", "webhooks:read");
     const client = await signedInClient(fx.svc, key);
     for (const path of pages()) {
       const page = await client.get(path);
@@ -56,22 +56,26 @@ describe("a read-only key", () => {
 
   test("gets 403 on every change, and nothing changes", async () => {
     const deliveryId = await anyDeliveryId();
-    const key = fx.svc.keyWith("domains:read", "crawls:read", "webhooks:read");
+    const key = await fx.svc.keyWith("domains:read", "crawls:read", "webhooks:read");
     const client = await signedInClient(fx.svc, key);
-    const before = { domains: fx.svc.runtime.domains.list(1, 100).total, webhooks: fx.svc.runtime.webhooks.list().total };
+    const before = { domains: (await fx.svc.runtime.domains.list(1, 100)).total, webhooks: (await fx.svc.runtime.webhooks.list()).total };
     for (const [path, form] of changes(deliveryId)) {
       const answer = await client.post(path, form);
       expect(answer.status, path).toBe(403);
       expect(answer.html, path).toContain("lacks the");
     }
-    expect(fx.svc.runtime.domains.list(1, 100).total).toBe(before.domains);
-    expect(fx.svc.runtime.webhooks.list().total).toBe(before.webhooks);
-    expect(fx.svc.runtime.domains.get(fx.domainId)).toMatchObject({ schedule: null, root_url: fx.site.url("/"), ignore_rules: { exclude: [], mute: [] } });
+    expect((await fx.svc.runtime.domains.list(1, 100)).total).toBe(before.domains);
+    expect((await fx.svc.runtime.webhooks.list()).total).toBe(before.webhooks);
+    expect(await fx.svc.runtime.domains.get(fx.domainId)).toMatchObject({
+      schedule: null,
+      root_url: fx.site.url("/"),
+      ignore_rules: { exclude: [], mute: [] },
+    });
   });
 
   test("a key without domains:read is refused the overview with 403", async () => {
     const client = await new DashboardClient(fx.svc.origin);
-    await client.signIn(fx.svc.keyWith("webhooks:read"));
+    await client.signIn(await fx.svc.keyWith("webhooks:read"));
     expect((await client.get("/")).status).toBe(403);
     expect((await client.get("/ui/webhooks")).status).toBe(200);
   });
@@ -91,11 +95,11 @@ describe("CSRF", () => {
     // Even with the right token: the browser says the form was sent from another site.
     const crossSite = await client.post("/ui/domains", { name: "csrf.example" }, { origin: "null", "sec-fetch-site": "cross-site" });
     expect(crossSite.status).toBe(403);
-    expect(fx.svc.runtime.domains.findByName("csrf.example")).toBeUndefined();
+    expect(await fx.svc.runtime.domains.findByName("csrf.example")).toBeUndefined();
     // Under Referrer-Policy no-referrer a same-origin form is sent with "Origin: null": the token decides.
     const good = await client.post("/ui/domains", { name: "csrf.example" }, { origin: "null", "sec-fetch-site": "same-origin" });
     expect(good.status).toBe(303);
-    expect(fx.svc.runtime.domains.findByName("csrf.example")).toBeDefined();
+    expect(await fx.svc.runtime.domains.findByName("csrf.example")).toBeDefined();
   });
 
   test("sign-out needs the token too", async () => {

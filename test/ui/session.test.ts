@@ -57,8 +57,8 @@ describe("dashboard sign-in", () => {
   });
 
   test("a wrong, malformed or revoked key is refused with 401 and no session", async () => {
-    const revoked = svc.runtime.keys.create("gone", ["admin"]);
-    svc.runtime.keys.revoke(revoked.key.id);
+    const revoked = await svc.runtime.keys.create("gone", ["admin"]);
+    await svc.runtime.keys.revoke(revoked.key.id);
     for (const key of [`lp_${"x".repeat(40)}`, "not a key", "", revoked.secret]) {
       const client = new DashboardClient(svc.origin);
       const answer = await client.signIn(key);
@@ -95,7 +95,7 @@ describe("dashboard sign-in", () => {
 describe("dashboard sessions", () => {
   test("an expired or tampered cookie is a signed-out visitor", async () => {
     const codec = serviceCodec();
-    const keyId = svc.runtime.keys.list().find((k) => k.name === "test-admin")!.id;
+    const keyId = (await svc.runtime.keys.list()).find((k) => k.name === "test-admin")!.id;
     const expired = codec.issue(keyId, Date.now() - SESSION_TTL_MS - 1_000).token;
     const valid = codec.issue(keyId).token;
     const tampered = valid.replace(/\.(\d+)\./, (_, expiry) => `.${Number(expiry) + 1}.`);
@@ -126,16 +126,16 @@ describe("dashboard sessions", () => {
   });
 
   test("revoking the key ends its sessions with the next request", async () => {
-    const created = svc.runtime.keys.create("to-revoke", ["admin"]);
+    const created = await svc.runtime.keys.create("to-revoke", ["admin"]);
     const client = await signedInClient(svc, created.secret);
     expect((await client.get("/")).status).toBe(200);
-    svc.runtime.keys.revoke(created.key.id);
+    await svc.runtime.keys.revoke(created.key.id);
     const after = await client.get("/");
     expect(after.status).toBe(303);
     expect(after.location).toStartWith("/ui/sign-in");
     const post = await client.post("/ui/domains", { name: "example.org" });
     expect(post.status).toBe(303);
-    expect(svc.runtime.domains.findByName("example.org")).toBeUndefined();
+    expect(await svc.runtime.domains.findByName("example.org")).toBeUndefined();
   });
 
   test("the session key lives beside the store, readable by its owner only", async () => {

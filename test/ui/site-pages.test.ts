@@ -48,13 +48,13 @@ describe("adding a site", () => {
     expect(added.status).toBe(303);
     expect(added.location).toMatch(/\?notice=added$/);
     domainId = idFrom(added.location);
-    expect(svc.runtime.domains.get(domainId)).toMatchObject({ name: docs.host, root_url: docs.url("/docs/index.html") });
+    expect(await svc.runtime.domains.get(domainId)).toMatchObject({ name: docs.host, root_url: docs.url("/docs/index.html") });
     const page = await client.get(added.location!);
     expect(page.html).toContain(`Crawls begin at ${docs.url("/docs/index.html")}`);
-    token = svc.runtime.domains.get(domainId).verification.token;
+    token = (await svc.runtime.domains.get(domainId)).verification.token;
     const verified = await client.post(`/ui/domains/${domainId}/verify`);
     expect(verified.status).toBe(303);
-    expect(svc.runtime.domains.get(domainId)).toMatchObject({ verified: true, verified_by: "http_file" });
+    expect(await svc.runtime.domains.get(domainId)).toMatchObject({ verified: true, verified_by: "http_file" });
   });
 
   test("a bare host whose port answers only plain HTTP gets http, and the page says so", async () => {
@@ -62,7 +62,7 @@ describe("adding a site", () => {
     expect(added.status).toBe(303);
     expect(added.location).toMatch(/\?notice=added-http$/);
     const id = idFrom(added.location);
-    expect(svc.runtime.domains.get(id).root_url).toBe(plain.url("/"));
+    expect((await svc.runtime.domains.get(id)).root_url).toBe(plain.url("/"));
     const page = await client.get(added.location!);
     expect(page.html).toContain(`https://${plain.host}/ did not answer, but ${plain.origin}/ did: the start page is ${plain.url("/")}, over plain HTTP`);
     await svc.runtime.domains.delete(id);
@@ -85,7 +85,7 @@ describe("adding a site", () => {
     expect(page.html).toContain(`<input type="hidden" name="root_url" value="${plain.url("/")}"/>`);
     const fixed = await client.post(`/ui/domains/${id}/root`, { root_url: plain.url("/") });
     expect(fixed.status).toBe(303);
-    expect(svc.runtime.domains.get(id).root_url).toBe(plain.url("/"));
+    expect((await svc.runtime.domains.get(id)).root_url).toBe(plain.url("/"));
     await svc.runtime.domains.delete(id);
   }, 30_000);
 
@@ -104,14 +104,14 @@ describe("adding a site", () => {
     test("the start page moves within the host; another host is refused with the typed URL kept", async () => {
       const moved = await client.post(`/ui/domains/${domainId}/root`, { root_url: docs.url("/docs/a.html") });
       expect(moved.status).toBe(303);
-      expect(svc.runtime.domains.get(domainId).root_url).toBe(docs.url("/docs/a.html"));
+      expect((await svc.runtime.domains.get(domainId)).root_url).toBe(docs.url("/docs/a.html"));
       expect((await client.get(moved.location!)).html).toContain(`Start page saved: crawls begin at ${docs.url("/docs/a.html")}`);
       const refused = await client.post(`/ui/domains/${domainId}/root`, { root_url: "http://elsewhere.example/docs/" });
       expect(refused.status).toBe(400);
       expect(refused.html).toContain("The start page was not saved.");
       expect(refused.html).toContain("<li>Start page: must be on the domain&#39;s own host and port");
       expect(field(refused.html, "root-url")).toBe("http://elsewhere.example/docs/");
-      expect(svc.runtime.domains.get(domainId).root_url).toBe(docs.url("/docs/a.html"));
+      expect((await svc.runtime.domains.get(domainId)).root_url).toBe(docs.url("/docs/a.html"));
       await client.post(`/ui/domains/${domainId}/root`, { root_url: docs.url("/docs/index.html") });
     });
 
@@ -125,7 +125,7 @@ describe("adding a site", () => {
       expect(refused.html).not.toContain("field:");
       const saved = await client.post(`/ui/domains/${domainId}/schedule`, { cron: "15 4 * * 1", timezone: "Europe/Berlin", action: "set" });
       expect(saved.status).toBe(303);
-      expect(svc.runtime.domains.get(domainId)).toMatchObject({ schedule: "15 4 * * 1", schedule_timezone: "Europe/Berlin" });
+      expect(await svc.runtime.domains.get(domainId)).toMatchObject({ schedule: "15 4 * * 1", schedule_timezone: "Europe/Berlin" });
     });
 
     test("ignore rules are saved from the text areas; a bad line is named and everything typed is kept", async () => {
@@ -137,7 +137,7 @@ describe("adding a site", () => {
       expect(textarea(refused.html, "rules-mute")).toBe("\\.pdf$");
       const saved = await client.post(`/ui/domains/${domainId}/rules`, { exclude: " /private/ \n\n", mute: "/docs/missing" });
       expect(saved.status).toBe(303);
-      expect(svc.runtime.domains.get(domainId).ignore_rules).toEqual({ exclude: ["/private/"], mute: ["/docs/missing"] });
+      expect((await svc.runtime.domains.get(domainId)).ignore_rules).toEqual({ exclude: ["/private/"], mute: ["/docs/missing"] });
     });
 
     test("a crawl started here is labelled as started from the dashboard and runs with the rules", async () => {
@@ -159,7 +159,7 @@ describe("adding a site", () => {
     const ask = await client.get(`/ui/domains/${domainId}/delete`);
     expect(ask.status).toBe(200);
     expect(ask.html).toContain("with its 1 crawl, every link they found");
-    expect(svc.runtime.domains.list(1, 100).items.map((d) => d.id)).toContain(domainId);
+    expect((await svc.runtime.domains.list(1, 100)).items.map((d) => d.id)).toContain(domainId);
     const deleted = await client.post(`/ui/domains/${domainId}/delete`);
     expect(deleted.status).toBe(303);
     expect(deleted.location).toBe("/?notice=deleted");

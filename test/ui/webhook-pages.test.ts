@@ -20,7 +20,7 @@ afterAll(() => fx.stop());
 async function settledDeliveries() {
   const deadline = Date.now() + 8_000;
   while (Date.now() < deadline) {
-    const deliveries = fx.svc.runtime.webhooks.deliveries(fx.webhookId, 1, 20).items;
+    const deliveries = (await fx.svc.runtime.webhooks.deliveries(fx.webhookId, 1, 20)).items;
     const attempts = deliveries.reduce((sum, d) => sum + d.attempts.length, 0);
     const received = receivedDeliveries().filter(([event]) => event !== "webhook.test").length;
     if (deliveries.length > 0 && deliveries.every((d) => d.state !== "pending") && received >= attempts) return deliveries;
@@ -41,7 +41,7 @@ describe("webhook pages", () => {
     expect(answer.headers.get("cache-control")).toBe("no-store");
     const secret = /id="webhook-secret">(whsec_[A-Za-z0-9_-]+)</.exec(answer.html)?.[1];
     expect(secret).toBeDefined();
-    const created = fx.svc.runtime.webhooks.list().items.find((w) => w.name === "second")!;
+    const created = (await fx.svc.runtime.webhooks.list()).items.find((w) => w.name === "second")!;
     expect(created.events).toEqual(["crawl.completed", "crawl.failed"]);
     const list = await client.get("/ui/webhooks");
     expect(list.html).toContain("second");
@@ -83,11 +83,11 @@ describe("webhook pages", () => {
   }, 20_000);
 
   test("deleting asks first (with the script) and removes the webhook", async () => {
-    const hook = fx.svc.runtime.webhooks.list().items.find((w) => w.name === "second")!;
+    const hook = (await fx.svc.runtime.webhooks.list()).items.find((w) => w.name === "second")!;
     const page = await client.get(`/ui/webhooks/${hook.id}`);
     expect(page.html).toContain('data-confirm="Delete this webhook');
     const deleted = await client.post(`/ui/webhooks/${hook.id}/delete`);
     expect(deleted.status).toBe(303);
-    expect(fx.svc.runtime.webhooks.list().items.some((w) => w.id === hook.id)).toBe(false);
+    expect((await fx.svc.runtime.webhooks.list()).items.some((w) => w.id === hook.id)).toBe(false);
   });
 });

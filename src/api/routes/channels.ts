@@ -67,14 +67,14 @@ const testChannel = securedRoute(TAG, "notifications:write", {
 export function channelsRouter(service: ChannelsService) {
   const router = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
     .openapi(createChannel, async (c) => c.json({ data: await service.create(c.req.valid("json") as ChannelInput) }, 201))
-    .openapi(listChannels, (c) => {
-      const { items, total } = service.list();
+    .openapi(listChannels, async (c) => {
+      const { items, total } = await service.list();
       return c.json({ data: items, meta: { total } }, 200);
     })
-    .openapi(getChannel, (c) => c.json({ data: service.get(c.req.valid("param").id) }, 200))
-    .openapi(updateChannel, (c) => c.json({ data: service.update(c.req.valid("param").id, c.req.valid("json")) }, 200))
-    .openapi(deleteChannel, (c) => {
-      service.delete(c.req.valid("param").id);
+    .openapi(getChannel, async (c) => c.json({ data: await service.get(c.req.valid("param").id) }, 200))
+    .openapi(updateChannel, async (c) => c.json({ data: await service.update(c.req.valid("param").id, c.req.valid("json")) }, 200))
+    .openapi(deleteChannel, async (c) => {
+      await service.delete(c.req.valid("param").id);
       return c.body(null, 204);
     })
     .openapi(testChannel, async (c) => c.json({ data: await service.test(c.req.valid("param").id) }, 200));

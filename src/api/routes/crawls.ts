@@ -105,9 +105,9 @@ const cancelCrawl = securedRoute("crawls", "crawls:write", {
 /** The /crawls router; `basePath` prefixes the Location of a new crawl. */
 export function crawlsRouter(service: CrawlsService, basePath: string) {
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
-    .openapi(startCrawl, (c) => {
+    .openapi(startCrawl, async (c) => {
       const { domain_id, options, full } = c.req.valid("json");
-      const crawl = service.start(domain_id, options ?? DEFAULT_OPTIONS, "api", { full });
+      const crawl = await service.start(domain_id, options ?? DEFAULT_OPTIONS, "api", { full });
       c.header("Location", `${basePath}/crawls/${crawl.id}`);
       return c.json({ data: crawl }, 201);
     })

@@ -64,12 +64,12 @@ const verifyDomain = securedRoute("domains", "domains:write", {
 export function domainsRouter(service: DomainsService) {
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
     .openapi(createDomain, async (c) => c.json({ data: await service.add(c.req.valid("json")) }, 201))
-    .openapi(listDomains, (c) => {
+    .openapi(listDomains, async (c) => {
       const { page, limit } = c.req.valid("query");
-      const { items, total } = service.list(page, limit);
+      const { items, total } = await service.list(page, limit);
       return c.json({ data: items, meta: { page, limit, total } }, 200);
     })
-    .openapi(getDomain, (c) => c.json({ data: service.get(c.req.valid("param").id) }, 200))
+    .openapi(getDomain, async (c) => c.json({ data: await service.get(c.req.valid("param").id) }, 200))
     .openapi(updateDomain, async (c) => c.json({ data: await service.edit(c.req.valid("param").id, c.req.valid("json")) }, 200))
     .openapi(deleteDomain, async (c) => {
       await service.delete(c.req.valid("param").id);

@@ -60,15 +60,15 @@ export function webhooksRouter(service: WebhooksService) {
       const webhook = await service.create(c.req.valid("json"));
       return c.json({ data: webhook, meta: { warning: SECRET_WARNING } }, 201);
     })
-    .openapi(listWebhooks, (c) => {
-      const { items, total } = service.list();
+    .openapi(listWebhooks, async (c) => {
+      const { items, total } = await service.list();
       return c.json({ data: items, meta: { total } }, 200);
     })
-    .openapi(deleteWebhook, (c) => {
-      service.delete(c.req.valid("param").id);
+    .openapi(deleteWebhook, async (c) => {
+      await service.delete(c.req.valid("param").id);
       return c.body(null, 204);
     })
-    .openapi(updateWebhook, (c) => c.json({ data: service.update(c.req.valid("param").id, c.req.valid("json")) }, 200))
+    .openapi(updateWebhook, async (c) => c.json({ data: await service.update(c.req.valid("param").id, c.req.valid("json")) }, 200))
     .openapi(testWebhook, async (c) => c.json({ data: await service.test(c.req.valid("param").id) }, 200));
   return withDeliveries(router, "webhook", { read: "webhooks:read", write: "webhooks:write" }, DeliveryListSchema, service);
 }

@@ -67,13 +67,13 @@ function reachable(host: string, port: number, timeoutMs: number): Promise<strin
   });
 }
 
-/** Connects and asks one query; the client is the caller's to close. */
-export async function connectPostgres(url: string, options: { timeoutMs?: number; max?: number } = {}): Promise<SQL> {
+/** Connects and asks one query; the client is the caller's to close. `bigint`: int8 columns as BigInt (the store's Db), not strings. */
+export async function connectPostgres(url: string, options: { timeoutMs?: number; max?: number; bigint?: boolean } = {}): Promise<SQL> {
   const target = postgresTarget(url);
   const timeoutMs = options.timeoutMs ?? 5_000;
   const unreachable = await reachable(target.host, target.port, timeoutMs);
   if (unreachable !== null) throw new StoreConnectError(target.shown, unreachable);
-  const sql = new SQL(url, { max: options.max ?? 10, connectionTimeout: Math.ceil(timeoutMs / 1000) });
+  const sql = new SQL(url, { max: options.max ?? 10, connectionTimeout: Math.ceil(timeoutMs / 1000), bigint: options.bigint ?? false });
   try {
     await sql`SELECT 1`;
     return sql;

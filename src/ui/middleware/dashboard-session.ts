@@ -17,7 +17,7 @@ export function dashboardSession(keys: KeysService, codec: SessionCodec): Middle
     let viewer = null;
     if (session !== null) {
       try {
-        viewer = { principal: keys.principalOf(session.keyId), session, csrf: codec.csrfToken(session) };
+        viewer = { principal: await keys.principalOf(session.keyId), session, csrf: codec.csrfToken(session) };
       } catch (error) {
         if (!(error instanceof UnauthorizedError)) throw error;
       }

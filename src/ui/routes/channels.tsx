@@ -57,15 +57,15 @@ function inputFromForm(kind: ChannelKind, form: Record<string, string | File | (
 
 export function channelsRouter(channels: ChannelsService, domains: DomainsService) {
   const router = new Hono<UiEnv>();
-  const domainChoices = () => domains.list(1, 1_000).items.map((d) => ({ id: d.id, name: d.name }));
+  const domainChoices = async () => (await domains.list(1, 1_000)).items.map((d) => ({ id: d.id, name: d.name }));
 
-  const channelPage = (c: Context<UiEnv>, viewer: Viewer, id: string, extra: TargetExtra<ChannelTestResultView> = {}) => {
+  const channelPage = async (c: Context<UiEnv>, viewer: Viewer, id: string, extra: TargetExtra<ChannelTestResultView> = {}) => {
     const page = pageQuery(c);
-    const channel = channels.get(id);
-    const deliveries = channels.deliveries(channel.id, page, CHANNEL_DELIVERIES_PER_PAGE);
+    const channel = await channels.get(id);
+    const deliveries = await channels.deliveries(channel.id, page, CHANNEL_DELIVERIES_PER_PAGE);
     const previews = new Map<string, string>();
     for (const delivery of deliveries.items) {
-      const text = channels.deliveryPreview(channel.id, delivery.id);
+      const text = await channels.deliveryPreview(channel.id, delivery.id);
       if (text !== null) previews.set(delivery.id, text);
     }
     return c.render(<ChannelPage viewer={viewer} channel={channel} deliveries={deliveries} previews={previews} page={page} {...extra} />, {
@@ -73,15 +73,15 @@ export function channelsRouter(channels: ChannelsService, domains: DomainsServic
     });
   };
 
-  router.get("/ui/channels", (c) => {
+  router.get("/ui/channels", async (c) => {
     const viewer = requireUiScope(c, "notifications:read");
-    return c.render(<ChannelList viewer={viewer} channels={channels.list().items} notice={c.req.query("notice")} />, { title: "Notifications" });
+    return c.render(<ChannelList viewer={viewer} channels={(await channels.list()).items} notice={c.req.query("notice")} />, { title: "Notifications" });
   });
 
-  router.get("/ui/channels/new", (c) => {
+  router.get("/ui/channels/new", async (c) => {
     const viewer = requireUiScope(c, "notifications:write");
     const kind = kindOf(c.req.query("kind"));
-    return c.render(<ChannelForm viewer={viewer} kind={kind} domains={domainChoices()} />, { title: `New ${KIND_LABELS[kind]} channel` });
+    return c.render(<ChannelForm viewer={viewer} kind={kind} domains={await domainChoices()} />, { title: `New ${KIND_LABELS[kind]} channel` });
   });
 
   router.post("/ui/channels", async (c) => {
@@ -93,8 +93,9 @@ export function channelsRouter(channels: ChannelsService, domains: DomainsServic
       return c.redirect(`/ui/channels/${created.id}?notice=created`, 303);
     } catch (error) {
       const values = Object.fromEntries(Object.entries(form).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
+      const choices = await domainChoices();
       return showAgain(c, error, { sentence: "The channel was not added.", labels: CHANNEL_FIELD_LABELS }, (problem) =>
-        c.render(<ChannelForm viewer={viewer} kind={kind} domains={domainChoices()} error={problem} values={values} />, {
+        c.render(<ChannelForm viewer={viewer} kind={kind} domains={choices} error={problem} values={values} />, {
           title: `New ${KIND_LABELS[kind]} channel`,
         }),
       );

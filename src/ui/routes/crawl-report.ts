@@ -24,10 +24,10 @@ const CONTENT_TYPES: Record<DownloadFormat, string> = {
 /** Chunks of report text sent per pull of the response stream. */
 const CHUNKS_PER_PULL = 512;
 
-export function crawlReport(crawls: CrawlsService, domains: DomainsService, id: string): CheckReport {
+export async function crawlReport(crawls: CrawlsService, domains: DomainsService, id: string): Promise<CheckReport> {
   const detail = crawls.get(id);
   return {
-    url: domains.get(detail.domain_id).root_url,
+    url: (await domains.get(detail.domain_id)).root_url,
     options: detail.options,
     summary: reportSummary(detail, { links: detail.total_links, broken: detail.broken_links }),
     links: () => crawls.allLinks(detail.id),
@@ -37,12 +37,12 @@ export function crawlReport(crawls: CrawlsService, domains: DomainsService, id: 
 }
 
 /** The report of the links `filter` selects in crawl `id`. */
-export function filteredCrawlReport(crawls: CrawlsService, domains: DomainsService, id: string, filter: BrokenTargetFilter): CheckReport {
+export async function filteredCrawlReport(crawls: CrawlsService, domains: DomainsService, id: string, filter: BrokenTargetFilter): Promise<CheckReport> {
   const detail = crawls.get(id);
   const counts = crawls.results.linkCounts(detail.id, filter);
   const links = () => crawls.results.allLinks(detail.id, filter);
   return {
-    url: domains.get(detail.domain_id).root_url,
+    url: (await domains.get(detail.domain_id)).root_url,
     options: detail.options,
     summary: reportSummary(detail, counts),
     links,

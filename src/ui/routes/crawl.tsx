@@ -129,11 +129,12 @@ export function crawlRouter(crawls: CrawlsService, domains: DomainsService) {
 
   for (const format of ["csv", "json", "jsonl"] as const satisfies DownloadFormat[]) {
     // Without filters the whole crawl, as ever; with any, exactly the links they select.
-    router.get(`/ui/crawls/:id/report.${format}`, (c) => {
+    router.get(`/ui/crawls/:id/report.${format}`, async (c) => {
       requireUiScope(c, "crawls:read");
       const id = crawls.get(c.req.param("id")).id;
       const filters: Filters = filtersFrom(c.req.query());
-      const report = Object.keys(filters).length === 0 ? crawlReport(crawls, domains, id) : filteredCrawlReport(crawls, domains, id, repoFilter(filters));
+      const report =
+        Object.keys(filters).length === 0 ? await crawlReport(crawls, domains, id) : await filteredCrawlReport(crawls, domains, id, repoFilter(filters));
       return reportResponse(c, report, format, id);
     });
   }

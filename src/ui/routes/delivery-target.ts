@@ -22,7 +22,7 @@ export function deliveryTargetRoutes<T>(
   router: Hono<UiEnv>,
   base: string,
   scopes: { read: Scope; write: Scope },
-  service: { test(id: string): Promise<T>; delete(id: string): void; redeliver(id: string, deliveryId: string): unknown },
+  service: { test(id: string): Promise<T>; delete(id: string): Promise<void>; redeliver(id: string, deliveryId: string): Promise<unknown> },
   page: (c: Context<UiEnv>, viewer: Viewer, id: string, extra?: TargetExtra<T>) => Response | Promise<Response>,
 ): void {
   router.get(`${base}/:id`, (c) => page(c, requireUiScope(c, scopes.read), c.req.param("id"), { notice: c.req.query("notice") }));
@@ -33,17 +33,17 @@ export function deliveryTargetRoutes<T>(
     return page(c, viewer, id, { test: await service.test(id) });
   });
 
-  router.post(`${base}/:id/delete`, (c) => {
+  router.post(`${base}/:id/delete`, async (c) => {
     requireUiScope(c, scopes.write);
-    service.delete(c.req.param("id"));
+    await service.delete(c.req.param("id"));
     return c.redirect(`${base}?notice=deleted`, 303);
   });
 
-  router.post(`${base}/:id/deliveries/:delivery/redeliver`, (c) => {
+  router.post(`${base}/:id/deliveries/:delivery/redeliver`, async (c) => {
     const viewer = requireUiScope(c, scopes.write);
     const id = c.req.param("id");
     try {
-      service.redeliver(id, c.req.param("delivery"));
+      await service.redeliver(id, c.req.param("delivery"));
     } catch (error) {
       return showAgain(c, error, "The delivery was not queued again.", (problem) => page(c, viewer, id, { error: problem }));
     }

@@ -42,8 +42,8 @@ const REFUSED: Record<DomainForm, string | Refusal> = {
 export function domainRouter(domains: DomainsService, crawls: CrawlsService) {
   const router = new Hono<UiEnv>();
 
-  const page = (c: Context<UiEnv>, viewer: Viewer, id: string, extra: Partial<DomainPageProps> = {}) => {
-    const domain = domains.get(id);
+  const page = async (c: Context<UiEnv>, viewer: Viewer, id: string, extra: Partial<DomainPageProps> = {}) => {
+    const domain = await domains.get(id);
     const readable = can(viewer, "crawls:read");
     const recent = readable ? crawls.list({ domainId: domain.id }, 1, 10).items : null;
     const active = crawls.active(domain.id);
@@ -70,7 +70,7 @@ export function domainRouter(domains: DomainsService, crawls: CrawlsService) {
   };
 
   /** The confirmation of a domain's delete, with its history's size and the crawl that would stop it. */
-  const deletePage = (c: Context<UiEnv>, viewer: Viewer, domain: ReturnType<DomainsService["get"]>, refused?: Problem) => {
+  const deletePage = (c: Context<UiEnv>, viewer: Viewer, domain: Awaited<ReturnType<DomainsService["get"]>>, refused?: Problem) => {
     const history = crawls.list({ domainId: domain.id }, 1, 1).total;
     const running = [
       ...crawls.list({ domainId: domain.id, status: "running" }, 1, 1).items,
@@ -120,8 +120,8 @@ export function domainRouter(domains: DomainsService, crawls: CrawlsService) {
     const id = c.req.param("id");
     const form = await c.req.parseBody({ all: true });
     if (form.action === "clear") {
-      return change(c, viewer, id, "schedule", () => {
-        domains.update(id, { schedule: null, schedule_timezone: null });
+      return change(c, viewer, id, "schedule", async () => {
+        await domains.update(id, { schedule: null, schedule_timezone: null });
         return `/ui/domains/${id}?notice=schedule-cleared`;
       });
     }
@@ -134,8 +134,8 @@ export function domainRouter(domains: DomainsService, crawls: CrawlsService) {
       viewer,
       id,
       "schedule",
-      () => {
-        domains.update(id, { schedule: cron === "" ? null : cron, schedule_timezone: timezone === "" ? null : timezone });
+      async () => {
+        await domains.update(id, { schedule: cron === "" ? null : cron, schedule_timezone: timezone === "" ? null : timezone });
         return `/ui/domains/${id}?notice=${cron === "" ? "schedule-cleared" : "schedule"}`;
       },
       { cron, timezone },
@@ -146,8 +146,8 @@ export function domainRouter(domains: DomainsService, crawls: CrawlsService) {
     const viewer = requireUiScope(c, "domains:write");
     const id = c.req.param("id");
     const options = optionsFrom(await c.req.parseBody({ all: true }));
-    return change(c, viewer, id, "options", () => {
-      domains.update(id, { default_options: options });
+    return change(c, viewer, id, "options", async () => {
+      await domains.update(id, { default_options: options });
       return `/ui/domains/${id}?notice=options`;
     });
   });
@@ -164,8 +164,8 @@ export function domainRouter(domains: DomainsService, crawls: CrawlsService) {
       viewer,
       id,
       "rules",
-      () => {
-        domains.update(id, { ignore_rules: { exclude: lines(exclude), mute: lines(mute) } });
+      async () => {
+        await domains.update(id, { ignore_rules: { exclude: lines(exclude), mute: lines(mute) } });
         return `/ui/domains/${id}?notice=rules`;
       },
       { exclude, mute },
@@ -176,17 +176,17 @@ export function domainRouter(domains: DomainsService, crawls: CrawlsService) {
     const viewer = requireUiScope(c, "crawls:write");
     const id = c.req.param("id");
     const options = optionsFrom(await c.req.parseBody({ all: true }));
-    return change(c, viewer, id, "crawl", () => `/ui/crawls/${crawls.start(id, options, "dashboard").id}`);
+    return change(c, viewer, id, "crawl", async () => `/ui/crawls/${(await crawls.start(id, options, "dashboard")).id}`);
   });
 
-  router.get("/ui/domains/:id/delete", (c) => {
+  router.get("/ui/domains/:id/delete", async (c) => {
     const viewer = requireUiScope(c, "domains:write");
-    return deletePage(c, viewer, domains.get(c.req.param("id")));
+    return deletePage(c, viewer, await domains.get(c.req.param("id")));
   });
 
   router.post("/ui/domains/:id/delete", async (c) => {
     const viewer = requireUiScope(c, "domains:write");
-    const domain = domains.get(c.req.param("id"));
+    const domain = await domains.get(c.req.param("id"));
     try {
       await domains.delete(domain.id);
     } catch (error) {

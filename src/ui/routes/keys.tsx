@@ -15,9 +15,9 @@ export function keysRouter(keys: KeysService) {
   const router = new Hono<UiEnv>();
   const head = { title: "API keys" };
 
-  router.get("/ui/keys", (c) => {
+  router.get("/ui/keys", async (c) => {
     const viewer = requireUiScope(c, "admin");
-    return c.render(<KeyList viewer={viewer} keys={keys.list()} notice={c.req.query("notice")} />, head);
+    return c.render(<KeyList viewer={viewer} keys={await keys.list()} notice={c.req.query("notice")} />, head);
   });
 
   router.post("/ui/keys", async (c) => {
@@ -29,26 +29,27 @@ export function keysRouter(keys: KeysService) {
       .filter((scope): scope is string => typeof scope === "string")
       .slice(0, 20);
     try {
-      const created = keys.create(name, scopes);
+      const created = await keys.create(name, scopes);
       // The secret is on this answer only: no redirect (it would have to carry it), and pages are never cached.
       c.status(201);
-      return c.render(<KeyList viewer={viewer} keys={keys.list()} created={created} />, head);
+      return c.render(<KeyList viewer={viewer} keys={await keys.list()} created={created} />, head);
     } catch (error) {
+      const list = await keys.list();
       return showAgain(c, error, "The key was not created.", (problem) =>
-        c.render(<KeyList viewer={viewer} keys={keys.list()} error={problem} draft={{ name, scopes }} />, head),
+        c.render(<KeyList viewer={viewer} keys={list} error={problem} draft={{ name, scopes }} />, head),
       );
     }
   });
 
-  router.get("/ui/keys/:id/revoke", (c) => {
+  router.get("/ui/keys/:id/revoke", async (c) => {
     const viewer = requireUiScope(c, "admin");
-    const key = keys.get(c.req.param("id"));
+    const key = await keys.get(c.req.param("id"));
     return c.render(<RevokeKeyPage viewer={viewer} apiKey={key} />, { title: `Revoke the key ${key.name}?` });
   });
 
-  router.post("/ui/keys/:id/revoke", (c) => {
+  router.post("/ui/keys/:id/revoke", async (c) => {
     requireUiScope(c, "admin");
-    keys.revoke(c.req.param("id"));
+    await keys.revoke(c.req.param("id"));
     return c.redirect("/ui/keys?notice=revoked", 303);
   });
 

@@ -23,8 +23,8 @@ const ADDED_NOTICE: Record<SchemeChoice["kind"], string> = {
 const text = (value: unknown) => (typeof value === "string" ? value.trim() : "");
 
 /** The rows of the overview: each domain with its last crawl and its recent crawls for the trend. */
-function overviewRows(domains: DomainsService, crawls: CrawlsService, page: number) {
-  const list = domains.list(page, DOMAINS_PER_PAGE);
+async function overviewRows(domains: DomainsService, crawls: CrawlsService, page: number) {
+  const list = await domains.list(page, DOMAINS_PER_PAGE);
   const rows = list.items.map((domain) => {
     const last = domain.last_crawl_id === null ? null : crawls.brief(domain.last_crawl_id);
     const completed = last?.status === "failed" ? crawls.lastCompleted(domain.id) : null;
@@ -43,10 +43,10 @@ function overviewRows(domains: DomainsService, crawls: CrawlsService, page: numb
 
 export function overviewRouter(domains: DomainsService, crawls: CrawlsService) {
   const router = new Hono<UiEnv>();
-  router.get("/", (c) => {
+  router.get("/", async (c) => {
     const viewer = requireUiScope(c, "domains:read");
     const page = pageQuery(c);
-    const { rows, total } = overviewRows(domains, crawls, page);
+    const { rows, total } = await overviewRows(domains, crawls, page);
     return c.render(<Overview viewer={viewer} rows={rows} total={total} page={page} notice={c.req.query("notice")} />, { title: "Overview" });
   });
   router.get("/ui", (c) => c.redirect("/", 303));
@@ -60,8 +60,8 @@ export function overviewRouter(domains: DomainsService, crawls: CrawlsService) {
       const { domain, choice } = await domains.addSite(name, root === "" ? null : root);
       return c.redirect(`/ui/domains/${domain.id}?notice=${ADDED_NOTICE[choice.kind]}`, 303);
     } catch (error) {
-      return showAgain(c, error, "The site was not added.", (problem) => {
-        const { rows, total } = overviewRows(domains, crawls, 1);
+      return showAgain(c, error, "The site was not added.", async (problem) => {
+        const { rows, total } = await overviewRows(domains, crawls, 1);
         return c.render(<Overview viewer={viewer} rows={rows} total={total} page={1} error={problem} draft={{ name, root_url: root }} />, {
           title: "Overview",
         });

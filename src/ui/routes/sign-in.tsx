@@ -58,7 +58,7 @@ export function signInRouter(keys: KeysService, codec: SessionCodec, backoff: Si
       return form(c, next, "The sign-in form expired or came from elsewhere; please try again.", 403);
     }
     try {
-      const principal = keys.authenticate(secret);
+      const principal = await keys.authenticate(secret);
       const { token: session, session: parts } = codec.issue(principal.keyId);
       setSessionCookie(c, session, parts.expiresAt);
       clearSignInCookie(c);

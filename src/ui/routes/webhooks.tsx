@@ -19,16 +19,16 @@ export function webhooksRouter(webhooks: WebhooksService) {
   const router = new Hono<UiEnv>();
 
   const head = { title: "Webhooks" };
-  const hookPage = (c: Context<UiEnv>, viewer: Viewer, id: string, extra: TargetExtra<TestResultView> = {}) => {
+  const hookPage = async (c: Context<UiEnv>, viewer: Viewer, id: string, extra: TargetExtra<TestResultView> = {}) => {
     const page = pageQuery(c);
-    const hook = webhooks.get(id);
-    const deliveries = webhooks.deliveries(hook.id, page, DELIVERIES_PER_PAGE);
+    const hook = await webhooks.get(id);
+    const deliveries = await webhooks.deliveries(hook.id, page, DELIVERIES_PER_PAGE);
     return c.render(<WebhookPage viewer={viewer} hook={hook} deliveries={deliveries} page={page} {...extra} />, { title: `Webhook ${hook.name ?? hook.url}` });
   };
 
-  router.get("/ui/webhooks", (c) => {
+  router.get("/ui/webhooks", async (c) => {
     const viewer = requireUiScope(c, "webhooks:read");
-    return c.render(<WebhookList viewer={viewer} webhooks={webhooks.list().items} notice={c.req.query("notice")} />, head);
+    return c.render(<WebhookList viewer={viewer} webhooks={(await webhooks.list()).items} notice={c.req.query("notice")} />, head);
   });
 
   router.post("/ui/webhooks", async (c) => {
@@ -43,11 +43,11 @@ export function webhooksRouter(webhooks: WebhooksService) {
       const created = await webhooks.create({ url, name, events });
       // The secret is on this answer only: no redirect (it would have to carry it), and never cached.
       c.status(201);
-      return c.render(<WebhookList viewer={viewer} webhooks={webhooks.list().items} created={created} />, head);
+      return c.render(<WebhookList viewer={viewer} webhooks={(await webhooks.list()).items} created={created} />, head);
     } catch (error) {
       const draft = { url: url.slice(0, 2048), name: typedName, events };
-      return showAgain(c, error, "The webhook was not added.", (problem) =>
-        c.render(<WebhookList viewer={viewer} webhooks={webhooks.list().items} error={problem} draft={draft} />, head),
+      return showAgain(c, error, "The webhook was not added.", async (problem) =>
+        c.render(<WebhookList viewer={viewer} webhooks={(await webhooks.list()).items} error={problem} draft={draft} />, head),
       );
     }
   });

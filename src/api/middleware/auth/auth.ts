@@ -21,12 +21,12 @@ interface Caller {
 }
 
 /** Resolves an `Authorization: Bearer <key>` header (absent: null) to its caller; rejects nothing yet. */
-function identifyCaller(keys: KeysService, header: string | null | undefined): Caller {
+async function identifyCaller(keys: KeysService, header: string | null | undefined): Promise<Caller> {
   if (header === null || header === undefined) return { principal: null, authError: null };
   const match = BEARER.exec(header);
   try {
     if (!match) throw new UnauthorizedError("Authorization header must be: Bearer <API key>");
-    return { principal: keys.authenticate(match[1]!), authError: null };
+    return { principal: await keys.authenticate(match[1]!), authError: null };
   } catch (error) {
     if (!(error instanceof UnauthorizedError)) throw error;
     return { principal: null, authError: error };
@@ -35,11 +35,11 @@ function identifyCaller(keys: KeysService, header: string | null | undefined): C
 
 /** Records who is calling (see `identifyCaller`) for the rate limiter and the routes. */
 export function authenticate(keys: KeysService): MiddlewareHandler<AppEnv> {
-  return function authenticateMiddleware(c, next) {
-    const caller = identifyCaller(keys, c.req.header("Authorization"));
+  return async function authenticateMiddleware(c, next) {
+    const caller = await identifyCaller(keys, c.req.header("Authorization"));
     c.set("principal", caller.principal);
     c.set("authError", caller.authError);
-    return next();
+    await next();
   };
 }
 

@@ -1,0 +1,42 @@
+/**
+ * The one way a repo reaches its database, whichever engine holds it: every call returns a promise, so the same
+ * repo runs over bun:sqlite (the appliance) and over PostgreSQL (several nodes). Statements are written once
+ * with named `$name` parameters; what the two engines spell differently is asked of `dialect`
+ * (store/dialect.ts), so the differences are read in one file (docs/decisions.md, "PostgreSQL for several nodes").
+ */
+
+/** A statement's named parameters: `$name` in the text, `name` here. */
+export type Params = Record<string, SqlValue>;
+
+/** What a parameter may be. */
+export type SqlValue = string | number | bigint | boolean | null | Uint8Array;
+
+/** What a write reports. */
+export interface RunResult {
+  /** Rows inserted, updated or deleted. */
+  changes: number;
+}
+
+export type DialectName = "sqlite" | "postgres";
+
+/** The store's engine, as the repos ask about it. */
+export interface Dialect {
+  readonly name: DialectName;
+  /** A subquery of the strings in parameter `param`, a JSON array (bound as its text): `x IN (${textArray("ids")})`. */
+  textArray(param: string): string;
+}
+
+/** A connection (or a pool of them) to the store; a transaction's own Db inside `transaction`. */
+export interface Db {
+  readonly dialect: Dialect;
+  /** Every row the statement returns. */
+  all<T>(sql: string, params?: Params): Promise<T[]>;
+  /** The first row, or undefined. */
+  get<T>(sql: string, params?: Params): Promise<T | undefined>;
+  run(sql: string, params?: Params): Promise<RunResult>;
+  /**
+   * Runs `fn` in one transaction: committed when its promise resolves, rolled back when it rejects. Statements
+   * go through `tx`; called on a transaction's Db it nests (a savepoint).
+   */
+  transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
+}

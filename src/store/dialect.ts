@@ -1,0 +1,18 @@
+import type { Dialect } from "./db.ts";
+
+/**
+ * Where SQLite and PostgreSQL spell a statement differently, the repos ask here, so every difference between
+ * the two stores is read in this one file. Statements the engines agree on are written once in the repos
+ * (`INSERT … ON CONFLICT DO NOTHING`, `RETURNING`, `count(*)`, LIMIT/OFFSET).
+ */
+
+export const SQLITE: Dialect = {
+  name: "sqlite",
+  textArray: (param) => `SELECT value FROM json_each($${param})`,
+};
+
+export const POSTGRES: Dialect = {
+  name: "postgres",
+  // Cast to text first: bound straight to a json parameter, Bun's client sends the string as a JSON string (a scalar).
+  textArray: (param) => `SELECT json_array_elements_text(CAST($${param} AS text)::json)`,
+};
