@@ -60,12 +60,8 @@ export function maxDurationError(maxDurationMs: number): string {
 }
 
 /**
- * The job's own connection to the store, set for a crawl's writes. NORMAL sync: a power cut may cost its last
- * batches, never consistency (they are fetched again on resume). No foreign-key lookups: every row it writes
- * points at its own running crawl and at frontier rows written before it, and a running crawl is never deleted
- * (domains refuse deletion under a crawl, retention takes ended crawls only); skipping the two parent lookups
- * per link saves CPU (bench/README.md, "What made the crawl linear"). Both are this connection's alone: every
- * other keeps its keys enforced, and deletes cascade there.
+ * The job's own store connection. NORMAL sync (a power cut costs batches re-fetched on resume, never consistency)
+ * and no foreign-key lookups: its rows point at its own running crawl, which is never deleted.
  */
 export function openJobDatabase(settings: Pick<CrawlJobSettings, "dbPath" | "storeFile" | "busyTimeoutMs" | "temporaryStore">): Database {
   const { dbPath, busyTimeoutMs, temporaryStore: temporary, storeFile: expect } = settings;

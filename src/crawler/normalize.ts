@@ -2,12 +2,9 @@ import { encodeUnshown } from "../core/visible-text.ts";
 import { redactPassword } from "../core/redact.ts";
 
 /**
- * URL normalisation, the one place that decides what a link target *is* before the crawler dedupes on it.
- * The WHATWG URL parser already does what browsers do with odd hrefs (strips leading/trailing C0 and spaces
- * and every tab/newline inside, lowercases scheme and host, drops default ports, resolves `//host/x`), so we
- * lean on it and add only the crawler's rules: http(s) only, no fragment, no password, a length cap against spider traps.
- * The result is a tagged union so a skipped href carries its reason instead of being a null. A page's hrefs go
- * through href-resolver.ts, which gives this function's exact result without a `URL` where it can.
+ * URL normalisation, the one place that decides what a link target is before dedupe: the WHATWG parser plus our
+ * rules (http(s) only, no fragment, no password, a length cap against spider traps). href-resolver.ts must give
+ * this function's exact result.
  */
 
 /** Longest normalised URL the crawler accepts; longer ones are usually generated paths of a spider trap. */

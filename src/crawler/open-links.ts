@@ -5,28 +5,9 @@ import type { CrawlRef, LinkSource, OpenLinkRecord, OpenLinksRepo, TargetReach }
 import { IgnoreGate } from "./ignore-gate.ts";
 
 /**
- * What a crawl makes of the links its domain left open: the broken links of the previous ended crawl and those it
- * carried unchecked. The one rule behind "fixed", "not checked this time" and `broken_since` (docs/api.md
- * "What changed"): a link is fixed only when this crawl checked it and found it good. A crawl checked a link
- * when
- *
- * - its kind is on by the crawl's options (anchors always; images, scripts, stylesheets, media, sitemap entries
- *   by their option), it is internal or the crawl follows external links, and what made it broken is judged by
- *   this crawl (a soft 404 needs `soft_404_broken` and a soft-404 probe that could tell a missing page from a
- *   real one; a missing `#fragment` needs `check_fragments` and a crawl that completed, since fragments are
- *   judged at its end); and no ignore rule of the crawl matches it (an `exclude`d URL is never looked at, a
- *   `mute`d one is looked at but its verdict does not count); and
- * - the crawl reached it with a verdict: it read the page the link was on in full (the link is then broken on
- *   it, good on it, or no longer there), or, for a link broken by its target's answer, it checked the target and
- *   the target answers well now (from whatever page links to it).
- *
- * Anything else (another kind of crawl, a page not reached, a crawl failed or cut by max_pages or max_duration,
- * a robots-skipped target, an excluded or muted URL) leaves the link open, not checked: the crawl copies it (store/schema.ts
- * `unchecked_links`), so the next crawl compares against it and carries its broken_since.
- *
- * A link is (source page, URL); under check_fragments the URL keeps its fragment, so `/a#x` and `/a#y` on one
- * page are two Links (links.fragment). Two crawls that both checked fragments match links with their
- * fragments; when either did not, by the URL without it (matchFragments).
+ * What a crawl makes of the links its domain left open. A link is fixed only when this crawl checked it and found
+ * it good; one it did not check (kind off, ignored, page not reached, crawl cut or failed) is copied as
+ * unchecked so the next crawl compares against it (docs/decisions.md, "The diff compares open links").
  */
 
 /**

@@ -6,14 +6,8 @@ import { FingerprintReader, fingerprintPage, samePage, urlNeedles, type PageFing
 import { cleanPageText } from "../core/visible-text.ts";
 
 /**
- * Soft 404s: pages that answer 200 but are the site's "not found" page. Once per crawl run, alongside the crawl,
- * the crawler asks the site for a URL that cannot exist; most sites answer 404 and nothing more happens (no page
- * pays anything). Only when that probe answers 2xx with HTML is a second missing URL asked, with the start page:
- * when both probes give the same page and it is not the start page, that page is fingerprinted
- * (page-fingerprint.ts) and every parsed internal page compared with it. Whenever the probe gets 2xx and no
- * page can be told from a missing one (not HTML, off the site, a different page each time, the start page
- * itself), or the probe gets no answer within SOFT_404_PROBE_TIMEOUT_MS, a crawl warning says so. The start
- * page itself is never flagged. docs/decisions.md, "Soft 404s".
+ * Soft 404s: one probe per crawl for a URL that cannot exist; only a 2xx HTML answer leads to a fingerprint that
+ * parsed pages are compared with (docs/decisions.md, "Soft 404s"). The start page is never flagged.
  */
 
 /**
