@@ -1,9 +1,6 @@
 /**
- * The SSRF-safe HTTP client shared by the crawler, domain verification and webhooks. Every hop (the first URL
- * and each redirect) goes through the same three steps: check the scheme, resolve the host once and refuse if
- * ANY address is disallowed, then connect to a checked address by IP (pinned-request.ts). Redirects are
- * followed here rather than by the HTTP client so that each Location is checked like a new URL.
- * Outcomes are values (fetch-result.ts); only programming errors throw.
+ * The SSRF-safe HTTP client. Every hop is checked, resolved once (refused if ANY address is disallowed) and
+ * pinned; redirects are followed here so each Location is checked like a new URL.
  */
 import { redactPassword } from "../core/redact.ts";
 import { VERSION } from "../core/version.ts";
