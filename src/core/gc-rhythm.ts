@@ -1,13 +1,8 @@
 import { edenGC } from "bun:jsc";
 
 /**
- * Garbage collections at a fixed rhythm of work done: a crawl's written batches, a report's links read.
- *
- * JSC sizes its heap from the host's RAM: on a machine with 16 GiB it lets a crawl's heap grow three to four
- * times its live size before collecting, and the slack fills with page bodies and link strings already written
- * to the store. A crawl's live heap is small and bounded (the frontier is on disk), so a full collection every
- * fourth batch, and a young one after each of the others, lower peak RSS at no measurable cost; collecting
- * more often costs CPU on `check`, whose single thread both fetches and collects (bench/README.md, "Memory").
+ * Garbage collections at a fixed rhythm of work done, because JSC sizes its heap from the host's RAM and lets a
+ * crawl's heap grow to several times its live size (bench/README.md, "Memory").
  */
 const BATCHES_PER_COLLECTION = 4;
 
@@ -38,14 +33,7 @@ export function youngThenFull(youngPerFull: number, young: () => void = edenGC, 
   };
 }
 
-/**
- * Page bytes read (decoded HTML) between two full collections. Parsing makes garbage many times a page's size
- * (tokens, attribute objects, text slices), and on sites of big pages a few batches hold tens of
- * MB of it: python3-doc's worker heap swung between 17 and 51 MiB without this, 11–21 MiB with it, and its
- * peak RSS fell by ~20 MiB. Small pages reach it about as often as the batch rhythm above (bench/README.md, "Memory").
- * 2 MiB since the scanner made reading a page cheaper: −6 to −12 MiB of peak for ~3 % of CPU (bench/README.md,
- * "2026-11-26").
- */
+/** Page bytes read between two full collections (bench/README.md, "Collections every 2 MiB of page text"). */
 const PAGE_BYTES_PER_COLLECTION = 2 * 1024 * 1024;
 /**
  * Page bytes read between two young collections (a full one takes the place of every second). A page of a few MB
@@ -106,11 +94,8 @@ export interface CrawlGcRhythm {
 }
 
 /**
- * The rhythm a crawl job makes for itself and hands to its reader and writer. The batch turn yields to the page
- * rhythm: on pages of ordinary size the page rhythm alone kept the heap as low, and a batch's collection right
- * after a page's was CPU for nothing; a crawl that reads few pages (links checked, not parsed) still collects by
- * its batches (bench/README.md, "Memory", "One rhythm yields to the other"). Its count is its own: two jobs in
- * one thread (inline crawls) never yield to each other's collections.
+ * A crawl job's rhythm: the batch turn yields to the page rhythm (bench/README.md, "One rhythm yields to the
+ * other"). Its count is its own, so two inline jobs never yield to each other.
  */
 export function crawlGcRhythm(young: () => void = edenGC, full: () => void = fullGc): CrawlGcRhythm {
   const collections = new Collections();

@@ -1,12 +1,8 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 
 /**
- * Dashboard sessions without a table: the cookie holds the key's id, an expiry and a random nonce, signed with
- * HMAC-SHA256 under the store's session secret (session-secret.ts). Nothing about the key's secret is in it, so
- * a stolen cookie dies at its expiry or when the key is revoked (checked on every request by the caller), and
- * a rotated secret ends every session at once. Signing out also refuses that cookie from then on (remembered
- * in memory until its expiry: a restart forgets it, and the 12-hour expiry still bounds it). The CSRF token is a second HMAC over the nonce: bound to this
- * session, unknowable to another origin, and needing no storage either.
+ * Dashboard sessions without a table (docs/decisions.md, "The dashboard"): an HMAC-signed cookie of key id, expiry
+ * and nonce, so a revoked key or a rotated secret ends it. The CSRF token is a second HMAC over the nonce.
  */
 
 /** How long a session lasts after sign-in. */
