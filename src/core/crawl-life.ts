@@ -37,10 +37,8 @@ export type StopReason = "cancelled" | "shutdown" | "max_duration";
 export type CrawlEnd = { kind: "completed" } | { kind: "cancelled" } | { kind: "failed"; failure: Exclude<CrawlFailure, "cancelled">; error: string };
 
 /**
- * How one run of a crawl's job ends, from the job through its worker thread to the pool: the crawl ended
- * (`CrawlEnd`), or it is left running — "stopped" (the service shut down, or a kept worker died before taking
- * it up: it resumes), "paused" (the store refused writes: taken up again later), "crashed" (the job threw or its
- * thread died: the pool fails it) — or it was "gone" (no longer running when the job looked).
+ * How one run of a crawl's job ends: the crawl ended, or it is left running ("stopped": resumes; "paused": taken
+ * up later; "crashed": the pool fails it), or it was "gone" before the job looked.
  */
 export type JobEnd = CrawlEnd | { kind: "stopped" } | { kind: "paused"; reason: string } | { kind: "crashed"; error: string } | { kind: "gone" };
 

@@ -18,10 +18,8 @@ export function collectEvery(units: number, collect: () => void = fullGc): () =>
 }
 
 /**
- * A `collect` for `collectEvery` that runs a young (eden) collection, and a full one every `youngPerFull`-th
- * call. A walk that makes garbage fast and keeps almost nothing (a report's links) otherwise fills the young
- * generation JSC sizes from the host's RAM before it collects; a young collection costs a fraction of a full
- * one, and the full ones clear what the young ones promoted (the rows in flight) (bench/README.md, "Memory").
+ * A `collect` for `collectEvery`: a young collection, and a full one every `youngPerFull`-th call to clear what the
+ * young ones promoted (bench/README.md, "Memory").
  */
 export function youngThenFull(youngPerFull: number, young: () => void = edenGC, full: () => void = fullGc): () => void {
   if (!Number.isInteger(youngPerFull) || youngPerFull < 1) throw new RangeError(`youngPerFull must be a positive integer, got ${youngPerFull}`);
@@ -55,12 +53,7 @@ export function collectEveryBytes(bytes: number, collect: () => void = fullGc): 
   };
 }
 
-/**
- * The rhythm of a links walk loading its verdicts (store/target-verdicts.ts), asked between batches. Loading makes
- * garbage fast (each row an array, each URL a string until its batch is joined) and JSC let it pile up: 200,000
- * targets lifted `check`'s RSS by ~70 MiB for a moment where ~20 MiB stay. A young collection every 8 batches
- * and a full one every 32 (bench/README.md, "Memory").
- */
+/** The rhythm of a links walk loading its verdicts: young every 8 batches, full every 32 (bench/README.md, "Memory"). */
 export function verdictLoadRhythm(): () => void {
   return collectEvery(8, youngThenFull(4));
 }

@@ -1,8 +1,6 @@
 /**
- * URL patterns, the one syntax of `linkpatrol check --include/--exclude` and of a domain's ignore rules:
- * JavaScript regular expressions without delimiters or flags, searched anywhere in the normalised target URL
- * (`RegExp.test`: anchor with `^` or `$` to match a whole URL; `\.` for a literal dot). One module, so the CLI and
- * the service cannot come to read the same pattern differently.
+ * URL patterns for `check --include/--exclude` and ignore rules: unanchored JavaScript regexps over the normalised
+ * URL. One module, so the CLI and the service cannot read a pattern differently.
  */
 
 /** Why `source` cannot be a URL pattern, or null when it can. */

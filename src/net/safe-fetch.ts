@@ -40,10 +40,8 @@ export interface SafeFetchOptions<R extends BodyReader = BodyReader> {
    */
   wantBody?: (status: number, headers: Record<string, string>) => boolean;
   /**
-   * Asked for a final answer whose body `wantBody` did not refuse: opens its reader, which comes back as the
-   * result's `reader`. A reader's consumer takes the decoded body chunk by chunk as it arrives (the result's
-   * body is then empty; `truncated` still says whether it was cut), so the body is never held whole; a reader
-   * without one has it collected as usual. Null: the body is not wanted (the connection is dropped).
+   * Opens a reader for a final answer's body; with a consumer the body is streamed and never held whole (the
+   * result's body is then empty). Null: the body is not wanted and the connection is dropped.
    */
   bodyReader?: (status: number, headers: Record<string, string>, finalUrl: string) => R | null;
   /** Asked before following each redirect; false returns the redirect answer with `notFollowed` set. */

@@ -59,10 +59,8 @@ export function slackLink(url: string, label = url): string {
 }
 
 /**
- * CommonMark-style markdown (Discord, ntfy, Gotify, Matrix's body): a backslash before every ASCII punctuation
- * character, which CommonMark (and Discord's parser) turn back into the character itself, so no emphasis, link,
- * heading, list, quote, table, HTML tag or mention syntax survives. `@` is escaped too, and a word joiner after
- * it keeps `@everyone`/`@room` from reading as a mention where a backslash is not enough.
+ * CommonMark-style markdown: a backslash before every ASCII punctuation character, so no markdown syntax survives;
+ * a word joiner after `@` keeps `@everyone`/`@room` from reading as a mention.
  */
 export function escapeMarkdown(text: string): string {
   return oneLine(text)

@@ -9,10 +9,8 @@ import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 
 /**
- * Expiry is wall-clock time (the cookie must outlive a restart), so a clock step moves it: a step back lengthens
- * sessions by the step, a step forward ends them early. A session whose expiry lies further ahead than this was
- * issued under a clock since set back by more than a session's life (a wrong date corrected): refused, or a
- * cookie from then would stay valid until that date came round.
+ * Expiry is wall-clock (it must outlive a restart). One further ahead than this was issued under a clock since set
+ * back; refused, or it would stay valid until that date came round.
  */
 const SESSION_MAX_AHEAD_MS = 2 * SESSION_TTL_MS;
 
