@@ -1,8 +1,6 @@
 /**
- * A crawl's life in one vocabulary, carried from the request that starts or stops it, through its job and worker
- * thread, to the store and the webhooks. Inside, a cancel is a cancel; only at the edge, where the crawl row is
- * written and read back by the API and the `crawl.failed` body (`storedEnd`), does it become the spec's `failed`
- * with failure "cancelled".
+ * A crawl's life in one vocabulary. A cancel stays a cancel inside; only at the edge (`storedEnd`) does it become
+ * the spec's `failed` with failure "cancelled".
  */
 
 /** The states of a crawl row, as the spec names them: pending → running → completed | failed. */

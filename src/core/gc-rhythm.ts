@@ -33,11 +33,7 @@ export function youngThenFull(youngPerFull: number, young: () => void = edenGC, 
 
 /** Page bytes read between two full collections (bench/README.md, "Collections every 2 MiB of page text"). */
 const PAGE_BYTES_PER_COLLECTION = 2 * 1024 * 1024;
-/**
- * Page bytes read between two young collections (a full one takes the place of every second). A page of a few MB
- * made its garbage faster than the full rhythm collected it: python3-doc's 2.5 MB contents.html read alone
- * peaked 118 → 95 MiB with these, at the same CPU on 10k realistic pages (bench/README.md, "Memory").
- */
+/** Page bytes read between two young collections; every second one is full (bench/README.md, "Memory"). */
 export const PAGE_BYTES_PER_YOUNG_COLLECTION = 1024 * 1024;
 
 /** A callback told how many bytes were just processed; every `bytes` of them it runs `collect` (a full one by default). */

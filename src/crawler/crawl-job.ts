@@ -19,12 +19,7 @@ import { DEFAULT_RETRY_POLICY } from "./retry.ts";
 import { RobotsCache } from "./robots-cache.ts";
 import { describeStoreWriteFailure, storeWriteFailure } from "../store/write-failure.ts";
 
-/**
- * One crawl job as a worker thread (or, for tests and the CLI, the calling thread) runs it: its set-up (its own
- * connection to the store, set for a crawl's writes, and its own GC rhythm, handed to the page reader and the
- * batch writer), the crawl's stored state, the engine, and the crawl's end written back. Everything it needs
- * arrives as plain data, so it can cross a thread boundary.
- */
+/** One crawl job, on a worker thread or the calling thread; everything it needs arrives as plain data. */
 
 /** What a job needs from the service's configuration; structured-clone safe. */
 export interface CrawlJobSettings {

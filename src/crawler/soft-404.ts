@@ -190,9 +190,8 @@ export class SoftNotFoundDetector implements SoftNotFoundCheck {
 }
 
 /**
- * The soft-404 probe of one crawl run, started with the crawl and run alongside it. A page read before the probe
- * has answered is fingerprinted whole (within the fingerprint's bounds) and its verdict waits for the probe,
- * which is bounded by its own timeout; once the probe has answered, pages are read as SoftNotFoundDetector reads them.
+ * The soft-404 probe of one crawl run, alongside it: a page read before the probe answers is fingerprinted whole
+ * and its verdict waits for the probe (bounded by its own timeout).
  */
 export class NotFoundProbe implements SoftNotFoundCheck {
   private lesson: NotFoundLesson | undefined;

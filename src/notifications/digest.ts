@@ -126,9 +126,8 @@ function section(reader: DigestReader, list: List, crawlId: string, against: Com
 }
 
 /**
- * The digest of crawl `crawl`, which has just ended and settled its open links; `against` is the previous ended
- * crawl it is compared with (and whether their links match with fragments: crawler/open-links.ts comparedWith). A failed crawl has lists too (what it did check counts, and the next crawl compares
- * with it); one that never started checked nothing and has none.
+ * The digest of the just-ended crawl `crawl`, compared with `against` (crawler/open-links.ts comparedWith). A failed
+ * crawl has lists too; one that never started has none.
  */
 export function buildDigest(reader: DigestReader, crawl: DigestCrawl, against: ComparedCrawl | null): Digest {
   const completed = crawl.status === "completed";
