@@ -1,7 +1,7 @@
 /**
  * One HTTP exchange with an already checked IP: the URL names the IP, so nothing resolves the name again
  * (no DNS rebinding); the hostname goes only as Host and SNI. A body nobody reads to its end aborts its
- * connection, since cancelling the stream alone leaves Bun downloading it (test/net/safe-fetch-keep-alive.test.ts).
+ * connection (docs/decisions.md, "A body we do not want is hung up on").
  */
 import { type BodyConsumer, BodySink, type CollectedBody } from "./body-sink.ts";
 import { describeFetchErrorKind, fetchError, type FetchError } from "./fetch-result.ts";
