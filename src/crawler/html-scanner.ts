@@ -1,10 +1,9 @@
 import { decodeHTML, decodeHTMLAttribute } from "entities/decode";
 
 /**
- * htmlparser2's Parser events (same names, implied closes and values) from one indexOf pass that slices only what
- * the extractor reads (docs/decisions.md, "A scanner of our own"). test/crawler/html-scanner.test.ts holds it to
- * htmlparser2 event by event. A construct cut by a chunk's end is re-read once the kept text has doubled, so a
- * huge tag costs linear time.
+ * htmlparser2's Parser events from one indexOf pass that slices only what the extractor reads (docs/decisions.md,
+ * "A scanner of our own"); test/crawler/html-scanner.test.ts holds it to htmlparser2 event by event. A construct
+ * cut by a chunk's end is re-read only once the kept text has doubled, so a huge tag costs linear time.
  */
 
 /** What the scanner tells its user; the shape of htmlparser2's callbacks that the extractor implements. */

@@ -212,10 +212,8 @@ function urlsInValue(value: string, syntax: AttributeSyntax): string[] {
 }
 
 /**
- * The URLs of a srcset candidate list, by HTML's "parse a srcset attribute": a URL is a run of
- * non-whitespace, so commas inside it stay (`a,b.png 1x` is one URL); trailing commas end a candidate that
- * has no descriptors; otherwise the descriptors run to the next comma outside parentheses. Descriptors are
- * not validated: a checker wants every URL an author wrote.
+ * The URLs of a srcset candidate list, by HTML's "parse a srcset attribute" (commas inside a URL stay). Descriptors
+ * are not validated: a checker wants every URL an author wrote.
  */
 export function srcsetUrls(value: string): string[] {
   const urls: string[] = [];

@@ -64,9 +64,8 @@ function effectivePort(origin: SiteOrigin): string {
 }
 
 /**
- * How a URL or href that cannot be checked is recorded: as written, cut at MAX_URL_LENGTH with its full length
- * noted, so a hostile page cannot fill the store with one link, and two long URLs of different lengths stay apart.
- * Control and bidi characters are percent-encoded, as in a URL that parses, so nothing garbles what shows it.
+ * How an uncheckable URL is recorded: as written, cut at MAX_URL_LENGTH with its full length noted (bounded, and
+ * long URLs of different lengths stay apart); control and bidi characters percent-encoded.
  */
 export function recordedForm(written: string): string {
   const urlOrHref = encodeUnshown(written);

@@ -11,9 +11,8 @@ import { IgnoreGate } from "./ignore-gate.ts";
  */
 
 /**
- * Whether the links of crawls `a` and `b` are matched with their fragments: only when both kept them. A crawl
- * without check_fragments has one Link `/a` where one with it has `/a#x` and `/a#y` (the same hrefs): matched by
- * `/a`, a link still broken is not called fixed nor new when the option changes between crawls.
+ * Whether crawls `a` and `b` match links with their fragments: only when both kept them, so toggling
+ * check_fragments does not make a still-broken link fixed or new.
  */
 export function matchFragments(a: Pick<CrawlRef, "fragments">, b: Pick<CrawlRef, "fragments">): boolean {
   return a.fragments && b.fragments;
@@ -94,9 +93,8 @@ export function judgeOpenLink(link: OpenLinkRecord, found: CrawlFindings): OpenL
 const WRITE_BATCH = 500;
 
 /**
- * Copies the open links the ended crawl did not check into its unchecked links. Runs in the transaction that
- * ends the crawl (crawl-transitions.ts), once; a crawl that never started checked nothing and carries nothing
- * (the next crawl compares with the one before it). `soft404Judged`: the run that ended it could tell soft 404s.
+ * Copies the open links the ended crawl did not check into its unchecked links, once, in the transaction that ends
+ * it. `soft404Judged`: the run that ended it could tell soft 404s.
  */
 export function settleOpenLinks(
   repo: OpenLinksRepo,

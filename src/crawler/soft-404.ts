@@ -109,9 +109,8 @@ function unansweredWarning(error: FetchErrorKind, what: string, timedOut: boolea
 }
 
 /**
- * Asks the site at `root` for URLs that cannot exist and learns its "not found" page when they answer 2xx
- * HTML; `broken` makes the pages found to match it broken links rather than warnings. Bounded by
- * SOFT_404_PROBE_TIMEOUT_MS (or the connect and header timeouts together, when shorter) and by the crawl's signal.
+ * Learns the site's "not found" page from URLs that cannot exist; `broken` makes matching pages broken links rather
+ * than warnings. Bounded by SOFT_404_PROBE_TIMEOUT_MS and the crawl's signal.
  */
 export async function learnNotFoundPage(root: URL, context: ProbeContext, broken: boolean): Promise<NotFoundLesson> {
   const limitMs = Math.min(SOFT_404_PROBE_TIMEOUT_MS, context.fetch.connectTimeoutMs + context.fetch.headerTimeoutMs);
