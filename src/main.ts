@@ -3,9 +3,8 @@ import { VERSION } from "./core/version.ts";
 import { err, EXIT_OK, EXIT_USAGE, out, UsageError } from "./cli/usage.ts";
 
 /**
- * The `linkpatrol` entry point: picks the command, runs it, and turns known failures into exit codes. Each
- * command's module is loaded only when that command runs: loaded up front, all of them (the API, the dashboard,
- * zod's schemas, the YAML parser) made every command, `version` included, pay their start-up time and memory.
+ * The `linkpatrol` entry point. Each command's module is loaded only when it runs, so `version` does not pay for
+ * the API's start-up (docs/decisions.md, "Start-up: a command loads what it runs").
  */
 
 const HELP = `linkpatrol ${VERSION}: self-hosted link checking

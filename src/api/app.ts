@@ -31,11 +31,8 @@ import { webhooksRouter } from "./routes/webhooks.ts";
 import { channelsRouter } from "./routes/channels.ts";
 
 /**
- * The HTTP application: middleware chain (request id → client address → metrics → log → head limit → auth → rate
- * limit → store guard and body limit for methods that may write, response cache for reads; the dashboard's pages
- * are rate limited by the dashboard, once it knows who is signed in), one router per resource under the base path, the
- * OpenAPI document built from the routes' own zod schemas, and the single error mapping. Unknown paths answer 404
- * and known paths with the wrong method 405, both JSON.
+ * The HTTP application: the middleware chain, one router per resource, OpenAPI from the routes' zod schemas, and
+ * the single error mapping. Unknown paths answer 404, wrong methods 405, both JSON.
  */
 
 interface AppDeps {

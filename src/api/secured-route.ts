@@ -4,10 +4,8 @@ import { requireScope } from "./middleware/auth/auth.ts";
 import { keepAnswer } from "./middleware/response-cache/response-cache.ts";
 
 /**
- * Route definitions for authenticated operations: one call sets the OpenAPI tag, the bearer security
- * requirement and the scope check together, so documentation and enforcement cannot disagree. A GET's answers
- * may be kept by the response cache while the store is unchanged (middleware/response-cache/), unless
- * `fromStore` is false: an answer made from anything else (the process's own counters) would go stale.
+ * Authenticated route definitions: the OpenAPI tag, bearer security and scope check set in one call, so docs and
+ * enforcement agree. `fromStore: false` keeps a GET's answer out of the response cache (it would go stale).
  */
 export function securedRoute<const R extends Omit<RouteConfig, "tags" | "security" | "middleware">>(
   tag: string,

@@ -2,12 +2,8 @@ import http from "node:http";
 import type { App } from "./app.ts";
 
 /**
- * The API's listener. Bun's HTTP server enforces two limits itself, before any JavaScript runs, and answers them
- * with a bare status line and no body (uWebSockets writes a fixed string, `HttpErrors.h` in Bun's sources; the
- * server's `error` callback never sees them): a request head over `http.maxHeaderSize` gets 431, a Content-Length
- * over `maxRequestBodySize` gets 413. Both are moved out of the app's way so the app answers them with the error
- * envelope: the app refuses heads over 16 KiB (request-head-limit) and bodies over
- * `server.max_request_body_bytes` (the body-limit middleware, which judges a Content-Length without reading).
+ * The API's listener. Bun answers an oversize head (431) or Content-Length (413) itself with a bare status line,
+ * so both of its limits are raised out of the way and the app refuses them with the error envelope.
  */
 
 /**

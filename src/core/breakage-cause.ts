@@ -1,8 +1,6 @@
 /**
- * What made a link broken, as far as a later crawl must know to check it again: its target's answer (an error
- * status, or none: any crawl that reaches the target judges it), the site's "not found" page answered with 2xx
- * (judged broken only with `soft_404_broken`), or a `#fragment` missing from the page (judged only with
- * `check_fragments`). Stored with the links a crawl did not check (store/schema.ts `unchecked_links`).
+ * What made a link broken, as far as a later crawl must know to check it again (stored with unchecked links):
+ * a soft 404 is judged only with `soft_404_broken`, a missing fragment only with `check_fragments`.
  */
 export const BREAKAGE_CAUSES = ["answer", "soft_404", "fragment"] as const;
 export type BreakageCause = (typeof BREAKAGE_CAUSES)[number];

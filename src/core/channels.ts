@@ -9,11 +9,8 @@ export const CHANNEL_KINDS = ["email", "slack", "discord", "teams", "matrix", "n
 export type ChannelKind = (typeof CHANNEL_KINDS)[number];
 
 /**
- * When a channel is told about an ended crawl: `changed` (the default) when links broke or were fixed, or the
- * domain's previous crawl had failed; `always` after every crawl; `failure` only when a crawl failed. A failed
- * crawl is sent in every mode except that a cancelled one (someone chose to stop it) is sent with `always`, and
- * with `changed` only when links broke or were fixed in it (the next crawl compares with it, so its changes are
- * told once, here).
+ * When a channel is told about an ended crawl. A cancelled crawl is sent with `always`, and with `changed` only
+ * when links broke or were fixed in it (the next crawl compares with it, so its changes are told once).
  */
 export const NOTIFY_WHEN = ["changed", "always", "failure"] as const;
 export type NotifyWhen = (typeof NOTIFY_WHEN)[number];

@@ -1,8 +1,6 @@
 /**
- * The two clocks. The wall clock (`Date.now()`) says what time it is: timestamps that are stored, shown or
- * signed. The monotonic clock (`performance.now()`) says how long something took or how long to wait: an NTP
- * step or a date set by hand moves the first and never the second, so every interval, rate and timeout in
- * memory is measured on it (docs/operations.md, "Clock steps").
+ * The two clocks: the wall clock for times stored, shown or signed; the monotonic clock for every interval, rate
+ * and timeout, since an NTP step moves only the first (docs/operations.md, "Clock steps").
  */
 
 /** Milliseconds on the monotonic clock (an arbitrary origin: compare readings, never store them). */

@@ -1,8 +1,6 @@
 /**
- * A crawl's life in one vocabulary, carried from the request that starts or stops it, through its job and worker
- * thread, to the store and the webhooks. Inside, a cancel is a cancel; only at the edge, where the crawl row is
- * written and read back by the API and the `crawl.failed` body (`storedEnd`), does it become the spec's `failed`
- * with failure "cancelled".
+ * A crawl's life in one vocabulary. A cancel stays a cancel inside; only at the edge (`storedEnd`) does it become
+ * the spec's `failed` with failure "cancelled".
  */
 
 /** The states of a crawl row, as the spec names them: pending → running → completed | failed. */
@@ -37,10 +35,8 @@ export type StopReason = "cancelled" | "shutdown" | "max_duration";
 export type CrawlEnd = { kind: "completed" } | { kind: "cancelled" } | { kind: "failed"; failure: Exclude<CrawlFailure, "cancelled">; error: string };
 
 /**
- * How one run of a crawl's job ends, from the job through its worker thread to the pool: the crawl ended
- * (`CrawlEnd`), or it is left running — "stopped" (the service shut down, or a kept worker died before taking
- * it up: it resumes), "paused" (the store refused writes: taken up again later), "crashed" (the job threw or its
- * thread died: the pool fails it) — or it was "gone" (no longer running when the job looked).
+ * How one run of a crawl's job ends: the crawl ended, or it is left running ("stopped": resumes; "paused": taken
+ * up later; "crashed": the pool fails it), or it was "gone" before the job looked.
  */
 export type JobEnd = CrawlEnd | { kind: "stopped" } | { kind: "paused"; reason: string } | { kind: "crashed"; error: string } | { kind: "gone" };
 

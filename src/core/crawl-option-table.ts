@@ -1,10 +1,8 @@
 import type { StoredLinkKind } from "./link-kind.ts";
 
 /**
- * Every crawl option in one table: the API's zod schema (crawl-options.ts), the stored defaults
- * (stored-options.ts), `linkpatrol check`'s flags and help, the dashboard's checkboxes, the words that say what a
- * crawl ran with (options-summary.ts) and which link kinds the crawl lets through are all derived from it. A
- * new option is a row here, then the code that acts on it. Free of zod: the crawl workers read it.
+ * Every crawl option in one table, from which the schema, defaults, CLI flags, dashboard and summaries are
+ * derived: a new option is a row here. Free of zod: crawl workers read it.
  */
 
 /** One crawl option; every option is a flag, off unless asked for. */

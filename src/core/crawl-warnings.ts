@@ -1,13 +1,9 @@
 import { MAX_SITEMAP_URLS, MAX_SITEMAPS, SITEMAP_MAX_BYTES, SITEMAP_MAX_DEPTH, SITEMAP_MAX_URLS, SITEMAP_PARSE_BUDGET_MS } from "./sitemap-limits.ts";
 
 /**
- * A crawl's warnings as findings with a budget. A warning is found with a typed cause (and at most one sample:
- * the thing it is about), and warnings are aggregated per cause as they are found: a count and the first few
- * samples, never one text per occurrence. A hostile sitemap index naming 49,000 off-site sitemaps is one
- * entry ("49000 sitemap names… (first 5: …)"), not 49,000 strings (docs/decisions.md, "Warnings are findings
- * with a budget"). The whole set is capped per crawl by entries and by bytes, so what is stored, answered,
- * sent to webhooks and printed stays small whatever a site serves. Plain text is a cause too (`other`, one entry
- * per distinct text), for warnings that have no cause of their own yet.
+ * A crawl's warnings as findings with a budget: aggregated per typed cause (a count and a few samples) and capped
+ * per crawl, so what is stored and sent stays small whatever a site serves (docs/decisions.md, "Warnings are
+ * findings with a budget").
  */
 
 /** Why a crawl warns, as a closed set clients may match on (docs/api.md, "Warnings"). */

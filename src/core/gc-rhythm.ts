@@ -1,13 +1,8 @@
 import { edenGC } from "bun:jsc";
 
 /**
- * Garbage collections at a fixed rhythm of work done: a crawl's written batches, a report's links read.
- *
- * JSC sizes its heap from the host's RAM: on a machine with 16 GiB it lets a crawl's heap grow three to four
- * times its live size before collecting, and the slack fills with page bodies and link strings already written
- * to the store. A crawl's live heap is small and bounded (the frontier is on disk), so a full collection every
- * fourth batch, and a young one after each of the others, lower peak RSS at no measurable cost; collecting
- * more often costs CPU on `check`, whose single thread both fetches and collects (bench/README.md, "Memory").
+ * Garbage collections at a fixed rhythm of work done, because JSC sizes its heap from the host's RAM and lets a
+ * crawl's heap grow to several times its live size (bench/README.md, "Memory").
  */
 const BATCHES_PER_COLLECTION = 4;
 
@@ -23,10 +18,8 @@ export function collectEvery(units: number, collect: () => void = fullGc): () =>
 }
 
 /**
- * A `collect` for `collectEvery` that runs a young (eden) collection, and a full one every `youngPerFull`-th
- * call. A walk that makes garbage fast and keeps almost nothing (a report's links) otherwise fills the young
- * generation JSC sizes from the host's RAM before it collects; a young collection costs a fraction of a full
- * one, and the full ones clear what the young ones promoted (the rows in flight) (bench/README.md, "Memory").
+ * A `collect` for `collectEvery`: a young collection, and a full one every `youngPerFull`-th call to clear what the
+ * young ones promoted (bench/README.md, "Memory").
  */
 export function youngThenFull(youngPerFull: number, young: () => void = edenGC, full: () => void = fullGc): () => void {
   if (!Number.isInteger(youngPerFull) || youngPerFull < 1) throw new RangeError(`youngPerFull must be a positive integer, got ${youngPerFull}`);
@@ -38,20 +31,9 @@ export function youngThenFull(youngPerFull: number, young: () => void = edenGC, 
   };
 }
 
-/**
- * Page bytes read (decoded HTML) between two full collections. Parsing makes garbage many times a page's size
- * (tokens, attribute objects, text slices), and on sites of big pages a few batches hold tens of
- * MB of it: python3-doc's worker heap swung between 17 and 51 MiB without this, 11–21 MiB with it, and its
- * peak RSS fell by ~20 MiB. Small pages reach it about as often as the batch rhythm above (bench/README.md, "Memory").
- * 2 MiB since the scanner made reading a page cheaper: −6 to −12 MiB of peak for ~3 % of CPU (bench/README.md,
- * "2026-11-26").
- */
+/** Page bytes read between two full collections (bench/README.md, "Collections every 2 MiB of page text"). */
 const PAGE_BYTES_PER_COLLECTION = 2 * 1024 * 1024;
-/**
- * Page bytes read between two young collections (a full one takes the place of every second). A page of a few MB
- * made its garbage faster than the full rhythm collected it: python3-doc's 2.5 MB contents.html read alone
- * peaked 118 → 95 MiB with these, at the same CPU on 10k realistic pages (bench/README.md, "Memory").
- */
+/** Page bytes read between two young collections; every second one is full (bench/README.md, "Memory"). */
 export const PAGE_BYTES_PER_YOUNG_COLLECTION = 1024 * 1024;
 
 /** A callback told how many bytes were just processed; every `bytes` of them it runs `collect` (a full one by default). */
@@ -67,12 +49,7 @@ export function collectEveryBytes(bytes: number, collect: () => void = fullGc): 
   };
 }
 
-/**
- * The rhythm of a links walk loading its verdicts (store/target-verdicts.ts), asked between batches. Loading makes
- * garbage fast (each row an array, each URL a string until its batch is joined) and JSC let it pile up: 200,000
- * targets lifted `check`'s RSS by ~70 MiB for a moment where ~20 MiB stay. A young collection every 8 batches
- * and a full one every 32 (bench/README.md, "Memory").
- */
+/** The rhythm of a links walk loading its verdicts: young every 8 batches, full every 32 (bench/README.md, "Memory"). */
 export function verdictLoadRhythm(): () => void {
   return collectEvery(8, youngThenFull(4));
 }
@@ -106,11 +83,8 @@ export interface CrawlGcRhythm {
 }
 
 /**
- * The rhythm a crawl job makes for itself and hands to its reader and writer. The batch turn yields to the page
- * rhythm: on pages of ordinary size the page rhythm alone kept the heap as low, and a batch's collection right
- * after a page's was CPU for nothing; a crawl that reads few pages (links checked, not parsed) still collects by
- * its batches (bench/README.md, "Memory", "One rhythm yields to the other"). Its count is its own: two jobs in
- * one thread (inline crawls) never yield to each other's collections.
+ * A crawl job's rhythm: the batch turn yields to the page rhythm (bench/README.md, "One rhythm yields to the
+ * other"). Its count is its own, so two inline jobs never yield to each other.
  */
 export function crawlGcRhythm(young: () => void = edenGC, full: () => void = fullGc): CrawlGcRhythm {
   const collections = new Collections();

@@ -1,10 +1,8 @@
 import { patternProblem, repetitionProblem } from "./url-patterns.ts";
 
 /**
- * A domain's ignore rules (docs/api.md "Ignore rules"): URL patterns, in the syntax of `linkpatrol check
- * --exclude`, that its crawls never check (`exclude`: not fetched, not recorded, counted in `excluded_links`)
- * or check without counting as broken (`mute`). A crawl runs with the rules its domain had when it was created
- * (kept in its options), so an edit never changes a crawl under way. Kept free of zod: crawl workers read it.
+ * A domain's ignore rules (docs/api.md "Ignore rules"). A crawl keeps the rules its domain had when it was created,
+ * so an edit never changes a crawl under way. Free of zod: crawl workers read it.
  */
 export interface IgnoreRules {
   exclude: string[];

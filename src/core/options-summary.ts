@@ -1,11 +1,7 @@
 import { CRAWL_OPTION_ROWS } from "./crawl-option-table.ts";
 import type { CrawlOptions } from "./crawl-options.ts";
 
-/**
- * A crawl's options in words, for the places that show what a crawl ran with (the dashboard's crawl page,
- * `check`'s text, markdown and JUnit reports): which kinds of link were checked, where, and which extra checks
- * ran. Two crawls of one site with different options find different things; a reader must see which.
- */
+/** A crawl's options in words, wherever a crawl's result is shown: different options find different things. */
 
 const KINDS = CRAWL_OPTION_ROWS.flatMap(([flag, row]) => (row.summary !== null && "kind" in row.summary ? [[flag, row.summary.kind] as const] : []));
 const EXTRAS = CRAWL_OPTION_ROWS.flatMap(([flag, row]) => (row.summary !== null && "extra" in row.summary ? [[flag, row.summary.extra] as const] : []));

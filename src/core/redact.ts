@@ -1,7 +1,6 @@
 /**
- * Passwords in URLs (`https://user:secret@host/`) never reach the store, an API answer, a report or a log:
- * every URL the crawler records or follows has its password replaced here. Nothing is lost for the check:
- * requests never send a URL's user info (pinned-request.ts names the address and the path only).
+ * Passwords in URLs never reach the store, an answer, a report or a log (docs/decisions.md, "Passwords in URLs are
+ * redacted where they enter"); requests never send user info, so the check loses nothing.
  */
 
 /** What stands for a password in every URL we keep. */

@@ -12,9 +12,8 @@ export const MAX_SITEMAPS = 50;
 /** Distinct URLs taken from all sitemaps of a crawl at most. */
 export const MAX_SITEMAP_URLS = 100_000;
 /**
- * Element nesting past which reading a sitemap stops, keeping what was read. A sitemap needs four levels
- * (`urlset > url > news:news > news:publication`); deeper markup is not a sitemap's, and every end tag of a name
- * not open costs the XML tokenizer a search of all open elements (docs/decisions.md, "Sitemap budgets").
+ * Nesting past which reading a sitemap stops: a sitemap needs four levels, and deeper markup costs the XML tokenizer
+ * a search of all open elements per stray end tag (docs/decisions.md, "Sitemap budgets").
  */
 export const SITEMAP_MAX_DEPTH = 16;
 /**

@@ -1,8 +1,6 @@
 /**
- * URL patterns, the one syntax of `linkpatrol check --include/--exclude` and of a domain's ignore rules:
- * JavaScript regular expressions without delimiters or flags, searched anywhere in the normalised target URL
- * (`RegExp.test`: anchor with `^` or `$` to match a whole URL; `\.` for a literal dot). One module, so the CLI and
- * the service cannot come to read the same pattern differently.
+ * URL patterns for `check --include/--exclude` and ignore rules: unanchored JavaScript regexps over the normalised
+ * URL. One module, so the CLI and the service cannot read a pattern differently.
  */
 
 /** Why `source` cannot be a URL pattern, or null when it can. */
@@ -17,9 +15,8 @@ export function patternProblem(source: string): string | null {
 }
 
 /**
- * Why `source` may take exponential time on an unlucky URL, or null: a repeated group that itself repeats,
- * like `(a+)+` or `(\w*)*` (the backtracking engine has no time limit, and a crawl tests every link). A guard
- * for patterns a service stores, not a proof: it reads groups, escapes and classes, nothing more.
+ * Why `source` may backtrack exponentially (a repeated group that repeats, like `(a+)+`), or null: a guard for
+ * stored patterns, since a crawl tests every link with no time limit. Not a proof.
  */
 export function repetitionProblem(source: string): string | null {
   // One entry per open group: whether something inside it repeats.

@@ -1,11 +1,6 @@
 /**
- * Text a crawled site wrote (link texts, a quoted sitemap line, a server's error) must read as what it is in
- * every output. Control characters (C0, DEL, C1) carry nothing a reader should see, so they are dropped; bidi
- * controls (embeddings, overrides, isolates, the marks) would reorder what is shown around them (U+202E then "gnp.exe"
- * shows as "exe.png"), so each is replaced by a visible marker such as `⟨U+202E⟩`. Text is cleaned once where it
- * enters (`cleanPageText`) and every output passes what it writes through `visibleText`, which also catches text
- * stored before. Percent-encoded forms in URLs are plain ASCII and left alone. docs/decisions.md, "Control and
- * bidi characters".
+ * Site-written text must read as what it is in every output: control characters are dropped and bidi controls
+ * shown as markers like `⟨U+202E⟩` (docs/decisions.md, "Control and bidi characters").
  */
 
 /** The bidi formatting characters: ALM, LRM, RLM, LRE…RLO, LRI…PDI. */

@@ -2,13 +2,8 @@ import type { CrawlRef, LinkSource, OpenLinksRepo } from "../store/open-links.re
 import { linkKey, matchFragments } from "./open-links.ts";
 
 /**
- * `broken_since` of the links a crawl finds broken, decided when each is written: the previous ended crawl of the
- * domain left the link (source page, URL) open (broken, or carried unchecked: crawler/open-links.ts), so it
- * keeps the time it was first found broken; otherwise it broke in this crawl, and it is this crawl's start. A
- * crawl that did not check a link carries it unchanged; one that checked it and found it good closes it, so the
- * next time it breaks counts afresh. Nothing scans history: one lookup into the previous crawl per broken URL.
- * The URL keeps its fragment when both crawls checked fragments (open-links.ts, matchFragments); otherwise the
- * earliest of the links matched without it counts.
+ * `broken_since` of a link found broken: kept from the previous ended crawl when it left the link open, else this
+ * crawl's start. One lookup into the previous crawl per broken URL; nothing scans history (open-links.ts).
  */
 
 /** URLs whose previous open links are kept looked up at once; a crawl's broken targets tend to come together. */

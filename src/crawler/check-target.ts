@@ -104,9 +104,8 @@ export async function checkTarget(target: FrontierTarget, context: CheckContext)
 }
 
 /**
- * The ids of the internal HTML page at `url` (after its redirects), fetched with GET only for them: for a page
- * linked with a fragment that the crawl did not parse (checked as another kind first). `not_a_page` when the
- * answer is not a 2xx HTML page of the site, so its fragments cannot be judged; `no_answer` when none came.
+ * The ids of the internal HTML page at `url`, fetched with GET only for them (a fragment's page the crawl did not
+ * parse). `not_a_page`: not a 2xx HTML page of the site; `no_answer`: none came.
  */
 export async function fetchPageIds(url: string, context: CheckContext): Promise<{ finalUrl: string; ids: PageIds } | "not_a_page" | "no_answer"> {
   const result = await fetchWithRetry<PageReading | OpenReader>(url, "GET", context, (status, headers, finalUrl) => {

@@ -4,11 +4,8 @@ import type { UncheckableReason } from "./extract.ts";
 import { MAX_URL_LENGTH } from "./normalize.ts";
 
 /**
- * From an outcome and what was found on the way to the stored verdict (docs/api.md "Links and broken links"): an
- * answer ≥ 400 is broken, no answer is broken with status 0 and the reason, and `accept_status` codes are never
- * broken. Bot walls (401, 403, 429 and LinkedIn's 999) on *external* targets are not broken links but warnings:
- * the page exists, the site just refuses crawlers. On the domain's own pages they are broken: the owner can fix
- * those. Findings (a cut page, a soft 404, a redirect not followed) add their warnings, and may make it broken.
+ * An outcome and its findings → the stored verdict (docs/api.md "Links and broken links"). Bot walls (401, 403,
+ * 429, 999) are warnings on external targets, broken on the domain's own pages, which the owner can fix.
  */
 
 const BOT_WALL_STATUSES: ReadonlySet<number> = new Set([401, 403, 429, 999]);

@@ -4,11 +4,8 @@ import type { CrawlsRepo, TargetRow } from "../store/crawls.repo.ts";
 import { isInternal } from "./normalize.ts";
 
 /**
- * How a crawl whose frontier ran out is judged, from what the store holds (so a resumed crawl is judged the
- * same way). A start page that yields no parsed page is a failure that names its cause: a site that is down,
- * moved or refuses us must never read as a clean crawl. A crawl that did run gets warnings for what a clean
- * count would hide: nothing in scope, pages cut at the body limit, pages left unparsed by a limit; a cancelled
- * or failed crawl gets them too, from what it had done when it ended (crawl-transitions.ts).
+ * How a crawl whose frontier ran out is judged, from the store (so a resumed crawl is judged alike). A start page
+ * that yields no parsed page fails the crawl (docs/decisions.md, "A start page that gives nothing to crawl").
  */
 
 /** What the judgement reads. */

@@ -19,12 +19,7 @@ import { DEFAULT_RETRY_POLICY } from "./retry.ts";
 import { RobotsCache } from "./robots-cache.ts";
 import { describeStoreWriteFailure, storeWriteFailure } from "../store/write-failure.ts";
 
-/**
- * One crawl job as a worker thread (or, for tests and the CLI, the calling thread) runs it: its set-up (its own
- * connection to the store, set for a crawl's writes, and its own GC rhythm, handed to the page reader and the
- * batch writer), the crawl's stored state, the engine, and the crawl's end written back. Everything it needs
- * arrives as plain data, so it can cross a thread boundary.
- */
+/** One crawl job, on a worker thread or the calling thread; everything it needs arrives as plain data. */
 
 /** What a job needs from the service's configuration; structured-clone safe. */
 export interface CrawlJobSettings {
@@ -60,12 +55,8 @@ export function maxDurationError(maxDurationMs: number): string {
 }
 
 /**
- * The job's own connection to the store, set for a crawl's writes. NORMAL sync: a power cut may cost its last
- * batches, never consistency (they are fetched again on resume). No foreign-key lookups: every row it writes
- * points at its own running crawl and at frontier rows written before it, and a running crawl is never deleted
- * (domains refuse deletion under a crawl, retention takes ended crawls only); skipping the two parent lookups
- * per link saves CPU (bench/README.md, "What made the crawl linear"). Both are this connection's alone: every
- * other keeps its keys enforced, and deletes cascade there.
+ * The job's own store connection. NORMAL sync (a power cut costs batches re-fetched on resume, never consistency)
+ * and no foreign-key lookups: its rows point at its own running crawl, which is never deleted.
  */
 export function openJobDatabase(settings: Pick<CrawlJobSettings, "dbPath" | "storeFile" | "busyTimeoutMs" | "temporaryStore">): Database {
   const { dbPath, busyTimeoutMs, temporaryStore: temporary, storeFile: expect } = settings;

@@ -10,17 +10,9 @@ import { crawlWarnings, readEndFacts } from "./crawl-end.ts";
 import { comparedWith, settleOpenLinks } from "./open-links.ts";
 
 /**
- * The changes of a crawl's state that clients hear about: it starts running (`crawl.started`), it completes
- * (`crawl.completed`, and `broken_links.found` when it found any) or it fails (`crawl.failed`). An ended crawl's
- * digest goes to the notification channels that want it. Each change and its webhook and channel deliveries
- * are one transaction, so a delivery exists exactly when its change was committed (docs/architecture.md,
- * "Outbox, not fire-and-forget"). What the end state is, crawl-end.ts judges. However a crawl ends (completed,
- * failed, cancelled, crashed), in the transaction that ends it the warnings of its end (crawl-end.ts
- * `crawlWarnings`) join those recorded while it ran, and its domain's open links are settled (open-links.ts: what
- * it did not check is carried), so what it changed is known the moment it has ended, and its digest says so.
- * Both read the crawl as it is then, and that is final: its worker writes nothing after its end
- * (store/crawl-fence.ts), so a cancel, ending the crawl from the API while the worker still holds a batch,
- * settles it once and for all.
+ * The crawl state changes clients hear about. Each change and its deliveries are one transaction, so a delivery
+ * exists exactly when its change was committed (docs/architecture.md, "Outbox, not fire-and-forget"); the ending
+ * transaction also settles warnings and open links, and is final (store/crawl-fence.ts).
  */
 
 /** Queues the ended crawl's digest for the domain's channels that want it; builds it only when some channel exists. */

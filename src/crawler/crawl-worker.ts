@@ -1,8 +1,6 @@
 /**
- * Entry point of a crawl worker thread (crawler/pool.ts keeps them between crawls). It speaks a tiny protocol:
- * the pool sends `start` for one crawl at a time and may send `stop` for it; the worker answers `started`, sends
- * `progress` after each written batch and `ended` once per crawl, after the job has written its final state and
- * closed its store connection, and is then ready for the next `start`.
+ * A crawl worker thread's entry point. Protocol: `start`/`stop` in; `started`, `progress` per batch, and one
+ * `ended` per crawl, sent only after the final state is written and the store connection closed.
  */
 import { setPriority, getPriority } from "node:os";
 import type { JobEnd, StopReason } from "../core/crawl-life.ts";

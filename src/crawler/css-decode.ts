@@ -1,10 +1,8 @@
 import { bomEncoding, charsetOf, decoderFor } from "./decode.ts";
 
 /**
- * Bytes to text for stylesheets, by CSS Syntax's "determine the fallback encoding": a byte-order mark, then the
- * Content-Type charset, then an `@charset "…";` rule written at the very start, then UTF-8. The step before
- * UTF-8 (the encoding of the page that linked the sheet) is left out: a stylesheet is fetched once for every
- * page that links it, so there is no one such page. Unknown labels fall back; bad bytes become U+FFFD.
+ * Bytes to text for stylesheets, by CSS Syntax's fallback encoding, without the linking page's step: a sheet is
+ * fetched once for every page that links it, so there is no one such page.
  */
 
 /** The bytes `@charset "` that must open a sheet for its rule to count (CSS Syntax: exact, lowercase, one space). */

@@ -3,11 +3,8 @@ import { scanCssUrls } from "./css-urls.ts";
 import { normalizeUrl, recordedForm } from "./normalize.ts";
 
 /**
- * The links of one stylesheet file: every URL it makes a browser fetch (css-urls.ts), resolved against the
- * sheet's own final URL as CSS says (not against a page that links it), with kind `stylesheet`. Targets of
- * other schemes are not links, as for hrefs; a URL that does not parse or is too long is kept as
- * `uncheckable`, as for hrefs. At most `maxLinks` are kept and the rest counted, so a 10 MB sheet of
- * `url()`s costs one pass and bounded memory.
+ * One stylesheet's links, resolved against the sheet's own final URL as CSS says. At most `maxLinks` are kept and
+ * the rest counted, so a 10 MB sheet of `url()`s costs bounded memory.
  */
 
 /** What one stylesheet gave. */

@@ -1,9 +1,8 @@
 import { cssUrls } from "./css-urls.ts";
 
 /**
- * The CSS written inside a page: `<style>` elements and `style` attributes. The extractor hands it the
- * events and gets raw URLs back (resolved later against the document's base, like every href of the page).
- * A `<style>` whose `type` is not CSS (`text/x-scss`, a template language) is not CSS to a browser either.
+ * The CSS inside a page (`<style>` and `style`), returning raw URLs resolved later like every href. A `<style>`
+ * whose `type` is not CSS is skipped, as a browser does.
  */
 export class InlineCss {
   private styleText: string[] | null = null;

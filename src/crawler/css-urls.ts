@@ -1,17 +1,8 @@
 import { ParseErrorMessage, TokenType, tokenizer, type CSSToken } from "@csstools/css-tokenizer";
 
 /**
- * The URLs a piece of CSS makes a browser fetch, found on the tokens of CSS Syntax Level 3
- * (@csstools/css-tokenizer; docs/decisions.md says why that one): strings, escapes, comments, unclosed
- * `url(` and bad URLs are the tokenizer's, so this file only reads the token stream. What counts:
- * - a `url(…)` token (unquoted) and a `url("…")` or `src("…")` function whose first argument is a string;
- * - `@import "…"` (the string form; `@import url(…)` is the rule above);
- * - the bare strings of `image-set()` / `-webkit-image-set()` (each is an image URL there).
- * What does not: `@namespace url(…)` (a name, never fetched), fragment-only `url(#id)` (a reference into the
- * document, such as an SVG filter), empty `url()`, `data:` URLs, bad URLs and bad strings (a browser drops the declaration),
- * and strings anywhere else (`format("woff2")`, `local("Font")`, `content: "url(x)"`).
- * The scan is one pass with constant state (a nesting depth and a short stack of open image-sets), so a
- * hostile sheet costs time in proportion to its size and nothing more.
+ * The URLs a piece of CSS makes a browser fetch, read from @csstools/css-tokenizer's tokens (docs/decisions.md,
+ * "Links inside CSS"). One pass with constant state, so a hostile sheet costs time in proportion to its size.
  */
 
 /** How the text being scanned is used: a whole stylesheet, or a `style` attribute's declarations. */

@@ -1,9 +1,7 @@
 import { concatBytes } from "../net/body-sink.ts";
 /**
- * Bytes to text for HTML pages, choosing the encoding the way browsers do, in order: a byte-order mark, the
- * charset of the Content-Type header, a `<meta charset>` or `<meta http-equiv>` in the first 1024 bytes, then
- * UTF-8 (the web's default today; HTML's legacy windows-1252 fallback misreads far more pages than it fixes).
- * An unknown label falls back to UTF-8; undecodable bytes become U+FFFD rather than failing the page.
+ * Bytes to text for HTML pages, the way browsers choose: BOM, Content-Type charset, `<meta>` in the first 1024
+ * bytes, then UTF-8 (windows-1252 as the fallback misreads more pages than it fixes). Bad bytes become U+FFFD.
  */
 
 const HTML_TYPES: ReadonlySet<string> = new Set(["text/html", "application/xhtml+xml"]);

@@ -6,10 +6,8 @@ import type { Answer } from "./readers/content-reader.ts";
 import { retryDecision, type RetryPolicy } from "./retry.ts";
 
 /**
- * How a target is asked, whatever its content: pages (internal targets an anchor points at) with GET; everything
- * else with HEAD, and with GET only when HEAD is refused (an error status or a malformed answer) or when its
- * answer is content a reader wants (a HEAD has no body). Redirects are followed hop by hop through robots.txt,
- * and "slow down" answers are asked again per retry.ts.
+ * How a target is asked: pages with GET; everything else with HEAD, and GET only when HEAD is refused or a reader
+ * wants the body. Redirects are followed hop by hop through robots.txt.
  */
 
 /** Redirects followed before "too many redirects" (a loop is caught before that, as `redirect_loop`). */

@@ -9,13 +9,8 @@ import { isInternal } from "./normalize.ts";
 import { hashesFromBytes, hashesToBytes, IdHashes } from "./page-ids.ts";
 
 /**
- * The last step of a crawl with `check_fragments`: every link that asked a fragment of an internal page gets
- * its fragment verdict once all targets are checked, so the target's final page is known and parsed. Pages the
- * crawl did not parse (a target asked with HEAD because an image or media link reached it first) are fetched
- * once with GET for their ids. Everything it needs is in the store (the asked fragments, the pages' ids), and a
- * batch's verdicts are written with the deletion of what they judged, so a crawl stopped here and resumed
- * judges the rest and nothing twice. Links left without a verdict (a gap: fragments.ts) are counted per gap into
- * the crawl's warnings, in the transaction that then forgets the step's rows (docs/decisions.md, "Fragments").
+ * The last step of a `check_fragments` crawl: fragment verdicts once all targets are checked. Verdicts are written
+ * with the deletion of what they judged, so a resumed crawl judges nothing twice (docs/decisions.md, "Fragments").
  */
 
 /** Links judged per transaction. */

@@ -3,12 +3,8 @@ import { MAX_URL_LENGTH, recordedForm } from "./normalize.ts";
 import { IdHashes, MAX_PAGE_IDS, type PageIds } from "./page-ids.ts";
 
 /**
- * The rules of a fragment verdict (`check_fragments`; docs/decisions.md, "Fragments"), after HTML's "find a
- * potential indicated element": `#` and `#top` (any case) always scroll somewhere; otherwise the page needs an
- * element whose id, or an `<a>` whose name, equals the fragment as written or, failing that, its
- * percent-decoded form; ids are case-sensitive. A fragment not found on a page whose ids were all kept is
- * broken; otherwise (a gap: the page read in part, more ids than are kept, a fragment too long to check, a page
- * never read) it is only a warning, and the crawl counts such links in a warning of its own.
+ * The rules of a fragment verdict, after HTML's "find a potential indicated element" (docs/decisions.md,
+ * "Fragments"). Missing on a page whose ids were all kept is broken; with a gap it is only a warning.
  */
 
 /** The longest fragment checked, as the URL parser writes it; a longer one is recorded cut, like a URL, and not checked. */

@@ -1,25 +1,9 @@
 import { decodeHTML, decodeHTMLAttribute } from "entities/decode";
 
 /**
- * The page's tags and text as htmlparser2's Parser reports them to the link extractor (same events, names,
- * implied closes and attribute values), from one pass that finds tags with `indexOf` and cuts a string only for
- * what the extractor reads: the names of the elements of HTML are looked up in place, an attribute's value is
- * sliced (and its character references decoded) only when `attributes` lists it for that tag, and text only
- * when `wantsText()` says someone reads it. htmlparser2's Parser and Tokenizer take a state step per character
- * and make an attribute object and a string per tag, attribute and run of text; on link-dense pages that was
- * most of a crawl's CPU (docs/decisions.md "A scanner of our own").
- *
- * It keeps htmlparser2's rules, not HTML's tree builder: the stack of open elements with htmlparser2's implied
- * closes (`openImpliesClose`), void elements, a second `<form>` ignored, foreign (SVG, MathML) content with its
- * integration points and SVG's case-adjusted names, `<image>` read as `img` outside it, the raw-text and
- * RCDATA elements (`script`, `style`, `xmp`, `iframe`, `noembed`, `noframes`; `title`, `textarea`) and
- * `plaintext`, comments (`-->`, `--!>`, `<!-->`), bogus comments and declarations ending at the next `>`, and
- * CDATA read as text only inside foreign content. htmlparser2 stays pinned as the reference:
- * test/crawler/html-scanner.test.ts compares the two event by event (documents cut at every position, in
- * chunks of every size, generated tag soup, and real pages).
- *
- * Written in chunks: a construct cut by a chunk's end (a tag, a comment, an entity, an end tag) is kept and read
- * again with the next chunk, which is only tried once the kept text has doubled, so a huge tag costs linear time.
+ * htmlparser2's Parser events from one indexOf pass that slices only what the extractor reads (docs/decisions.md,
+ * "A scanner of our own"); test/crawler/html-scanner.test.ts holds it to htmlparser2 event by event. A construct
+ * cut by a chunk's end is re-read only once the kept text has doubled, so a huge tag costs linear time.
  */
 
 /** What the scanner tells its user; the shape of htmlparser2's callbacks that the extractor implements. */

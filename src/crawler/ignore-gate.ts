@@ -4,11 +4,8 @@ import { UrlPatterns } from "../core/url-patterns.ts";
 import type { FoundLink } from "./frontier.ts";
 
 /**
- * A crawl's ignore rules where targets are decided (docs/api.md "Ignore rules"): after the options let a link
- * through, an `exclude` pattern keeps it out (never fetched, never recorded, counted in `excluded_links`), and a
- * `mute` pattern turns a broken verdict into a not-broken one with a warning naming the rule, so it is checked
- * and stored but neither counted as broken nor listed among the broken links. Patterns match the link's
- * normalised URL, as `check --exclude` does.
+ * A crawl's ignore rules where targets are decided (docs/api.md "Ignore rules"): `exclude` keeps a link out
+ * entirely; `mute` keeps it checked and stored but never counted as broken.
  */
 export class IgnoreGate {
   private readonly exclude: UrlPatterns;

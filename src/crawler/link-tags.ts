@@ -1,15 +1,8 @@
 import type { StoredLinkKind } from "../core/link-kind.ts";
 
 /**
- * Which tags carry links, as data (after linkinator's table): adding a tag is a row here, not another branch
- * in the extractor. A tag has one or more rows, tried in order; the first whose conditions hold carries the
- * links (`<link rel="alternate stylesheet">` is a stylesheet before it is an alternate page). Each row names
- * the link kind, the attributes holding URLs and how their values are written (a plain URL, a srcset candidate
- * list, a meta refresh `content`), where the link text comes from, conditions on other attributes (`link` by
- * its rel tokens and preload `as`, `form` only when it submits with GET) and on the nearest enclosing
- * media element (`source` in `video`/`audio` is media, in `picture` an image). The two value syntaxes that
- * are more than a URL are parsed here by the HTML spec's rules. docs/api.md "Which tags are checked" is
- * this table in words.
+ * Which tags carry links, as data (after linkinator's table): a tag's rows are tried in order and the first whose
+ * conditions hold wins. docs/api.md "Which tags are checked" is this table in words.
  */
 
 /** What a link points at: anchors are always checked, the other kinds only with their `scan_*` crawl option. */
@@ -219,10 +212,8 @@ function urlsInValue(value: string, syntax: AttributeSyntax): string[] {
 }
 
 /**
- * The URLs of a srcset candidate list, by HTML's "parse a srcset attribute": a URL is a run of
- * non-whitespace, so commas inside it stay (`a,b.png 1x` is one URL); trailing commas end a candidate that
- * has no descriptors; otherwise the descriptors run to the next comma outside parentheses. Descriptors are
- * not validated: a checker wants every URL an author wrote.
+ * The URLs of a srcset candidate list, by HTML's "parse a srcset attribute" (commas inside a URL stay). Descriptors
+ * are not validated: a checker wants every URL an author wrote.
  */
 export function srcsetUrls(value: string): string[] {
   const urls: string[] = [];

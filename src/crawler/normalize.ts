@@ -2,12 +2,9 @@ import { encodeUnshown } from "../core/visible-text.ts";
 import { redactPassword } from "../core/redact.ts";
 
 /**
- * URL normalisation, the one place that decides what a link target *is* before the crawler dedupes on it.
- * The WHATWG URL parser already does what browsers do with odd hrefs (strips leading/trailing C0 and spaces
- * and every tab/newline inside, lowercases scheme and host, drops default ports, resolves `//host/x`), so we
- * lean on it and add only the crawler's rules: http(s) only, no fragment, no password, a length cap against spider traps.
- * The result is a tagged union so a skipped href carries its reason instead of being a null. A page's hrefs go
- * through href-resolver.ts, which gives this function's exact result without a `URL` where it can.
+ * URL normalisation, the one place that decides what a link target is before dedupe: the WHATWG parser plus our
+ * rules (http(s) only, no fragment, no password, a length cap against spider traps). href-resolver.ts must give
+ * this function's exact result.
  */
 
 /** Longest normalised URL the crawler accepts; longer ones are usually generated paths of a spider trap. */
@@ -67,9 +64,8 @@ function effectivePort(origin: SiteOrigin): string {
 }
 
 /**
- * How a URL or href that cannot be checked is recorded: as written, cut at MAX_URL_LENGTH with its full length
- * noted, so a hostile page cannot fill the store with one link, and two long URLs of different lengths stay apart.
- * Control and bidi characters are percent-encoded, as in a URL that parses, so nothing garbles what shows it.
+ * How an uncheckable URL is recorded: as written, cut at MAX_URL_LENGTH with its full length noted (bounded, and
+ * long URLs of different lengths stay apart); control and bidi characters percent-encoded.
  */
 export function recordedForm(written: string): string {
   const urlOrHref = encodeUnshown(written);

@@ -5,34 +5,14 @@ import type { CrawlRef, LinkSource, OpenLinkRecord, OpenLinksRepo, TargetReach }
 import { IgnoreGate } from "./ignore-gate.ts";
 
 /**
- * What a crawl makes of the links its domain left open: the broken links of the previous ended crawl and those it
- * carried unchecked. The one rule behind "fixed", "not checked this time" and `broken_since` (docs/api.md
- * "What changed"): a link is fixed only when this crawl checked it and found it good. A crawl checked a link
- * when
- *
- * - its kind is on by the crawl's options (anchors always; images, scripts, stylesheets, media, sitemap entries
- *   by their option), it is internal or the crawl follows external links, and what made it broken is judged by
- *   this crawl (a soft 404 needs `soft_404_broken` and a soft-404 probe that could tell a missing page from a
- *   real one; a missing `#fragment` needs `check_fragments` and a crawl that completed, since fragments are
- *   judged at its end); and no ignore rule of the crawl matches it (an `exclude`d URL is never looked at, a
- *   `mute`d one is looked at but its verdict does not count); and
- * - the crawl reached it with a verdict: it read the page the link was on in full (the link is then broken on
- *   it, good on it, or no longer there), or, for a link broken by its target's answer, it checked the target and
- *   the target answers well now (from whatever page links to it).
- *
- * Anything else (another kind of crawl, a page not reached, a crawl failed or cut by max_pages or max_duration,
- * a robots-skipped target, an excluded or muted URL) leaves the link open, not checked: the crawl copies it (store/schema.ts
- * `unchecked_links`), so the next crawl compares against it and carries its broken_since.
- *
- * A link is (source page, URL); under check_fragments the URL keeps its fragment, so `/a#x` and `/a#y` on one
- * page are two Links (links.fragment). Two crawls that both checked fragments match links with their
- * fragments; when either did not, by the URL without it (matchFragments).
+ * What a crawl makes of the links its domain left open. A link is fixed only when this crawl checked it and found
+ * it good; one it did not check (kind off, ignored, page not reached, crawl cut or failed) is copied as
+ * unchecked so the next crawl compares against it (docs/decisions.md, "The diff compares open links").
  */
 
 /**
- * Whether the links of crawls `a` and `b` are matched with their fragments: only when both kept them. A crawl
- * without check_fragments has one Link `/a` where one with it has `/a#x` and `/a#y` (the same hrefs): matched by
- * `/a`, a link still broken is not called fixed nor new when the option changes between crawls.
+ * Whether crawls `a` and `b` match links with their fragments: only when both kept them, so toggling
+ * check_fragments does not make a still-broken link fixed or new.
  */
 export function matchFragments(a: Pick<CrawlRef, "fragments">, b: Pick<CrawlRef, "fragments">): boolean {
   return a.fragments && b.fragments;
@@ -113,9 +93,8 @@ export function judgeOpenLink(link: OpenLinkRecord, found: CrawlFindings): OpenL
 const WRITE_BATCH = 500;
 
 /**
- * Copies the open links the ended crawl did not check into its unchecked links. Runs in the transaction that
- * ends the crawl (crawl-transitions.ts), once; a crawl that never started checked nothing and carries nothing
- * (the next crawl compares with the one before it). `soft404Judged`: the run that ended it could tell soft 404s.
+ * Copies the open links the ended crawl did not check into its unchecked links, once, in the transaction that ends
+ * it. `soft404Judged`: the run that ended it could tell soft 404s.
  */
 export function settleOpenLinks(
   repo: OpenLinksRepo,

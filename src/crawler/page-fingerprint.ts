@@ -1,12 +1,8 @@
 import { HtmlScanner, ReadAttributes } from "./html-scanner.ts";
 
 /**
- * What a page says, reduced to what tells two pages apart: its title and the set of its word 3-grams
- * ("shingles", hashed), read from the visible text only (no script, style, template or noscript). Two pages
- * are the same page when their titles are equal and their shingle sets overlap by SAME_PAGE_SIMILARITY or more
- * (Jaccard). The URL a page was asked under is taken out of its text first, because a "not found" page often
- * repeats the path it was asked for. Bounded: the first MAX_WORDS words are read, the rest of the page is not
- * even tokenized. Used only to recognise a site's "not found" page (soft-404.ts).
+ * A page reduced to its title and hashed word 3-grams, to recognise a site's "not found" page (soft-404.ts). The
+ * asked URL is taken out of the text first, since a 404 page often repeats it; only MAX_WORDS are read.
  */
 
 /** A page reduced to its title and its shingles. */

@@ -1,13 +1,9 @@
 import type { PageIdsGap } from "../core/fragment-gap.ts";
 
 /**
- * The ids a page's fragments can point at, gathered while the page is parsed: every element's `id` and every
- * `<a name>` (HTML's "find a potential indicated element"). Each id is kept as a 64-bit hash (xxHash64 of its
- * UTF-8), so a page's ids cost 8 bytes each in memory and in the store whatever their length, and a long id is
- * kept like any other: two ids of a page share a hash, or a fragment falsely matches one, with a probability of
- * about n/2⁶⁴ (10⁻¹⁴ for a page of 100,000 ids). A page is hostile input, so at most MAX_PAGE_IDS distinct ids
- * are kept; past that the page's ids have a `gap` and a fragment not among them cannot be proven missing
- * (docs/decisions.md, "Fragments").
+ * A page's element ids and `<a name>`s as 64-bit xxHash64 hashes (8 bytes each, collision ≈ n/2⁶⁴). At most
+ * MAX_PAGE_IDS are kept; past that the page has a `gap` and no fragment can be proven missing (docs/decisions.md,
+ * "Fragments").
  */
 
 /** Distinct ids kept per page at most (781 KiB of hashes): far above real pages, a bound for hostile ones. */

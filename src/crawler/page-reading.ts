@@ -5,10 +5,8 @@ import type { PageIds } from "./page-ids.ts";
 import type { NotFoundPageReader } from "./soft-404.ts";
 
 /**
- * One HTML page read as its body arrives: bytes (a UTF-8 page's as they are; another encoding's through text,
- * decode.ts) → the link extractor and, when the site has a soft-404 page, the reader comparing the page with
- * it. Nothing holds the page whole, so what a page costs is what the extractor keeps of it, not its size. Each
- * chunk read is told to `bytesRead`: the crawl job's GC rhythm (core/gc-rhythm.ts `crawlGcRhythm`).
+ * One HTML page read as its body arrives; nothing holds the page whole, so it costs what the extractor keeps.
+ * Each chunk is told to `bytesRead` for the job's GC rhythm.
  */
 export class PageReading {
   private readonly extractor: Extractor;

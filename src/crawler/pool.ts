@@ -10,19 +10,9 @@ import type { JobEnd, StopReason } from "../core/crawl-life.ts";
 import { untilAborted } from "../core/until-aborted.ts";
 
 /**
- * The crawl pool: up to `size` crawls at once, each in a worker thread of its own, so the API thread never
- * fetches or parses. The store is the queue: crawls left `running` by a stopped process resume first, then
- * pending ones start oldest first as slots free up. A crawl is held by at most one job of this process.
- *
- * Worker threads are kept between crawls, at most `size` of them: Bun does not give back all of a worker's
- * memory when it is terminated, so a worker per crawl grows a long-running service without end
- * (bench/README.md, "Memory"). A worker is terminated only when it died, its job threw or was killed, or the
- * pool stops; idle, it keeps no process alive. A kept worker that dies before it has taken up its next crawl (a fault left over from the
- * crawl before) does not fail that crawl: it stays running and starts again on a new worker.
- *
- * A crawl whose job ends while the crawl is still `running` in the store (paused by a full disk, or crashed
- * with its failure unrecordable) waits before it is taken up again, longer each time (RETRY_DELAYS_MS): retried
- * at once, it would start, fail and start again several times a second, each time on a new thread.
+ * Up to `size` crawls at once, each in a worker thread, so the API thread never fetches or parses; the store is
+ * the queue. Workers are kept between crawls because Bun does not give back a terminated worker's memory
+ * (bench/README.md, "Memory"). A crawl still `running` after its job ended waits RETRY_DELAYS_MS before it is retried.
  */
 
 /** A crawl job in progress, however it runs. */

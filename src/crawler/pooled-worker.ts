@@ -5,17 +5,9 @@ import type { FromWorker, ToWorker } from "./crawl-worker.ts";
 import type { CrawlProgress } from "./crawl.ts";
 
 /**
- * One worker thread of the crawl pool (crawler/pool.ts) and its life as an explicit state:
- *
- *   idle (new) ─start→ starting ─any answer→ running ─ended→ idle ─start→ starting …
- *   starting | running ─crashed, died, killed, retired→ dead;  idle ─died, retired→ dead
- *
- * The worker's states are the thread's, not the crawl's: a crawl's end is a `JobEnd` (core/crawl-life.ts).
- * `starting`: the crawl was sent and not yet answered; a kept worker that dies now ran nothing of it, so the
- * crawl is left running (ended "stopped") to be taken up again at once on a new worker. `idle`: kept for the next
- * crawl, unref'd so it keeps no process alive. `dead`: terminated, and the pool forgets it. Calls made for a crawl
- * the worker no longer holds (a cancel or a kill racing that crawl's end) do nothing, so they never reach the
- * crawl the worker runs next.
+ * One worker thread of the crawl pool, its life as an explicit state (idle → starting → running → idle; any → dead).
+ * A kept worker that dies while `starting` ran nothing of the crawl, so the crawl is retried on a new worker. Calls
+ * for a crawl the worker no longer holds do nothing, so they never reach its next crawl.
  */
 
 /** A crawl handed to a worker, and where its end is reported (once). */

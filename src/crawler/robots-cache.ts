@@ -2,10 +2,8 @@ import { safeFetch, type SafeFetchOptions } from "../net/safe-fetch.ts";
 import { parseRobots, robotsDecision, robotsPolicyForStatus, ROBOTS_MAX_BYTES, type RobotsRules } from "./robots.ts";
 
 /**
- * robots.txt per origin for one crawl: fetched once, on first need, and shared by every target of that origin
- * (concurrent askers wait on the same fetch). RFC 9309 treats an unreachable robots.txt as "disallow all"; a
- * link checker cannot, because a dead host is exactly what it must report: when robots.txt gets no HTTP answer
- * at all, the targets are checked (and fail on their own). A 5xx or 429 answer still means "stay away".
+ * robots.txt per origin, fetched once per crawl and shared. Unlike RFC 9309, no HTTP answer at all means the
+ * targets are checked: a dead host is what a link checker must report. 5xx and 429 still mean "stay away".
  */
 
 /** What robots.txt of one origin came to; a refusal of the whole origin keeps the answer that caused it. */

@@ -1,13 +1,7 @@
 /**
- * How one robots.txt path pattern meets one URL path (RFC 9309 §2.2.2–2.2.3).
- *
- * Both sides are first brought to a single percent-encoding, so that spelling ("%7e" vs "~", "%c3%a4" vs
- * "ä", "%2f" vs "%2F") never decides an outcome; reserved characters stay encoded because "/a%2Fb" and
- * "/a/b" are different paths. The pattern (`*` for any run of octets, a final `$` for the end of the path)
- * is then matched by cutting it at the stars and placing each piece at its leftmost fit. With `*` as the
- * only wildcard, leftmost placement can never lose a match that a later one would find, so there is no
- * backtracking and no regex built from a site's file: a hostile `/*a*a*a*a*b` costs a few scans of the
- * path, not an exponential search.
+ * One robots.txt path pattern against one URL path (RFC 9309 §2.2.2–2.2.3), both first brought to one
+ * percent-encoding. Pieces between stars take their leftmost fit, which never loses a match, so a hostile
+ * pattern costs a few scans, not a backtracking search.
  */
 
 const HEX = "0123456789ABCDEF";

@@ -1,12 +1,8 @@
 import { normalizeRobotsPath } from "./robots-match.ts";
 
 /**
- * Reading a robots.txt body into groups of rules (RFC 9309 §2.1–2.2, §2.5), forgiving about everything a
- * hand-written file gets wrong: BOM, any line ending, stray whitespace, comments, lines without a colon,
- * unknown fields are skipped, never fatal; Sitemap lines are kept apart from the groups. A run of User-agent
- * lines opens a group and the first Allow/Disallow after it closes the run, so several agents can share one
- * block of rules. Groups naming the same agent are merged (§2.2.1), which lets matching look up one list per
- * product token. Patterns are normalised here, once, instead of on every check.
+ * A robots.txt body into groups (RFC 9309 §2.1–2.2, §2.5), forgiving: anything malformed is skipped, never fatal.
+ * Groups naming the same agent are merged and patterns normalised once, so matching stays cheap.
  */
 
 /** How much of a robots.txt is read (§2.5 asks parsers to read at least 500 KiB); the fetcher may stop here too. */

@@ -2,13 +2,8 @@ import { matchesPattern, normalizeRobotsPath } from "./robots-match.ts";
 import { productToken, type RobotsRule, type RobotsRules } from "./robots-parse.ts";
 
 /**
- * What robots.txt (RFC 9309) lets the crawler do, as pure functions: which policy a fetch status implies,
- * and whether one path may be requested under parsed rules. Fetching, redirects and caching belong to the
- * crawler; parsing and pattern matching live in robots-parse.ts and robots-match.ts.
- *
- * A path is judged by one group only: the one naming our product token, else "*", else none (allow). Within
- * it the longest matching pattern wins, counted in octets of the normalised pattern as written, wildcards
- * included (§2.2.2); on equal length Allow wins, the least restrictive reading the RFC asks for.
+ * robots.txt (RFC 9309) as pure functions. A path is judged by one group (our token, else "*"); the longest
+ * matching pattern wins, Allow on a tie (§2.2.2).
  */
 
 export { parseRobots, productToken, ROBOTS_MAX_BYTES, type RobotsRule, type RobotsRules } from "./robots-parse.ts";
@@ -53,14 +48,8 @@ export function isAllowed(rules: RobotsRules, userAgent: string, pathAndQuery: s
 }
 
 /**
- * The policy a robots.txt fetch implies (§2.3.1). 2xx: parse the body. 4xx: the file is "unavailable" and
- * everything may be crawled, 401 and 403 included. 5xx, no answer at all, or a status that makes no sense:
- * "unreachable", so nothing is crawled now and the crawler may try again later (after 30 days of that the
- * RFC lets it fall back to a cached copy or to allow-all; that is the crawler's call, not this function's).
- *
- * 429 is the one 4xx treated as unreachable, as Google does: it asks us to slow down, and answering that by
- * crawling the whole site would be the opposite. Redirects are followed by the fetcher (up to five, §2.3.1.2),
- * so a 3xx reaching this function means it gave up; the RFC lets that count as unavailable: allow all.
+ * The policy a robots.txt status implies (RFC 9309 §2.3.1): 2xx parse, 4xx allow all, 5xx or none unreachable.
+ * 429 counts as unreachable, as Google does: crawling everything would answer "slow down" with the opposite.
  */
 export function robotsPolicyForStatus(status: number | "unreachable"): RobotsPolicy {
   if (status === "unreachable" || !Number.isInteger(status)) return "disallow_all";

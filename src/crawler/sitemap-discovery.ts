@@ -5,14 +5,9 @@ import { MAX_SITEMAP_URLS, MAX_SITEMAPS } from "../core/sitemap-limits.ts";
 import type { SitemapRead } from "./sitemap-read.ts";
 
 /**
- * Finding a site's sitemaps and the pages they list: the Sitemap lines of robots.txt and /sitemap.xml of the
- * crawl's origin, then every sitemap an index names, breadth first. Only sitemaps on the crawled site are read
- * and only entries on it are kept (the protocol lets a sitemap list its own host only, and the crawl's scope
- * is that site). Everything is bounded: sitemaps read, URLs per sitemap, distinct URLs in all, time and nesting
- * per sitemap; reaching a bound, a sitemap that fails, lists garbage or nothing, each becomes a crawl warning,
- * since a silently shorter list would hide exactly the pages the option exists to find. Warnings are aggregated
- * per cause as they are found (core/crawl-warnings.ts), and no more than MAX_SITEMAPS names are ever held, so
- * what discovery holds does not follow what a hostile index names.
+ * A site's sitemaps (robots.txt, /sitemap.xml, then indexes breadth first) and the on-site pages they list. Every
+ * bound reached and every failed sitemap is a warning, since a silently shorter list hides the pages the option
+ * exists to find; at most MAX_SITEMAPS names are held, whatever a hostile index names.
  */
 
 export { MAX_SITEMAPS, MAX_SITEMAP_URLS };

@@ -2,13 +2,8 @@ import { Parser } from "htmlparser2";
 import { SITEMAP_MAX_DEPTH, SITEMAP_PARSE_BUDGET_MS } from "../core/sitemap-limits.ts";
 
 /**
- * Reading one sitemap (sitemaps.org protocol) as a stream: htmlparser2's tokenizer in XML mode, fed the body
- * a slice at a time, keeps nothing but the element path and the `<loc>` being read, so a sitemap of any size
- * costs its URLs, never a document tree. It is forgiving like the rest of the crawler: unknown elements,
- * namespace prefixes and broken markup are skipped; what was read before the damage is kept. Only a `<loc>`
- * directly inside `<url>` (a URL set) or `<sitemap>` (an index) counts, so extension elements such as
- * `<image:loc>` are not taken for pages. Reading is bounded in time as well as size: it stops, keeping what was
- * read, at markup nested deeper than a sitemap's (SITEMAP_MAX_DEPTH) and when the time allowed runs out.
+ * One sitemap read as a stream (htmlparser2's XML tokenizer), holding only the element path and the current
+ * `<loc>`. Only a `<loc>` directly in `<url>` or `<sitemap>` counts; stops at SITEMAP_MAX_DEPTH or its time budget.
  */
 
 /** What the document is: a list of pages, a list of sitemaps, or neither. */

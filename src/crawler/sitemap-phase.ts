@@ -5,11 +5,8 @@ import { discoverSitemaps } from "./sitemap-discovery.ts";
 import { readSitemap } from "./sitemap-read.ts";
 
 /**
- * The sitemap step of a crawl (`use_sitemap`), run once the pages reachable by links from the start page are all
- * crawled: so every entry that some crawled page links to is known by then, and the entries that are not are
- * exactly the orphan pages. Their targets join the frontier and are checked like any other; nothing is
- * recorded when the crawl is stopped while the sitemaps are read (a resumed crawl reads them again), nor when
- * no page was crawled (the crawl fails on its start page).
+ * The sitemap step (`use_sitemap`), run once the link-reachable pages are crawled, so the entries no page linked
+ * to are exactly the orphans. Nothing is recorded when stopped mid-read (a resume reads them again).
  */
 
 /** What the step needs from the crawl run. */

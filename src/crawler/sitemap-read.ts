@@ -5,10 +5,8 @@ import { isInternal, type SiteOrigin } from "./normalize.ts";
 import { parseSitemap, type ParsedSitemap } from "./sitemap-parse.ts";
 
 /**
- * Fetching one sitemap: GET under the crawler's address policy and robots.txt, at most SITEMAP_MAX_BYTES of it
- * after any decompression, then the streaming parse (sitemap-parse.ts). A `.xml.gz` sitemap usually arrives as
- * gzip bytes with no Content-Encoding; it is recognised by its magic number and inflated through the same
- * capped decoder as response bodies (net/body-sink.ts), so a small file cannot inflate past the cap.
+ * Fetching one sitemap under the crawler's policy and robots.txt, capped after decompression. A `.xml.gz` without
+ * Content-Encoding is recognised by its magic number and inflated through the same capped decoder.
  */
 
 export { SITEMAP_MAX_BYTES, SITEMAP_MAX_URLS };

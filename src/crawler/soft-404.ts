@@ -6,14 +6,8 @@ import { FingerprintReader, fingerprintPage, samePage, urlNeedles, type PageFing
 import { cleanPageText } from "../core/visible-text.ts";
 
 /**
- * Soft 404s: pages that answer 200 but are the site's "not found" page. Once per crawl run, alongside the crawl,
- * the crawler asks the site for a URL that cannot exist; most sites answer 404 and nothing more happens (no page
- * pays anything). Only when that probe answers 2xx with HTML is a second missing URL asked, with the start page:
- * when both probes give the same page and it is not the start page, that page is fingerprinted
- * (page-fingerprint.ts) and every parsed internal page compared with it. Whenever the probe gets 2xx and no
- * page can be told from a missing one (not HTML, off the site, a different page each time, the start page
- * itself), or the probe gets no answer within SOFT_404_PROBE_TIMEOUT_MS, a crawl warning says so. The start
- * page itself is never flagged. docs/decisions.md, "Soft 404s".
+ * Soft 404s: one probe per crawl for a URL that cannot exist; only a 2xx HTML answer leads to a fingerprint that
+ * parsed pages are compared with (docs/decisions.md, "Soft 404s"). The start page is never flagged.
  */
 
 /**
@@ -115,9 +109,8 @@ function unansweredWarning(error: FetchErrorKind, what: string, timedOut: boolea
 }
 
 /**
- * Asks the site at `root` for URLs that cannot exist and learns its "not found" page when they answer 2xx
- * HTML; `broken` makes the pages found to match it broken links rather than warnings. Bounded by
- * SOFT_404_PROBE_TIMEOUT_MS (or the connect and header timeouts together, when shorter) and by the crawl's signal.
+ * Learns the site's "not found" page from URLs that cannot exist; `broken` makes matching pages broken links rather
+ * than warnings. Bounded by SOFT_404_PROBE_TIMEOUT_MS and the crawl's signal.
  */
 export async function learnNotFoundPage(root: URL, context: ProbeContext, broken: boolean): Promise<NotFoundLesson> {
   const limitMs = Math.min(SOFT_404_PROBE_TIMEOUT_MS, context.fetch.connectTimeoutMs + context.fetch.headerTimeoutMs);
@@ -196,9 +189,8 @@ export class SoftNotFoundDetector implements SoftNotFoundCheck {
 }
 
 /**
- * The soft-404 probe of one crawl run, started with the crawl and run alongside it. A page read before the probe
- * has answered is fingerprinted whole (within the fingerprint's bounds) and its verdict waits for the probe,
- * which is bounded by its own timeout; once the probe has answered, pages are read as SoftNotFoundDetector reads them.
+ * The soft-404 probe of one crawl run, alongside it: a page read before the probe answers is fingerprinted whole
+ * and its verdict waits for the probe (bounded by its own timeout).
  */
 export class NotFoundProbe implements SoftNotFoundCheck {
   private lesson: NotFoundLesson | undefined;

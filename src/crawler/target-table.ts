@@ -1,17 +1,9 @@
 import type { TargetState } from "../store/schema.ts";
 
 /**
- * What the crawler knows about the targets of the crawl it is writing, by URL: every link of every page is
- * looked up here, so it must answer without the store. A site's content links point anywhere in it, so a
- * cache of recent targets misses most of them on a big site (a 50,000-page crawl asked the store 1.2 million
- * times with 16,384 remembered); this table holds them all, up to `maxEntries`.
- *
- * It is an open-addressing hash table over typed arrays: 35 bytes per slot, at most 3/4 of the slots used
- * (47–93 bytes per target; a Map of URL strings costs ~150), and no string kept alive. A URL is keyed by a
- * 96-bit fingerprint, three independent 32-bit hashes: two of a crawl's URLs share one with a probability of
- * about n²/2⁹⁷ (10⁻¹⁷ for a million targets).
- * Past `maxEntries` new targets are no longer remembered and `complete` turns false: the caller then asks
- * the store about any URL it does not find here.
+ * The crawl's targets by URL, all held (up to `maxEntries`) because a cache of recent ones misses most links of a
+ * big site. An open-addressing table over typed arrays keyed by a 96-bit fingerprint (collision ≈ n²/2⁹⁷). Past
+ * `maxEntries`, `complete` turns false and the caller asks the store about a URL it does not find.
  */
 
 /** A target as recording links and verdicts needs it. */

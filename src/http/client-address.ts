@@ -4,9 +4,8 @@ import type { AppEnv } from "./env.ts";
 import { clientOf, TrustedProxies, type ForwardedHeader } from "./forwarded-chain.ts";
 
 /**
- * Records the client's address for the rate limiter, the sign-in backoff and the log line: the direct peer's,
- * or, when the peer is a trusted proxy (`server.trusted_proxies`), the one the proxy wrote into the configured
- * header (`server.forwarded_header`; see forwarded-chain.ts for how a chain of proxies is walked).
+ * Records the client's address: the peer's, or, behind a trusted proxy, the one it wrote in the configured header
+ * (forwarded-chain.ts).
  */
 
 interface ClientAddressOptions {

@@ -1,12 +1,8 @@
 import { cidrContains, formatV4, parseCidr, parseIp, type Cidr, type ParsedIp } from "../net/cidr.ts";
 
 /**
- * Who the client is when requests come through reverse proxies. The addresses a request passed through are
- * the forwarding header's list followed by the direct peer; walking it from the right, every address of a
- * trusted proxy is skipped, and the first other one is the client: only a trusted proxy's word is taken, so a
- * client cannot name itself by sending the header. An entry that is not an address (`unknown`, an obfuscated
- * `_name`, garbage) ends the walk at the last trusted hop. Which header is read is a setting: a header the
- * proxy does not write is the client's own, and reading it would let every request pick its address.
+ * The client behind reverse proxies: walking the forwarding chain from the right, trusted proxies are skipped and
+ * the first other address is the client, so a client cannot name itself. A non-address entry ends the walk.
  */
 
 /** The header a trusted proxy writes the client's address into. */

@@ -5,18 +5,8 @@ import { addressBucketOf } from "./forwarded-chain.ts";
 import { TokenBuckets, type BucketDecision } from "./token-bucket.ts";
 
 /**
- * Rate limiting (token buckets, `auth.rate_limit` requests per minute each; 0 turns it off), in buckets that
- * keep one kind of caller from starving another:
- * - an API key: its own bucket (the API contract's per-key limit);
- * - API requests without a usable key: per client address, which also slows key guessing;
- * - the public endpoints (/healthz, /docs, the OpenAPI document): per address, apart, so a flood of bad keys
- *   from behind the same proxy cannot starve a load balancer's health checks;
- * - the dashboard, signed in: per the session's key, so a crowd at the sign-in form or on the same address
- *   (everyone, behind a proxy) leaves a signed-in user alone; signed out (the sign-in page, assets): per
- *   address. Sign-in attempts themselves have a backoff of their own (ui/sign-in-backoff.ts).
- * The client address is the one `client-address` settled (a trusted proxy's word, or the peer's). Every
- * response carries RateLimit-Limit/-Remaining/-Reset (set before the route runs, like X-Request-Id); a refused
- * one is 429 with Retry-After.
+ * Token-bucket rate limits in separate buckets (per key, per address, public endpoints, dashboard session) so one
+ * kind of caller cannot starve another (docs/decisions.md, "Sign-in has its own backoff").
  */
 export class RateLimiter {
   private readonly buckets: TokenBuckets | null;

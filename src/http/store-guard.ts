@@ -3,11 +3,8 @@ import type { Logger } from "../core/logger.ts";
 import { storeUnavailable } from "../store/write-failure.ts";
 
 /**
- * Nothing is acknowledged that is not in the store the service opened. A connection whose file was deleted, moved
- * or replaced keeps writing to the file it opened, so every write would succeed and then be lost with it. Each
- * request that may write is checked before its handler runs and again before its answer goes out: a write that
- * raced the loss is answered 503 `store_unavailable` like the rest, never 2xx. GETs are not checked (they only
- * read, and reads of the opened file stay true); the check is one stat, ~2 µs, next to a write's sync to disk.
+ * Nothing is acknowledged that is not in the store the service opened: a write request is checked before and after
+ * its handler, so a write that raced a replaced file is a 503, never a 2xx (docs/decisions.md, "A store file deleted").
  */
 
 /** What the guard asks: null while the store file is the one opened, else what happened (naming the file). */

@@ -1,14 +1,8 @@
 import { elapsedMs, monotonicNow } from "../core/clock.ts";
 
 /**
- * Per-caller token buckets: each holds up to `capacity` tokens and refills continuously at
- * capacity per `windowMs`, so a caller may burst to the limit and then proceeds at the steady rate.
- * Time is the monotonic clock (`performance.now()`), never the wall clock: an NTP step or a date set by hand
- * must neither drain every bucket (a step back made elapsed time negative and locked every client out for the
- * size of the step) nor refill them (a step forward). Elapsed time below zero counts as zero all the same.
- * Memory is bounded: full buckets are forgotten when the table grows, and past `maxCallers` the least recently
- * used callers are forgotten too (they start again with a full bucket: the price of a bound under a flood of
- * distinct callers).
+ * Per-caller token buckets on the monotonic clock, so a wall-clock step neither drains nor refills them. Bounded:
+ * full buckets and, past `maxCallers`, the least recently used are forgotten.
  */
 
 export interface BucketDecision {

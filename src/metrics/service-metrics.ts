@@ -3,11 +3,7 @@ import type { CrawlProgress } from "../crawler/crawl.ts";
 import type { AttemptOutcomeLabel } from "../webhooks/dispatcher.ts";
 import { CallbackGauge, Counter, Histogram, Registry } from "./registry.ts";
 
-/**
- * The service's metrics (GET /metrics): crawls by state and webhook and notification deliveries by state read
- * from the store at scrape time; pages, link checks and fetch errors as crawl workers report them; webhook and
- * notification attempts by outcome; and API request durations by route. Counters start at zero with the process, as Prometheus expects.
- */
+/** The service's metrics (GET /metrics); counters start at zero with the process, as Prometheus expects. */
 
 interface MetricsSources {
   crawlsByStatus(): Record<string, number>;

@@ -1,8 +1,6 @@
 /**
- * Which IP addresses linkpatrol may connect to. Public addresses always; private, loopback, link-local,
- * multicast and reserved ones only when the operator allows private networks or lists the block in
- * `allowed_cidrs`. Addresses that carry an IPv4 address inside IPv6 (IPv4-mapped, NAT64) are judged by the
- * IPv4 address they reach, so `::ffff:127.0.0.1` is loopback. Anything that does not parse is refused.
+ * Which IP addresses linkpatrol may connect to: public always, others only when allowed. IPv4 inside IPv6
+ * (mapped, NAT64) is judged by the IPv4 address it reaches; anything unparsable is refused.
  */
 import type { Config } from "../config/schema.ts";
 import { cidrContains, parseCidr, parseIp, type Cidr, type ParsedIp } from "./cidr.ts";

@@ -1,10 +1,6 @@
 /**
- * Collects a response body while decoding its Content-Encoding, and stops at a byte cap measured on the
- * DECODED bytes: a few kilobytes of gzip can inflate to gigabytes, so the cap that matters is the one after
- * decompression (the decompression-bomb guard). The raw bytes are capped too, because a compressed stream can
- * also be endless while producing nothing (empty deflate blocks). Reaching a cap is not an error: the body is
- * cut and marked truncated, and the caller stops reading. With a consumer, decoded bytes are handed on as
- * they come instead of being kept, so a body of any size costs one chunk at a time.
+ * A response body decoded and capped on the DECODED bytes (the decompression-bomb guard), and on the raw bytes
+ * too, since a compressed stream can be endless while producing nothing. A cap cuts and marks, never throws.
  */
 import zlib from "node:zlib";
 

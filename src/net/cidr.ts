@@ -1,9 +1,6 @@
 /**
- * IP addresses and CIDR blocks as numbers: an IPv4 address is a 32-bit bigint, an IPv6 address a 128-bit one,
- * so one comparison serves both families. Written here rather than taken from a package because the SSRF
- * guard must not depend on a parser whose quirks (octal, short forms, zone ids) we have not read.
- * Input is what the WHATWG URL parser and DNS answers produce (dotted quads, RFC 5952-ish IPv6); anything
- * else parses to null and callers treat null as "refuse".
+ * IP addresses and CIDR blocks as bigints, so one comparison serves both families. Our own parser, because the
+ * SSRF guard must not depend on quirks (octal, short forms) we have not read; anything odd parses to null: refuse.
  */
 
 /** A parsed address: its family and its value as an unsigned integer of 32 or 128 bits. */

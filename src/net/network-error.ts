@@ -1,7 +1,6 @@
 /**
- * Turns an error raised by Bun's fetch into a FetchErrorKind. Matching is on the error's `code` (the engine's,
- * e.g. "ConnectionRefused" or "Malformed_HTTP_Response", or Node's for TLS), never on the message.
- * Bun reports a TLS handshake against a plain-HTTP port as ECONNREFUSED, so that case reads as "refused".
+ * Bun fetch errors to a FetchErrorKind, matched on `code`, never the message. Bun reports TLS against a plain-HTTP
+ * port as ECONNREFUSED, so that reads as "refused".
  */
 import type { FetchErrorKind } from "./fetch-result.ts";
 

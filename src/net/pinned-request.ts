@@ -1,22 +1,7 @@
 /**
- * One HTTP exchange with an address that has already been checked. The request goes to the IP itself (the
- * URL handed to fetch names the IP, so nothing resolves a name and there is no second lookup for a rebinding
- * DNS server to answer differently); the hostname travels only as the Host header and, for TLS, as the SNI
- * server name, which is also the name the certificate is verified against.
- *
- * Bun's fetch, not node:http: Bun's node:http client is a JavaScript layer over the same fetch engine, and its
- * streams and events cost a crawl CPU and peak memory that fetch itself does not (bench/README.md, "Memory").
- * Bodies arrive raw (`decompress: false`) so body-sink.ts decodes them and caps the decoded size.
- *
- * Deadlines. Until the response headers arrive, one deadline of connect + header timeout applies (the engine
- * exposes no "connected" moment to measure the two apart); the body has its own deadline from the moment it
- * is read.
- *
- * Keep-alive. The engine pools connections per pinned address, port and TLS name, so sequential requests to
- * one origin share a connection. A body nobody reads to its end closes its connection (an abort): cancelling the
- * body stream alone leaves the engine downloading and buffering it (an endless stream grew a process by GBs in
- * seconds), so only a small announced body is drained to keep the connection.
- * test/net/safe-fetch-keep-alive.test.ts counts server-side connections to hold this.
+ * One HTTP exchange with an already checked IP: the URL names the IP, so nothing resolves the name again
+ * (no DNS rebinding); the hostname goes only as Host and SNI. A body nobody reads to its end aborts its
+ * connection (docs/decisions.md, "A body we do not want is hung up on").
  */
 import { type BodyConsumer, BodySink, type CollectedBody } from "./body-sink.ts";
 import { describeFetchErrorKind, fetchError, type FetchError } from "./fetch-result.ts";

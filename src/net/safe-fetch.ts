@@ -1,9 +1,6 @@
 /**
- * The SSRF-safe HTTP client shared by the crawler, domain verification and webhooks. Every hop (the first URL
- * and each redirect) goes through the same three steps: check the scheme, resolve the host once and refuse if
- * ANY address is disallowed, then connect to a checked address by IP (pinned-request.ts). Redirects are
- * followed here rather than by the HTTP client so that each Location is checked like a new URL.
- * Outcomes are values (fetch-result.ts); only programming errors throw.
+ * The SSRF-safe HTTP client. Every hop is checked, resolved once (refused if ANY address is disallowed) and
+ * pinned; redirects are followed here so each Location is checked like a new URL.
  */
 import { redactPassword } from "../core/redact.ts";
 import { VERSION } from "../core/version.ts";
@@ -43,10 +40,8 @@ export interface SafeFetchOptions<R extends BodyReader = BodyReader> {
    */
   wantBody?: (status: number, headers: Record<string, string>) => boolean;
   /**
-   * Asked for a final answer whose body `wantBody` did not refuse: opens its reader, which comes back as the
-   * result's `reader`. A reader's consumer takes the decoded body chunk by chunk as it arrives (the result's
-   * body is then empty; `truncated` still says whether it was cut), so the body is never held whole; a reader
-   * without one has it collected as usual. Null: the body is not wanted (the connection is dropped).
+   * Opens a reader for a final answer's body; with a consumer the body is streamed and never held whole (the
+   * result's body is then empty). Null: the body is not wanted and the connection is dropped.
    */
   bodyReader?: (status: number, headers: Record<string, string>, finalUrl: string) => R | null;
   /** Asked before following each redirect; false returns the redirect answer with `notFollowed` set. */

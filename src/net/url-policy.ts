@@ -1,8 +1,6 @@
 /**
- * The early check of a URL a user registers (a domain's root_url, a webhook target): refuse what can already be
- * seen to be unsafe, with a message worth showing. It is advisory, not the guard: DNS can change after
- * registration, so safeFetch checks again, on the address it connects to, at every request. A name that does
- * not resolve yet is therefore accepted.
+ * The early, advisory check of a URL a user registers; safeFetch checks again at every request since DNS can
+ * change, so a name that does not resolve yet is accepted.
  */
 import { UnsafeUrlError } from "../core/errors.ts";
 import { isAddressAllowed, type AddressPolicy } from "./address-policy.ts";

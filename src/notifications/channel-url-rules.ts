@@ -1,9 +1,6 @@
 /**
- * What a chat or push URL must look like, judged on its text when a channel is created (a sentence for the 422
- * `unsafe_url` error, as webhooks/url-rules.ts does for webhooks): https unless notifications.allow_http (or
- * webhooks.allow_http); no credentials in it (they would be shown; tokens go in the destination's own field or,
- * for Slack, Discord and Teams, are the URL itself, which is kept secret); no fragment (never sent). Whether the
- * host is private is the address policy's question, at creation and again on the pinned address at every attempt.
+ * What a chat or push URL must look like, judged on its text at creation (as webhooks/url-rules.ts): https unless
+ * allowed, no credentials, no fragment. Private hosts are the address policy's question.
  */
 import type { Config } from "../config/schema.ts";
 import type { AddressPolicy } from "../net/address-policy.ts";

@@ -6,11 +6,8 @@ import { requestOnce, type AttemptOutcome, type OutgoingRequest } from "../webho
 import type { Message } from "./message.ts";
 
 /**
- * The one interface every destination implements (after Apprise's and Uptime Kuma's notification providers):
- * the fields a channel of that kind is configured with and which of them are secret, the URLs the SSRF rules
- * check, how the channel is shown without its secrets, and how one message is sent. Chat and push destinations
- * only turn a message into an HTTP request (chatDestination sends it through the webhooks' attempt, with its
- * address checks); email speaks SMTP (email.ts).
+ * The one interface every destination implements (after Apprise and Uptime Kuma): its fields and secrets, the
+ * URLs the SSRF rules check, how it is shown, and how one message is sent.
  */
 
 /** A channel's stored configuration. */

@@ -4,14 +4,8 @@ import type { CrawlFailure } from "../core/crawl-life.ts";
 import { cleanText } from "./plain-text.ts";
 
 /**
- * The digest of an ended crawl, as channels are sent it: what the crawl came to, which links broke, which are
- * still broken and since when, which were fixed, how many it did not check, and what went wrong. The lists are
- * the crawl's changes (crawler/open-links.ts holds the rule): a link is fixed only when the crawl checked it and
- * found it good, and one it did not check is neither fixed nor new. Built inside the transaction that ends the
- * crawl (crawler/crawl-transitions.ts), after its open links are settled, and stored as the delivery's payload,
- * so every attempt and every destination formats the same facts. It is bounded when built: a few dozen targets
- * per list, a few linking pages each, every crawled text on one line and cut to a length; the lists' totals say
- * how much more there is. Each destination bounds it again to its own size limit (notifications/fit.ts).
+ * The digest of an ended crawl, built in the transaction that ends it and stored as the delivery's payload, so
+ * every attempt formats the same facts. Bounded when built; each destination bounds it again (fit.ts).
  */
 
 /** Targets kept per list, and linking pages kept per target. */
@@ -132,9 +126,8 @@ function section(reader: DigestReader, list: List, crawlId: string, against: Com
 }
 
 /**
- * The digest of crawl `crawl`, which has just ended and settled its open links; `against` is the previous ended
- * crawl it is compared with (and whether their links match with fragments: crawler/open-links.ts comparedWith). A failed crawl has lists too (what it did check counts, and the next crawl compares
- * with it); one that never started checked nothing and has none.
+ * The digest of the just-ended crawl `crawl`, compared with `against` (crawler/open-links.ts comparedWith). A failed
+ * crawl has lists too; one that never started has none.
  */
 export function buildDigest(reader: DigestReader, crawl: DigestCrawl, against: ComparedCrawl | null): Digest {
   const completed = crawl.status === "completed";

@@ -1,10 +1,8 @@
 import { oneLine } from "./plain-text.ts";
 
 /**
- * Escaping for each destination's syntax, so text from a crawled site is shown as the text it is: never markup,
- * a mention, a link it chose, or a new line. Every escaper puts its input on one line first (plain-text.ts).
- * URLs become links only when they are http(s), with the characters that could end the link syntax
- * percent-encoded; anything else is shown as escaped text.
+ * Escaping per destination, so crawled text is never markup, a mention, a chosen link or a new line. Only http(s)
+ * URLs become links.
  */
 
 // Plain string replacements throughout: a replacer function per match cost ~100x more on text full of marks.
@@ -59,10 +57,8 @@ export function slackLink(url: string, label = url): string {
 }
 
 /**
- * CommonMark-style markdown (Discord, ntfy, Gotify, Matrix's body): a backslash before every ASCII punctuation
- * character, which CommonMark (and Discord's parser) turn back into the character itself, so no emphasis, link,
- * heading, list, quote, table, HTML tag or mention syntax survives. `@` is escaped too, and a word joiner after
- * it keeps `@everyone`/`@room` from reading as a mention where a backslash is not enough.
+ * CommonMark-style markdown: a backslash before every ASCII punctuation character, so no markdown syntax survives;
+ * a word joiner after `@` keeps `@everyone`/`@room` from reading as a mention.
  */
 export function escapeMarkdown(text: string): string {
   return oneLine(text)

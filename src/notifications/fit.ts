@@ -1,10 +1,8 @@
 import type { Message, MessageItem } from "./message.ts";
 
 /**
- * Bounding by dropping, never by failing: every destination has a size limit (Slack's 3,000 characters a
- * section, Discord's 6,000 per message's embeds, ntfy's 4,096 bytes…), and a digest must arrive whatever the
- * crawl found. These helpers keep the leading items that fit a budget and end with "and N more", which is
- * measured into the budget too; an item too big on its own is shown with fewer linking pages first.
+ * Bounding by dropping, never by failing, so a digest arrives whatever the crawl found: keep the leading items
+ * that fit the budget, then "and N more" (counted in the budget too).
  */
 
 /** Measures a rendered piece (characters, UTF-8 bytes, JSON bytes…). */
@@ -50,10 +48,8 @@ export function boundedItem<T>(item: MessageItem, render: (item: MessageItem) =>
 }
 
 /**
- * `message` with listed targets dropped, last first from the longest list (each counted in that list's "and N
- * more"), until `size(render(message))` is at most `max`; for formats rendered whole rather than piece by piece.
- * Each round drops about as many targets as the excess is worth at the average target's size, so a large
- * digest is fitted in a few renders rather than one per target.
+ * `message` with listed targets dropped, last first from the longest list, until its render fits `max`. Each
+ * round drops as many as the excess is worth, so a large digest takes a few renders, not one per target.
  */
 export function shrinkToFit(message: Message, render: (message: Message) => string, size: Size<string>, max: number): Message {
   let current = message;

@@ -2,10 +2,8 @@ import type { Digest, DigestSection, DigestTarget } from "./digest.ts";
 import { oneLine } from "./plain-text.ts";
 
 /**
- * A digest in words, before any format: the title, the one-sentence summary, the failure and warnings, the
- * three lists with their headings and "and N more", and the link to the crawl's dashboard page. Every
- * destination renders this same model (so an email and a chat message say the same thing) and only adds its
- * own syntax, escaping and size bound. Texts here are plain and on one line; nothing is escaped yet.
+ * A digest in words, before any format: every destination renders this same model (so email and chat say the
+ * same thing) and adds only its syntax, escaping and size bound. Nothing is escaped yet.
  */
 
 /** How a message should look at a glance: colours and emoji per destination key off this. */

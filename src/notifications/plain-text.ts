@@ -1,10 +1,8 @@
 import { bidiMarker } from "../core/visible-text.ts";
 
 /**
- * Text from crawled sites, made fit to place in any message: one line (CR, LF, tabs, the other C0 and C1
- * controls and line and paragraph separators become a space, so nothing can start a new header line or a new
- * markdown block; bidi controls become visible markers such as `⟨U+202E⟩`, as in every output, so nothing
- * reorders what follows them) and a bounded length. Every format escapes on top of this for its own syntax.
+ * Crawled text made fit for any message: one line (so nothing starts a header or markdown block), bidi controls
+ * shown as markers, bounded length. Each format escapes on top of this.
  */
 
 // C0 and C1 controls, U+2028/2029.

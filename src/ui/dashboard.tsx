@@ -28,11 +28,8 @@ import { SignInBackoff } from "./sign-in-backoff.ts";
 import type { UiEnv } from "./ui-env.ts";
 
 /**
- * The web dashboard: server-rendered pages at `/` and under `/ui/`, over the same services as the API. Its
- * middleware is scoped to those paths, so the API under its base path never sees a session cookie. Order:
- * security headers (on everything, errors included) → the page shell (routes answer `c.render(<Page/>)`) → session → rate limit (per the session's key, else per
- * address; sign-in attempts have their backoff) → sign-in wall → CSRF on POSTs → store guard on POSTs (503 while
- * the store's file is not the one opened) → pages. Every refusal, 429 included, is a page of the dashboard.
+ * The web dashboard at `/` and `/ui/`, over the same services as the API. Its middleware is scoped to those paths,
+ * so the API never sees a session cookie; every refusal, 429 included, is a dashboard page.
  */
 
 interface DashboardDeps {

@@ -2,10 +2,8 @@ import type { Context } from "hono";
 import { AppError, STATUS_OF, type ErrorCode, type ErrorDetail } from "../core/errors.ts";
 
 /**
- * Why a form was refused, in the words the page shows: one plain sentence saying what did not happen, then one
- * line per problem naming the field as its form labels it ("Time zone: unknown time zone …"), never the
- * API's `field: … — message: …`. Only the service's AppErrors become problems; anything else is rethrown. Every form
- * route answers a refusal through `showAgain`.
+ * Why a form was refused, in the page's words: one sentence, then one line per problem naming the field by its
+ * label. Only AppErrors become problems; anything else is rethrown.
  */
 
 export interface Problem {

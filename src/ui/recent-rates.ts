@@ -1,9 +1,8 @@
 import { monotonicNow } from "../core/clock.ts";
 
 /**
- * How fast a running crawl goes now: pages and targets per second over the last ~30 s, from the samples its
- * page views and progress polls take (every poll is one), not the average since it started, which falls for
- * the whole crawl after a fast start. Kept in this process's memory, bounded per crawl and in crawls.
+ * A running crawl's rate over the last ~30 s, from the samples its views and polls take, not the average since it
+ * started (which falls all crawl long after a fast start). In memory, bounded.
  */
 
 /** Pages parsed and targets checked per second over the window. */

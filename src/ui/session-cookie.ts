@@ -1,11 +1,7 @@
 import type { Context } from "hono";
 import { deleteCookie, setCookie } from "hono/cookie";
 
-/**
- * The session cookie's attributes in one place: HttpOnly (no script reads it), SameSite=Strict (no other site
- * sends it), Path=/ (it must reach /, though only dashboard routes read it), Secure when the request came over
- * HTTPS (directly, or through a proxy that says so), and an expiry equal to the session's.
- */
+/** The session cookie's attributes in one place: HttpOnly, SameSite=Strict, Path=/, Secure over HTTPS. */
 
 export const SESSION_COOKIE = "lp_session";
 /** Nonce of the sign-in form, before any session exists. */

@@ -2,10 +2,8 @@ import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 
 /**
- * The key that signs dashboard sessions: 32 random bytes in a file beside the store (`<store>.session-key`,
- * mode 0600), made on first use. Beside rather than inside the store, so a copied or backed-up database alone
- * cannot forge sessions; kept across restarts, so a restart does not sign everyone out. Deleting the file ends
- * every session. An in-memory store gets a key of its own for the life of the process.
+ * The session signing key: a 0600 file beside the store, so a copied database alone cannot forge sessions and a
+ * restart signs no one out. Deleting it ends every session.
  */
 
 /** Reads (or creates) the session key for the store at `storePath`. */

@@ -1,22 +1,16 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 
 /**
- * Dashboard sessions without a table: the cookie holds the key's id, an expiry and a random nonce, signed with
- * HMAC-SHA256 under the store's session secret (session-secret.ts). Nothing about the key's secret is in it, so
- * a stolen cookie dies at its expiry or when the key is revoked (checked on every request by the caller), and
- * a rotated secret ends every session at once. Signing out also refuses that cookie from then on (remembered
- * in memory until its expiry: a restart forgets it, and the 12-hour expiry still bounds it). The CSRF token is a second HMAC over the nonce: bound to this
- * session, unknowable to another origin, and needing no storage either.
+ * Dashboard sessions without a table (docs/decisions.md, "The dashboard"): an HMAC-signed cookie of key id, expiry
+ * and nonce, so a revoked key or a rotated secret ends it. The CSRF token is a second HMAC over the nonce.
  */
 
 /** How long a session lasts after sign-in. */
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 
 /**
- * Expiry is wall-clock time (the cookie must outlive a restart), so a clock step moves it: a step back lengthens
- * sessions by the step, a step forward ends them early. A session whose expiry lies further ahead than this was
- * issued under a clock since set back by more than a session's life (a wrong date corrected): refused, or a
- * cookie from then would stay valid until that date came round.
+ * Expiry is wall-clock (it must outlive a restart). One further ahead than this was issued under a clock since set
+ * back; refused, or it would stay valid until that date came round.
  */
 const SESSION_MAX_AHEAD_MS = 2 * SESSION_TTL_MS;
 

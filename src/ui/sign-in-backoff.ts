@@ -2,14 +2,8 @@ import { addressBucketOf } from "../http/forwarded-chain.ts";
 import { monotonicNow } from "../core/clock.ts";
 
 /**
- * Sign-in attempts have a bucket of their own, apart from the requests of signed-in users: failed attempts are
- * counted per client address and per attempted key prefix (the first characters of the submitted key, as long
- * as the prefix `keys list` shows), and past a few free failures each further one doubles the wait before that
- * address or prefix is heard again, up to a minute. Per address, it slows one guesser whatever keys it tries;
- * per prefix, it slows an attack on one known key from many addresses. A blocked attempt is answered without
- * checking the key, so waiting is the only way on. Counts are forgotten after a quiet spell; both tables are
- * bounded (least recently failed forgotten first). Time is the monotonic clock, so a clock step neither locks
- * anyone out nor lifts a wait.
+ * Failed sign-ins per address and per key prefix, each past a few free failures doubling the wait (up to a minute).
+ * A blocked attempt is answered without checking the key. Tables are bounded; time is monotonic.
  */
 
 interface BackoffSettings {

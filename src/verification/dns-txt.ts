@@ -1,12 +1,6 @@
 /**
- * Verification by DNS TXT record: `_linkpatrol.<hostname>` must hold a record equal to `linkpatrol-verify=<token>`.
- * A record's character-strings are joined before comparing (long values are split at 255 bytes). The lookup
- * uses its own Resolver so `verification.dns_servers` can point at an authoritative or internal server; Bun's
- * resolver timeout has a one-second granularity, so a timer cancels the query at the configured deadline.
- *
- * Bun 1.3.14's resolveTxt returns each character-string of a record as a record of its own (Node returns
- * [["ab","cd"]], Bun [["ab"],["cd"]]), so a value split across strings is also accepted when consecutive
- * entries join to it. That cannot let anyone pass who could not already publish the record.
+ * Verification by DNS TXT: `_linkpatrol.<hostname>` must hold `linkpatrol-verify=<token>`. Bun 1.3.14 returns
+ * each character-string as its own record, so consecutive entries that join to the value also pass.
  */
 import { Resolver } from "node:dns/promises";
 import { ipLiteral } from "../net/resolve.ts";

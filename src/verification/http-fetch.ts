@@ -1,7 +1,6 @@
 /**
- * The fetch both HTTP verification methods share: safeFetch under the crawler's address policy and timeouts,
- * a small body cap, a few redirects, and one overall deadline (`verification.timeout`) because verification
- * runs while an API client waits. Also turns a failed fetch into the sentence a user reads.
+ * The fetch both HTTP verification methods share, with one overall deadline (`verification.timeout`) because an
+ * API client is waiting.
  */
 import type { CrawlerFetchOptions } from "../net/crawler-fetch-options.ts";
 import { safeFetch, type SafeFetchOptions } from "../net/safe-fetch.ts";

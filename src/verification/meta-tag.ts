@@ -1,8 +1,6 @@
 /**
- * Verification by meta tag: the root page must carry `<meta name="linkpatrol-verify" content="TOKEN">` in its
- * head. The page is read with the crawler's HTML scanner (htmlparser2's events and rules) and reading stops at
- * </head> (or at <body>, which closes the head implicitly), so a large page costs little and a tag in the body
- * does not count.
+ * Verification by `<meta name="linkpatrol-verify">` in the root page's head. Reading stops at </head> (or <body>),
+ * so a large page costs little and a tag in the body does not count.
  */
 import { HtmlScanner, ReadAttributes } from "../crawler/html-scanner.ts";
 import { bodyText, fetchForVerification, unusableAnswer, type VerificationFetchSettings } from "./http-fetch.ts";

@@ -1,7 +1,6 @@
 /**
- * Whether a URL gets any HTTP answer at all, asked the way verification asks (same address policy, timeouts
- * and deadline). Used to tell a scheme problem from a site that is down: `https://host:8080/` refused or failing
- * TLS while `http://host:8080/` answers means the start page has the wrong scheme, not that the site is away.
+ * Whether a URL gets any HTTP answer, asked as verification asks: tells a wrong scheme (https refused, http
+ * answers) from a site that is down.
  */
 import { describeFetchErrorKind, type FetchErrorKind } from "../net/fetch-result.ts";
 import { fetchForVerification, type VerificationFetchSettings } from "./http-fetch.ts";

@@ -1,7 +1,6 @@
 /**
- * Domain verification (docs/api.md "Verification"): the three methods run concurrently and all three results are
- * returned, in a fixed order, each with its reason, so a failed verification tells the user what each method saw.
- * Deciding what "verified" means (any method passing) belongs to the domains service.
+ * Domain verification: all three methods run concurrently and all results are returned, so a failure says what
+ * each method saw. What "verified" means is the domains service's call.
  */
 import type { Config } from "../config/schema.ts";
 import { crawlerFetchOptions } from "../net/crawler-fetch-options.ts";

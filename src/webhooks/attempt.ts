@@ -1,15 +1,7 @@
 /**
- * One HTTP attempt of an outbox delivery → one typed outcome (the svix model), shared by webhooks (deliver.ts
- * signs the body) and chat notification channels (notifications/send-http.ts): send the exact body through
- * safeFetch, so the address is checked and pinned at every attempt and redirects are never followed (a 3xx is a
- * failure: following it would send the body wherever a receiver points). Whether and when to try again is not
- * decided here (retry-schedule.ts, the dispatcher); this file only reports what happened, with enough detail to
- * store: status, duration, the first KiB of the answer, and the two hints a receiver can give (410 Gone,
- * Retry-After).
- *
- * The timeout covers the whole attempt. safeFetch budgets each phase on its own (DNS, connect + headers, body);
- * here every phase may use the whole budget and one deadline, shared by all of them, ends the attempt when the
- * total runs out, so "2xx within the timeout" means the complete answer arrived within it.
+ * One HTTP attempt of an outbox delivery → one typed outcome (the svix model), through safeFetch so the address is
+ * pinned each time and a 3xx is a failure, never followed. One deadline covers the whole attempt, so "2xx within
+ * the timeout" means the complete answer arrived within it.
  */
 import { VERSION } from "../core/version.ts";
 import type { AddressPolicy } from "../net/address-policy.ts";

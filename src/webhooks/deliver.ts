@@ -1,7 +1,6 @@
 /**
- * One webhook delivery attempt: the stored body, signed with the time of THIS attempt (so a retry hours later
- * still falls inside the receiver's 300 s window), sent by attempt.ts, which checks and pins the address and
- * never follows a redirect (a redirect would send a signed body wherever a receiver points).
+ * One webhook delivery attempt: the stored body signed with THIS attempt's time (a late retry stays in the
+ * receiver's 300 s window), sent by attempt.ts, which never follows a redirect.
  */
 import type { AddressPolicy } from "../net/address-policy.ts";
 import type { Resolve } from "../net/resolve.ts";

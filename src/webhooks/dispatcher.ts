@@ -5,13 +5,8 @@ import type { AttemptOutcome } from "./attempt.ts";
 import { nextAttemptDelayMs } from "./retry-schedule.ts";
 
 /**
- * The outbox's sender, for webhooks and notification channels alike: takes due deliveries, makes one attempt
- * each (`send`: deliver.ts for a webhook, notifications/ for a channel), and stores what happened before
- * deciding what comes next, in named phases (after svix's worker): delivered; failed and rescheduled with
- * jitter (never slept on); dead when the schedule runs out; the target switched off on 410 Gone or after
- * failing for `disableAfterMs`. At most one attempt per target is in flight, so a slow receiver holds only its
- * own deliveries back, and at most `maxConcurrent` in all. Deliveries written by crawl workers (other
- * connections) are found by polling; `wake()` shortens the wait when this thread queued one.
+ * The outbox's sender for webhooks and channels, in named phases (after svix): one attempt per due delivery, stored
+ * before deciding what comes next. One attempt in flight per target, so a slow receiver holds back only its own.
  */
 
 /** What one attempt came to, as the dispatcher recorded it. */

@@ -1,8 +1,6 @@
 /**
- * The event kinds a webhook can subscribe to. A plain `as const` list
- * rather than a zod enum so the deliverer, the dispatcher and the docs share it without pulling in the API's
- * schemas; the API builds its zod enum from this list. `webhook.test` is not subscribable: it is only ever sent
- * by POST /webhooks/{id}/test.
+ * Webhook event kinds as a plain list, so deliverer, dispatcher and docs share it without the API's zod schemas.
+ * `webhook.test` is not subscribable.
  */
 
 import { WEBHOOK_EVENT_KINDS, type WebhookEventKind } from "../core/crawl-events.ts";

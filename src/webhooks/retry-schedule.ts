@@ -1,10 +1,6 @@
 /**
- * When to try a failed delivery again: one pure function, so the dispatcher stores "next attempt at" and
- * never sleeps in a loop (the svix model). The schedule lists the delay before each retry; the first attempt
- * is immediate and not part of it, so the default schedule of nine delays allows ten attempts in all.
- * Jitter (±10 %) spreads retries of many deliveries that failed together (a receiver outage) so they do not
- * return together. A receiver's Retry-After wins when it asks for longer, but never beyond 24 h, so a
- * misconfigured receiver cannot park a delivery for ever; it is not jittered, since jitter could undercut it.
+ * When to retry a failed delivery: a pure function, so the dispatcher stores "next attempt at" and never sleeps.
+ * Delays get ±10 % jitter; a longer Retry-After wins (not jittered, capped at 24 h).
  */
 
 /** Spread applied to each scheduled delay: ±10 %. */

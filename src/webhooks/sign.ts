@@ -1,8 +1,6 @@
 /**
- * The sender's half of the signature scheme (docs/webhooks.md "The signature"): `t=<unix seconds>,
- * v1=<hex HMAC-SHA256>` over "<t>.<raw body>", keyed with the webhook's secret as UTF-8 text. The deliverer calls this at every attempt
- * with the time of that attempt, so a retry hours later still falls inside the receiver's 300 s window.
- * verify.ts is the receiver's half; the two share nothing on purpose, so a test of one checks the other.
+ * The sender's half of the signature scheme (docs/webhooks.md "The signature"), signed at every attempt so a late
+ * retry still falls in the receiver's 300 s window. Shares nothing with verify.ts, so each tests the other.
  */
 import { createHmac } from "node:crypto";
 

@@ -1,16 +1,7 @@
 /**
- * What a webhook URL must look like, judged on the text alone when a webhook is created: a problem comes back
- * as a sentence for the 422 `unsafe_url` error, not as an exception, so the service decides how to report it.
- * Whether the host is a private address is a separate question (assertUrlAllowed with webhookAddressPolicy at
- * creation, safeFetch on the pinned address at every attempt), because DNS answers change and text does not.
- *
- * Refused, and why:
- * - a scheme other than https (http only with `webhooks.allow_http`): the body carries crawl data and the
- *   signature proves who sent it, but only TLS keeps it private and proves who receives it;
- * - credentials in the URL (`user:pass@`): they would be stored and shown like any URL, and the signature is
- *   how a receiver authenticates us;
- * - a fragment (`#…`): it is never sent in an HTTP request, so whatever it was meant to carry (often a token
- *   pasted in the wrong place) would silently not arrive; saying so beats stripping it behind the user's back.
+ * What a webhook URL must look like, judged on its text at creation; a problem is a sentence for the 422
+ * `unsafe_url` error. Private addresses are checked apart, at every attempt, because DNS answers change.
+ * Refused: non-https (unless `webhooks.allow_http`), credentials in the URL, and a fragment (never sent).
  */
 import type { Config } from "../config/schema.ts";
 import type { AddressPolicy } from "../net/address-policy.ts";

@@ -1,13 +1,7 @@
 /**
- * The receiver's half of the signature scheme, shipped for people who write webhook receivers (docs/webhooks.md
- * shows it whole so it can be copied). It accepts a delivery only when the header's `t` is within 300 s of now
- * and at least one `v1=` digest matches; several `v1=` entries are allowed so a sender could sign with an old
- * and a new secret during a rotation, and unknown entries (`v2=`…) are skipped for the same forward
- * compatibility. Anything malformed is simply "not verified": this function answers false, never throws, so
- * a hostile request cannot turn into a 500.
- *
- * Sign over the RAW body bytes as received: a body parsed and re-serialised (key order, spaces, escapes)
- * no longer matches.
+ * The receiver's half of the signature scheme (docs/webhooks.md shows it whole). Accepts when `t` is within 300 s
+ * and any `v1=` digest matches (several allow secret rotation); anything malformed answers false, never throws.
+ * Sign over the RAW body bytes: a re-serialised body no longer matches.
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
 

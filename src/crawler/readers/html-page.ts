@@ -6,10 +6,8 @@ import { DRAIN, isSitePage, isSuccess, pageCut, type Answer, type ContentReader,
 import { isHtmlContentType } from "../decode.ts";
 
 /**
- * HTML pages of the site, fetched as pages (asPage), read as they stream in through PageReading: links, ids and
- * the soft-404 comparison. A page found to be the site's "not found" page keeps no links: they would be the
- * not-found page's, resolved under a URL that does not exist (a spider trap, not the site). A 2xx HTML page off
- * the site is read to its end and dropped, keeping the connection.
+ * Site HTML pages read as they stream in. A soft-404 page keeps no links: they would resolve under a URL that
+ * does not exist (a spider trap). An off-site 2xx page is read to its end to keep the connection.
  */
 export const htmlPageReader: ContentReader = {
   reads: (answer, target) => target.asPage && isSuccess(answer.status) && isHtmlContentType(answer.headers["content-type"]),

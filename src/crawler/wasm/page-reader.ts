@@ -5,12 +5,9 @@ import { HtmlScanner, rcdataDecoded, type ReadAttributes, type ScannerCallbacks 
 import wasmPath from "./page-tokenizer.wasm" with { type: "file" };
 
 /**
- * The page reader the extractor uses: the Wasm tokenizer (page-tokenizer.c) fed the page's UTF-8 bytes as they
- * arrive, its records turned into the JS scanner's events (html-scanner.ts, the reference) with strings cut
- * only for the values read, straight from the bytes. Character references are decoded here, by the same
- * `entities` calls the JS scanner makes. The JS scanner stays the fallback: for the whole page when the module
- * cannot be instantiated (logged once per thread) or the attributes read do not fit the tokenizer's table, and
- * for the rest of a page that opens more elements (or distinct names) than the tokenizer's caps.
+ * The extractor's page reader: the Wasm tokenizer's records turned into the JS scanner's events
+ * (docs/decisions.md, "Pages are read by a Wasm tokenizer"). The JS scanner is the fallback when the module will
+ * not load, the attributes do not fit its table, or a page passes its caps.
  */
 export interface PageReader {
   /** Decoded text (a page in another encoding than UTF-8): encoded back to UTF-8 for the tokenizer. */

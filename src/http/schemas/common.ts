@@ -16,9 +16,8 @@ export const ErrorSchema = z
   .openapi("Error");
 
 /**
- * Words the issues of one query parameter, naming it: a parameter given more than once (it arrives as an
- * array) says so; a value out of bounds says `range` (when given); anything else says it must be `expected`.
- * Used as the `error` of every query value's schema, so each message comes from the schema that refused it.
+ * The `error` of every query value's schema, naming the parameter: repeated, out of `range`, or not `expected`, so
+ * each message comes from the schema that refused it.
  */
 export function queryValueError(expected: string, range?: string) {
   return (issue: z.core.$ZodRawIssue) => {

@@ -5,10 +5,8 @@ import type { Message, MessageItem, Tone } from "../message.ts";
 import { clip } from "../plain-text.ts";
 
 /**
- * Discord, through a channel webhook (https://discord.com/api/webhooks/ID/TOKEN, kept secret): the title as
- * `content` and one embed per part (summary, each list). Limits: 2,000 characters of content, 4,096 per embed
- * description, 6,000 across all embeds; the lists share what the summary leaves. Texts are markdown-escaped
- * and `allowed_mentions` is empty, so no crawled `@everyone` or `<@id>` pings anyone.
+ * Discord through a channel webhook (the URL is its secret): title as `content`, one embed per part, within
+ * Discord's limits. Texts are markdown-escaped and `allowed_mentions` empty, so crawled text pings no one.
  */
 
 const EMBEDS_CHARS = 5_800;

@@ -9,13 +9,8 @@ import { plainMessage } from "../plain-message.ts";
 import { clip, oneLine, utf8Bytes } from "../plain-text.ts";
 
 /**
- * Email over SMTP with nodemailer: a plain-text and an HTML part, From and a To list, STARTTLS, implicit TLS
- * or none, and optional authentication (the password kept secret). The SMTP host is the operator's choice, so
- * it may be private (no address policy applies). The subject is the message's title on one line (nodemailer
- * encodes it; oneLine already took out anything that could end a header). The server's answer ("250 2.0.0
- * queued as …") is kept as the attempt's response; a refusal, a dropped connection or a server that stops
- * answering is a failed attempt with SMTP's reason, retried on the outbox's schedule. The HTML part is kept
- * under 100 KB, where Gmail starts clipping a message, by listing fewer targets.
+ * Email over SMTP with nodemailer. No address policy applies: the SMTP host is the operator's choice. The HTML
+ * part lists fewer targets to stay under 100 KB, where Gmail clips a message.
  */
 
 const HTML_BYTES = 95_000;

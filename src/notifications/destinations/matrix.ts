@@ -7,12 +7,8 @@ import { utf8Bytes } from "../plain-text.ts";
 import { plainItem } from "../plain-message.ts";
 
 /**
- * Matrix: an `m.notice` (what bots send: clients never answer it) PUT to the room with the delivery id as the
- * transaction id, so a retried attempt is not posted twice; the access token goes in the Authorization header
- * and is kept secret. `formatted_body` is HTML with every text escaped and only http(s) links; `body` is the
- * plain text, with `@` followed by a word joiner so a crawled "@room" notifies no one, and `m.mentions` is empty
- * for clients that honour intentional mentions. An event may be 65,536 bytes: the two bodies together stay
- * under 48,000.
+ * Matrix: an `m.notice` PUT with the delivery id as transaction id, so a retry is not posted twice. `@` gets a word
+ * joiner so crawled "@room" notifies no one; both bodies stay under 48,000 of the event's 65,536 bytes.
  */
 
 const BODIES_BYTES = 48_000;

@@ -5,10 +5,8 @@ import type { Message, Tone } from "../message.ts";
 import { clip, utf8Bytes } from "../plain-text.ts";
 
 /**
- * ntfy (ntfy.sh or a self-hosted server): published as JSON to the server's root, so the title and the click
- * link travel in fields rather than headers (no header to inject into). The topic is as good as a password on a
- * public server, so it is kept secret with the optional access token. A message above 4,096 bytes would become
- * an attachment: the markdown body stays under 3,900.
+ * ntfy: JSON published to the server's root, so title and link travel in fields, not headers (nothing to inject
+ * into). The topic is kept secret; the body stays under 3,900 bytes (past 4,096 it becomes an attachment).
  */
 
 const MESSAGE_BYTES = 3_900;

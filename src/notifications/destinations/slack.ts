@@ -5,10 +5,8 @@ import type { Message, MessageItem } from "../message.ts";
 import { clip } from "../plain-text.ts";
 
 /**
- * Slack, through an incoming webhook (https://hooks.slack.com/services/…, a URL that is its own secret): Block
- * Kit with mrkdwn sections. Limits: 3,000 characters a section, 50 blocks, 40,000 characters in all; each list
- * gets a share of the blocks and characters and ends with "and N more". Crawled texts are code spans, URLs
- * escaped links (escape.ts), the notification `text` names only the domain and counts.
+ * Slack through an incoming webhook (the URL is its secret): Block Kit mrkdwn within Slack's limits, each list
+ * ending with "and N more". Crawled texts are code spans; the notification `text` names only domain and counts.
  */
 
 const SECTION_CHARS = 2_900;

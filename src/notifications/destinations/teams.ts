@@ -5,11 +5,8 @@ import type { Message, MessageItem } from "../message.ts";
 import { clip, oneLine } from "../plain-text.ts";
 
 /**
- * Microsoft Teams, through a Workflows webhook ("Post to a channel when a webhook request is received"; the URL
- * carries its signature and is kept secret): one Adaptive Card. Every text is a RichTextBlock's TextRun, which
- * Teams never reads as markdown, so crawled text cannot format or link anything; URLs are links only through a
- * TextRun's OpenUrl action, and only http(s). Teams refuses a card above ~28 KB: the body is kept under 26,000
- * bytes, each list getting a share.
+ * Microsoft Teams through a Workflows webhook (the URL is its secret): one Adaptive Card of TextRuns, never read
+ * as markdown, so crawled text formats nothing. Kept under 26,000 bytes; Teams refuses ~28 KB.
  */
 
 const BODY_BYTES = 26_000;

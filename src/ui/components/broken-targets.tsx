@@ -9,12 +9,7 @@ import { HostSummary } from "./host-summary.tsx";
 import { PageNumbers } from "./page-numbers.tsx";
 import { SortHeader } from "./sort-header.tsx";
 
-/**
- * A crawl's broken links grouped by target: the filter form (status, class, kind, where, host, URL, page size),
- * the hosts they are on, one row per target with its result, how long it has been broken (its earliest link's
- * broken_since, as of this crawl's start) and link count, its first linking pages folded in a <details> with a
- * link to all of them, columns that sort, numbered pages, and downloads of exactly what the filters select.
- */
+/** A crawl's broken links grouped by target, with the filters, sorting, pages and downloads of that selection. */
 
 const CLASS_LABELS = { "4xx": "4xx client errors", "5xx": "5xx server errors", network: "network errors (no answer)", warning: "warnings" } as const;
 

@@ -4,10 +4,8 @@ import { count, duration, seconds } from "../format.ts";
 import type { Rates } from "../recent-rates.ts";
 
 /**
- * A running crawl's numbers: the JSON the script polls and the panel it updates. Each field comes with its
- * text in `shown`, so the panel reads the same with and without the script. The rate is the recent one
- * (ui/recent-rates.ts); the estimate divides the URLs still queued by it, and says "estimating…" until there is
- * a rate to divide by, never a negative or endless time.
+ * A running crawl's numbers, each with its text in `shown` so the panel reads the same without the script. The
+ * estimate says "estimating…" until there is a rate, never a negative or endless time.
  */
 
 /** True while the crawl may still change. */

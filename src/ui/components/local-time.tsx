@@ -2,10 +2,8 @@
 import { inZone, relative, when, whenToTheSecond } from "../format.ts";
 
 /**
- * Times as the dashboard shows them: a `<time>` whose text is UTC and says so, which the script
- * (assets/dashboard.client.js) rewrites into the reader's own time zone, keeping the UTC time on hover. Without
- * the script the UTC text stays, labelled. `data-local` tells the script what to rewrite: `abs` (`abs-s`: to the second) the text
- * and title, `rel` ("3 min ago") the title only.
+ * A `<time>` in UTC that says so, which assets/dashboard.client.js rewrites into the reader's zone. `data-local`:
+ * `abs` (`abs-s`: to the second) rewrites text and title, `rel` only the title.
  */
 
 /** An instant, "2026-11-25 14:31 UTC" (with `seconds`, 14:31:05) until the script shows it in the browser's zone; "—" for none. */

@@ -3,11 +3,8 @@ import { enforce, type RateLimiter } from "../../http/rate-limit.ts";
 import type { UiEnv } from "../ui-env.ts";
 
 /**
- * The dashboard's rate limit, applied once the session is read (the API's limiter leaves dashboard paths to it):
- * a signed-in request counts against its session's key, so a crowd on the same address (a guesser at the sign-in
- * form, everyone behind one proxy) cannot lock a signed-in user out; a signed-out one (sign-in page, assets,
- * the redirect to sign in) against its client address. Sign-in attempts are left to the sign-in backoff. A
- * refusal is thrown to the dashboard's error page, which carries the dashboard's headers and Retry-After.
+ * The dashboard's rate limit, once the session is known: per session key when signed in, so a crowd on one
+ * address cannot lock a user out; per address otherwise.
  */
 export function dashboardRateLimit(limiter: RateLimiter): MiddlewareHandler<UiEnv> {
   return function dashboardRateLimitMiddleware(c, next) {

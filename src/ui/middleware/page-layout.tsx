@@ -7,10 +7,8 @@ import { Layout } from "../components/layout.tsx";
 import type { UiEnv, Viewer } from "../ui-env.ts";
 
 /**
- * The page shell, set once for every dashboard path (hono's jsx-renderer): a route answers
- * `c.render(<Page … />, { title })`, after `c.status(…)` when the page is a refusal. Every page passes here, so
- * this is where a crawled site's control characters are dropped and its bidi controls made visible, whichever
- * component shows its text (core/visible-text.ts).
+ * The page shell for every dashboard path (hono's jsx-renderer). Every page passes here, so this is where crawled
+ * text is made visible-safe (core/visible-text.ts).
  */
 
 /** What a route tells the shell besides the page. */

@@ -3,9 +3,8 @@ import { HeadersTooLargeError } from "../../../core/errors.ts";
 import type { AppEnv } from "../../../http/env.ts";
 
 /**
- * The limit on a request's head (request line and headers), answered with 431 `headers_too_large` in the error
- * envelope. Bun's HTTP parser has a limit of its own, past which it answers a bare 431 before any JavaScript
- * runs; api/serve-api.ts raises that one well above this, so every request between the two gets the envelope.
+ * The request-head limit, answered 431 `headers_too_large` in the error envelope; serve-api.ts raises Bun's own
+ * (bare) limit above this one.
  */
 
 /** Largest request head served, in bytes: what Bun's (and Node's) parser accepted by default before. */

@@ -4,19 +4,9 @@ import { hasScope, type Scope } from "../../../core/scopes.ts";
 import type { AppEnv } from "../../../http/env.ts";
 
 /**
- * Answers to GET requests kept while the store stays unchanged: the one cache of the API. Every GET answer made
- * from the store is computed from the store (and, for a domain's `next_run_at`, the clock), so an answer kept
- * under the store's version token (store/store-version.ts) is exactly what computing it again would give, until
- * the next commit anywhere or `maxAgeMs`. Dashboards and scripts polling the same URLs then cost a lookup
- * instead of queries and JSON: during a crawl the store changes a few times a second, and the API answers
- * thousands of requests in between (bench/README.md, "One cache for a GET").
- *
- * `responseCache` sits in the app's chain after authentication and the rate limit, so a kept answer gets the
- * request id, the RateLimit headers, its metric and its log line like any other, and skips only the router's
- * route middleware and the handler. A route opts in with `keepAnswer(scope)` after its scope check
- * (api/secured-route.ts); the answer keeps that scope, and is only given to a key holding it: any other caller
- * goes on to the route, which refuses it as usual. Only 200 answers are kept, each up to `maxBodyBytes`,
- * `maxBytes` in all.
+ * GET answers kept under the store's version token (store/store-version.ts), so a kept answer equals a fresh one
+ * until the next commit or `maxAgeMs` (bench/README.md, "One cache for a GET"). It runs after auth and the rate
+ * limit; a kept answer is given only to a key holding the scope the route checked (`keepAnswer(scope)`).
  */
 
 interface ResponseCacheOptions {
