@@ -38,7 +38,7 @@ bench: build bench-deps
 	$(BUN) bench/run.ts
 	$(BUN) bench/crawl.ts --binary --pages 10000 --api-load --no-api-endpoints $(ARGS)
 	$(BUN) bench/option-cost.ts --pages 10000 --rounds 3
-	$(BUN) bench/real-sites/run.ts --sites rust-doc --tools linkpatrol,wget2 --binary $(CURDIR)/dist/linkpatrol --check-flags "--images --scripts --stylesheets"
+	$(BUN) bench/real-sites/run.ts --sites rust-doc --tools linkpatrol,wget2 --binary $(CURDIR)/dist/linkpatrol --check-flags="--images --scripts --stylesheets"
 
 # What each crawl option costs (check on the realistic 10k site, paired rounds; medians of wall and peak RSS).
 # Against an older build too: make bench-options ARGS="--baseline-binary /tmp/old-linkpatrol".
