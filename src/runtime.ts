@@ -139,9 +139,9 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
   });
   const webhooksRepo = new WebhooksRepo(store.db);
   const channelsRepo = new ChannelsRepo(store.db);
-  const deliveriesRepo = new DeliveriesRepo(store.sqlite);
+  const deliveriesRepo = new DeliveriesRepo(store.db);
   const metrics = new ServiceMetrics({
-    crawlsByStatus: () => crawlsRepo.countByStatus(),
+    crawlsByStatus: async () => crawlsRepo.countByStatus(),
     deliveriesByState: (target) => deliveriesRepo.countByState(target),
   });
   const webhookPolicy = webhookAddressPolicy(config.webhooks);
