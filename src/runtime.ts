@@ -240,7 +240,7 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     logger,
   });
   const retention = new RetentionPruner({
-    repo: new RetentionRepo(store.sqlite),
+    repo: new RetentionRepo(store.db),
     settings: {
       maxAgeMs: config.storage.retention.max_age,
       keepLast: config.storage.retention.keep_last,
