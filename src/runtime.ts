@@ -139,9 +139,9 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
   });
   const webhooksRepo = new WebhooksRepo(store.db);
   const channelsRepo = new ChannelsRepo(store.db);
-  const deliveriesRepo = new DeliveriesRepo(store.sqlite);
+  const deliveriesRepo = new DeliveriesRepo(store.db);
   const metrics = new ServiceMetrics({
-    crawlsByStatus: () => crawlsRepo.countByStatus(),
+    crawlsByStatus: async () => crawlsRepo.countByStatus(),
     deliveriesByState: (target) => deliveriesRepo.countByState(target),
   });
   const webhookPolicy = webhookAddressPolicy(config.webhooks);
@@ -240,7 +240,7 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     logger,
   });
   const retention = new RetentionPruner({
-    repo: new RetentionRepo(store.sqlite),
+    repo: new RetentionRepo(store.db),
     settings: {
       maxAgeMs: config.storage.retention.max_age,
       keepLast: config.storage.retention.keep_last,

@@ -6,9 +6,16 @@ import { CallbackGauge, Counter, Histogram, Registry } from "./registry.ts";
 /** The service's metrics (GET /metrics); counters start at zero with the process, as Prometheus expects. */
 
 interface MetricsSources {
-  crawlsByStatus(): Record<string, number>;
+  crawlsByStatus(): Promise<Record<string, number>>;
   /** Deliveries by state, of webhooks or of notification channels. */
-  deliveriesByState(target: "webhook" | "channel"): Record<string, number>;
+  deliveriesByState(target: "webhook" | "channel"): Promise<Record<string, number>>;
+}
+
+/** The store's counts as the last scrape read them. */
+interface StoreCounts {
+  crawls: Record<string, number>;
+  webhookDeliveries: Record<string, number>;
+  channelDeliveries: Record<string, number>;
 }
 
 const CRAWL_STATES = ["pending", "running", "completed", "failed"];
@@ -37,7 +44,9 @@ export class ServiceMetrics {
     ]),
   );
 
-  constructor(sources: MetricsSources) {
+  private counts: StoreCounts = { crawls: {}, webhookDeliveries: {}, channelDeliveries: {} };
+
+  constructor(private readonly sources: MetricsSources) {
     const startedAt = Date.now() / 1000;
     this.pagesCrawled.inc({}, 0);
     this.linksChecked.inc({}, 0);
@@ -48,15 +57,15 @@ export class ServiceMetrics {
     this.registry.add(
       new CallbackGauge("process_resident_memory_bytes", "Resident memory of the process.", () => [{ labels: {}, value: process.memoryUsage.rss() }]),
     );
-    this.registry.add(new CallbackGauge("linkpatrol_crawls", "Crawls in the store by state.", () => byState(CRAWL_STATES, sources.crawlsByStatus())));
+    this.registry.add(new CallbackGauge("linkpatrol_crawls", "Crawls in the store by state.", () => byState(CRAWL_STATES, this.counts.crawls)));
     this.registry.add(
       new CallbackGauge("linkpatrol_webhook_deliveries", "Webhook deliveries in the store by state.", () =>
-        byState(DELIVERY_STATES, sources.deliveriesByState("webhook")),
+        byState(DELIVERY_STATES, this.counts.webhookDeliveries),
       ),
     );
     this.registry.add(
       new CallbackGauge("linkpatrol_notification_deliveries", "Email and chat notification deliveries in the store by state.", () =>
-        byState(DELIVERY_STATES, sources.deliveriesByState("channel")),
+        byState(DELIVERY_STATES, this.counts.channelDeliveries),
       ),
     );
   }
@@ -79,7 +88,14 @@ export class ServiceMetrics {
     this.requestDuration.observe({ route, method, status: String(status) }, seconds);
   }
 
-  render(): string {
+  /** The Prometheus text of a scrape: the store's counts are read first (asynchronously), then every metric rendered at once. */
+  async render(): Promise<string> {
+    const [crawls, webhookDeliveries, channelDeliveries] = await Promise.all([
+      this.sources.crawlsByStatus(),
+      this.sources.deliveriesByState("webhook"),
+      this.sources.deliveriesByState("channel"),
+    ]);
+    this.counts = { crawls, webhookDeliveries, channelDeliveries };
     return this.registry.render();
   }
 }

@@ -102,7 +102,7 @@ export class ChannelsService {
     const domainIds = changes.domain_ids === undefined ? undefined : await this.checkedDomains(changes.domain_ids);
     await this.deps.repo.update(row.id, { name: changes.name, notifyWhen: changes.notify_when, domainIds });
     if (changes.active !== undefined && changes.active !== row.active) {
-      this.deps.deliveries.setActive(targetOf(row), changes.active, changes.active ? null : "switched off by request", "channel");
+      await this.deps.deliveries.setActive(targetOf(row), changes.active, changes.active ? null : "switched off by request", "channel");
     }
     return this.get(row.id);
   }
@@ -126,8 +126,8 @@ export class ChannelsService {
   async deliveries(id: string, page: number, limit: number): Promise<Page<DeliveryView>> {
     const target = targetOf(await this.require(id));
     return {
-      items: this.deps.deliveries.page(target, (page - 1) * limit, limit).map(({ delivery, attempts }) => toDeliveryView(delivery, attempts)),
-      total: this.deps.deliveries.count(target),
+      items: (await this.deps.deliveries.page(target, (page - 1) * limit, limit)).map(({ delivery, attempts }) => toDeliveryView(delivery, attempts)),
+      total: await this.deps.deliveries.count(target),
     };
   }
 
@@ -135,7 +135,7 @@ export class ChannelsService {
   async deliveryPreview(id: string, deliveryId: string): Promise<string | null> {
     const key = canonicalId(deliveryId);
     const channel = await this.require(id);
-    const delivery = key === null ? undefined : this.deps.deliveries.find(targetOf(channel), key);
+    const delivery = key === null ? undefined : await this.deps.deliveries.find(targetOf(channel), key);
     if (delivery === undefined) throw new NotFoundError("delivery", deliveryId);
     if (delivery.event !== DIGEST_EVENT) return null;
     try {
@@ -150,14 +150,14 @@ export class ChannelsService {
   async redeliver(id: string, deliveryId: string): Promise<DeliveryView> {
     const channel = await this.require(id);
     const key = canonicalId(deliveryId);
-    const delivery = key === null ? undefined : this.deps.deliveries.find(targetOf(channel), key);
+    const delivery = key === null ? undefined : await this.deps.deliveries.find(targetOf(channel), key);
     if (delivery === undefined) throw new NotFoundError("delivery", deliveryId);
     if (!channel.active) throw new ConflictError(`channel ${channel.id} is inactive (${channel.disabled_reason ?? "disabled"}); nothing would be sent`);
-    if (!this.deps.deliveries.requeue(delivery.id, new Date().toISOString())) {
+    if (!(await this.deps.deliveries.requeue(delivery.id, new Date().toISOString()))) {
       throw new ConflictError(`delivery ${delivery.id} is still pending; it will be attempted on its schedule`);
     }
     this.deps.wake();
-    const entry = this.deps.deliveries.withAttempts(delivery.id);
+    const entry = await this.deps.deliveries.withAttempts(delivery.id);
     if (entry === undefined) throw new NotFoundError("delivery", deliveryId); // the channel was deleted meanwhile
     return toDeliveryView(entry.delivery, entry.attempts);
   }

@@ -74,7 +74,7 @@ export class RetentionPruner {
     if (this.options.storeProblem?.() != null) return report;
 
     for (
-      let ids = repo.expiredCrawls({ endedBefore, keepLast: settings.keepLast }, LIST_BATCH);
+      let ids = await repo.expiredCrawls({ endedBefore, keepLast: settings.keepLast }, LIST_BATCH);
       ids.length > 0 && !this.stopping && report.crawls < MAX_CRAWLS_PER_RUN;
     ) {
       for (const crawlId of ids) {
@@ -83,11 +83,11 @@ export class RetentionPruner {
         if (!removed.finished) return report;
         report.crawls += 1;
       }
-      ids = repo.expiredCrawls({ endedBefore, keepLast: settings.keepLast }, LIST_BATCH);
+      ids = await repo.expiredCrawls({ endedBefore, keepLast: settings.keepLast }, LIST_BATCH);
     }
     if (endedBefore !== null) {
       for (let gone = chunk; gone === chunk && !this.stopping; await nextTurn()) {
-        gone = repo.pruneDeliveries(endedBefore, chunk);
+        gone = await repo.pruneDeliveries(endedBefore, chunk);
         report.deliveries += gone;
       }
     }
@@ -104,10 +104,10 @@ export class RetentionPruner {
    */
   private async releaseSpace(stop: () => boolean): Promise<void> {
     const { repo } = this.options;
-    if (!repo.canReleasePages()) return;
+    if (!(await repo.canReleasePages())) return;
     // Bounded: each step frees up to RELEASE_PAGES of the pages free when it started; new ones wait for next time.
-    for (let steps = Math.ceil(repo.freePages() / RELEASE_PAGES); steps > 0 && !stop(); steps--) {
-      repo.releaseFreePages(RELEASE_PAGES);
+    for (let steps = Math.ceil((await repo.freePages()) / RELEASE_PAGES); steps > 0 && !stop(); steps--) {
+      await repo.releaseFreePages(RELEASE_PAGES);
       await nextTurn();
     }
   }
@@ -120,7 +120,11 @@ export class RetentionPruner {
     const chunk = this.options.chunkRows ?? DEFAULT_CHUNK_ROWS;
     let removed = 0;
     // Bounded: every crawl listed is removed (only ended crawls are listed, and an ended crawl never restarts).
-    for (let ids = this.options.repo.endedCrawlsOf(domainId, LIST_BATCH); ids.length > 0; ids = this.options.repo.endedCrawlsOf(domainId, LIST_BATCH)) {
+    for (
+      let ids = await this.options.repo.endedCrawlsOf(domainId, LIST_BATCH);
+      ids.length > 0;
+      ids = await this.options.repo.endedCrawlsOf(domainId, LIST_BATCH)
+    ) {
       for (const crawlId of ids) {
         // Not stopped by stop(): this is a request in flight, which a shutdown lets finish (until its deadline).
         await this.removeCrawl(crawlId, chunk, () => false);
@@ -137,7 +141,7 @@ export class RetentionPruner {
     // Bounded: each step deletes at least one row or the crawl itself.
     for (;;) {
       if (stop()) return { rows, finished: false };
-      const step = this.options.repo.pruneStep(crawlId, chunk);
+      const step = await this.options.repo.pruneStep(crawlId, chunk);
       rows += step.deleted;
       await nextTurn();
       if (step.finished) return { rows, finished: true };

@@ -105,8 +105,8 @@ export class WebhooksService {
   async deliveries(id: string, page: number, limit: number): Promise<Page<DeliveryView>> {
     const target = targetOf(await this.require(id));
     return {
-      items: this.deps.deliveries.page(target, (page - 1) * limit, limit).map(({ delivery, attempts }) => toDeliveryView(delivery, attempts)),
-      total: this.deps.deliveries.count(target),
+      items: (await this.deps.deliveries.page(target, (page - 1) * limit, limit)).map(({ delivery, attempts }) => toDeliveryView(delivery, attempts)),
+      total: await this.deps.deliveries.count(target),
     };
   }
 
@@ -114,16 +114,16 @@ export class WebhooksService {
   async redeliver(id: string, deliveryId: string): Promise<DeliveryView> {
     const webhook = await this.require(id);
     const key = canonicalId(deliveryId);
-    const delivery = key === null ? undefined : this.deps.deliveries.find(targetOf(webhook), key);
+    const delivery = key === null ? undefined : await this.deps.deliveries.find(targetOf(webhook), key);
     if (delivery === undefined) throw new NotFoundError("delivery", deliveryId);
     if (!webhook.active) {
       throw new ConflictError(`webhook ${webhook.id} is inactive (${webhook.disabled_reason ?? "disabled"}); nothing would be sent`);
     }
-    if (!this.deps.deliveries.requeue(delivery.id, new Date().toISOString())) {
+    if (!(await this.deps.deliveries.requeue(delivery.id, new Date().toISOString()))) {
       throw new ConflictError(`delivery ${delivery.id} is still pending; it will be attempted on its schedule`);
     }
     this.deps.wake();
-    const entry = this.deps.deliveries.withAttempts(delivery.id);
+    const entry = await this.deps.deliveries.withAttempts(delivery.id);
     if (entry === undefined) throw new NotFoundError("delivery", deliveryId); // the webhook was deleted meanwhile
     return toDeliveryView(entry.delivery, entry.attempts);
   }
@@ -137,7 +137,7 @@ export class WebhooksService {
     const events = changes.events === undefined ? undefined : changes.events.length === 0 ? [...WEBHOOK_EVENT_KINDS] : [...new Set(changes.events)];
     await this.deps.repo.update(row.id, { name: changes.name, events });
     if (changes.active !== undefined && changes.active !== row.active) {
-      this.deps.deliveries.setActive(targetOf(row), changes.active, changes.active ? null : "switched off through the API");
+      await this.deps.deliveries.setActive(targetOf(row), changes.active, changes.active ? null : "switched off through the API");
     }
     return this.get(row.id);
   }

@@ -24,6 +24,15 @@ export interface Dialect {
   readonly name: DialectName;
   /** A subquery of the strings in parameter `param`, a JSON array (bound as its text): `x IN (${textArray("ids")})`. */
   textArray(param: string): string;
+  /** The hidden column that names a row of any table, for deleting a chunk of rows: `rowid`, `ctid`. */
+  readonly rowKey: string;
+  /** The text at `path` (object keys) in JSON text column `column`, spelled as the store's indexes spell it. */
+  jsonText(column: string, path: readonly string[]): string;
+  /**
+   * Whether the store file's free pages can be counted and given back by PRAGMAs (SQLite); PostgreSQL's own
+   * vacuum gives space back, and has no PRAGMAs.
+   */
+  readonly filePages: boolean;
 }
 
 /** A connection (or a pool of them) to the store; a transaction's own Db inside `transaction`. */

@@ -41,6 +41,13 @@ export class WebhookDispatcher {
   private readonly busyTargets = new Set<string>();
   private timer: ReturnType<typeof setTimeout> | null = null;
   private running = false;
+  /**
+   * The look at the outbox under way, if any. Looks never overlap: two could read the same due delivery before
+   * either sends it and, once the first attempt has ended, the second would send it again.
+   */
+  private looking: Promise<void> | null = null;
+  /** Something became due while a look was under way: look once more when it ends. */
+  private lookAgain = false;
   /** Why sending is paused (the store's file was lost), as last logged. */
   private paused: string | null = null;
 
@@ -66,27 +73,48 @@ export class WebhookDispatcher {
     this.running = false;
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
-    await untilAborted(Promise.all(this.inFlight.values()), deadline);
+    const settled = async () => {
+      await this.looking;
+      await Promise.all(this.inFlight.values());
+    };
+    await untilAborted(settled(), deadline);
   }
 
   private tick(): void {
     if (!this.running) return;
+    if (this.looking !== null) {
+      this.lookAgain = true;
+      return;
+    }
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
+    this.looking = this.sendDue().finally(() => {
+      this.looking = null;
+      if (!this.running) return;
+      if (this.lookAgain) {
+        this.lookAgain = false;
+        this.tick();
+      } else {
+        this.timer = setTimeout(() => this.tick(), this.options.pollMs ?? DEFAULT_POLL_MS);
+      }
+    });
+  }
+
+  /** One look at the outbox: sends what is due, as far as the concurrency allows. */
+  private async sendDue(): Promise<void> {
     try {
       const free = this.options.maxConcurrent - this.inFlight.size;
-      if (free > 0 && !this.storeLost()) {
-        const busy = new Set(this.inFlight.keys());
-        for (const delivery of this.options.repo.due(new Date().toISOString(), free * 4, busy)) {
-          if (this.inFlight.size >= this.options.maxConcurrent) break;
-          if (this.busyTargets.has(delivery.target.id)) continue;
-          this.send(delivery);
-        }
+      if (free <= 0 || this.storeLost()) return;
+      const busy = new Set(this.inFlight.keys());
+      const due = await this.options.repo.due(new Date().toISOString(), free * 4, busy);
+      for (const delivery of due) {
+        if (!this.running || this.inFlight.size >= this.options.maxConcurrent) break;
+        if (this.busyTargets.has(delivery.target.id)) continue;
+        this.send(delivery);
       }
     } catch (error) {
       this.options.logger.error("delivery dispatch failed", { error: String(error) });
     }
-    this.timer = setTimeout(() => this.tick(), this.options.pollMs ?? DEFAULT_POLL_MS);
   }
 
   private storeLost(): boolean {
@@ -113,11 +141,11 @@ export class WebhookDispatcher {
 
   private async attempt(delivery: DueDelivery): Promise<void> {
     const { repo, logger } = this.options;
-    const attemptNumber = repo.nextAttemptNumber(delivery.id);
+    const attemptNumber = await repo.nextAttemptNumber(delivery.id);
     const attemptedAt = new Date().toISOString();
     const outcome = await this.options.send(delivery);
     const result = this.decide(delivery, outcome, attemptNumber, attemptedAt);
-    repo.recordAttempt(delivery.target, result);
+    await repo.recordAttempt(delivery.target, result);
     this.options.onAttempt?.(result.state === "pending" ? "retrying" : result.state, delivery.target.kind);
     // Ids, outcome and status only: a channel's error may come from its server, and no secret is ever logged.
     const target = delivery.target.kind === "webhook" ? { webhook_id: delivery.target.id } : { channel_id: delivery.target.id };
@@ -131,13 +159,13 @@ export class WebhookDispatcher {
     });
 
     if (outcome.kind === "failed" && outcome.gone) {
-      repo.setActive(delivery.target, false, "the endpoint answered 410 Gone");
+      await repo.setActive(delivery.target, false, "the endpoint answered 410 Gone");
       logger.warn(`${delivery.target.kind} disabled`, { ...target, reason: "410 Gone" });
       return;
     }
     const failingSince = outcome.kind === "failed" ? (delivery.failing_since ?? attemptedAt) : null;
     if (failingSince !== null && Date.parse(attemptedAt) - Date.parse(failingSince) >= this.options.disableAfterMs) {
-      repo.setActive(delivery.target, false, `every attempt failed since ${failingSince}`);
+      await repo.setActive(delivery.target, false, `every attempt failed since ${failingSince}`);
       logger.warn(`${delivery.target.kind} disabled`, { ...target, reason: "failing too long" });
     }
   }

@@ -100,15 +100,17 @@ describe("a kept answer passes the chain like any other", () => {
   });
 
   test("it is logged at info and timed under the route's pattern", async () => {
-    const count = () =>
+    const count = async () =>
       Number(
-        svc.runtime.metrics.render().match(/linkpatrol_http_request_duration_seconds_count\{route="\/v1\/domains",method="GET",status="200"\} (\d+)/)?.[1] ?? 0,
+        (await svc.runtime.metrics.render()).match(
+          /linkpatrol_http_request_duration_seconds_count\{route="\/v1\/domains",method="GET",status="200"\} (\d+)/,
+        )?.[1] ?? 0,
       );
     expect((await svc.call("GET", "/domains?limit=9")).status).toBe(200); // kept now
-    const before = count();
+    const before = await count();
     const kept = await svc.call("GET", "/domains?limit=9", { headers: { "X-Request-Id": "trace-log" } });
     expect(kept.status).toBe(200);
-    expect(count()).toBe(before + 1);
+    expect(await count()).toBe(before + 1);
     const line = lines.find((l) => l.request_id === "trace-log");
     expect(line).toMatchObject({ level: "info", msg: "request", method: "GET", path: "/v1/domains", status: 200 });
     expect(line.key_id).toBeString();

@@ -67,8 +67,8 @@ test("bad paging and unknown ids", async () => {
 
 test("once the crawl compared against is pruned, the changes compare with what is left (a page read before is not kept)", async () => {
   expect((await svc.call("GET", `/crawls/${second.id}/changes`)).json.meta.against_crawl_id).toBe(first.id);
-  const prune = new RetentionRepo(svc.runtime.store.sqlite);
-  for (let step = 0; step < 100 && !prune.pruneStep(first.id, 1_000).finished; step++);
+  const prune = new RetentionRepo(svc.runtime.store.db);
+  for (let step = 0; step < 100 && !(await prune.pruneStep(first.id, 1_000)).finished; step++);
   expect((await svc.call("GET", `/crawls/${first.id}`)).status).toBe(404);
   const res = await svc.call("GET", `/crawls/${second.id}/changes`);
   expect(res.json.meta).toEqual({ page: 1, limit: 20, total: 2, against_crawl_id: null, new_broken: 2, fixed: 0, not_checked: 0, final: true });

@@ -46,7 +46,7 @@ test("every old delivery goes in one run, counted once however many attempts it 
   sqlite.query("UPDATE webhook_deliveries SET created_at = ?").run(new Date(Date.now() - 40 * DAY_MS).toISOString());
 
   const pruner = new RetentionPruner({
-    repo: new RetentionRepo(sqlite),
+    repo: new RetentionRepo(svc.runtime.store.db),
     settings: { maxAgeMs: 30 * DAY_MS, keepLast: null, intervalMs: DAY_MS },
     logger: createLogger("error"),
     chunkRows: 2,

@@ -10,17 +10,14 @@ import { securedRoute } from "../secured-route.ts";
  * A webhook's and a notification channel's delivery log and redeliver (one outbox, one log): the same two
  * operations under /webhooks/{id} and /channels/{id}.
  */
-type Awaitable<T> = T | Promise<T>;
-
 export function withDeliveries(
   router: OpenAPIHono<AppEnv>,
   owner: "webhook" | "channel",
   scopes: { read: Scope; write: Scope },
   listSchema: z.ZodType,
-  // Sync or async alike, so the services may move to an asynchronous store without touching this.
   service: {
-    deliveries(id: string, page: number, limit: number): Awaitable<{ items: DeliveryView[]; total: number }>;
-    redeliver(id: string, deliveryId: string): Awaitable<DeliveryView>;
+    deliveries(id: string, page: number, limit: number): Promise<{ items: DeliveryView[]; total: number }>;
+    redeliver(id: string, deliveryId: string): Promise<DeliveryView>;
   },
 ) {
   const tag = `${owner}s`;

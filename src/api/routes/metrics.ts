@@ -24,15 +24,15 @@ const metricsRoute = securedRoute(
 );
 
 export function metricsRouter(metrics: ServiceMetrics) {
-  return new OpenAPIHono<AppEnv>().openapi(metricsRoute, (c) => c.text(metrics.render(), 200, { "content-type": PROMETHEUS_CONTENT_TYPE }));
+  return new OpenAPIHono<AppEnv>().openapi(metricsRoute, async (c) => c.text(await metrics.render(), 200, { "content-type": PROMETHEUS_CONTENT_TYPE }));
 }
 
 /** The whole app of a separate metrics listener (metrics.port set): /metrics without a key, 404 otherwise. */
-export function metricsListenerFetch(metrics: ServiceMetrics): (request: Request) => Response {
-  return (request) => {
+export function metricsListenerFetch(metrics: ServiceMetrics): (request: Request) => Promise<Response> {
+  return async (request) => {
     const { pathname } = new URL(request.url);
     if (pathname !== "/metrics") return new Response("not found\n", { status: 404 });
     if (request.method !== "GET" && request.method !== "HEAD") return new Response("method not allowed\n", { status: 405, headers: { allow: "GET, HEAD" } });
-    return new Response(request.method === "HEAD" ? null : metrics.render(), { headers: { "content-type": PROMETHEUS_CONTENT_TYPE } });
+    return new Response(request.method === "HEAD" ? null : await metrics.render(), { headers: { "content-type": PROMETHEUS_CONTENT_TYPE } });
   };
 }
