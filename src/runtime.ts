@@ -38,6 +38,7 @@ import { migrateLocked } from "./store/service-lock.ts";
 import { migrate } from "./store/migrate.ts";
 import { createDomainVerifier } from "./verification/verifier.ts";
 import { loadSessionSecret } from "./ui/session-secret.ts";
+import { nodeNameOf } from "./config/node-name.ts";
 
 /**
  * The composition root: config → store → migrations → repos → services → HTTP app. The only module that
@@ -65,6 +66,8 @@ export interface Runtime {
   storeWatch: StoreWatch | null;
   metrics: ServiceMetrics;
   logger: Logger;
+  /** The name this node answers with (cluster.node_name, or the host name). */
+  nodeName: string;
   /**
    * Builds the HTTP app over this runtime's services. The API and the dashboard are loaded here, when first
    * needed: the one-shot commands that open a runtime (`check`, `keys`, `domains`) never serve HTTP.
@@ -94,6 +97,8 @@ export interface RuntimeOptions {
    * none. Without it a missing store is refused, naming the file (store/store-admission.ts).
    */
   createStore?: boolean;
+  /** The node's name, resolved once by the caller (`serve`, whose logger carries it); default: nodeNameOf(config). */
+  nodeName?: string;
   /** The operator's `serve --new-store`: create the store, or take the one there, whatever the lock file records. */
   newStore?: boolean;
 }
@@ -101,6 +106,7 @@ export interface RuntimeOptions {
 /** Opens the store, applies pending migrations and builds the services. */
 export function openRuntime(config: Config, options: RuntimeOptions = {}): Runtime {
   const logger = options.logger ?? silentLogger;
+  const nodeName = options.nodeName ?? nodeNameOf(config);
   if (options.temporaryStore && !options.inlineCrawls) throw new RangeError("a temporary store needs inline crawls");
   const path = config.storage.path;
   const admission = { mayCreate: options.createStore === true, newStore: options.newStore === true };
@@ -141,6 +147,7 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
   const channelsRepo = new ChannelsRepo(store.db);
   const deliveriesRepo = new DeliveriesRepo(store.db);
   const metrics = new ServiceMetrics({
+    node: nodeName,
     crawlsByStatus: async () => crawlsRepo.countByStatus(),
     deliveriesByState: (target) => deliveriesRepo.countByState(target),
   });
@@ -208,6 +215,7 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
       temporaryStore: options.temporaryStore === true,
       crawler: config.crawler,
       logLevel: config.logging.level,
+      nodeName,
     },
     repo: crawlsRepo,
     logger,
@@ -266,6 +274,7 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     storeWatch,
     metrics,
     logger,
+    nodeName,
     app: async () => {
       // The composition root is the one place that knows the dashboard: the API app is handed its routes.
       const [{ createApp }, ui] = await Promise.all([import("./api/app.ts"), config.ui.enabled ? import("./ui/dashboard.tsx") : null]);
@@ -284,6 +293,7 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
         storeHealth,
         storeFile,
         logger,
+        nodeName,
         metrics,
         metricsOnApi: config.metrics.enabled && config.metrics.port === null,
         // A crawl's detail also says why it waits, which the pool holds in memory: answers are kept under both.
@@ -291,7 +301,8 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
         dashboard:
           ui === null || sessionSecret === null
             ? null
-            : (app, limiter) => app.route("/", ui.dashboardRouter({ keys, domains, crawls, webhooks, channels, storeFile, logger, sessionSecret, limiter })),
+            : (app, limiter) =>
+                app.route("/", ui.dashboardRouter({ keys, domains, crawls, webhooks, channels, storeFile, logger, nodeName, sessionSecret, limiter })),
       });
     },
     close: () => {

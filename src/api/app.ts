@@ -52,6 +52,8 @@ interface AppDeps {
   /** Whether the store's path still names the file opened: writes are refused (503) while it does not. */
   storeFile: StoreFileCheck;
   logger: Logger;
+  /** The name this node answers with (/healthz). */
+  nodeName: string;
   metrics: ServiceMetrics;
   /** Serve GET /metrics here (for keys with metrics:read); false when it has a listener of its own or is off. */
   metricsOnApi: boolean;
@@ -98,7 +100,7 @@ export function createApp(deps: AppDeps) {
     }),
   );
 
-  app.route("/", healthRouter(deps.storeHealth));
+  app.route("/", healthRouter(deps.storeHealth, deps.nodeName));
   app.route("/", docsRouter(openapiPath, deps.basePath));
   if (deps.metricsOnApi) app.route("/", metricsRouter(deps.metrics));
   app.route(deps.basePath, domainsRouter(deps.domains));

@@ -2,6 +2,7 @@ import { configWarnings } from "../config/warnings.ts";
 import { ConfigError, loadConfig } from "../config/load.ts";
 import { applyConfiguredSchedules } from "../scheduler/configured-schedules.ts";
 import type { Config } from "../config/schema.ts";
+import { nodeNameOf } from "../config/node-name.ts";
 import { createLogger, type Logger } from "../core/logger.ts";
 import { acquireServiceLock, type ServiceLock } from "../store/service-lock.ts";
 import { storeIdOf } from "../store/store-record.ts";
@@ -32,19 +33,25 @@ export async function serveCommand(args: string[]): Promise<number> {
   }
   rejectExtraArgs(positionals);
   const { config, file } = loadConfig({ file: values.config });
-  const logger = createLogger(config.logging.level);
+  const nodeName = nodeNameOf(config);
+  const logger = createLogger(config.logging.level, undefined, { node: nodeName });
   // Taken before the store is opened: a second serve must not migrate it, resume its crawls or send its webhooks.
   const lock = config.storage.path === ":memory:" ? null : acquireServiceLock(config.storage.path, "serve");
   try {
-    return await serveStore(config, file, logger, { lock, newStore: values["new-store"] === true });
+    return await serveStore(config, file, logger, { lock, newStore: values["new-store"] === true, nodeName });
   } finally {
     lock?.release();
   }
 }
 
 /** Runs the service on a store whose lock this process holds; resolves when it has stopped. */
-async function serveStore(config: Config, file: string | null, logger: Logger, store: { lock: ServiceLock | null; newStore: boolean }): Promise<number> {
-  const runtime = openRuntime(config, { logger, lockHeld: true, createStore: true, newStore: store.newStore });
+async function serveStore(
+  config: Config,
+  file: string | null,
+  logger: Logger,
+  store: { lock: ServiceLock | null; newStore: boolean; nodeName: string },
+): Promise<number> {
+  const runtime = openRuntime(config, { logger, lockHeld: true, createStore: true, newStore: store.newStore, nodeName: store.nodeName });
   try {
     // From now on a start that finds this store missing or swapped refuses (store/store-admission.ts).
     const storeId = storeIdOf(runtime.store.sqlite);

@@ -140,6 +140,16 @@ const uiFields = z.strictObject({
   enabled: z.boolean().default(true),
 });
 
+/** One node among several serving the same store: how it names itself in /healthz, /metrics, logs and the dashboard. */
+const clusterFields = z.strictObject({
+  /** null: the machine's host name, read once at start. */
+  node_name: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{1,100}$/, "must be 1-100 letters, digits, '.', '_' or '-'")
+    .nullable()
+    .default(null),
+});
+
 const schedulerFields = z.strictObject({
   catch_up: z.boolean().default(true),
 });
@@ -165,6 +175,7 @@ export const SECTION_SCHEMAS = {
   metrics: metricsFields,
   ui: uiFields,
   logging: loggingFields,
+  cluster: clusterFields,
 } as const;
 
 export type ConfigSection = keyof typeof SECTION_SCHEMAS;
@@ -185,6 +196,7 @@ export const configSchema = z
     metrics: metricsFields.prefault({}),
     ui: uiFields.prefault({}),
     logging: loggingFields.prefault({}),
+    cluster: clusterFields.prefault({}),
   })
   .prefault({});
 

@@ -15,11 +15,18 @@ export interface Logger {
   enabled(at: LogLevel): boolean;
 }
 
-/** A logger writing lines at or above `level` to `write` (stderr by default). */
-export function createLogger(level: LogLevel, write: (line: string) => void = (line) => process.stderr.write(line)): Logger {
+/**
+ * A logger writing lines at or above `level` to `write` (stderr by default). `base` fields (the node's name) go
+ * on every line, after time, level and msg.
+ */
+export function createLogger(
+  level: LogLevel,
+  write: (line: string) => void = (line) => process.stderr.write(line),
+  base: Record<string, unknown> = {},
+): Logger {
   const emit = (at: LogLevel) => (msg: string, fields?: Record<string, unknown>) => {
     if (ORDER[at] < ORDER[level]) return;
-    write(`${JSON.stringify({ time: new Date().toISOString(), level: at, msg, ...fields })}\n`);
+    write(`${JSON.stringify({ time: new Date().toISOString(), level: at, msg, ...base, ...fields })}\n`);
   };
   const enabled = (at: LogLevel) => ORDER[at] >= ORDER[level];
   return { debug: emit("debug"), info: emit("info"), warn: emit("warn"), error: emit("error"), enabled };

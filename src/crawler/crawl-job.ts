@@ -34,6 +34,8 @@ export interface CrawlJobSettings {
   temporaryStore?: boolean;
   crawler: Config["crawler"];
   logLevel: LogLevel;
+  /** The node's name, on every line the job logs. */
+  nodeName?: string;
 }
 
 export interface CrawlJobHooks {
@@ -69,7 +71,7 @@ export function openJobDatabase(settings: Pick<CrawlJobSettings, "dbPath" | "sto
  * committed so far, to resume later.
  */
 export async function executeCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: CrawlJobHooks): Promise<JobEnd> {
-  const logger = hooks.logger ?? createLogger(settings.logLevel);
+  const logger = hooks.logger ?? createLogger(settings.logLevel, undefined, settings.nodeName === undefined ? {} : { node: settings.nodeName });
   try {
     return await runCrawlJob(crawlId, settings, hooks, logger);
   } catch (error) {

@@ -6,6 +6,8 @@ import { CallbackGauge, Counter, Histogram, Registry } from "./registry.ts";
 /** The service's metrics (GET /metrics); counters start at zero with the process, as Prometheus expects. */
 
 interface MetricsSources {
+  /** The node's name, a label of linkpatrol_build_info. */
+  node: string;
   crawlsByStatus(): Promise<Record<string, number>>;
   /** Deliveries by state, of webhooks or of notification channels. */
   deliveriesByState(target: "webhook" | "channel"): Promise<Record<string, number>>;
@@ -50,7 +52,11 @@ export class ServiceMetrics {
     const startedAt = Date.now() / 1000;
     this.pagesCrawled.inc({}, 0);
     this.linksChecked.inc({}, 0);
-    this.registry.add(new CallbackGauge("linkpatrol_build_info", "The running version.", () => [{ labels: { version: VERSION }, value: 1 }]));
+    this.registry.add(
+      new CallbackGauge("linkpatrol_build_info", "The running version and the node's name.", () => [
+        { labels: { version: VERSION, node: sources.node }, value: 1 },
+      ]),
+    );
     this.registry.add(
       new CallbackGauge("process_start_time_seconds", "Start time of the process since the Unix epoch.", () => [{ labels: {}, value: startedAt }]),
     );

@@ -43,6 +43,8 @@ interface DashboardDeps {
   /** Whether the store's path still names the file opened (http/store-guard.ts). */
   storeFile: StoreFileCheck;
   logger: Logger;
+  /** The name of this node, in every page's footer. */
+  nodeName: string;
   /** The app's rate limiter (the API's limiter leaves dashboard paths to this router). */
   limiter: RateLimiter;
 }
@@ -54,7 +56,7 @@ export function dashboardRouter(deps: DashboardDeps): Hono<UiEnv> {
   const dashboard = new Hono<UiEnv>();
   for (const path of PAGES) {
     dashboard.use(path, securityHeaders());
-    dashboard.use(path, pageLayout());
+    dashboard.use(path, pageLayout(deps.nodeName));
     dashboard.use(path, dashboardSession(deps.keys, codec));
     dashboard.use(path, dashboardRateLimit(deps.limiter));
   }

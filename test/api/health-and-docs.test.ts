@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { hostname } from "node:os";
 import pkg from "../../package.json" with { type: "json" };
 import { startTestService, type TestService } from "../helpers/service.ts";
 
@@ -12,7 +13,8 @@ describe("/healthz", () => {
   test("answers without a key", async () => {
     const res = await svc.call("GET", "/healthz", { root: true, key: null });
     expect(res.status).toBe(200);
-    expect(res.json).toEqual({ status: "ok", version: pkg.version });
+    // No cluster.node_name: the node is named by the machine's host name.
+    expect(res.json).toEqual({ status: "ok", version: pkg.version, node: hostname() });
     expect(res.headers.get("ratelimit-limit")).not.toBeNull();
   });
 

@@ -20,3 +20,12 @@ test("a start that cannot bind its port exits 2 and does not use up the bootstra
   const keys = await runCli(["keys", "list", "--json"], { env });
   expect(JSON.parse(keys.stdout)).toEqual([]);
 });
+
+test("a bad cluster.node_name stops start-up with the config error naming the key", async () => {
+  const env = { LINKPATROL_STORAGE_PATH: join(dir, "named.db"), LINKPATROL_SERVER_HOST: "127.0.0.1", LINKPATROL_SERVER_PORT: "0" };
+  for (const bad of ["web 1", "n".repeat(101)]) {
+    const res = await runCli(["serve"], { env: { ...env, LINKPATROL_CLUSTER_NODE_NAME: bad }, timeoutMs: 15_000 });
+    expect(res.exitCode).toBe(2);
+    expect(res.stderr).toContain("cluster.node_name");
+  }
+});

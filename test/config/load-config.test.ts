@@ -33,6 +33,14 @@ describe("loadConfig", () => {
     expect(config.crawler.allow_private_networks).toBe(false);
   });
 
+  test("cluster.node_name: null by default, set from the file or LINKPATROL_CLUSTER_NODE_NAME", () => {
+    expect(loadConfig({ env: {}, file: undefined }).config.cluster.node_name).toBeNull();
+    const path = file("node.yaml", "cluster:\n  node_name: web-1.eu_2\n");
+    expect(loadConfig({ file: path, env: {} }).config.cluster.node_name).toBe("web-1.eu_2");
+    expect(loadConfig({ file: path, env: { LINKPATROL_CLUSTER_NODE_NAME: "web-2" } }).config.cluster.node_name).toBe("web-2");
+    expect(problemsOf(() => loadConfig({ file: file("node-bad.yaml", "cluster:\n  node_name: ''\n"), env: {} }))[0]).toContain("cluster.node_name");
+  });
+
   test("reads YAML values and converts durations to milliseconds", () => {
     const path = file("ok.yaml", "server:\n  port: 9191\ncrawler:\n  max_duration: 5m\n  connect_timeout: 1.5\n");
     const { config, file: used } = loadConfig({ file: path, env: {} });

@@ -1,6 +1,6 @@
 import { afterEach, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCli, setUpStore } from "../helpers/cli.ts";
 import { type LoopbackSite, startLoopbackSite } from "../helpers/loopback-site.ts";
@@ -8,7 +8,7 @@ import { apiClient, type ServeProcess, startServeProcess, writeServeConfig } fro
 
 /**
  * `serve`'s log as an operator reads it from journald: one JSON object per line; a request's line carries the
- * request id the response carries; logging.level filters the service and its crawl worker threads alike; and
+ * request id the response carries; every line names the node (cluster.node_name, or the host name); logging.level filters the service and its crawl worker threads alike; and
  * no secret (the configured bootstrap key, a webhook's signing secret, a key in a query string) ever shows.
  */
 
@@ -27,7 +27,7 @@ afterEach(async () => {
 });
 
 /** Serves with `level`, crawls a small site once, and returns the log lines parsed. */
-async function serveAndCrawl(level: string, work: (base: string) => Promise<void> = async () => {}) {
+async function serveAndCrawl(level: string, work: (base: string) => Promise<void> = async () => {}, extra: string[] = []) {
   dir = mkdtempSync(join(tmpdir(), "linkpatrol-logging-"));
   site = await startLoopbackSite({ "/": { body: "<a href='/a'>a</a>" }, "/a": { body: "<p>a</p>" } });
   // A port of our own: above info, "listening" (which names the port) is not logged.
@@ -38,6 +38,7 @@ async function serveAndCrawl(level: string, work: (base: string) => Promise<void
     `server: {host: 127.0.0.1, port: ${port}}`,
     `logging: {level: ${level}}`,
     "webhooks: {allow_http: true, allow_private_targets: true}",
+    ...extra,
   ]);
   await setUpStore(["--config", config]);
   const added = await runCli(["domains", "add", site.host, "--root-url", site.url("/"), "--verified", "--json", "--config", config]);
@@ -74,15 +75,21 @@ async function serveAndCrawl(level: string, work: (base: string) => Promise<void
 test("at info: JSON lines, each request's with the id its response carries, and no secret anywhere", async () => {
   let hookSecret = "";
   let responseId = null as string | null;
-  const { lines, text } = await serveAndCrawl("info", async (base) => {
-    hookSecret = (await api(base, "POST", "/webhooks", { url: "http://127.0.0.1:9/hook" })).data.secret;
-    const res = await fetch(`${base}/domains?api_key=${KEY}`, { headers: { authorization: `Bearer ${KEY}`, "x-request-id": "trace-42" } });
-    responseId = res.headers.get("x-request-id");
-  });
+  const { lines, text } = await serveAndCrawl(
+    "info",
+    async (base) => {
+      hookSecret = (await api(base, "POST", "/webhooks", { url: "http://127.0.0.1:9/hook" })).data.secret;
+      const res = await fetch(`${base}/domains?api_key=${KEY}`, { headers: { authorization: `Bearer ${KEY}`, "x-request-id": "trace-42" } });
+      responseId = res.headers.get("x-request-id");
+    },
+    ["cluster: {node_name: node-a}"],
+  );
   expect(responseId).toBe("trace-42");
   const request = lines.find((line) => line.msg === "request" && line.request_id === "trace-42");
   expect(request).toMatchObject({ level: "info", method: "GET", path: "/v1/domains", status: 200, key_id: expect.any(String) });
   expect(lines.some((line) => line.msg === "crawl completed")).toBe(true); // the worker thread's own line
+  // Every line names the node, the worker thread's too: with several nodes an operator sees which one wrote it.
+  expect(lines.filter((line) => line.node !== "node-a")).toEqual([]);
   expect(hookSecret).toStartWith("whsec_");
   expect(text).not.toContain(hookSecret);
   expect(text).not.toContain(KEY);
@@ -91,5 +98,7 @@ test("at info: JSON lines, each request's with the id its response carries, and 
 test("at warn: no info lines, from the service or from the crawl's worker thread", async () => {
   const { lines, text } = await serveAndCrawl("warn");
   expect(lines.filter((line) => line.level === "info" || line.level === "debug")).toEqual([]);
+  // No cluster.node_name: the lines there are name the machine's host.
+  expect(lines.filter((line) => line.node !== hostname())).toEqual([]);
   expect(text).not.toContain(KEY);
 }, 20_000);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { startCrawl, verifiedDomain, waitForCrawl } from "../helpers/crawls.ts";
 import { type LoopbackSite, startLoopbackSite } from "../helpers/loopback-site.ts";
@@ -75,7 +75,8 @@ test("the metrics match the crawl, the deliveries and the requests that happened
   expect(sample(text, 'linkpatrol_http_request_duration_seconds_count{route="unmatched",method="GET",status="404"}')).toBe(1);
   expect(text).not.toContain(crawl.id);
   expect(text).toMatch(/^# TYPE linkpatrol_http_request_duration_seconds histogram$/m);
-  expect(sample(text, `linkpatrol_build_info{version="${(await svc.call("GET", "/healthz", { root: true })).json.version}"}`)).toBe(1);
+  const health = (await svc.call("GET", "/healthz", { root: true })).json;
+  expect(sample(text, `linkpatrol_build_info{version="${health.version}",node="${hostname()}"}`)).toBe(1);
 });
 
 test("every scrape is rendered anew: requests between two scrapes in the same second show, though the store did not change", async () => {

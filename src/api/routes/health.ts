@@ -9,9 +9,10 @@ import { jsonContent } from "../../http/schemas/common.ts";
  * naming the file, since every API call would fail with 500 meanwhile.
  */
 
-const HealthSchema = z.object({ status: z.literal("ok"), version: z.string() }).openapi("Health");
+const node = z.string().openapi({ description: "the name of the node that answered (cluster.node_name, or its host name)" });
+const HealthSchema = z.object({ status: z.literal("ok"), version: z.string(), node }).openapi("Health");
 const UnavailableSchema = z
-  .object({ status: z.literal("unavailable"), reason: z.string().openapi({ description: "what is wrong, naming the store file" }) })
+  .object({ status: z.literal("unavailable"), node, reason: z.string().openapi({ description: "what is wrong, naming the store file" }) })
   .openapi("Unavailable");
 
 /** What /healthz asks about the store: the problem, or null when it can serve. */
@@ -23,18 +24,18 @@ const health = createRoute({
   method: "get",
   path: "/healthz",
   tags: ["service"],
-  summary: "Liveness and version (no authentication)",
+  summary: "Liveness, version and node name (no authentication)",
   responses: {
     200: jsonContent(HealthSchema, "the service is up and its store can serve"),
     503: jsonContent(UnavailableSchema, "the store cannot serve; the reason names the file and the cause"),
   },
 });
 
-/** The health router over `store`'s check. */
-export function healthRouter(store: StoreCheck) {
+/** The health router over `store`'s check, answering as node `node`. */
+export function healthRouter(store: StoreCheck, node: string) {
   return new OpenAPIHono<AppEnv>().openapi(health, (c) => {
     const reason = store.problem();
-    if (reason !== null) return c.json({ status: "unavailable" as const, reason }, 503);
-    return c.json({ status: "ok" as const, version: VERSION }, 200);
+    if (reason !== null) return c.json({ status: "unavailable" as const, node, reason }, 503);
+    return c.json({ status: "ok" as const, version: VERSION, node }, 200);
   });
 }

@@ -8,7 +8,7 @@ import type { Viewer } from "../ui-env.ts";
  * The page shell: skip link, header with navigation and the signed-in key, main content, footer with the
  * version. Only our own stylesheet and script are referenced (the CSP allows nothing else).
  */
-export function Layout(props: { title: string; viewer: Viewer | null; children?: Child; refreshSeconds?: number }) {
+export function Layout(props: { title: string; viewer: Viewer | null; node: string; children?: Child; refreshSeconds?: number }) {
   const { viewer } = props;
   return (
     <html lang="en">
@@ -70,7 +70,9 @@ export function Layout(props: { title: string; viewer: Viewer | null; children?:
         <main id="main" tabindex={-1}>
           {props.children}
         </main>
-        <footer>linkpatrol {VERSION}</footer>
+        <footer>
+          linkpatrol {VERSION} · node {props.node}
+        </footer>
       </body>
     </html>
   );

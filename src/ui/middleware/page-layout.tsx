@@ -27,12 +27,13 @@ declare module "hono" {
   }
 }
 
-export function pageLayout(): MiddlewareHandler<UiEnv> {
+/** The shell of every page; its footer names `node`, the node that answered. */
+export function pageLayout(node: string): MiddlewareHandler<UiEnv> {
   return jsxRenderer(
     async ({ children, title, refreshSeconds, signedOut }, c) => {
       const viewer: Viewer | null = signedOut ? null : (c.get("viewer") ?? null);
       const html = await (
-        <Layout title={title} viewer={viewer} refreshSeconds={refreshSeconds}>
+        <Layout title={title} viewer={viewer} node={node} refreshSeconds={refreshSeconds}>
           {children}
         </Layout>
       ).toString();
