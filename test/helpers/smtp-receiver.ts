@@ -13,6 +13,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pollUntil } from "./poll.ts";
+import { selfSignedCertificate } from "./self-signed.ts";
 
 const PYTHON = "/usr/bin/python3";
 const SCRIPT = join(import.meta.dir, "smtp_receiver.py");
@@ -81,41 +82,6 @@ export function freePort(): number {
   return port;
 }
 
-function certificate(dir: string): { cert: string; key: string } {
-  const cert = join(dir, "cert.pem");
-  const key = join(dir, "key.pem");
-  execFileSync(
-    "openssl",
-    [
-      "req",
-      "-x509",
-      "-newkey",
-      "ec",
-      "-pkeyopt",
-      "ec_paramgen_curve:P-256",
-      "-nodes",
-      "-keyout",
-      key,
-      "-out",
-      cert,
-      "-days",
-      "2",
-      "-subj",
-      "/CN=127.0.0.1",
-      "-addext",
-      "subjectAltName=IP:127.0.0.1,DNS:localhost",
-      "-addext",
-      "basicConstraints=critical,CA:TRUE",
-      "-addext",
-      "keyUsage=critical,digitalSignature,keyCertSign",
-      "-addext",
-      "extendedKeyUsage=serverAuth",
-    ],
-    { stdio: ["ignore", "ignore", "pipe"] },
-  );
-  return { cert, key };
-}
-
 /** Starts the server and waits until it listens. */
 export async function startSmtpReceiver(options: SmtpReceiverOptions = {}): Promise<SmtpReceiver> {
   if (!smtpAvailable) throw new Error("python3-aiosmtpd is not installed (apt-get install python3-aiosmtpd)");
@@ -126,7 +92,7 @@ export async function startSmtpReceiver(options: SmtpReceiverOptions = {}): Prom
   const args = [SCRIPT, "--port", String(port), "--out", out];
   let caFile = "";
   if (options.starttls || options.tls) {
-    const files = certificate(dir);
+    const files = selfSignedCertificate(dir, "localhost");
     caFile = files.cert;
     args.push(options.tls ? "--tls" : "--starttls", files.cert, files.key);
   }

@@ -12,7 +12,6 @@
  *   await hooks.waitFor((requests) => requests.length === 1, 2_000);
  *   await hooks.stop();
  */
-import { execFileSync } from "node:child_process";
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import http from "node:http";
@@ -21,6 +20,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pollUntil } from "./poll.ts";
+import { selfSignedCertificate } from "./self-signed.ts";
 
 /** The name the generated certificate is issued for; point a test resolver at 127.0.0.1 for it. */
 export const RECEIVER_HOSTNAME = "hooks.linkpatrol.test";
@@ -96,41 +96,11 @@ export interface WebhookReceiver {
 
 const TOLERANCE_SECONDS = 300;
 
-/** Generates a throwaway self-signed P-256 certificate with openssl; returns its directory and PEM files. */
+/** A throwaway certificate for the receiver's host name, in a directory of its own. */
 function generateCertificate(): { dir: string; certFile: string; keyFile: string } {
   const dir = mkdtempSync(join(tmpdir(), "linkpatrol-hooks-"));
-  const certFile = join(dir, "cert.pem");
-  const keyFile = join(dir, "key.pem");
-  execFileSync(
-    "openssl",
-    [
-      "req",
-      "-x509",
-      "-newkey",
-      "ec",
-      "-pkeyopt",
-      "ec_paramgen_curve:P-256",
-      "-nodes",
-      "-keyout",
-      keyFile,
-      "-out",
-      certFile,
-      "-days",
-      "2",
-      "-subj",
-      `/CN=${RECEIVER_HOSTNAME}`,
-      "-addext",
-      `subjectAltName=DNS:${RECEIVER_HOSTNAME},IP:127.0.0.1`,
-      "-addext",
-      "basicConstraints=critical,CA:TRUE",
-      "-addext",
-      "keyUsage=critical,digitalSignature,keyCertSign",
-      "-addext",
-      "extendedKeyUsage=serverAuth",
-    ],
-    { stdio: ["ignore", "ignore", "pipe"] },
-  );
-  return { dir, certFile, keyFile };
+  const { cert, key } = selfSignedCertificate(dir, RECEIVER_HOSTNAME);
+  return { dir, certFile: cert, keyFile: key };
 }
 
 /** The receiver's own check of `t=…,v1=…`: returns the timestamp and whether a v1 digest matches. */
