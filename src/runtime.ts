@@ -108,6 +108,7 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
   const logger = options.logger ?? silentLogger;
   const nodeName = options.nodeName ?? nodeNameOf(config);
   if (options.temporaryStore && !options.inlineCrawls) throw new RangeError("a temporary store needs inline crawls");
+  if (config.storage.url !== null) throw new RangeError("storage.url: serving from PostgreSQL is not wired yet (docs/cluster.md)");
   const path = config.storage.path;
   const admission = { mayCreate: options.createStore === true, newStore: options.newStore === true };
   // check's temporary store is a new file of its own, named by nobody else.
