@@ -1,6 +1,7 @@
 import type { App } from "./api/app.ts";
 import type { Config } from "./config/schema.ts";
 import { silentLogger, type Logger } from "./core/logger.ts";
+import { openServiceStore, type ServiceStore } from "./store/service-store.ts";
 import { policyFromCrawlerConfig } from "./net/address-policy.ts";
 import { systemResolve, type Resolve } from "./net/resolve.ts";
 import { availableParallelism } from "node:os";
@@ -27,15 +28,9 @@ import { DomainsService } from "./services/domains.service.ts";
 import { KeysService } from "./services/keys.service.ts";
 import { CrawlsRepo } from "./store/crawls.repo.ts";
 import { LinksRepo } from "./store/links.repo.ts";
-import { StoreVersion } from "./store/store-version.ts";
-import { StoreHealth } from "./store/store-health.ts";
 import { StoreWatch } from "./store/store-watch.ts";
-import { assertWritable, openStore, type Store } from "./store/sqlite.ts";
-import { admitOpenedStore, admitStoreFile } from "./store/store-admission.ts";
 import { DomainsRepo } from "./store/domains.repo.ts";
 import { KeysRepo } from "./store/keys.repo.ts";
-import { migrateLocked } from "./store/service-lock.ts";
-import { migrate } from "./store/migrate.ts";
 import { createDomainVerifier } from "./verification/verifier.ts";
 import { loadSessionSecret } from "./ui/session-secret.ts";
 import { nodeNameOf } from "./config/node-name.ts";
@@ -47,7 +42,7 @@ import { nodeNameOf } from "./config/node-name.ts";
 
 export interface Runtime {
   config: Config;
-  store: Store;
+  store: ServiceStore;
   keys: KeysService;
   domains: DomainsService;
   crawls: CrawlsService;
@@ -73,7 +68,7 @@ export interface Runtime {
    * needed: the one-shot commands that open a runtime (`check`, `keys`, `domains`) never serve HTTP.
    */
   app(): Promise<App>;
-  close(): void;
+  close(): Promise<void>;
 }
 
 export interface RuntimeOptions {
@@ -104,32 +99,26 @@ export interface RuntimeOptions {
 }
 
 /** Opens the store, applies pending migrations and builds the services. */
-export function openRuntime(config: Config, options: RuntimeOptions = {}): Runtime {
+export async function openRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const logger = options.logger ?? silentLogger;
-  const nodeName = options.nodeName ?? nodeNameOf(config);
   if (options.temporaryStore && !options.inlineCrawls) throw new RangeError("a temporary store needs inline crawls");
-  if (config.storage.url !== null) throw new RangeError("storage.url: serving from PostgreSQL is not wired yet (docs/cluster.md)");
-  const path = config.storage.path;
-  const admission = { mayCreate: options.createStore === true, newStore: options.newStore === true };
-  // check's temporary store is a new file of its own, named by nobody else.
-  const file = options.temporaryStore ? { create: true, record: null, setAside: null } : admitStoreFile(path, admission);
-  if (file.setAside !== null) logger.warn("a WAL left without its store was moved aside before the new store was made", { path, moved_to: file.setAside });
-  const store = openStore(path, { busyTimeoutMs: config.storage.busy_timeout, temporary: options.temporaryStore, create: file.create });
+  const store = await openServiceStore(config, { ...options, logger });
   try {
-    admitOpenedStore(store.sqlite, path, file, admission);
-    assertWritable(store.sqlite, config.storage.path);
-    const report = options.temporaryStore ? migrate(store.sqlite) : migrateLocked(store.sqlite, config.storage.path, { lockHeld: options.lockHeld ?? false });
-    if (report.applied.length > 0) logger.info("migrations applied", { applied: report.applied });
+    return buildRuntime(config, store, options, logger);
   } catch (error) {
-    store.close();
+    await store.close();
     throw error;
   }
+}
+
+function buildRuntime(config: Config, store: ServiceStore, options: RuntimeOptions, logger: Logger): Runtime {
+  const nodeName = options.nodeName ?? nodeNameOf(config);
+  if (store.sqlite === null) throw new RangeError("storage.url: serving from PostgreSQL is not wired yet (docs/cluster.md)");
   // Every writer asks before it writes or tells anyone: a store file deleted, moved or replaced under the service
   // would keep taking writes into the file it opened, and lose them (store/store-file.ts).
   const storeFile = { problem: () => store.file?.problem() ?? null };
-  const storeVersion = new StoreVersion(store.sqlite);
-  const version = () => storeVersion.current();
-  const keys = new KeysService(new KeysRepo(store.db), version);
+  const version = store.version;
+  const keys = new KeysService(new KeysRepo(store.db), version ?? undefined);
   const resolve = options.resolve ?? systemResolve;
   const linksRepo = new LinksRepo(store.sqlite);
   const crawlsRepo = new CrawlsRepo(store.sqlite);
@@ -258,8 +247,7 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     storeProblem: storeFile.problem,
     logger,
   });
-  const storeHealth = new StoreHealth(store.sqlite, config.storage.path, store.file);
-  const storeWatch = store.file === null || options.temporaryStore ? null : new StoreWatch(store.sqlite, store.file, logger);
+  const storeWatch = store.sqlite === null || store.file === null || options.temporaryStore ? null : new StoreWatch(store.sqlite, store.file, logger);
   return {
     config,
     store,
@@ -291,14 +279,14 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
         crawls,
         webhooks,
         channels,
-        storeHealth,
+        storeHealth: store.health,
         storeFile,
         logger,
         nodeName,
         metrics,
         metricsOnApi: config.metrics.enabled && config.metrics.port === null,
         // A crawl's detail also says why it waits, which the pool holds in memory: answers are kept under both.
-        storeVersion: () => `${version()}.${crawlPool.stateVersion}`,
+        storeVersion: version === null ? null : () => `${version()}.${crawlPool.stateVersion}`,
         dashboard:
           ui === null || sessionSecret === null
             ? null
@@ -306,9 +294,9 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
                 app.route("/", ui.dashboardRouter({ keys, domains, crawls, webhooks, channels, storeFile, logger, nodeName, sessionSecret, limiter })),
       });
     },
-    close: () => {
+    close: async () => {
       storeWatch?.stop();
-      store.close();
+      await store.close();
     },
   };
 }

@@ -57,8 +57,8 @@ interface AppDeps {
   metrics: ServiceMetrics;
   /** Serve GET /metrics here (for keys with metrics:read); false when it has a listener of its own or is off. */
   metricsOnApi: boolean;
-  /** The store's version token (store/store-version.ts): GET answers are kept while it stays the same. */
-  storeVersion: () => string;
+  /** The store's version token (store/store-version.ts): GET answers are kept while it stays the same; null: none kept. */
+  storeVersion: (() => string) | null;
   /**
    * Mounts the web dashboard's routes at / (ui.enabled): given by the composition root (runtime.ts), with the
    * app's rate limiter, which leaves the dashboard's paths to it; null: / answers 404.
@@ -87,7 +87,8 @@ export function createApp(deps: AppDeps) {
   app.use("*", rateLimit(limiter, deps.dashboard === null ? undefined : isDashboardPath));
   // Only requests that may write are checked: a GET pays nothing.
   app.on(WRITE_METHODS, `${deps.basePath}/*`, storeGuard(deps.storeFile, logger));
-  app.use("*", responseCache(new ResponseCache({ version: deps.storeVersion })));
+  // No token to key kept answers on (a PostgreSQL store, written by other nodes too): every GET reads the store.
+  if (deps.storeVersion !== null) app.use("*", responseCache(new ResponseCache({ version: deps.storeVersion })));
   // Only requests that may carry a body pass through the limit: one middleware less on every GET.
   app.on(
     WRITE_METHODS,

@@ -233,7 +233,7 @@ export async function runCheck(values: Values, positionals: string[]): Promise<n
   try {
     const config = configSchema.parse({ storage: { path: join(dir, "check.db") }, crawler, logging: { level: "error" } });
     try {
-      runtime = openRuntime(config, { inlineCrawls: true, temporaryStore: true, onCrawlTransition: transitions.notify });
+      runtime = await openRuntime(config, { inlineCrawls: true, temporaryStore: true, onCrawlTransition: transitions.notify });
     } catch (error) {
       // A disk too full to build the store at all says what one that fills mid-crawl says.
       const failure = storeWriteFailure(error);
@@ -322,7 +322,7 @@ export async function runCheck(values: Values, positionals: string[]): Promise<n
     process.off("SIGTERM", onSignal);
     if (runtime !== undefined) {
       await runtime.crawlPool.stop();
-      runtime.close();
+      await runtime.close();
     }
     cleanUp();
   }

@@ -51,18 +51,18 @@ async function serveStore(
   logger: Logger,
   store: { lock: ServiceLock | null; newStore: boolean; nodeName: string },
 ): Promise<number> {
-  const runtime = openRuntime(config, { logger, lockHeld: true, createStore: true, newStore: store.newStore, nodeName: store.nodeName });
+  const runtime = await openRuntime(config, { logger, lockHeld: true, createStore: true, newStore: store.newStore, nodeName: store.nodeName });
   try {
     // From now on a start that finds this store missing or swapped refuses (store/store-admission.ts).
-    const storeId = storeIdOf(runtime.store.sqlite);
+    const storeId = runtime.store.sqlite === null ? null : storeIdOf(runtime.store.sqlite);
     if (storeId !== null) store.lock?.recordStore(storeId);
   } catch (error) {
-    runtime.close();
+    await runtime.close();
     throw error;
   }
   const scheduleProblems = await applyConfiguredSchedules(config.schedules, runtime.domains);
   if (scheduleProblems.length > 0) {
-    runtime.close();
+    await runtime.close();
     throw new ConfigError(scheduleProblems.map((problem) => `${file ?? "config"}: ${problem}`));
   }
   const app = await runtime.app();
@@ -70,7 +70,7 @@ async function serveStore(
   try {
     server = serveApi(app, { hostname: config.server.host, port: config.server.port });
   } catch (error) {
-    runtime.close();
+    await runtime.close();
     throw error;
   }
   let metricsServer: ReturnType<typeof Bun.serve> | null = null;
@@ -79,7 +79,7 @@ async function serveStore(
       metricsServer = Bun.serve({ hostname: config.metrics.host, port: config.metrics.port, fetch: metricsListenerFetch(runtime.metrics) });
     } catch (error) {
       void server.stop(true);
-      runtime.close();
+      await runtime.close();
       throw error;
     }
   }
@@ -99,6 +99,7 @@ async function serveStore(
   await runtime.scheduler.start();
   runtime.retention.start();
   runtime.storeWatch?.start();
+  runtime.store.start();
   const origin = localOrigin(server.hostname ?? config.server.host, server.port ?? config.server.port);
   logger.info("listening", {
     version: VERSION,
@@ -132,7 +133,7 @@ async function serveStore(
   logger.info("shutting down", { signal, timeout_ms: config.server.shutdown_timeout });
   void metricsServer?.stop(true);
   const inTime = await stopServing(server, runtime, config.server.shutdown_timeout);
-  runtime.close();
+  await runtime.close();
   if (!inTime) {
     logger.warn("shutdown timeout reached: cut off what was still running; it is redone on the next start", {
       timeout_ms: config.server.shutdown_timeout,

@@ -30,8 +30,8 @@ const html = (body: string) => new Response(`<!doctype html><title>t</title>${bo
 
 /** The digests stored for a channel, oldest first. */
 function digestsOf(name: string): any[] {
-  return svc.runtime.store.sqlite
-    .query<{ payload: string }, [string]>("SELECT payload FROM webhook_deliveries WHERE channel_id = ? ORDER BY created_at, id")
+  return svc.runtime.store
+    .sqlite!.query<{ payload: string }, [string]>("SELECT payload FROM webhook_deliveries WHERE channel_id = ? ORDER BY created_at, id")
     .all(channels[name]!)
     .map((row) => JSON.parse(row.payload).data);
 }

@@ -47,7 +47,7 @@ test("a store file overwritten with garbage while running makes /healthz 503, na
 
 test("a closed store connection makes /healthz 503", async () => {
   svc = await startTestService({}, { startCrawls: false });
-  svc.runtime.store.sqlite.close();
+  svc.runtime.store.sqlite!.close();
   const after = await health(svc.origin);
   expect(after.status).toBe(503);
   expect(after.body.reason).toContain(svc.config.storage.path);
@@ -65,7 +65,7 @@ test("a store file replaced while running makes /healthz 503", async () => {
 
 test("a failed write makes /healthz 503 until a write succeeds again", async () => {
   svc = await startTestService({}, { startCrawls: false });
-  const sqlite = svc.runtime.store.sqlite;
+  const sqlite = svc.runtime.store.sqlite!;
   // What a store that turned read-only looks like to the service's connection: every write is refused.
   sqlite.exec("PRAGMA query_only = 1");
   const refused = await svc.call("POST", "/domains", { body: { name: "a.example" } });
