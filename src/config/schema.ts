@@ -150,6 +150,12 @@ const clusterFields = z.strictObject({
     .regex(/^[A-Za-z0-9._-]{1,100}$/, "must be 1-100 letters, digits, '.', '_' or '-'")
     .nullable()
     .default(null),
+  /**
+   * How long a silent node keeps its work (crawls, deliveries) before another node takes it up; nodes renew every
+   * third of it. Short: a dead node's crawls move sooner, at a renewal's write per lease/3 per node. Long: a pause
+   * (GC, a slow database) is survived, at a longer wait after a crash.
+   */
+  lease: duration(5_000, 600_000).default(30_000),
 });
 
 const schedulerFields = z.strictObject({

@@ -33,6 +33,14 @@ export interface Dialect {
    * vacuum gives space back, and has no PRAGMAs.
    */
   readonly filePages: boolean;
+  /**
+   * Appended to a `SELECT` of rows to take: locks them against other takers and leaves out rows another
+   * transaction has locked (PostgreSQL's `FOR UPDATE SKIP LOCKED`). Empty on SQLite, whose writer holds the
+   * whole store for its transaction.
+   */
+  readonly skipLocked: string;
+  /** Appended to a `SELECT` that a write relies on: the rows stay as read until the commit (`FOR SHARE`). Empty on SQLite. */
+  readonly shareLock: string;
 }
 
 /** A connection (or a pool of them) to the store; a transaction's own Db inside `transaction`. */

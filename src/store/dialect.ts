@@ -12,6 +12,9 @@ export const SQLITE: Dialect = {
   rowKey: "rowid",
   jsonText: (column, path) => `json_extract(${column}, '$.${path.join(".")}')`,
   filePages: true,
+  // One writer holds the whole store for its transaction (and the service holds the connection: sqlite-db.ts).
+  skipLocked: "",
+  shareLock: "",
 };
 
 export const POSTGRES: Dialect = {
@@ -22,4 +25,7 @@ export const POSTGRES: Dialect = {
   // The expression of the schema's index on a delivery's crawl (postgres/schema-from-snapshot.ts), so the index serves it.
   jsonText: (column, path) => `(${column}::jsonb #>> '{${path.join(",")}}')`,
   filePages: false,
+  // A taker skips a row another taker is deciding on, rather than waiting for it (store/leases.repo.ts).
+  skipLocked: " FOR UPDATE SKIP LOCKED",
+  shareLock: " FOR SHARE",
 };

@@ -510,3 +510,62 @@ export const storeIdentity = sqliteTable(
   },
   (t) => [check("store_identity_one_row", sql`${t.id} = 1`)],
 );
+
+/*
+ * Several nodes on one store (issue 43, docs/cluster.md). The tables exist in the SQLite store too, so both stores
+ * share one schema and a copied store carries them; on one node they hold one node's rows.
+ */
+
+/**
+ * The nodes serving the store, by name (cluster.node_name): a node registers at start and beats while it runs.
+ * `instance` is random per process, so two live processes claiming one name are told apart (the one-serve-per-store
+ * lock, held in the database). Not referenced by the leases: a lease names its holder even after the node left.
+ */
+export const clusterNodes = sqliteTable("cluster_nodes", {
+  name: text("name").primaryKey(),
+  instance: text("instance").notNull(),
+  version: text("version").notNull(),
+  startedAt: text("started_at").notNull(),
+  heartbeatAt: text("heartbeat_at").notNull(),
+});
+
+/**
+ * Who does a piece of work (a crawl, a delivery's attempt): one row per (kind, key), held by one node until
+ * `expires_at`. `fence` grows with every claim, so a write checks (holder, fence) and a holder that lost its lease
+ * to a takeover is refused even if it wakes up believing otherwise.
+ */
+export const workLeases = sqliteTable(
+  "work_leases",
+  {
+    kind: text("kind").notNull(),
+    key: text("key").notNull(),
+    holder: text("holder").notNull(),
+    expiresAt: text("expires_at").notNull(),
+    fence: integer("fence").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.kind, t.key] }), index("work_leases_expiry_idx").on(t.kind, t.expiresAt), index("work_leases_holder_idx").on(t.holder)],
+);
+
+/** A recurring crawl's run due at `due_at`: the node whose insert makes the row starts the crawl, the others do nothing. */
+export const scheduleRuns = sqliteTable(
+  "schedule_runs",
+  {
+    domainId: text("domain_id")
+      .notNull()
+      .references(() => domains.id, { onDelete: "cascade" }),
+    dueAt: text("due_at").notNull(),
+    node: text("node").notNull(),
+    firedAt: text("fired_at").notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`),
+  },
+  (t) => [primaryKey({ columns: [t.domainId, t.dueAt] }), index("schedule_runs_due_idx").on(t.dueAt)],
+);
+
+/**
+ * Secrets every node must share, by name (the dashboard's session signing key on a PostgreSQL store). The first
+ * node to need one writes it; the others read that one.
+ */
+export const storeSecrets = sqliteTable("store_secrets", {
+  name: text("name").primaryKey(),
+  value: text("value").notNull(),
+  createdAt: createdAt(),
+});
