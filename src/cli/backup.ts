@@ -1,7 +1,6 @@
 import { loadConfig } from "../config/load.ts";
 import { redactPassword } from "../core/redact.ts";
 import { BackupInterruptedError, backupStore } from "../store/backup.ts";
-import { isPostgresUrl } from "../store/store-url.ts";
 import { err, EXIT_OK, EXIT_USAGE, out, parseCommandArgs, rejectExtraArgs, UsageError } from "./usage.ts";
 
 const BACKUP_HELP = `Usage: linkpatrol backup FILE [--force] [--config FILE]
@@ -17,8 +16,8 @@ PostgreSQL's own tools (pg_dump); backup says so and writes nothing.`;
  * says which tool backs the database up instead, rather than copying a file the service no longer uses. Null for
  * a SQLite store. The URL is shown without its password.
  */
-export function postgresBackupRefusal(storeUrl: string | null | undefined): string | null {
-  if (!isPostgresUrl(storeUrl)) return null;
+export function postgresBackupRefusal(storeUrl: string | null): string | null {
+  if (storeUrl === null) return null;
   let shown = "(storage.url)";
   let bare = "postgres://USER@HOST:PORT/DATABASE";
   try {
@@ -48,8 +47,7 @@ export async function backupCommand(args: string[]): Promise<number> {
   if (target === undefined) throw new UsageError("backup needs the FILE to write");
   rejectExtraArgs(extra);
   const { config } = loadConfig({ file: values.config });
-  // storage.url comes with the cluster (docs/cluster.md): until the key exists this reads undefined.
-  const refusal = postgresBackupRefusal((config.storage as { url?: string | null }).url);
+  const refusal = postgresBackupRefusal(config.storage.url);
   if (refusal !== null) {
     err(`linkpatrol: ${refusal}`);
     return EXIT_USAGE;

@@ -5,7 +5,7 @@ import { copyStoreToPostgres } from "../store/postgres/copy.ts";
 import { storeTables } from "../store/postgres/store-tables.ts";
 import { acquireServiceLock } from "../store/service-lock.ts";
 import { openStore } from "../store/sqlite.ts";
-import { isPostgresUrl } from "../store/store-url.ts";
+import { isPostgresUrlShape } from "../config/network-values.ts";
 import { EXIT_OK, EXIT_USAGE, out, parseCommandArgs, rejectExtraArgs, UsageError } from "./usage.ts";
 
 const STORE_HELP = `Usage: linkpatrol store copy --to postgres://USER:PASSWORD@HOST:PORT/DATABASE [--config FILE]
@@ -28,7 +28,7 @@ export async function storeCommand(args: string[]): Promise<number> {
   if (action !== "copy") throw new UsageError(`unknown store command: ${action} (store copy --to postgres://…)`);
   rejectExtraArgs(extra);
   if (values.to === undefined) throw new UsageError("store copy needs --to postgres://USER:PASSWORD@HOST:PORT/DATABASE");
-  if (!isPostgresUrl(values.to)) throw new UsageError("--to must be a postgres://USER:PASSWORD@HOST:PORT/DATABASE URL");
+  if (values.to === undefined || !isPostgresUrlShape(values.to)) throw new UsageError("--to must be a postgres://USER:PASSWORD@HOST:PORT/DATABASE URL");
   const target = postgresTarget(values.to);
   const { config } = loadConfig({ file: values.config });
   const path = config.storage.path;
