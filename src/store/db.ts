@@ -41,6 +41,11 @@ export interface Dialect {
   readonly skipLocked: string;
   /** Appended to a `SELECT` that a write relies on: the rows stay as read until the commit (`FOR SHARE`). Empty on SQLite. */
   readonly shareLock: string;
+  /**
+   * The store's clock in epoch milliseconds, as an expression: nodes compare lease times on the database's one
+   * clock, not on their own (which may differ between machines, or be stepped).
+   */
+  readonly nowMs: string;
 }
 
 /** A connection (or a pool of them) to the store; a transaction's own Db inside `transaction`. */

@@ -15,6 +15,7 @@ export const SQLITE: Dialect = {
   // One writer holds the whole store for its transaction (and the service holds the connection: sqlite-db.ts).
   skipLocked: "",
   shareLock: "",
+  nowMs: "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)",
 };
 
 export const POSTGRES: Dialect = {
@@ -28,4 +29,6 @@ export const POSTGRES: Dialect = {
   // A taker skips a row another taker is deciding on, rather than waiting for it (store/leases.repo.ts).
   skipLocked: " FOR UPDATE SKIP LOCKED",
   shareLock: " FOR SHARE",
+  // The server's clock as the statement runs, not the transaction's start.
+  nowMs: "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS bigint)",
 };

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { storeNow } from "../../src/store/store-clock.ts";
 import { DIALECTS, type TestDb } from "../helpers/dbs.ts";
 
 /** The dialect's spellings run on their own engine: each member used in a statement the engine accepts. */
@@ -20,6 +21,13 @@ for (const dialect of DIALECTS) {
         await tx.get(`SELECT value FROM store_secrets WHERE name = 'a'${shareLock}`),
       ]);
       expect(rows).toEqual([{ value: "x" }, { value: "x" }]);
+    });
+
+    test("the store's clock: epoch milliseconds from the engine, close to this machine's", async () => {
+      const before = Date.now();
+      const now = await storeNow(store.db);
+      expect(Math.abs(now.getTime() - before)).toBeLessThan(5_000);
+      expect(Number.isInteger(now.getTime())).toBe(true);
     });
 
     test("a JSON list of ids as a subquery", async () => {
