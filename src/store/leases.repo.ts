@@ -21,6 +21,20 @@ export interface Lease extends WorkKey {
   fence: number;
 }
 
+/** A lease as its holder knows it: what the holder's writes are checked against (`holds`). */
+export interface HeldLease extends WorkKey {
+  node: string;
+  fence: number;
+}
+
+/** A write was refused because its node no longer holds the work's lease: another node took it over. */
+export class LeaseLostError extends Error {
+  constructor(readonly lease: HeldLease) {
+    super(`node ${lease.node} no longer holds ${lease.kind} ${lease.key} (fence ${lease.fence}): another node took it over`);
+    this.name = "LeaseLostError";
+  }
+}
+
 /** A lease given back without finishing has this expiry: any later time is past it, so the next claim takes it. */
 export const RELEASED_AT = "1970-01-01T00:00:00.000Z";
 
