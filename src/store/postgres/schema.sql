@@ -220,7 +220,7 @@ CREATE TABLE "links" (
 
 CREATE INDEX "links_crawl_order_idx" ON "links" ("crawl_id", "id");
 
-CREATE TABLE "rate_buckets" (
+CREATE UNLOGGED TABLE "rate_buckets" (
   "caller" text PRIMARY KEY,
   "tokens" double precision NOT NULL,
   "updated_at" bigint NOT NULL,
