@@ -47,13 +47,13 @@ export class SignOuts {
     await store.prune(new Date(now - SESSION_MAX_AHEAD_MS));
   }
 
-  /** Whether the session `nonce` was signed out: a boolean from memory, a promise when the store must be asked. */
-  isEnded(nonce: string): boolean | Promise<boolean> {
-    if (this.ended.has(nonce)) return true;
+  /** Whether `session` was signed out: a boolean from memory, a promise when the store must be asked. */
+  isEnded(session: Session): boolean | Promise<boolean> {
+    if (this.ended.has(session.nonce)) return true;
     const store = this.options.store;
     if (store === null || !this.options.shared) return false;
-    return store.has(nonce).then((found) => {
-      if (found) this.ended.set(nonce, Date.now() + SESSION_MAX_AHEAD_MS);
+    return store.has(session.nonce).then((found) => {
+      if (found) this.remember(session.nonce, session.expiresAt, Date.now());
       return found;
     });
   }

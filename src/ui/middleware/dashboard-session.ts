@@ -18,7 +18,7 @@ export function dashboardSession(keys: KeysService, codec: SessionCodec, signOut
     let session = codec.read(getCookie(c, SESSION_COOKIE));
     if (session !== null) {
       // A boolean from memory is used as it is: the appliance's request pays no await for it.
-      const ended = signOuts.isEnded(session.nonce);
+      const ended = signOuts.isEnded(session);
       if (ended === true || (ended !== false && (await ended))) session = null;
     }
     let viewer = null;
