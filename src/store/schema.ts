@@ -9,7 +9,7 @@ import type { FragmentGap, PageIdsGap } from "../core/fragment-gap.ts";
 import type { StoredLinkKind } from "../core/link-kind.ts";
 import type { ChannelKind, NotifyWhen } from "../core/channels.ts";
 import type { BreakageCause } from "../core/breakage-cause.ts";
-import { blob, check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { blob, check, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /**
  * The drizzle schema: the one source of the tables. `npm run db:generate` turns a change here into a new
@@ -569,3 +569,33 @@ export const storeSecrets = sqliteTable("store_secrets", {
   value: text("value").notNull(),
   createdAt: createdAt(),
 });
+
+/**
+ * Dashboard sessions signed out before their expiry, by the cookie's nonce: every node refuses them (a cookie
+ * copied before sign-out stays dead on every node and after a restart). Rows go once the cookie could no longer
+ * be accepted anyway (store/ended-sessions.repo.ts).
+ */
+export const endedSessions = sqliteTable(
+  "ended_sessions",
+  {
+    nonce: text("nonce").primaryKey(),
+    expiresAt: text("expires_at").notNull(),
+  },
+  (t) => [index("ended_sessions_expiry_idx").on(t.expiresAt)],
+);
+
+/**
+ * Rate-limit token buckets shared by the nodes of a PostgreSQL store, by caller (`key:<id>`, `addr:<net>`…);
+ * `updated_at` in milliseconds since the epoch, `allowed` whether the last take got a token. The appliance keeps
+ * its buckets in memory; the table is in both stores so they share one schema (http/shared-buckets.ts).
+ */
+export const rateBuckets = sqliteTable(
+  "rate_buckets",
+  {
+    caller: text("caller").primaryKey(),
+    tokens: real("tokens").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+    allowed: integer("allowed").notNull(),
+  },
+  (t) => [index("rate_buckets_updated_idx").on(t.updatedAt)],
+);

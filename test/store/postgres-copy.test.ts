@@ -67,7 +67,7 @@ describe.skipIf(!HAS_POSTGRES)("linkpatrol's SQLite store copied into PostgreSQL
   test("every row of every table arrives with every value, and identities go on after the copied ids", async () => {
     migrate(sqlite);
     // Tables the fixture leaves empty (page ids went with 0013's rehash; the waiting spill needs 262,144 targets;
-    // one node writes no cluster rows): a row each, so every table carries a row across, a blob among them.
+    // one node writes no cluster rows, sign-outs or shared buckets): a row each, so every table carries a row across, a blob among them.
     const link = sqlite.query("SELECT id, crawl_id, target_id FROM links LIMIT 1").get() as { id: number; crawl_id: string; target_id: number };
     sqlite
       .query("INSERT INTO crawl_page_ids (crawl_id, url, id_hashes, gap) VALUES (?, 'http://fixture.test/ids', ?, NULL)")
@@ -83,6 +83,8 @@ describe.skipIf(!HAS_POSTGRES)("linkpatrol's SQLite store copied into PostgreSQL
     sqlite.exec("INSERT INTO work_leases (kind, key, holder, expires_at, fence) VALUES ('crawl', 'c-1', 'appliance', '2026-11-28T12:00:30.000Z', 3)");
     sqlite.query("INSERT INTO schedule_runs (domain_id, due_at, node) VALUES (?, '2026-11-28T00:00:00.000Z', 'appliance')").run(domain.id);
     sqlite.exec("INSERT INTO store_secrets (name, value) VALUES ('example', 'kept')");
+    sqlite.exec("INSERT INTO ended_sessions (nonce, expires_at) VALUES ('AAAAAAAAAAAAAAAAAAAAAA', '2026-11-29T00:00:00.000Z')");
+    sqlite.exec("INSERT INTO rate_buckets (caller, tokens, updated_at, allowed) VALUES ('key:k-1', 12.5, 1764331200000, 1)");
     const report = await copyStoreToPostgres(sqlite, pg, snapshot);
     expect(report.tables.map((t) => t.name).sort()).toEqual(Object.keys(snapshot.tables).sort());
     let total = 0;
