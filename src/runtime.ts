@@ -32,7 +32,12 @@ import { StoreWatch } from "./store/store-watch.ts";
 import { DomainsRepo } from "./store/domains.repo.ts";
 import { KeysRepo } from "./store/keys.repo.ts";
 import { createDomainVerifier } from "./verification/verifier.ts";
-import { loadSessionSecret } from "./ui/session-secret.ts";
+import { loadSessionSecret, loadSharedSessionSecret } from "./ui/session-secret.ts";
+import { SignOuts } from "./ui/sign-outs.ts";
+import { SharedTokenBuckets } from "./http/shared-buckets.ts";
+import { SecretsRepo } from "./store/secrets.repo.ts";
+import { EndedSessionsRepo } from "./store/ended-sessions.repo.ts";
+import { RateBucketsRepo } from "./store/rate-buckets.repo.ts";
 import { nodeNameOf } from "./config/node-name.ts";
 
 /**
@@ -267,13 +272,17 @@ function buildRuntime(config: Config, store: ServiceStore, options: RuntimeOptio
     app: async () => {
       // The composition root is the one place that knows the dashboard: the API app is handed its routes.
       const [{ createApp }, ui] = await Promise.all([import("./api/app.ts"), config.ui.enabled ? import("./ui/dashboard.tsx") : null]);
-      const sessionSecret = ui === null ? null : loadSessionSecret(config.storage.path);
+      // Several nodes share one store: the session key, sign-outs and rate limits live in it, not in one node.
+      const shared = store.engine === "postgres";
+      const sessionSecret = ui === null ? null : shared ? await loadSharedSessionSecret(new SecretsRepo(store.db)) : loadSessionSecret(config.storage.path);
+      const signOuts = ui === null ? undefined : await SignOuts.load(new EndedSessionsRepo(store.db), shared);
       return createApp({
         basePath: config.server.base_path,
         rateLimitPerMinute: config.auth.rate_limit,
         trustedProxies: config.server.trusted_proxies,
         forwardedHeader: config.server.forwarded_header,
         maxRequestBodyBytes: config.server.max_request_body_bytes,
+        sharedRateLimits: shared ? (capacity) => new SharedTokenBuckets(new RateBucketsRepo(store.db), capacity) : undefined,
         keys,
         domains,
         crawls,
@@ -291,7 +300,10 @@ function buildRuntime(config: Config, store: ServiceStore, options: RuntimeOptio
           ui === null || sessionSecret === null
             ? null
             : (app, limiter) =>
-                app.route("/", ui.dashboardRouter({ keys, domains, crawls, webhooks, channels, storeFile, logger, nodeName, sessionSecret, limiter })),
+                app.route(
+                  "/",
+                  ui.dashboardRouter({ keys, domains, crawls, webhooks, channels, storeFile, logger, nodeName, sessionSecret, limiter, signOuts }),
+                ),
       });
     },
     close: async () => {
