@@ -2,6 +2,9 @@ import type { App } from "./api/app.ts";
 import type { Config } from "./config/schema.ts";
 import { silentLogger, type Logger } from "./core/logger.ts";
 import { openServiceStore, type ServiceStore } from "./store/service-store.ts";
+import { NodeHeartbeat } from "./cluster/node-heartbeat.ts";
+import { DeliveryClaims } from "./cluster/delivery-claims.ts";
+import { VERSION } from "./core/version.ts";
 import { policyFromCrawlerConfig } from "./net/address-policy.ts";
 import { systemResolve, type Resolve } from "./net/resolve.ts";
 import { availableParallelism } from "node:os";
@@ -64,6 +67,8 @@ export interface Runtime {
   retention: RetentionPruner;
   /** Watches the store's file for deletion or replacement (null for check's and in-memory stores); `serve` starts it. */
   storeWatch: StoreWatch | null;
+  /** This node among the nodes on a PostgreSQL store (null on SQLite: one serve per store); `serve` joins and beats. */
+  cluster: NodeHeartbeat | null;
   metrics: ServiceMetrics;
   logger: Logger;
   /** The name this node answers with (cluster.node_name, or the host name). */
@@ -99,6 +104,8 @@ export interface RuntimeOptions {
   createStore?: boolean;
   /** The node's name, resolved once by the caller (`serve`, whose logger carries it); default: nodeNameOf(config). */
   nodeName?: string;
+  /** Another process took this node's name after it went silent (a cluster): `serve` stops. */
+  onNodeNameLost?: () => void;
   /** The operator's `serve --new-store`: create the store, or take the one there, whatever the lock file records. */
   newStore?: boolean;
 }
@@ -179,6 +186,7 @@ function buildRuntime(config: Config, store: ServiceStore, options: RuntimeOptio
     logger,
     onAttempt: (outcome, target) => (target === "webhook" ? metrics.recordWebhookAttempt(outcome) : metrics.recordNotificationAttempt(outcome)),
     storeProblem: storeFile.problem,
+    claims: store.engine === "postgres" ? new DeliveryClaims(store.db, deliveriesRepo, nodeName, config.cluster.lease) : null,
   });
   const channels = new ChannelsService({
     repo: channelsRepo,
@@ -252,6 +260,11 @@ function buildRuntime(config: Config, store: ServiceStore, options: RuntimeOptio
     storeProblem: storeFile.problem,
     logger,
   });
+  // Several nodes on one store: this node's name and leases in the database (cluster/node-heartbeat.ts).
+  const cluster =
+    store.engine === "postgres"
+      ? new NodeHeartbeat({ db: store.db, name: nodeName, version: VERSION, leaseMs: config.cluster.lease, logger, onNameLost: options.onNodeNameLost })
+      : null;
   const storeWatch = store.sqlite === null || store.file === null || options.temporaryStore ? null : new StoreWatch(store.sqlite, store.file, logger);
   return {
     config,
@@ -266,6 +279,7 @@ function buildRuntime(config: Config, store: ServiceStore, options: RuntimeOptio
     scheduler,
     retention,
     storeWatch,
+    cluster,
     metrics,
     logger,
     nodeName,

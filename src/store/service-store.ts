@@ -24,6 +24,8 @@ export type JobStore =
 
 export interface ServiceStore {
   readonly engine: "sqlite" | "postgres";
+  /** Where the store is, as it may be shown: the file's path, or the URL without its password. */
+  readonly location: string;
   readonly db: Db;
   /** The SQLite connection (null on PostgreSQL): the store file's checks, its id, backups. */
   readonly sqlite: Database | null;
@@ -58,6 +60,7 @@ export async function openServiceStore(config: Config, options: ServiceStoreOpti
   if (pg.migrations.applied.length > 0) options.logger.info("migrations applied", { applied: pg.migrations.applied, store: pg.shown });
   return {
     engine: "postgres",
+    location: pg.shown,
     db: pg.db,
     sqlite: null,
     file: null,
@@ -89,6 +92,7 @@ function openSqliteServiceStore(config: Config, options: ServiceStoreOptions): S
   const storeVersion = new StoreVersion(store.sqlite);
   return {
     engine: "sqlite",
+    location: path,
     db: store.db,
     sqlite: store.sqlite,
     file: store.file,
