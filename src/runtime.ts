@@ -130,8 +130,8 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
   const version = () => storeVersion.current();
   const keys = new KeysService(new KeysRepo(store.db), version);
   const resolve = options.resolve ?? systemResolve;
-  const linksRepo = new LinksRepo(store.sqlite);
-  const crawlsRepo = new CrawlsRepo(store.sqlite);
+  const linksRepo = new LinksRepo(store.db);
+  const crawlsRepo = new CrawlsRepo(store.db);
   const domainsRepo = new DomainsRepo(store.db);
   const domains = new DomainsService({
     repo: domainsRepo,
@@ -148,7 +148,7 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
   const deliveriesRepo = new DeliveriesRepo(store.db);
   const metrics = new ServiceMetrics({
     node: nodeName,
-    crawlsByStatus: async () => crawlsRepo.countByStatus(),
+    crawlsByStatus: () => crawlsRepo.countByStatus(),
     deliveriesByState: (target) => deliveriesRepo.countByState(target),
   });
   const webhookPolicy = webhookAddressPolicy(config.webhooks);
