@@ -179,9 +179,14 @@ function targetSide(filter: BrokenTargetFilter): boolean {
   return filter.statusCode !== undefined || filter.statusClass !== undefined || filter.internal !== undefined || !!filter.search || filter.host !== undefined;
 }
 
+/**
+ * ORDER BY `column` then the tiebreak. A column that may be null (broken_since: a warned link that is not broken)
+ * puts its nulls where SQLite always has, first going up and last going down; PostgreSQL would do the opposite.
+ */
 function orderBy(column: string, sorting: Sorting<unknown>, tiebreak: string): string {
   const dir = sorting.descending ? "DESC" : "ASC";
-  return column === tiebreak ? `${tiebreak} ${dir}` : `${column} ${dir}, ${tiebreak} ASC`;
+  const nulls = column.endsWith("broken_since") ? (sorting.descending ? " NULLS LAST" : " NULLS FIRST") : "";
+  return column === tiebreak ? `${tiebreak} ${dir}` : `${column} ${dir}${nulls}, ${tiebreak} ASC`;
 }
 
 export class TargetResultsRepo {
