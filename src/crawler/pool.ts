@@ -116,8 +116,8 @@ export class CrawlPool {
   async stop(deadline?: AbortSignal): Promise<void> {
     this.stopping = true;
     if (this.retryTimer !== null) clearTimeout(this.retryTimer);
-    // A fill under way may be launching a crawl it claimed: wait for it, so that job is stopped below too.
-    await this.filling;
+    // A fill under way may be launching a crawl it claimed: wait for it (until the deadline), so that job is stopped below too.
+    if (this.filling !== null) await untilAborted(this.filling, deadline);
     for (const { timer } of this.waiting.values()) clearTimeout(timer);
     const jobs = [...this.jobs.values()];
     for (const job of jobs) job.stop("shutdown");
