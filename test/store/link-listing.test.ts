@@ -48,15 +48,18 @@ async function fill(db: Db): Promise<void> {
         );
         ids.push(row!.id);
       }
-      for (let j = 0; j < LINKS; j++) {
-        // A deterministic, uneven walk over the targets.
-        const target = ids[(j * 7919 + (j >> 3)) % TARGETS]!;
-        await tx.run("INSERT INTO links (crawl_id, source_url, target_id, link_text, kind) VALUES ($crawlId, $source, $target, $text, 'anchor')", {
-          crawlId,
-          source: `http://example.test/p${j >> 6}`,
-          target,
-          text: `link ${j}`,
-        });
+      // 500 links a statement: one round trip each on PostgreSQL, where one a link made the fixture most of the file's time.
+      for (let first = 0; first < LINKS; first += 500) {
+        const values: string[] = [];
+        const params: Record<string, string | number> = { crawlId };
+        for (let j = first; j < Math.min(LINKS, first + 500); j++) {
+          // A deterministic, uneven walk over the targets.
+          values.push(`($crawlId, $s${j}, $t${j}, $x${j}, 'anchor')`);
+          params[`s${j}`] = `http://example.test/p${j >> 6}`;
+          params[`t${j}`] = ids[(j * 7919 + (j >> 3)) % TARGETS]!;
+          params[`x${j}`] = `link ${j}`;
+        }
+        await tx.run(`INSERT INTO links (crawl_id, source_url, target_id, link_text, kind) VALUES ${values.join(", ")}`, params);
       }
     }
   });
@@ -70,6 +73,9 @@ async function fill(db: Db): Promise<void> {
   await db.run(`UPDATE crawls SET
     total_links = (SELECT COUNT(*) FROM links l JOIN crawl_targets t ON t.id = l.target_id WHERE l.crawl_id = crawls.id AND t.state = 'done'),
     broken_links = (SELECT COUNT(*) FROM links l JOIN crawl_targets t ON t.id = l.target_id WHERE l.crawl_id = crawls.id AND t.state = 'done' AND t.is_broken = 1)`);
+  // PostgreSQL plans by statistics, which a table filled a moment ago lacks until autovacuum's analyze: without
+  // them the listing's queries took 5-10 s a test here instead of 0.05-0.4 s. SQLite is left as the appliance runs it.
+  if (db.dialect.name === "postgres") await db.run("ANALYZE");
 }
 
 /** The plain answer: every matching row in id order, then sliced. */
