@@ -46,10 +46,10 @@ try {
     withDefaultOptions({ scan_images: kinds, scan_scripts: kinds, scan_stylesheets: kinds, follow_external: all }),
   );
   runtime.crawlPool.start();
-  let detail = runtime.crawls.get(crawl.id);
+  let detail = await runtime.crawls.get(crawl.id);
   for (let i = 0; i < 36_000 && (detail.status === "pending" || detail.status === "running"); i++) {
     await Bun.sleep(50);
-    detail = runtime.crawls.get(crawl.id);
+    detail = await runtime.crawls.get(crawl.id);
   }
   const seconds = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage();

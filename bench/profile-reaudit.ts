@@ -80,10 +80,10 @@ try {
     const cpu0 = process.cpuUsage();
     const started = performance.now();
     const crawl = await runtime.crawls.start(domain.id, options, "api", { full: round > 0 && values.full === true });
-    let detail = runtime.crawls.get(crawl.id);
+    let detail = await runtime.crawls.get(crawl.id);
     for (let i = 0; i < 36_000 && (detail.status === "pending" || detail.status === "running"); i++) {
       await Bun.sleep(20);
-      detail = runtime.crawls.get(crawl.id);
+      detail = await runtime.crawls.get(crawl.id);
     }
     const ended = performance.now();
     const cpu = process.cpuUsage(cpu0);

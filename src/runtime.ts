@@ -132,8 +132,8 @@ function buildRuntime(config: Config, store: ServiceStore, options: RuntimeOptio
   const version = store.version;
   const keys = new KeysService(new KeysRepo(store.db), version ?? undefined);
   const resolve = options.resolve ?? systemResolve;
-  const linksRepo = new LinksRepo(store.sqlite);
-  const crawlsRepo = new CrawlsRepo(store.sqlite);
+  const linksRepo = new LinksRepo(store.db);
+  const crawlsRepo = new CrawlsRepo(store.db);
   const domainsRepo = new DomainsRepo(store.db);
   const domains = new DomainsService({
     repo: domainsRepo,
@@ -150,7 +150,7 @@ function buildRuntime(config: Config, store: ServiceStore, options: RuntimeOptio
   const deliveriesRepo = new DeliveriesRepo(store.db);
   const metrics = new ServiceMetrics({
     node: nodeName,
-    crawlsByStatus: async () => crawlsRepo.countByStatus(),
+    crawlsByStatus: () => crawlsRepo.countByStatus(),
     deliveriesByState: (target) => deliveriesRepo.countByState(target),
   });
   const webhookPolicy = webhookAddressPolicy(config.webhooks);

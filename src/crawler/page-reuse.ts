@@ -102,9 +102,9 @@ export class PageReuse {
    * The reuse a crawl gets: none when it asked for a full read, when the domain has no completed crawl before it
    * (never crawled, or retention pruned it), or when that crawl's options do not cover this one's.
    */
-  static forCrawl(sqlite: Database, crawls: CrawlsRepo, crawl: CrawlRecord): PageReuse | null {
+  static async forCrawl(sqlite: Database, crawls: CrawlsRepo, crawl: CrawlRecord): Promise<PageReuse | null> {
     if (crawl.full) return null;
-    const previous = crawls.previousCompleted(crawl.id);
+    const previous = await crawls.previousCompleted(crawl.id);
     if (previous === undefined) return null;
     const covered = previousCovers(
       { options: previous.options, ignoreRules: previous.ignore_rules },

@@ -24,6 +24,8 @@ export interface Dialect {
   readonly name: DialectName;
   /** A subquery of the strings in parameter `param`, a JSON array (bound as its text): `x IN (${textArray("ids")})`. */
   textArray(param: string): string;
+  /** A subquery of the strings in `expression`, JSON array text (a column): `$x IN (${textElements("t.events")})`. */
+  textElements(expression: string): string;
   /** The hidden column that names a row of any table, for deleting a chunk of rows: `rowid`, `ctid`. */
   readonly rowKey: string;
   /** The text at `path` (object keys) in JSON text column `column`, spelled as the store's indexes spell it. */
@@ -46,6 +48,12 @@ export interface Dialect {
    * clock, not on their own (which may differ between machines, or be stepped).
    */
   readonly nowMs: string;
+  /** Names the index a table's scan must use, after the table's alias: SQLite's `INDEXED BY`; "" where the planner is not told. */
+  indexedBy(index: string): string;
+  /** The 1-based position of `needle` in `haystack`, 0 when absent: `instr`, `strpos`. */
+  position(haystack: string, needle: string): string;
+  /** The operator matching a LIKE pattern without regard to ASCII case: SQLite's LIKE already, PostgreSQL's ILIKE. */
+  readonly likeAnyCase: string;
 }
 
 /** A connection (or a pool of them) to the store; a transaction's own Db inside `transaction`. */

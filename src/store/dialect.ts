@@ -9,6 +9,7 @@ import type { Dialect } from "./db.ts";
 export const SQLITE: Dialect = {
   name: "sqlite",
   textArray: (param) => `SELECT value FROM json_each($${param})`,
+  textElements: (expression) => `SELECT value FROM json_each(${expression})`,
   rowKey: "rowid",
   jsonText: (column, path) => `json_extract(${column}, '$.${path.join(".")}')`,
   filePages: true,
@@ -16,12 +17,16 @@ export const SQLITE: Dialect = {
   skipLocked: "",
   shareLock: "",
   nowMs: "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)",
+  indexedBy: (index) => `INDEXED BY ${index}`,
+  position: (haystack, needle) => `instr(${haystack}, ${needle})`,
+  likeAnyCase: "LIKE",
 };
 
 export const POSTGRES: Dialect = {
   name: "postgres",
   // Cast to text first: bound straight to a json parameter, Bun's client sends the string as a JSON string (a scalar).
   textArray: (param) => `SELECT json_array_elements_text(CAST($${param} AS text)::json)`,
+  textElements: (expression) => `SELECT json_array_elements_text(CAST(${expression} AS text)::json)`,
   rowKey: "ctid",
   // The expression of the schema's index on a delivery's crawl (postgres/schema-from-snapshot.ts), so the index serves it.
   jsonText: (column, path) => `(${column}::jsonb #>> '{${path.join(",")}}')`,
@@ -31,4 +36,7 @@ export const POSTGRES: Dialect = {
   shareLock: " FOR SHARE",
   // The server's clock as the statement runs, not the transaction's start.
   nowMs: "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS bigint)",
+  indexedBy: () => "",
+  position: (haystack, needle) => `strpos(${haystack}, ${needle})`,
+  likeAnyCase: "ILIKE",
 };

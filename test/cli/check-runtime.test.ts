@@ -44,9 +44,11 @@ test("a crawl's end is signalled once its final state is stored", async () => {
     inlineCrawls: true,
     temporaryStore: true,
     onCrawlTransition: () => {
-      const status = runtime.crawls.get(crawlId).status;
-      statusesAtTransitions.push(status);
-      if (status === "completed" || status === "failed") ended();
+      // The status as stored when the transition is signalled: read at once (a settled promise on SQLite).
+      void runtime.crawls.get(crawlId).then(({ status }) => {
+        statusesAtTransitions.push(status);
+        if (status === "completed" || status === "failed") ended();
+      });
     },
   });
   try {
@@ -56,7 +58,7 @@ test("a crawl's end is signalled once its final state is stored", async () => {
     // No polling here: without the signal this waits until the test's timeout and fails.
     await end;
     expect(statusesAtTransitions).toEqual(["running", "completed"]);
-    const detail = runtime.crawls.get(crawlId);
+    const detail = await runtime.crawls.get(crawlId);
     expect(detail.pages_crawled).toBe(2);
     expect(detail.total_links).toBe(2);
   } finally {

@@ -39,8 +39,8 @@ async function crawlOnce(domainId: string): Promise<string> {
     const crawl = await runtime.crawls.start(domainId, CrawlOptionsSchema.parse({}));
     runtime.crawlPool.start();
     // Bounded: a two-page loopback site.
-    for (let i = 0; i < 400 && ["pending", "running"].includes(runtime.crawls.get(crawl.id).status); i++) await Bun.sleep(25);
-    expect(runtime.crawls.get(crawl.id).status).toBe("completed");
+    for (let i = 0; i < 400 && ["pending", "running"].includes((await runtime.crawls.get(crawl.id)).status); i++) await Bun.sleep(25);
+    expect((await runtime.crawls.get(crawl.id)).status).toBe("completed");
     return crawl.id;
   } finally {
     await runtime.crawlPool.stop();

@@ -176,9 +176,9 @@ describe("with check_fragments", () => {
     expect(run.byPair.get("/ → /404.html#x")).toMatchObject({ status_code: 404, is_broken: true, error: null });
   });
 
-  test("the store's broken-links stream (check's text report) is exactly the broken links of the whole stream, in order", () => {
-    const all = [...svc.runtime.crawls.allLinks(run.id)];
-    const broken = [...svc.runtime.crawls.allBrokenLinks(run.id)];
+  test("the store's broken-links stream (check's text report) is exactly the broken links of the whole stream, in order", async () => {
+    const all = (await Array.fromAsync(svc.runtime.crawls.allLinks(run.id))).flat();
+    const broken = (await Array.fromAsync(svc.runtime.crawls.allBrokenLinks(run.id))).flat();
     expect(broken).toEqual(all.filter((link) => link.is_broken));
     // Both kinds of broken link are in it: a broken target's and a missing fragment's.
     expect(broken.some((link) => link.status_code === 404)).toBe(true);

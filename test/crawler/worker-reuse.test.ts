@@ -106,7 +106,7 @@ test("an idle worker keeps no process alive: a script whose crawl has ended exit
     let status = "pending";
     for (let i = 0; i < 400 && (status === "pending" || status === "running" || runtime.crawlPool.active.length > 0); i++) {
       await Bun.sleep(25);
-      status = runtime.crawls.get(crawl.id).status;
+      status = (await runtime.crawls.get(crawl.id)).status;
     }
     site.stop(true);
     await runtime.close();

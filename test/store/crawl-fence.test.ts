@@ -6,6 +6,7 @@ import { CrawlEndedError } from "../../src/store/crawl-fence.ts";
 import { CrawlsRepo } from "../../src/store/crawls.repo.ts";
 import { migrate } from "../../src/store/migrate.ts";
 import { openStore } from "../../src/store/sqlite.ts";
+import { SqliteDb } from "../../src/store/sqlite-db.ts";
 
 /**
  * The fence behind a final cancel: once a crawl is no longer running, every write its worker tries (a batch of
@@ -21,7 +22,7 @@ const CRAWL = "01a20460-0000-7000-8000-0000000000f1";
 const ok = { status_code: 200, is_broken: false, error: null, warning: null };
 const notFound = { status_code: 404, is_broken: true, error: null, warning: null };
 
-test("a cancelled crawl's worker can write nothing more, and its warnings and counts stay", () => {
+test("a cancelled crawl's worker can write nothing more, and its warnings and counts stay", async () => {
   const store = openStore(":memory:");
   migrate(store.sqlite);
   store.sqlite.run("INSERT INTO domains (id, name, root_url, verification_token) VALUES ('d1', 'example.test', ?, 'tok')", [ROOT]);
@@ -39,22 +40,22 @@ test("a cancelled crawl's worker can write nothing more, and its warnings and co
     [CRAWL],
   );
   const frontier = new Frontier(store.sqlite);
-  const crawls = new CrawlsRepo(store.sqlite);
+  const crawls = new CrawlsRepo(new SqliteDb(store.sqlite));
   frontier.seed(CRAWL, ROOT);
   const [root] = frontier.pull(CRAWL, 0, 10);
   const page = { url: ROOT, links: ["a", "b"].map((p) => ({ url: `${ROOT}${p}`, internal: true, kind: "anchor" as const, text: p })), cut: false };
   frontier.commit(CRAWL, [{ kind: "checked", target: root!, verdict: ok, finalUrl: null, redirectEnd: null, page }], { maxPages: 100, maxDepth: 10 });
   frontier.addWarnings(CRAWL, ["found while running"]);
 
-  expect(failCrawl(crawls, CRAWL, { kind: "cancelled" }, { now: "2026-01-01T00:00:01Z" })).toBe(true);
-  const state = () => ({
-    row: crawls.findById(CRAWL),
-    warnings: crawls.warnings.entries(CRAWL),
+  expect(await failCrawl(crawls, CRAWL, { kind: "cancelled" }, { now: "2026-01-01T00:00:01Z" })).toBe(true);
+  const state = async () => ({
+    row: await crawls.findById(CRAWL),
+    warnings: await crawls.warnings.entries(CRAWL),
     links: store.sqlite.query("SELECT count(*) AS n FROM links").get(),
     broken: store.sqlite.query("SELECT count(*) AS n FROM broken_links WHERE crawl_id = ?").get(CRAWL),
     unchecked: store.sqlite.query("SELECT source_url, url, broken_since FROM unchecked_links WHERE crawl_id = ?").all(CRAWL),
   });
-  const ended = state();
+  const ended = await state();
   expect(ended.row).toMatchObject({ status: "failed", failure: "cancelled", pages_crawled: 1, total_links: 0 });
   expect(ended.warnings).toEqual([{ cause: "other", message: "found while running", count: 1, samples: [] }]);
   expect(ended.unchecked).toEqual([{ source_url: ROOT, url: `${ROOT}b`, broken_since: "2025-12-30" }]);
@@ -92,7 +93,7 @@ test("a cancelled crawl's worker can write nothing more, and its warnings and co
     ["the fragment step's end", () => frontier.fragments.immediate(() => frontier.fragments.forgetCrawl(CRAWL))],
   ];
   for (const [what, attempt] of attempts) expect(attempt, what).toThrow(CrawlEndedError);
-  expect(state()).toEqual(ended);
+  expect(await state()).toEqual(ended);
   expect(store.sqlite.query("SELECT count(*) AS n FROM crawl_page_ids").get()).toEqual({ n: 0 });
   store.close();
 });

@@ -120,7 +120,7 @@ test("a crawl left half-done under schema 0003 resumes under 0004 and ends like 
   let crawlId: string;
   try {
     crawlId = await startCrawl(first, await verifiedDomain(first, site.url("/")), { scan_images: true });
-    for (let i = 0; i < 400 && first.runtime.crawls.get(crawlId).pages_crawled < 40; i++) await Bun.sleep(25);
+    for (let i = 0; i < 400 && (await first.runtime.crawls.get(crawlId)).pages_crawled < 40; i++) await Bun.sleep(25);
   } finally {
     await first.stop(); // the crawl stays running, to resume at the next start
   }

@@ -154,7 +154,7 @@ describe("adding a site", () => {
   });
 
   test("delete asks on a page of its own, then removes the domain and its crawls", async () => {
-    const crawlIds = svc.runtime.crawls.list({ domainId }, 1, 100).items.map((crawl) => crawl.id);
+    const crawlIds = (await svc.runtime.crawls.list({ domainId }, 1, 100)).items.map((crawl) => crawl.id);
     expect(crawlIds.length).toBe(1);
     const ask = await client.get(`/ui/domains/${domainId}/delete`);
     expect(ask.status).toBe(200);
