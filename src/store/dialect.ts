@@ -12,6 +12,16 @@ export const SQLITE: Dialect = {
   rowKey: "rowid",
   jsonText: (column, path) => `json_extract(${column}, '$.${path.join(".")}')`,
   filePages: true,
+  param: (n) => `?${n}`,
+  lockRead: "",
+  greatest: "MAX",
+  indexedBy: (index) => `INDEXED BY ${index}`,
+  noIndex: (column) => `+${column}`,
+  jsonFlag: (column, key) => `COALESCE(json_extract(${column}, '$.${key}'), 0)`,
+  // AUTOINCREMENT: one more than the largest id the table ever held (sqlite_sequence), or than any it holds.
+  nextId: (table) => [
+    `SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = '${table}'), 0), COALESCE((SELECT MAX(id) FROM ${table}), 0)) + 1 AS id`,
+  ],
 };
 
 export const POSTGRES: Dialect = {
@@ -22,4 +32,15 @@ export const POSTGRES: Dialect = {
   // The expression of the schema's index on a delivery's crawl (postgres/schema-from-snapshot.ts), so the index serves it.
   jsonText: (column, path) => `(${column}::jsonb #>> '{${path.join(",")}}')`,
   filePages: false,
+  param: (n) => `$${n}`,
+  lockRead: "FOR SHARE",
+  greatest: "GREATEST",
+  indexedBy: () => "",
+  noIndex: (column) => column,
+  jsonFlag: (column, key) => `(CASE WHEN (${column}::jsonb #>> '{${key}}') = 'true' THEN 1 ELSE 0 END)`,
+  // The identity's sequence, read under a lock to the commit, so no other transaction takes ids in between.
+  nextId: (table) => [
+    `SELECT pg_advisory_xact_lock(hashtext('${table}.id'))`,
+    `SELECT CASE WHEN is_called THEN last_value + 1 ELSE last_value END AS id FROM ${table}_id_seq`,
+  ],
 };

@@ -1,5 +1,5 @@
 import type { SQL } from "bun";
-import type { Db, Params, RunResult } from "../db.ts";
+import type { Bindings, Db, Params, RunResult, TransactionOptions } from "../db.ts";
 import { POSTGRES } from "../dialect.ts";
 
 /**
@@ -13,32 +13,36 @@ export class PostgresDb implements Db {
 
   constructor(private readonly sql: SQL) {}
 
-  async all<T>(text: string, params?: Params): Promise<T[]> {
+  async all<T>(text: string, params?: Bindings): Promise<T[]> {
     const rows = (await this.execute(text, params)) as Record<string, unknown>[];
     return rows.map((row) => decodeRow(row) as T);
   }
 
-  async get<T>(text: string, params?: Params): Promise<T | undefined> {
+  async get<T>(text: string, params?: Bindings): Promise<T | undefined> {
     const rows = (await this.execute(text, params)) as Record<string, unknown>[];
     return rows.length === 0 ? undefined : (decodeRow(rows[0]!) as T);
   }
 
-  async run(text: string, params?: Params): Promise<RunResult> {
+  async run(text: string, params?: Bindings): Promise<RunResult> {
     const result = (await this.execute(text, params)) as unknown as { count: number | null };
     return { changes: result.count ?? 0 };
   }
 
-  transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
+  /** `options.immediate` asks nothing more here: PostgreSQL locks the rows a transaction writes or reads `FOR SHARE`. */
+  transaction<T>(fn: (tx: Db) => Promise<T>, _options?: TransactionOptions): Promise<T> {
     const inner = this.sql as SQL & { savepoint?: <R>(fn: (sql: SQL) => Promise<R>) => Promise<R> };
     // Inside a transaction Bun's client offers savepoints (a nested transaction); outside, `begin` takes a connection.
     if (typeof inner.savepoint === "function") return inner.savepoint((sp) => fn(new PostgresDb(sp)));
     return this.sql.begin((tx) => fn(new PostgresDb(tx))) as Promise<T>;
   }
 
-  private execute(text: string, params: Params | undefined) {
+  private execute(text: string, params: Bindings | undefined) {
+    // Positional values go as they are: their statement was written with `$1..$n` (dialect.param).
+    if (Array.isArray(params)) return this.sql.unsafe(text, params as unknown[]);
+    const named = params as Params | undefined;
     const statement = positional(text);
     const values = statement.names.map((name) => {
-      const value = params?.[name];
+      const value = named?.[name];
       if (value === undefined) throw new RangeError(`no value for $${name} in: ${text}`);
       return value;
     });
