@@ -9,6 +9,7 @@ import type { Resolve } from "../net/resolve.ts";
 import { CrawlsRepo } from "../store/crawls.repo.ts";
 import { LinksRepo } from "../store/links.repo.ts";
 import { openDatabase } from "../store/sqlite.ts";
+import { SqliteDb } from "../store/sqlite-db.ts";
 import { StoreFile, type FileIdentity } from "../store/store-file.ts";
 import { runCrawl, type CrawlProgress } from "./crawl.ts";
 import { judgeCrawlEnd, readEndFacts } from "./crawl-end.ts";
@@ -85,6 +86,7 @@ export async function executeCrawlJob(crawlId: string, settings: CrawlJobSetting
 
 async function runCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: CrawlJobHooks, logger: Logger): Promise<JobEnd> {
   const sqlite = openJobDatabase(settings);
+  const db = new SqliteDb(sqlite);
   const gc = crawlGcRhythm();
   const storeFile = settings.storeFile === undefined ? null : new StoreFile(settings.dbPath, settings.storeFile);
   // Aborted at the first batch written after the store's file was lost; the crawl then pauses (below).
@@ -114,7 +116,7 @@ async function runCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: C
         timeLeftMs: crawler.max_duration - elapsedMs(startedAt, Date.now()),
       },
       {
-        frontier: new Frontier(sqlite),
+        frontier: new Frontier(db),
         check: {
           fetch: fetchOptions,
           maxLinksPerPage: crawler.max_links_per_page,
@@ -122,7 +124,7 @@ async function runCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: C
           retry: DEFAULT_RETRY_POLICY,
           // `check`'s store goes with its run: no later crawl reads what its pages were.
           recordPages: settings.temporaryStore !== true,
-          reuse: settings.temporaryStore === true ? null : PageReuse.forCrawl(sqlite, crawls, crawl),
+          reuse: settings.temporaryStore === true ? null : await PageReuse.forCrawl(db, crawls, crawl),
         },
         robots: crawler.respect_robots ? new RobotsCache(fetchOptions, crawler.user_agent) : null,
         concurrency: crawler.concurrency,

@@ -5,6 +5,7 @@ import { WarningTally } from "../../src/core/crawl-warnings.ts";
 import { CrawlEndedError } from "../../src/store/crawl-fence.ts";
 import { CrawlsRepo } from "../../src/store/crawls.repo.ts";
 import { migrate } from "../../src/store/migrate.ts";
+import { SqliteDb } from "../../src/store/sqlite-db.ts";
 import { openStore } from "../../src/store/sqlite.ts";
 
 /**
@@ -21,7 +22,7 @@ const CRAWL = "01a20460-0000-7000-8000-0000000000f1";
 const ok = { status_code: 200, is_broken: false, error: null, warning: null };
 const notFound = { status_code: 404, is_broken: true, error: null, warning: null };
 
-test("a cancelled crawl's worker can write nothing more, and its warnings and counts stay", () => {
+test("a cancelled crawl's worker can write nothing more, and its warnings and counts stay", async () => {
   const store = openStore(":memory:");
   migrate(store.sqlite);
   store.sqlite.run("INSERT INTO domains (id, name, root_url, verification_token) VALUES ('d1', 'example.test', ?, 'tok')", [ROOT]);
@@ -38,32 +39,32 @@ test("a cancelled crawl's worker can write nothing more, and its warnings and co
     "INSERT INTO crawls (id, domain_id, status, options, created_at, started_at) VALUES (?, 'd1', 'running', '{}', '2026-01-01', '2026-01-01')",
     [CRAWL],
   );
-  const frontier = new Frontier(store.sqlite);
+  const frontier = new Frontier(new SqliteDb(store.sqlite));
   const crawls = new CrawlsRepo(store.sqlite);
-  frontier.seed(CRAWL, ROOT);
-  const [root] = frontier.pull(CRAWL, 0, 10);
+  await frontier.seed(CRAWL, ROOT);
+  const [root] = await frontier.pull(CRAWL, 0, 10);
   const page = { url: ROOT, links: ["a", "b"].map((p) => ({ url: `${ROOT}${p}`, internal: true, kind: "anchor" as const, text: p })), cut: false };
-  frontier.commit(CRAWL, [{ kind: "checked", target: root!, verdict: ok, finalUrl: null, redirectEnd: null, page }], { maxPages: 100, maxDepth: 10 });
-  frontier.addWarnings(CRAWL, ["found while running"]);
+  await frontier.commit(CRAWL, [{ kind: "checked", target: root!, verdict: ok, finalUrl: null, redirectEnd: null, page }], { maxPages: 100, maxDepth: 10 });
+  await frontier.addWarnings(CRAWL, ["found while running"]);
 
-  expect(failCrawl(crawls, CRAWL, { kind: "cancelled" }, { now: "2026-01-01T00:00:01Z" })).toBe(true);
-  const state = () => ({
-    row: crawls.findById(CRAWL),
-    warnings: crawls.warnings.entries(CRAWL),
+  expect(await failCrawl(crawls, CRAWL, { kind: "cancelled" }, { now: "2026-01-01T00:00:01Z" })).toBe(true);
+  const state = async () => ({
+    row: await crawls.findById(CRAWL),
+    warnings: await crawls.warnings.entries(CRAWL),
     links: store.sqlite.query("SELECT count(*) AS n FROM links").get(),
     broken: store.sqlite.query("SELECT count(*) AS n FROM broken_links WHERE crawl_id = ?").get(CRAWL),
     unchecked: store.sqlite.query("SELECT source_url, url, broken_since FROM unchecked_links WHERE crawl_id = ?").all(CRAWL),
   });
-  const ended = state();
+  const ended = await state();
   expect(ended.row).toMatchObject({ status: "failed", failure: "cancelled", pages_crawled: 1, total_links: 0 });
   expect(ended.warnings).toEqual([{ cause: "other", message: "found while running", count: 1, samples: [] }]);
   expect(ended.unchecked).toEqual([{ source_url: ROOT, url: `${ROOT}b`, broken_since: "2025-12-30" }]);
   expect(ended.broken).toEqual({ n: 0 });
 
-  const [a, b] = frontier.pull(CRAWL, root!.id, 10);
+  const [a, b] = await frontier.pull(CRAWL, root!.id, 10);
   const tally = new WarningTally();
   tally.add({ cause: "sitemap_empty", sample: `${ROOT}sitemap.xml` });
-  const attempts: [string, () => void][] = [
+  const attempts: [string, () => Promise<unknown>][] = [
     [
       "a batch",
       () =>
@@ -89,10 +90,10 @@ test("a cancelled crawl's worker can write nothing more, and its warnings and co
         ),
     ],
     ["a page's ids", () => frontier.fragments.savePageIds(CRAWL, `${ROOT}b`, new Uint8Array(0), null)],
-    ["the fragment step's end", () => frontier.fragments.immediate(() => frontier.fragments.forgetCrawl(CRAWL))],
+    ["the fragment step's end", () => frontier.fragments.immediate(CRAWL, (repo) => repo.forgetCrawl(CRAWL))],
   ];
-  for (const [what, attempt] of attempts) expect(attempt, what).toThrow(CrawlEndedError);
-  expect(state()).toEqual(ended);
+  for (const [what, attempt] of attempts) await expect(attempt(), what).rejects.toThrow(CrawlEndedError);
+  expect(await state()).toEqual(ended);
   expect(store.sqlite.query("SELECT count(*) AS n FROM crawl_page_ids").get()).toEqual({ n: 0 });
   store.close();
 });
