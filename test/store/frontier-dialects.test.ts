@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { WarningTally } from "../../src/core/crawl-warnings.ts";
 import { Frontier } from "../../src/crawler/frontier.ts";
-import { CrawlEndedError } from "../../src/store/crawl-fence.ts";
+import { CrawlEndedError, requireRunning } from "../../src/store/crawl-fence.ts";
 import type { FrontierTarget } from "../../src/store/frontier.repo.ts";
 import { WarningsRepo } from "../../src/store/warnings.repo.ts";
 import { DIALECTS, type TestDb } from "../helpers/dbs.ts";
@@ -130,6 +130,35 @@ for (const dialect of DIALECTS) {
         { cause: "other", message: "found while running", count: 1, samples: [] },
         { cause: "sitemap_empty", message: expect.any(String), count: 1, samples: [`${ROOT}empty.xml`] },
       ]);
+    });
+
+    test.skipIf(dialect.name !== "postgres")("a cancel's update waits for the batch that found the crawl running (FOR SHARE)", async () => {
+      let fenced!: () => void;
+      const passed = new Promise<void>((resolve) => {
+        fenced = resolve;
+      });
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const batch = store.db.transaction(async (tx) => {
+        await requireRunning(tx, CRAWL);
+        fenced();
+        await held;
+        await tx.run("UPDATE crawls SET pages_crawled = 7 WHERE id = $id", { id: CRAWL });
+      });
+      await passed;
+      let cancelled = false;
+      const cancel = store.db.run("UPDATE crawls SET status = 'failed' WHERE id = $id AND status = 'running'", { id: CRAWL }).then((result) => {
+        cancelled = true;
+        return result;
+      });
+      await Bun.sleep(300);
+      expect(cancelled).toBe(false);
+      release();
+      await batch;
+      expect((await cancel).changes).toBe(1);
+      expect(await store.db.get("SELECT status, pages_crawled FROM crawls WHERE id = $id", { id: CRAWL })).toEqual({ status: "failed", pages_crawled: 7 });
     });
 
     test("a crawl no longer running takes no batch, and the fence waits for nothing else", async () => {
