@@ -46,13 +46,13 @@ async function crawl(db: TestDb["db"]): Promise<unknown> {
   await db.run("INSERT INTO crawls (id, domain_id, status, options, created_at, started_at) VALUES ($id, 'd1', 'running', '{}', '2026-01-01', '2026-01-01')", {
     id: CRAWL,
   });
-  const { method: _m, maxRedirects: _r, ...fetch } = testFetchOptions({ maxRedirects: 5 });
+  const { method: _m, maxRedirects: _r, ...fetch } = testFetchOptions();
   const options = CrawlOptionsSchema.parse({ scan_images: true, use_sitemap: true });
   const end = await runCrawl(
     { crawlId: CRAWL, rootUrl: site.url("/"), options, timeLeftMs: 30_000 },
     {
       frontier: new Frontier(db),
-      check: { fetch: { ...fetch, maxRedirects: 5 }, maxLinksPerPage: 1_000, acceptStatus: new Set(), retry: { ...DEFAULT_RETRY_POLICY, maxRetries: 0 } },
+      check: { fetch, maxLinksPerPage: 1_000, acceptStatus: new Set(), retry: { ...DEFAULT_RETRY_POLICY, maxRetries: 0 } },
       robots: null,
       concurrency: 4,
       perHost: 4,

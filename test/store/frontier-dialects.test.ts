@@ -158,7 +158,10 @@ for (const dialect of DIALECTS) {
       release();
       await batch;
       expect((await cancel).changes).toBe(1);
-      expect(await store.db.get("SELECT status, pages_crawled FROM crawls WHERE id = $id", { id: CRAWL })).toEqual({ status: "failed", pages_crawled: 7 });
+      expect(await store.db.get<{ status: string; pages_crawled: number }>("SELECT status, pages_crawled FROM crawls WHERE id = $id", { id: CRAWL })).toEqual({
+        status: "failed",
+        pages_crawled: 7,
+      });
     });
 
     test("a crawl no longer running takes no batch, and the fence waits for nothing else", async () => {
