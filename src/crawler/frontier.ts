@@ -283,21 +283,27 @@ export class Frontier {
   }
 
   /**
+   * A link's target when memory answers for it and it stays as it is (most links): no statement, no await.
+   * Undefined when the store must be asked or written (target()).
+   */
+  private heldTarget(link: Pick<FoundLink, "url" | "internal" | "kind">, changes: BatchChanges): KnownTarget | undefined {
+    const known = changes.targets.get(link.url) ?? this.known.get(link.url);
+    if (known === undefined || (link.internal && link.kind === "anchor" && !known.asPage && known.state === "queued")) return undefined;
+    return known;
+  }
+
+  /**
    * The frontier row of a link's target, created when new. An anchor turns a still-queued image or script
    * target into a page; a target already checked stays as it was.
    */
-  private target(
+  private async target(
     s: BatchStore,
     crawlId: string,
     link: Pick<FoundLink, "url" | "internal" | "kind" | "verdict">,
     depth: number,
     changes: BatchChanges,
-  ): KnownTarget | Promise<KnownTarget> {
-    const known = this.lookup(s, crawlId, link.url, changes);
-    if (known instanceof Promise) return known.then((stored) => this.targetFrom(s, crawlId, link, depth, changes, stored));
-    // Most links name a target already known and left as it is: answered without a statement or an await.
-    if (known !== undefined && !(link.internal && link.kind === "anchor" && !known.asPage && known.state === "queued")) return known;
-    return this.targetFrom(s, crawlId, link, depth, changes, known);
+  ): Promise<KnownTarget> {
+    return this.targetFrom(s, crawlId, link, depth, changes, await this.lookup(s, crawlId, link.url, changes));
   }
 
   /** target(), once what the crawl knows of the link's target is read. */
@@ -366,7 +372,8 @@ export class Frontier {
    * Records one parsed page's links (one statement per 100) and counts those whose target is already checked.
    * Each link's id is known before it is written (the table's next id, under the batch's write lock), so a
    * link can join the chain of a queued target that an earlier link of the same page joined (with
-   * check_fragments, `/a#x` and `/a#y` are two Links waiting for one target).
+   * check_fragments, `/a#x` and `/a#y` are two Links waiting for one target). Every link of every page passes
+   * here: one that memory answers for takes no await (heldTarget, a broken_since known).
    */
   private async recordLinks(
     s: BatchStore,
@@ -376,14 +383,15 @@ export class Frontier {
     changes: BatchChanges,
     firstId: number,
   ): Promise<void> {
-    // Flat rows built in one array: every link of every page passes here.
+    // Flat rows built in one array.
     const values: SqlValue[] = [];
     const asked: (number | string)[] = [];
     let linkId = firstId;
     for (const link of page.links) {
       const fragment = link.fragment === undefined ? "" : `#${link.fragment}`;
-      let target = this.recordLink(s, crawlId, page.url, link, fragment, linkId, depth, changes, asked);
-      if (target instanceof Promise) target = await target;
+      const target = this.heldTarget(link, changes) ?? (await this.target(s, crawlId, link, depth, changes));
+      const since = this.countLink(s, page.url, link, fragment, linkId, target, changes, asked);
+      if (since !== null) changes.brokenLinks.push(linkId, target.id, typeof since === "string" ? since : await since);
       values.push(target.id, link.text, link.kind, waitingPrevId(target), fragment);
       linkId++;
     }
@@ -407,8 +415,9 @@ export class Frontier {
     for (let i = 0; i < rows.count; i++) {
       rows.read(i, link);
       const fragment = link.fragment === undefined ? "" : `#${link.fragment}`;
-      let target = this.recordLink(s, crawlId, pageUrl, link, fragment, firstId + i, depth, changes, asked);
-      if (target instanceof Promise) target = await target;
+      const target = this.heldTarget(link, changes) ?? (await this.target(s, crawlId, link, depth, changes));
+      const since = this.countLink(s, pageUrl, link, fragment, firstId + i, target, changes, asked);
+      if (since !== null) changes.brokenLinks.push(firstId + i, target.id, typeof since === "string" ? since : await since);
       values.push(target.id, link.text, link.kind, waitingPrevId(target), fragment);
     }
     await this.insertLinks(s, crawlId, pageUrl, values, firstId, changes);
@@ -424,27 +433,10 @@ export class Frontier {
   }
 
   /**
-   * One link's accounting, `linkId` its id to be: its target (created when new), counted when checked, joined to
-   * the chain of a queued one, listed when broken, its fragment asked. Returns its target as it was before the
-   * link; a promise only when the store had to be asked.
+   * One link's accounting, `linkId` its id to be, once its target is known (created when new): counted when
+   * checked, joined to the chain of a queued one, its fragment asked. When it becomes a broken link, since when
+   * it is broken (a promise only when the previous crawl must be asked), for the caller to list; else null.
    */
-  private recordLink(
-    s: BatchStore,
-    crawlId: string,
-    pageUrl: string,
-    link: FoundLink,
-    fragment: string,
-    linkId: number,
-    depth: number,
-    changes: BatchChanges,
-    asked: (number | string)[],
-  ): KnownTarget | Promise<KnownTarget> {
-    const target = this.target(s, crawlId, link, depth, changes);
-    if (target instanceof Promise) return target.then((found) => this.countLink(s, pageUrl, link, fragment, linkId, found, changes, asked));
-    return this.countLink(s, pageUrl, link, fragment, linkId, target, changes, asked);
-  }
-
-  /** recordLink once the link's target is known. */
   private countLink(
     s: BatchStore,
     pageUrl: string,
@@ -454,24 +446,16 @@ export class Frontier {
     target: KnownTarget,
     changes: BatchChanges,
     asked: (number | string)[],
-  ): KnownTarget | Promise<KnownTarget> {
+  ): string | Promise<string> | null {
     if (link.judgeFragment === true && !target.isBroken && target.state !== "skipped") asked.push(linkId, target.id, JSON.stringify([link.fragment]));
     if (target.state === "done") {
       changes.count(target.statusCode, target.isBroken, 1);
-      if (target.isBroken) {
-        const since = this.brokenSince().of(link.url, { source_url: pageUrl, fragment }, s.openLinks);
-        if (typeof since !== "string")
-          return since.then((found) => {
-            changes.brokenLinks.push(linkId, target.id, found);
-            return target;
-          });
-        changes.brokenLinks.push(linkId, target.id, since);
-      }
+      if (target.isBroken) return this.brokenSince().of(link.url, { source_url: pageUrl, fragment }, s.openLinks);
     } else if (target.state === "queued") {
       changes.targets.set(link.url, { ...target, waitingLinks: target.waitingLinks + 1, lastWaitingLinkId: linkId });
       changes.waiting.add(link.url);
     }
-    return target;
+    return null;
   }
 
   /** What a batch of results means, written inside its transaction; returns the targets to check again. */
