@@ -23,29 +23,47 @@ export class BrokenSince {
   ) {}
 
   /** For crawl `crawlId`, against the previous ended crawl of its domain. */
-  static of(repo: OpenLinksRepo, crawlId: string): BrokenSince {
-    const crawl = repo.crawl(crawlId);
-    const previous = repo.previousEnded(crawlId);
+  static async of(repo: OpenLinksRepo, crawlId: string): Promise<BrokenSince> {
+    const crawl = await repo.crawl(crawlId);
+    const previous = await repo.previousEnded(crawlId);
     const withFragments = crawl !== undefined && previous !== undefined && matchFragments(crawl, previous);
     return new BrokenSince(repo, previous, crawl?.started_at ?? new Date().toISOString(), withFragments);
   }
 
   /**
    * Since when the link to the target at `url` is broken, as this crawl finds it broken; `link` (its page and
-   * fragment) is read only when needed.
+   * fragment) is read only when needed. A string at once when nothing need be read (no previous crawl, or the
+   * target's open links known): a batch awaits only the lookups it needs. Inside a transaction, `repo` is the
+   * one over it (a SqliteDb's other statements wait for its commit).
    */
-  of(url: string, link: LinkSource | (() => LinkSource)): string {
+  of(url: string, link: LinkSource | ((repo: OpenLinksRepo) => Promise<LinkSource>), repo = this.repo): string | Promise<string> {
     if (this.previous === undefined) return this.start;
-    const open = this.openTo(url, this.previous);
-    if (open === null) return this.start;
-    return open.get(linkKey(url, typeof link === "function" ? link() : link, this.withFragments)) ?? this.start;
+    const cached = this.open.get(url);
+    if (cached === null || (cached !== undefined && typeof link !== "function")) return this.since(url, cached, link as LinkSource);
+    return this.lookUp(url, this.previous, link, repo);
   }
 
-  private openTo(url: string, previous: CrawlRef): Map<string, string> | null {
+  private async lookUp(
+    url: string,
+    previous: CrawlRef,
+    link: LinkSource | ((repo: OpenLinksRepo) => Promise<LinkSource>),
+    repo: OpenLinksRepo,
+  ): Promise<string> {
+    const open = await this.openTo(url, previous, repo);
+    if (open === null) return this.start;
+    return this.since(url, open, typeof link === "function" ? await link(repo) : link);
+  }
+
+  private since(url: string, open: Map<string, string> | null, link: LinkSource): string {
+    if (open === null) return this.start;
+    return open.get(linkKey(url, link, this.withFragments)) ?? this.start;
+  }
+
+  private async openTo(url: string, previous: CrawlRef, repo: OpenLinksRepo): Promise<Map<string, string> | null> {
     const cached = this.open.get(url);
     if (cached !== undefined) return cached;
     if (this.open.size >= CACHED_URLS) this.open.clear();
-    const rows = this.repo.openSources(previous.id, url);
+    const rows = await repo.openSources(previous.id, url);
     let byKey: Map<string, string> | null = null;
     if (rows.length > 0) {
       byKey = new Map();

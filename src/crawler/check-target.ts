@@ -69,15 +69,16 @@ function bodyChoice(target: FrontierTarget, context: CheckContext, stored: Store
 /** Checks `target` and, for content a reader reads (a page or a stylesheet of the site), extracts its links. Never throws for network outcomes. */
 export async function checkTarget(target: FrontierTarget, context: CheckContext): Promise<CheckedTarget> {
   const limits = { maxLinksPerPage: context.maxLinksPerPage, maxBodyBytes: context.fetch.maxBodyBytes };
-  const stored = target.asPage ? (context.reuse?.storedPage(target.url, limits) ?? null) : null;
+  const stored = target.asPage ? ((await context.reuse?.storedPage(target.url, limits)) ?? null) : null;
   const asked = stored === null ? context : { ...context, fetch: { ...context.fetch, headers: { ...context.fetch.headers, ...conditionalHeaders(stored) } } };
   let result = await fetchTarget<OpenReader>(target, asked, bodyChoice(target, context, stored));
-  if (stored !== null && result.kind === "response" && result.status === 304 && result.reader == null && !context.signal.aborted) {
+  let read = result.kind === "response" && result.reader != null ? await result.reader.finish(result) : null;
+  if (stored !== null && result.kind === "response" && result.status === 304 && read?.page?.reused == null && !context.signal.aborted) {
     // A 304 that cannot stand for the stored page (it came after a redirect, or the stored links are gone):
     // asked again without validators, so the answer is what a full read would get.
     result = await fetchTarget<OpenReader>(target, context, bodyChoice(target, context, null));
+    read = result.kind === "response" && result.reader != null ? await result.reader.finish(result) : null;
   }
-  const read = result.kind === "response" && result.reader != null ? await result.reader.finish(result) : null;
   // A 304 that reused the stored page stands for the status that page had (docs/decisions.md, "Incremental audits").
   const reusedStatus = result.kind === "response" && result.status === 304 && read?.page?.reused != null ? stored!.statusCode : null;
   const outcome: LinkOutcome = reusedStatus === null ? toOutcome(result) : { kind: "answered", status: reusedStatus, finalUrl: target.url };

@@ -7,6 +7,8 @@ import { createLogger, type Logger, type LogLevel } from "../core/logger.ts";
 import { crawlerFetchOptions } from "../net/crawler-fetch-options.ts";
 import type { Resolve } from "../net/resolve.ts";
 import { CrawlsRepo } from "../store/crawls.repo.ts";
+import { LinksRepo } from "../store/links.repo.ts";
+import type { Db } from "../store/db.ts";
 import { openDatabase } from "../store/sqlite.ts";
 import { SqliteDb } from "../store/sqlite-db.ts";
 import { StoreFile, type FileIdentity } from "../store/store-file.ts";
@@ -66,6 +68,26 @@ export function openJobDatabase(settings: Pick<CrawlJobSettings, "dbPath" | "sto
 }
 
 /**
+ * A job's store: its own connection, as the Db its frontier writes through. `sqlite` is that same connection for
+ * the repos still on bun:sqlite (the crawls repo, until it moves onto the Db: issue 43).
+ */
+export interface JobStore {
+  db: Db;
+  sqlite: Database;
+  close(): void;
+}
+
+/**
+ * Opens the job's own connection to the store. The seam for PostgreSQL: a job of a store at a `postgres://` URL
+ * will open its own client here from that URL (a small pool: the frontier's batch holds one connection) and hand
+ * back a PostgresDb; the SQLite appliance opens its file as before.
+ */
+export function openJobStore(settings: Pick<CrawlJobSettings, "dbPath" | "storeFile" | "busyTimeoutMs" | "temporaryStore">): JobStore {
+  const sqlite = openJobDatabase(settings);
+  return { db: new SqliteDb(sqlite), sqlite, close: () => sqlite.close() };
+}
+
+/**
  * Runs crawl `crawlId` (already marked running) until it ends or `hooks.signal` stops it. A store that refuses
  * writes (a full disk, its file deleted, moved or replaced) pauses the crawl: it stays running with everything
  * committed so far, to resume later.
@@ -84,7 +106,8 @@ export async function executeCrawlJob(crawlId: string, settings: CrawlJobSetting
 }
 
 async function runCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: CrawlJobHooks, logger: Logger): Promise<JobEnd> {
-  const sqlite = openJobDatabase(settings);
+  const store = openJobStore(settings);
+  const { sqlite } = store;
   const gc = crawlGcRhythm();
   const storeFile = settings.storeFile === undefined ? null : new StoreFile(settings.dbPath, settings.storeFile);
   // Aborted at the first batch written after the store's file was lost; the crawl then pauses (below).
@@ -114,7 +137,7 @@ async function runCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: C
         timeLeftMs: crawler.max_duration - elapsedMs(startedAt, Date.now()),
       },
       {
-        frontier: new Frontier(sqlite),
+        frontier: new Frontier(store.db),
         check: {
           fetch: fetchOptions,
           maxLinksPerPage: crawler.max_links_per_page,
@@ -122,7 +145,7 @@ async function runCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: C
           retry: DEFAULT_RETRY_POLICY,
           // `check`'s store goes with its run: no later crawl reads what its pages were.
           recordPages: settings.temporaryStore !== true,
-          reuse: settings.temporaryStore === true ? null : await PageReuse.forCrawl(sqlite, crawls, crawl),
+          reuse: settings.temporaryStore === true ? null : await PageReuse.forCrawl(store.db, crawls, crawl),
         },
         robots: crawler.respect_robots ? new RobotsCache(fetchOptions, crawler.user_agent) : null,
         concurrency: crawler.concurrency,
@@ -151,7 +174,7 @@ async function runCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: C
     return end;
   } finally {
     hooks.signal.removeEventListener("abort", forwardStop);
-    sqlite.close();
+    store.close();
   }
 }
 

@@ -145,7 +145,7 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
   };
 
   /** Whether max_pages pages are committed: later pages are checked, their links not recorded (frontier.ts). */
-  let pagesFull = env.frontier.pagesCrawled(input.crawlId) >= env.limits.maxPages;
+  let pagesFull = (await env.frontier.pagesCrawled(input.crawlId)) >= env.limits.maxPages;
   const buffer: FrontierTarget[] = [];
   const finished: FrontierResult[] = [];
   let cursor = 0;
@@ -173,17 +173,18 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
   let probeWarned = false;
   // The probe's warning is written with the first batch after it answers, not at the end, so a cancelled crawl
   // keeps it. A crawl that read no page gets none: it fails at its start page, whose error already says why.
-  const recordProbeWarning = (): void => {
+  const recordProbeWarning = async (): Promise<void> => {
     const lesson = notFound?.learnt;
     if (probeWarned || lesson === undefined || lesson.warning === null || stop.signal.aborted) return;
-    if (env.frontier.pagesCrawled(input.crawlId) === 0) return;
+    if ((await env.frontier.pagesCrawled(input.crawlId)) === 0) return;
     probeWarned = true;
-    env.frontier.addWarnings(input.crawlId, [{ cause: "soft_404_blind", sample: lesson.warning }]);
+    await env.frontier.addWarnings(input.crawlId, [{ cause: "soft_404_blind", sample: lesson.warning }]);
   };
-  const flush = (): void => {
+  // Called by the loop only, one at a time: a batch is written before the next is taken.
+  const flush = async (): Promise<void> => {
     if (finished.length === 0) return;
-    const batch = env.frontier.commit(input.crawlId, finished.splice(0), env.limits);
-    recordProbeWarning();
+    const batch = await env.frontier.commit(input.crawlId, finished.splice(0), env.limits);
+    await recordProbeWarning();
     pagesFull = batch.pagesCrawled >= env.limits.maxPages;
     unwrittenLinks = 0;
     unwrittenIds = 0;
@@ -193,8 +194,8 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
     env.onProgress?.(progress);
     progress = { pages: 0, reused: 0, checked: 0, failures: {} };
   };
-  const refill = (): void => {
-    const rows = env.frontier.pull(input.crawlId, cursor, PULL_SIZE);
+  const refill = async (): Promise<void> => {
+    const rows = await env.frontier.pull(input.crawlId, cursor, PULL_SIZE);
     if (rows.length > 0) cursor = rows[rows.length - 1]!.id;
     buffer.push(...rows);
   };
@@ -255,42 +256,43 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
   };
 
   try {
-    env.frontier.seed(input.crawlId, site.href);
+    await env.frontier.seed(input.crawlId, site.href);
     // Alongside the crawl, not before it: only pages read before it answers wait for it (soft-404.ts).
     notFound = new NotFoundProbe(site, context, input.options.soft_404_broken);
     context.softNotFound = notFound;
     // Each turn starts work, or waits for a check to finish; it ends when nothing is queued, in flight or unwritten.
     while (!stop.signal.aborted) {
       if (buffer.length === 0) {
-        flush();
-        refill();
+        await flush();
+        await refill();
       }
       while (inFlight < env.concurrency && buffer.length > 0) {
         inFlight++;
         void work(buffer.shift()!);
       }
       if (inFlight === 0 && buffer.length === 0) {
-        flush();
-        refill();
+        await flush();
+        await refill();
         if (buffer.length === 0 && input.options.use_sitemap && !sitemapsRead) {
           // Only now is every page reachable by links known, so sitemap entries none of them link to are orphans.
           sitemapsRead = true;
           await recordSitemapEntries(input.crawlId, site, { frontier: env.frontier, context, robots, excluded: (url) => ignore.excludedBy(url) !== null });
-          refill();
+          await refill();
         }
         if (buffer.length === 0) break;
         continue;
       }
       await nextEvent();
-      if (finished.length >= BATCH_SIZE || unwrittenLinks >= BATCH_LINKS || unwrittenIds >= BATCH_IDS || monotonicNow() - lastFlush >= BATCH_DELAY_MS) flush();
+      if (finished.length >= BATCH_SIZE || unwrittenLinks >= BATCH_LINKS || unwrittenIds >= BATCH_IDS || monotonicNow() - lastFlush >= BATCH_DELAY_MS)
+        await flush();
     }
     // Stopped: let checks in flight notice the abort, then keep what was finished, unless the crawl was
     // cancelled: it has ended, and what it had written when it ended is its result (crawl-fence.ts).
     while (inFlight > 0) await nextEvent();
-    if (stop.signal.reason !== ("cancelled" satisfies StopReason)) flush();
+    if (stop.signal.reason !== ("cancelled" satisfies StopReason)) await flush();
     // Bounded by the probe's own timeout, and aborted with the crawl.
     const lesson = await notFound.settled;
-    recordProbeWarning();
+    await recordProbeWarning();
     // Fragments are judged once every target is checked: only then is each target's final page known.
     if (!stop.signal.aborted && input.options.check_fragments) {
       await checkFragments(input.crawlId, {
@@ -298,7 +300,7 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
         context,
         concurrency: Math.min(env.concurrency, env.perHost),
         logger: env.logger,
-        addWarnings: (warnings) => env.frontier.addWarnings(input.crawlId, warnings),
+        addWarnings: (warnings, tx) => env.frontier.addWarnings(input.crawlId, warnings, tx),
         brokenSince: (url, link) => env.frontier.brokenSinceOf(input.crawlId, url, link),
         muteWarning: (url, found) => ignore.muteWarning(url, found),
       });

@@ -1,6 +1,7 @@
 import { FRAGMENT_GAPS, type PageIdsGap } from "../core/fragment-gap.ts";
 import type { WarningInput } from "../core/crawl-warnings.ts";
 import type { Logger } from "../core/logger.ts";
+import type { Db } from "../store/db.ts";
 import type { LinkSource } from "../store/open-links.repo.ts";
 import type { FragmentOutcome, FragmentsRepo } from "../store/fragments.repo.ts";
 import { fetchPageIds, type CheckContext } from "./check-target.ts";
@@ -24,10 +25,10 @@ export interface FragmentCheckEnv {
   context: CheckContext;
   concurrency: number;
   logger: Logger;
-  /** Adds warnings to the crawl's, inside the transaction that ends the step. */
-  addWarnings: (warnings: readonly WarningInput[]) => void;
+  /** Adds warnings to the crawl's, on `tx`, the (fenced) transaction that ends the step. */
+  addWarnings: (warnings: readonly WarningInput[], tx: Db) => Promise<void>;
   /** Since when `link` is broken, as this crawl finds it broken (broken-since.ts). */
-  brokenSince: (url: string, link: LinkSource) => string;
+  brokenSince: (url: string, link: LinkSource) => Promise<string>;
   /** The warning that replaces a missing fragment of the page at `url` when an ignore rule mutes it (ignore-gate.ts), or null. */
   muteWarning?: (url: string, found: string) => string | null;
 }
@@ -36,18 +37,18 @@ export interface FragmentCheckEnv {
 export async function checkFragments(crawlId: string, env: FragmentCheckEnv): Promise<void> {
   await fetchMissingIds(crawlId, env);
   if (env.context.signal.aborted) return;
-  writeVerdicts(crawlId, env);
-  env.repo.immediate(() => {
-    const counts = env.repo.gapCounts(crawlId).sort((a, b) => FRAGMENT_GAPS.indexOf(a.gap) - FRAGMENT_GAPS.indexOf(b.gap));
+  await writeVerdicts(crawlId, env);
+  await env.repo.immediate(crawlId, async (repo, tx) => {
+    const counts = (await repo.gapCounts(crawlId)).sort((a, b) => FRAGMENT_GAPS.indexOf(a.gap) - FRAGMENT_GAPS.indexOf(b.gap));
     const warnings = counts.map(({ gap, links }) => gapWarning(gap, links, env.context.fetch.maxBodyBytes));
-    env.addWarnings(warnings);
-    env.repo.forgetCrawl(crawlId);
+    await env.addWarnings(warnings, tx);
+    await repo.forgetCrawl(crawlId);
   });
 }
 
 /** Fetches the pages that links asked fragments of but the crawl did not parse, `concurrency` at a time. */
 async function fetchMissingIds(crawlId: string, env: FragmentCheckEnv): Promise<void> {
-  const pages = env.repo.pagesToFetch(crawlId, MAX_ID_FETCHES);
+  const pages = await env.repo.pagesToFetch(crawlId, MAX_ID_FETCHES);
   let next = 0;
   const fetchOne = async (): Promise<void> => {
     // Bounded by the list: each turn takes the next page.
@@ -66,8 +67,8 @@ async function fetchMissingIds(crawlId: string, env: FragmentCheckEnv): Promise<
       if (env.context.signal.aborted) return;
       // A page that did not answer keeps no row: its links get the not_fetched gap (and a resume asks again).
       if (found === "no_answer") continue;
-      if (found === "not_a_page") env.repo.savePageIds(crawlId, page.page_url, null, null);
-      else env.repo.savePageIds(crawlId, page.page_url, hashesToBytes(found.ids.hashes), found.ids.gap);
+      if (found === "not_a_page") await env.repo.savePageIds(crawlId, page.page_url, null, null);
+      else await env.repo.savePageIds(crawlId, page.page_url, hashesToBytes(found.ids.hashes), found.ids.gap);
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(env.concurrency, pages.length)) }, fetchOne));
@@ -77,12 +78,15 @@ async function fetchMissingIds(crawlId: string, env: FragmentCheckEnv): Promise<
 type PageIdsLookup = { ids: IdHashes; gap: PageIdsGap | null; size: number } | null | undefined;
 
 /** Judges every waiting link, a batch per transaction, in link order. */
-function writeVerdicts(crawlId: string, { repo, brokenSince, muteWarning }: Pick<FragmentCheckEnv, "repo" | "brokenSince" | "muteWarning">): void {
+async function writeVerdicts(
+  crawlId: string,
+  { repo, brokenSince, muteWarning }: Pick<FragmentCheckEnv, "repo" | "brokenSince" | "muteWarning">,
+): Promise<void> {
   const cache = new Map<string, PageIdsLookup>();
   let cached = 0;
-  const idsOf = (url: string): PageIdsLookup => {
+  const idsOf = async (url: string): Promise<PageIdsLookup> => {
     if (cache.has(url)) return cache.get(url);
-    const stored = repo.pageIds(crawlId, url);
+    const stored = await repo.pageIds(crawlId, url);
     let page: PageIdsLookup;
     if (stored === null) page = undefined;
     else if (stored.id_hashes === null) page = null;
@@ -101,7 +105,7 @@ function writeVerdicts(crawlId: string, { repo, brokenSince, muteWarning }: Pick
   };
   // Bounded: each turn moves past the links it read (keyset on link id).
   for (let after = 0; ; ) {
-    const rows = repo.pending(crawlId, after, BATCH);
+    const rows = await repo.pending(crawlId, after, BATCH);
     if (rows.length === 0) return;
     after = rows[rows.length - 1]!.link_id;
     const outcomes: FragmentOutcome[] = [];
@@ -110,7 +114,7 @@ function writeVerdicts(crawlId: string, { repo, brokenSince, muteWarning }: Pick
       const status = row.status_code ?? 0;
       if (row.state !== "done" || row.is_broken !== 0 || status < 200 || status > 299) continue;
       const fragments = JSON.parse(row.fragments) as string[];
-      const page = idsOf(row.page_url);
+      const page = await idsOf(row.page_url);
       if (page === null) continue;
       const verdict: FragmentVerdict = page === undefined ? unproven("not_fetched", fragments) : judgeFragments(fragments, page.ids, page.gap);
       const link = { linkId: row.link_id, targetId: row.target_id, statusCode: status };
@@ -118,9 +122,10 @@ function writeVerdicts(crawlId: string, { repo, brokenSince, muteWarning }: Pick
       // rules match the target's URL (a fragment Link keeps its fragment apart).
       const muted = verdict.kind === "broken" ? (muteWarning?.(row.url, verdict.error) ?? null) : null;
       if (muted !== null) outcomes.push({ ...link, error: null, warning: muted, gap: null });
-      else if (verdict.kind === "broken") outcomes.push({ ...link, error: verdict.error, warning: null, gap: null, brokenSince: brokenSince(row.url, row) });
+      else if (verdict.kind === "broken")
+        outcomes.push({ ...link, error: verdict.error, warning: null, gap: null, brokenSince: await brokenSince(row.url, row) });
       else if (verdict.kind === "unproven") outcomes.push({ ...link, error: null, warning: verdict.warning, gap: verdict.gap });
     }
-    repo.apply(crawlId, outcomes, after);
+    await repo.apply(crawlId, outcomes, after);
   }
 }

@@ -1,5 +1,5 @@
-import type { Database } from "bun:sqlite";
 import type { LinkVerdict } from "../core/link-outcome.ts";
+import type { Db, SqlValue } from "../store/db.ts";
 import { FragmentsRepo } from "../store/fragments.repo.ts";
 import { FrontierRepo, type FrontierTarget, type StoredTarget } from "../store/frontier.repo.ts";
 import { OpenLinksRepo, type LinkSource } from "../store/open-links.repo.ts";
@@ -146,6 +146,8 @@ class BatchChanges {
   readonly brokenLinks: (number | string)[] = [];
   /** Links counted, by status code * 2 + broken. */
   readonly statusCounts = new Map<number, number>();
+  /** The id the next link gets once the batch's links are in (checked against the store's), or null when it wrote none. */
+  nextLinkId: number | null = null;
   pagesAdded = 0;
   stylesheetsAdded = 0;
   total = 0;
@@ -165,6 +167,18 @@ class BatchChanges {
   }
 }
 
+/** The repos of one batch, over its transaction. */
+interface BatchStore {
+  repo: FrontierRepo;
+  fragments: FragmentsRepo;
+  openLinks: OpenLinksRepo;
+  warnings: WarningsRepo;
+}
+
+function batchStore(repo: FrontierRepo, tx: Db): BatchStore {
+  return { repo, fragments: new FragmentsRepo(tx), openLinks: new OpenLinksRepo(tx), warnings: new WarningsRepo(tx) };
+}
+
 export class Frontier {
   private readonly repo: FrontierRepo;
   private readonly warnings: WarningsRepo;
@@ -182,33 +196,36 @@ export class Frontier {
   /** The statements of fragment checks: asked fragments and pages' ids are written with the batch that finds them. */
   readonly fragments: FragmentsRepo;
 
-  constructor(sqlite: Database, options: { maxKnownTargets?: number } = {}) {
-    this.repo = new FrontierRepo(sqlite);
-    this.warnings = new WarningsRepo(sqlite);
-    this.openLinks = new OpenLinksRepo(sqlite);
-    this.fragments = new FragmentsRepo(sqlite);
+  /** The job's store (its own connection): every batch is one transaction on it. */
+  constructor(db: Db, options: { maxKnownTargets?: number } = {}) {
+    this.repo = new FrontierRepo(db);
+    this.warnings = new WarningsRepo(db);
+    this.openLinks = new OpenLinksRepo(db);
+    this.fragments = new FragmentsRepo(db);
     this.known = new TargetTable(options.maxKnownTargets ?? MAX_KNOWN_TARGETS);
   }
 
   /** Queues the crawl's root page unless it is already in the frontier (a resumed crawl). */
-  seed(crawlId: string, rootUrl: string): void {
-    this.use(crawlId);
+  async seed(crawlId: string, rootUrl: string): Promise<void> {
+    await this.use(crawlId);
     const changes = new BatchChanges();
-    this.repo.whileRunning(crawlId, () => this.target(crawlId, { url: rootUrl, internal: true, kind: "anchor" }, 0, changes));
+    await this.repo.whileRunning(crawlId, async (repo, tx) => {
+      await this.target(batchStore(repo, tx), crawlId, { url: rootUrl, internal: true, kind: "anchor" }, 0, changes);
+    });
     this.keepCommitted(changes);
   }
 
   /** Up to `limit` queued targets after `afterId`, in discovery order. */
-  pull(crawlId: string, afterId: number, limit: number): FrontierTarget[] {
+  pull(crawlId: string, afterId: number, limit: number): Promise<FrontierTarget[]> {
     return this.repo.pull(crawlId, afterId, limit);
   }
 
   /** Records a batch of results in one transaction. */
-  commit(crawlId: string, results: FrontierResult[], limits: PageLimits): BatchOutcome {
-    this.use(crawlId);
+  async commit(crawlId: string, results: FrontierResult[], limits: PageLimits): Promise<BatchOutcome> {
+    await this.use(crawlId);
     if (results.length === 0) return { redo: [], pagesCrawled: this.pages };
     const changes = new BatchChanges();
-    const redo = this.repo.whileRunning(crawlId, () => this.recordBatch(crawlId, results, limits, changes));
+    const redo = await this.repo.whileRunning(crawlId, (repo, tx) => this.recordBatch(batchStore(repo, tx), crawlId, results, limits, changes));
     this.keepCommitted(changes);
     return { redo, pagesCrawled: this.pages };
   }
@@ -220,12 +237,14 @@ export class Frontier {
     this.pages += changes.pagesAdded;
   }
 
-  /** What is known about `url` in this crawl: the batch's own changes first, then memory, then the store. */
-  private lookup(crawlId: string, url: string, changes: BatchChanges): KnownTarget | undefined {
+  /**
+   * What is known about `url` in this crawl: the batch's own changes first, then memory, then the store (a
+   * promise only then: every link passes here, and most are answered from memory).
+   */
+  private lookup(s: BatchStore, crawlId: string, url: string, changes: BatchChanges): KnownTarget | undefined | Promise<KnownTarget | undefined> {
     const known = changes.targets.get(url) ?? this.known.get(url);
     if (known !== undefined || this.known.complete) return known;
-    const stored = this.repo.findTarget(crawlId, url);
-    return stored === null ? undefined : toKnown(stored);
+    return s.repo.findTarget(crawlId, url).then((stored) => (stored === null ? undefined : toKnown(stored)));
   }
 
   /**
@@ -233,56 +252,82 @@ export class Frontier {
    * limit), with the links waiting for each one counted from the links themselves; targets beyond the limit
    * get theirs in crawl_waiting. Outside any batch, so it reads what is committed.
    */
-  private use(crawlId: string): void {
+  private async use(crawlId: string): Promise<void> {
     if (this.knownFor === crawlId) return;
     this.known.clear();
     this.knownFor = null;
-    this.since = BrokenSince.of(this.openLinks, crawlId);
     try {
-      // Read to the end even past the table's limit: an iteration left early keeps its read lock on the store.
+      this.since = await BrokenSince.of(this.openLinks, crawlId);
       let full = false;
-      for (const row of this.repo.targets(crawlId)) {
+      for (const row of await this.repo.targets(crawlId)) {
         if (!full && !this.known.set(row.url, toKnown(row))) full = true;
       }
-      this.repo.whileRunning(crawlId, () => {
-        this.repo.forgetWaiting(crawlId);
+      await this.repo.whileRunning(crawlId, async (repo) => {
+        await repo.forgetWaiting(crawlId);
         const overflow: number[] = [];
-        for (const row of this.repo.waitingCounts(crawlId)) {
+        for (const row of await repo.waitingCounts(crawlId)) {
           const known = this.known.get(row.url);
           if (known !== undefined) this.known.set(row.url, { ...known, waitingLinks: row.links, lastWaitingLinkId: row.last_link_id });
           else overflow.push(row.id, row.links, row.last_link_id);
         }
-        this.repo.upsertWaiting(overflow);
+        await repo.upsertWaiting(overflow);
       });
+      this.stylesheetsParsed = await this.repo.stylesheetsParsed(crawlId);
+      this.pages = await this.repo.pagesCrawled(crawlId);
     } catch (error) {
       // Half-rebuilt counts (every target at zero waiting links) must not pass for the crawl's: next time, again.
       this.known.clear();
       throw error;
     }
     this.knownFor = crawlId;
-    this.stylesheetsParsed = this.repo.stylesheetsParsed(crawlId);
-    this.pages = this.repo.pagesCrawled(crawlId);
+  }
+
+  /**
+   * A link's target when memory answers for it and it stays as it is (most links): no statement, no await.
+   * Undefined when the store must be asked or written (target()).
+   */
+  private heldTarget(link: Pick<FoundLink, "url" | "internal" | "kind">, changes: BatchChanges): KnownTarget | undefined {
+    const known = changes.targets.get(link.url) ?? this.known.get(link.url);
+    if (known === undefined || (link.internal && link.kind === "anchor" && !known.asPage && known.state === "queued")) return undefined;
+    return known;
   }
 
   /**
    * The frontier row of a link's target, created when new. An anchor turns a still-queued image or script
    * target into a page; a target already checked stays as it was.
    */
-  private target(crawlId: string, link: Pick<FoundLink, "url" | "internal" | "kind" | "verdict">, depth: number, changes: BatchChanges): KnownTarget {
+  private async target(
+    s: BatchStore,
+    crawlId: string,
+    link: Pick<FoundLink, "url" | "internal" | "kind" | "verdict">,
+    depth: number,
+    changes: BatchChanges,
+  ): Promise<KnownTarget> {
+    return this.targetFrom(s, crawlId, link, depth, changes, await this.lookup(s, crawlId, link.url, changes));
+  }
+
+  /** target(), once what the crawl knows of the link's target is read. */
+  private async targetFrom(
+    s: BatchStore,
+    crawlId: string,
+    link: Pick<FoundLink, "url" | "internal" | "kind" | "verdict">,
+    depth: number,
+    changes: BatchChanges,
+    known: KnownTarget | undefined,
+  ): Promise<KnownTarget> {
     const wantsPage = link.internal && link.kind === "anchor";
-    let known = this.lookup(crawlId, link.url, changes);
     if (known === undefined && link.verdict !== undefined) {
       // Judged without a request: recorded done with its verdict.
       const { status_code, is_broken } = link.verdict;
-      const id = this.repo.upsertDone(crawlId, link.url, link.internal, depth, link.verdict, null)!;
+      const id = (await s.repo.upsertDone(crawlId, link.url, link.internal, depth, link.verdict, null))!;
       known = { id, state: "done", asPage: false, statusCode: status_code, isBroken: is_broken, waitingLinks: 0, lastWaitingLinkId: 0 };
       changes.targets.set(link.url, known);
     } else if (known === undefined) {
-      const id = this.repo.insertTarget(crawlId, link.url, link.internal, wantsPage, depth);
+      const id = await s.repo.insertTarget(crawlId, link.url, link.internal, wantsPage, depth);
       known = { id, state: "queued", asPage: wantsPage, statusCode: 0, isBroken: false, waitingLinks: 0, lastWaitingLinkId: 0 };
       changes.targets.set(link.url, known);
     } else if (wantsPage && !known.asPage && known.state === "queued") {
-      this.repo.promoteToPage(known.id);
+      await s.repo.promoteToPage(known.id);
       known = { ...known, asPage: true };
       changes.targets.set(link.url, known);
     }
@@ -290,17 +335,13 @@ export class Frontier {
   }
 
   /** A queued target got its verdict: the links waiting for it count now, as broken links when it is broken. */
-  private countWaiting(url: string, queued: KnownTarget, verdict: LinkVerdict, changes: BatchChanges): void {
+  private async countWaiting(s: BatchStore, url: string, queued: KnownTarget, verdict: LinkVerdict, changes: BatchChanges): Promise<void> {
     if (queued.waitingLinks > 0) {
       changes.count(verdict.status_code, verdict.is_broken, queued.waitingLinks);
       if (verdict.is_broken) {
         const since = this.brokenSince();
-        for (const linkId of this.waitingChain(queued))
-          changes.brokenLinks.push(
-            linkId,
-            queued.id,
-            since.of(url, () => this.openLinks.linkSource(linkId)),
-          );
+        for (const linkId of await this.waitingChain(s, queued))
+          changes.brokenLinks.push(linkId, queued.id, await since.of(url, (repo) => repo.linkSource(linkId), s.openLinks));
       }
       changes.waiting.add(url);
     }
@@ -315,12 +356,12 @@ export class Frontier {
   }
 
   /** The ids of the links waiting for `target`, newest first (links.waiting_prev_id). */
-  private waitingChain(target: KnownTarget): number[] {
+  private async waitingChain(s: BatchStore, target: KnownTarget): Promise<number[]> {
     const ids: number[] = [];
     // Bounded by the count kept with the chain's head.
     for (let id = target.lastWaitingLinkId; id > 0 && ids.length < target.waitingLinks; ) {
       ids.push(id);
-      id = this.repo.previousWaiting(id);
+      id = await s.repo.previousWaiting(id);
     }
     if (ids.length !== target.waitingLinks)
       throw new BatchAccountingError(`waiting links of target ${target.id}: chain holds ${ids.length}, count says ${target.waitingLinks}`);
@@ -331,84 +372,102 @@ export class Frontier {
    * Records one parsed page's links (one statement per 100) and counts those whose target is already checked.
    * Each link's id is known before it is written (the table's next id, under the batch's write lock), so a
    * link can join the chain of a queued target that an earlier link of the same page joined (with
-   * check_fragments, `/a#x` and `/a#y` are two Links waiting for one target).
+   * check_fragments, `/a#x` and `/a#y` are two Links waiting for one target). Every link of every page passes
+   * here: one that memory answers for takes no await (heldTarget, a broken_since known).
    */
-  private recordLinks(
+  private async recordLinks(
+    s: BatchStore,
     crawlId: string,
     page: { url: string; links: FoundLink[] },
     depth: number,
     changes: BatchChanges,
-    firstId = this.repo.nextLinkId(),
-  ): void {
-    // Flat rows built in one array: every link of every page passes here.
-    const values: (number | string | null)[] = [];
+    firstId: number,
+  ): Promise<void> {
+    // Flat rows built in one array.
+    const values: SqlValue[] = [];
     const asked: (number | string)[] = [];
     let linkId = firstId;
     for (const link of page.links) {
       const fragment = link.fragment === undefined ? "" : `#${link.fragment}`;
-      const target = this.recordLink(crawlId, page.url, link, fragment, linkId, depth, changes, asked);
+      const target = this.heldTarget(link, changes) ?? (await this.target(s, crawlId, link, depth, changes));
+      const since = this.countLink(s, page.url, link, fragment, linkId, target, changes, asked);
+      if (since !== null) changes.brokenLinks.push(linkId, target.id, typeof since === "string" ? since : await since);
       values.push(target.id, link.text, link.kind, waitingPrevId(target), fragment);
       linkId++;
     }
-    this.repo.insertLinks(crawlId, page.url, values, (rowid, offset) => {
-      if (rowid !== firstId + offset) throw new Error(`links of ${page.url}: expected ids from ${firstId + offset}, the store gave ${rowid}`);
-    });
-    this.fragments.insertLinkFragments(crawlId, asked);
+    await this.insertLinks(s, crawlId, page.url, values, firstId, changes);
+    await s.fragments.insertLinkFragments(crawlId, asked);
   }
 
   /** recordLinks for a reused page's links, each read into one record in turn instead of an object each. */
-  private recordReusedLinks(crawlId: string, pageUrl: string, rows: LinkRows, depth: number, changes: BatchChanges, firstId: number): void {
-    const values: (number | string | null)[] = [];
+  private async recordReusedLinks(
+    s: BatchStore,
+    crawlId: string,
+    pageUrl: string,
+    rows: LinkRows,
+    depth: number,
+    changes: BatchChanges,
+    firstId: number,
+  ): Promise<void> {
+    const values: SqlValue[] = [];
     const asked: (number | string)[] = [];
     const link: FoundLink = { url: "", internal: false, kind: "anchor", text: "" };
     for (let i = 0; i < rows.count; i++) {
       rows.read(i, link);
       const fragment = link.fragment === undefined ? "" : `#${link.fragment}`;
-      const target = this.recordLink(crawlId, pageUrl, link, fragment, firstId + i, depth, changes, asked);
+      const target = this.heldTarget(link, changes) ?? (await this.target(s, crawlId, link, depth, changes));
+      const since = this.countLink(s, pageUrl, link, fragment, firstId + i, target, changes, asked);
+      if (since !== null) changes.brokenLinks.push(firstId + i, target.id, typeof since === "string" ? since : await since);
       values.push(target.id, link.text, link.kind, waitingPrevId(target), fragment);
     }
-    this.repo.insertLinks(crawlId, pageUrl, values, (rowid, offset) => {
-      if (rowid !== firstId + offset) throw new Error(`links of ${pageUrl}: expected ids from ${firstId + offset}, the store gave ${rowid}`);
-    });
-    this.fragments.insertLinkFragments(crawlId, asked);
+    await this.insertLinks(s, crawlId, pageUrl, values, firstId, changes);
+    await s.fragments.insertLinkFragments(crawlId, asked);
+  }
+
+  /** Writes a page's link rows, whose ids run from `firstId` (checked against the store once the batch's links are in). */
+  private async insertLinks(s: BatchStore, crawlId: string, pageUrl: string, values: SqlValue[], firstId: number, changes: BatchChanges): Promise<void> {
+    if (changes.nextLinkId !== null && changes.nextLinkId !== firstId)
+      throw new BatchAccountingError(`links of ${pageUrl}: expected ids from ${changes.nextLinkId}, the store gives ${firstId}`);
+    await s.repo.insertLinks(crawlId, pageUrl, values);
+    changes.nextLinkId = firstId + values.length / 5;
   }
 
   /**
-   * One link's accounting, `linkId` its id to be: its target (created when new), counted when checked, joined to
-   * the chain of a queued one, listed when broken, its fragment asked. Returns its target as it was before the link.
+   * One link's accounting, `linkId` its id to be, once its target is known (created when new): counted when
+   * checked, joined to the chain of a queued one, its fragment asked. When it becomes a broken link, since when
+   * it is broken (a promise only when the previous crawl must be asked), for the caller to list; else null.
    */
-  private recordLink(
-    crawlId: string,
+  private countLink(
+    s: BatchStore,
     pageUrl: string,
     link: FoundLink,
     fragment: string,
     linkId: number,
-    depth: number,
+    target: KnownTarget,
     changes: BatchChanges,
     asked: (number | string)[],
-  ): KnownTarget {
-    const target = this.target(crawlId, link, depth, changes);
+  ): string | Promise<string> | null {
     if (link.judgeFragment === true && !target.isBroken && target.state !== "skipped") asked.push(linkId, target.id, JSON.stringify([link.fragment]));
     if (target.state === "done") {
       changes.count(target.statusCode, target.isBroken, 1);
-      if (target.isBroken) changes.brokenLinks.push(linkId, target.id, this.brokenSince().of(link.url, { source_url: pageUrl, fragment }));
+      if (target.isBroken) return this.brokenSince().of(link.url, { source_url: pageUrl, fragment }, s.openLinks);
     } else if (target.state === "queued") {
       changes.targets.set(link.url, { ...target, waitingLinks: target.waitingLinks + 1, lastWaitingLinkId: linkId });
       changes.waiting.add(link.url);
     }
-    return target;
+    return null;
   }
 
   /** What a batch of results means, written inside its transaction; returns the targets to check again. */
-  private recordBatch(crawlId: string, results: FrontierResult[], limits: PageLimits, changes: BatchChanges): FrontierTarget[] {
+  private async recordBatch(s: BatchStore, crawlId: string, results: FrontierResult[], limits: PageLimits, changes: BatchChanges): Promise<FrontierTarget[]> {
     const redo: FrontierTarget[] = [];
     let pages = this.pages;
     for (const result of results) {
       const { target } = result;
       if (result.kind === "skipped") {
-        if (!this.repo.markSkipped(target.id, result.reason)) continue;
+        if (!(await s.repo.markSkipped(target.id, result.reason))) continue;
         changes.skipped++;
-        const known = this.lookup(crawlId, target.url, changes);
+        const known = await this.lookup(s, crawlId, target.url, changes);
         if (known !== undefined) {
           changes.targets.set(target.url, { ...known, state: "skipped", waitingLinks: 0, lastWaitingLinkId: 0 });
           changes.waiting.add(target.url);
@@ -416,25 +475,25 @@ export class Frontier {
         continue;
       }
       const { verdict } = result;
-      if (!this.repo.markDone(target, verdict, result.finalUrl)) {
+      if (!(await s.repo.markDone(target, verdict, result.finalUrl))) {
         // Still queued: an anchor found since it was pulled made it a page, so checking it as a target was not
         // enough. Otherwise it was recorded already (a replay after a restart).
-        if (this.repo.isQueued(target.id)) redo.push({ ...target, asPage: true });
+        if (await s.repo.isQueued(target.id)) redo.push({ ...target, asPage: true });
         continue;
       }
-      const queued = this.lookup(crawlId, target.url, changes);
+      const queued = await this.lookup(s, crawlId, target.url, changes);
       if (queued === undefined) throw new Error(`target ${target.id} (${target.url}) is not in the frontier of crawl ${crawlId}`);
-      this.countWaiting(target.url, queued, verdict, changes);
+      await this.countWaiting(s, target.url, queued, verdict, changes);
       if (result.redirectEnd !== null) {
         const end = result.redirectEnd;
-        const before = this.lookup(crawlId, end.url, changes);
-        const id = this.repo.upsertDone(crawlId, end.url, end.internal, target.depth, end.verdict, end.url);
+        const before = await this.lookup(s, crawlId, end.url, changes);
+        const id = await s.repo.upsertDone(crawlId, end.url, end.internal, target.depth, end.verdict, end.url);
         if (id !== null) {
           const waiting =
             before?.state === "queued"
               ? before
               : { id, state: "queued" as const, asPage: false, statusCode: 0, isBroken: false, waitingLinks: 0, lastWaitingLinkId: 0 };
-          this.countWaiting(end.url, { ...waiting, id }, end.verdict, changes);
+          await this.countWaiting(s, end.url, { ...waiting, id }, end.verdict, changes);
         }
       }
 
@@ -442,7 +501,7 @@ export class Frontier {
       // Kept even for a page past the limits: its ids still judge the fragments asked of it.
       const ids = result.page.ids;
       const idBytes = ids == null ? null : hashesToBytes(ids.hashes);
-      if (ids != null) this.fragments.savePageIds(crawlId, result.page.url, idBytes, ids.gap);
+      if (ids != null) await s.fragments.insertPageIds(crawlId, result.page.url, idBytes, ids.gap);
       const stylesheet = result.page.stylesheet === true;
       // A stylesheet is not a page (pages_crawled), but CSS importing CSS is a trap like any other: its own budget.
       const full = stylesheet ? this.stylesheetsParsed + changes.stylesheetsAdded >= limits.maxPages : pages >= limits.maxPages;
@@ -451,14 +510,14 @@ export class Frontier {
         continue;
       }
       // The page's links will be the next ids: claimed with them, so a later crawl can read them back by id.
-      const firstLinkId = this.repo.nextLinkId();
+      const firstLinkId = await s.repo.nextLinkId();
       const excluded = result.page.excluded ?? 0;
       // The ids go with the page's record only: nothing reuses the page without one.
       const keptIds = ids != null && result.page.record != null ? { hashes: idBytes!, gap: ids.gap } : null;
       const reusedLinks = result.page.reusedLinks ?? null;
       const linkCount = reusedLinks === null ? result.page.links.length : reusedLinks.count;
       const claim = { cut: result.page.cut, record: result.page.record ?? null, excluded, firstLinkId, linkCount, ids: keptIds };
-      if (!this.repo.claimPage(crawlId, result.page.url, claim)) continue; // parsed under another URL
+      if (!(await s.repo.claimPage(crawlId, result.page.url, claim))) continue; // parsed under another URL
       if (stylesheet) {
         changes.stylesheetsAdded++;
       } else {
@@ -468,10 +527,10 @@ export class Frontier {
       if (result.page.cut) changes.pagesCut++;
       if (result.page.reused === true) changes.pagesReused++;
       changes.excluded += excluded;
-      if (reusedLinks === null) this.recordLinks(crawlId, result.page, target.depth + 1, changes, firstLinkId);
-      else this.recordReusedLinks(crawlId, result.page.url, reusedLinks, target.depth + 1, changes, firstLinkId);
+      if (reusedLinks === null) await this.recordLinks(s, crawlId, result.page, target.depth + 1, changes, firstLinkId);
+      else await this.recordReusedLinks(s, crawlId, result.page.url, reusedLinks, target.depth + 1, changes, firstLinkId);
     }
-    this.writeChanges(crawlId, changes);
+    await this.writeChanges(s, crawlId, changes);
     return redo;
   }
 
@@ -479,14 +538,20 @@ export class Frontier {
    * Writes what a batch counted: waiting links, broken links, status counts and the crawl's counters. The one
    * check of a batch's counts: the store's pages_crawled moved by exactly the pages the batch claimed.
    */
-  private writeChanges(crawlId: string, changes: BatchChanges): void {
-    this.writeWaiting(changes);
-    this.repo.insertBrokenLinks(crawlId, changes.brokenLinks);
-    this.repo.addStatusCounts(
+  private async writeChanges(s: BatchStore, crawlId: string, changes: BatchChanges): Promise<void> {
+    await this.writeWaiting(s, changes);
+    await s.repo.insertBrokenLinks(crawlId, changes.brokenLinks);
+    await s.repo.addStatusCounts(
       crawlId,
       [...changes.statusCounts].flatMap(([key, links]) => [Math.floor(key / 2), key % 2, links]),
     );
-    const pages = this.repo.addCounts(crawlId, changes);
+    if (changes.nextLinkId !== null) {
+      // The ids the batch gave its links (chains, broken links, pages' link ranges) are the ones the store gave them.
+      const next = await s.repo.nextLinkId();
+      if (next !== changes.nextLinkId)
+        throw new BatchAccountingError(`crawl ${crawlId}: the batch's links end before id ${changes.nextLinkId}, the store's before ${next}`);
+    }
+    const pages = await s.repo.addCounts(crawlId, changes);
     if (pages !== this.pages + changes.pagesAdded) {
       throw new BatchAccountingError(`crawl ${crawlId}: the store counts ${pages} pages, the frontier ${this.pages} + ${changes.pagesAdded} from this batch`);
     }
@@ -500,27 +565,28 @@ export class Frontier {
    * `orphan_pages` (and the entries an ignore rule kept out, `excluded`, in `excluded_links`). Once per crawl
    * (sitemapsRecorded tells a resumed crawl).
    */
-  recordSitemaps(crawlId: string, lists: readonly SitemapList[], warnings: WarningTally, excluded = 0): void {
-    this.use(crawlId);
+  async recordSitemaps(crawlId: string, lists: readonly SitemapList[], warnings: WarningTally, excluded = 0): Promise<void> {
+    await this.use(crawlId);
     const changes = new BatchChanges();
     changes.excluded = excluded;
-    this.repo.whileRunning(crawlId, () => {
+    await this.repo.whileRunning(crawlId, async (repo, tx) => {
+      const s = batchStore(repo, tx);
       const listed = new Set<string>();
       let orphans = 0;
       for (const list of lists) {
         for (const url of list.urls) {
           if (listed.has(url)) continue;
           listed.add(url);
-          if (this.lookup(crawlId, url, changes) === undefined) orphans++;
+          if ((await this.lookup(s, crawlId, url, changes)) === undefined) orphans++;
         }
       }
       for (const list of lists) {
         const links: FoundLink[] = list.urls.map((url) => ({ url, internal: true, kind: "sitemap", text: "" }));
-        this.recordLinks(crawlId, { url: list.sitemapUrl, links }, UNLINKED_DEPTH, changes);
+        await this.recordLinks(s, crawlId, { url: list.sitemapUrl, links }, UNLINKED_DEPTH, changes, await repo.nextLinkId());
       }
-      this.writeChanges(crawlId, changes);
-      this.repo.setSitemapCounts(crawlId, listed.size, orphans);
-      this.warnings.replace(crawlId, mergeWarnings(this.warnings.entries(crawlId), warnings));
+      await this.writeChanges(s, crawlId, changes);
+      await repo.setSitemapCounts(crawlId, listed.size, orphans);
+      await s.warnings.replace(crawlId, mergeWarnings(await s.warnings.entries(crawlId), warnings));
     });
     this.keepCommitted(changes);
   }
@@ -532,32 +598,37 @@ export class Frontier {
   }
 
   /** Since when `link` to the target at `url` of crawl `crawlId` is broken, as the crawl finds it broken now. */
-  brokenSinceOf(crawlId: string, url: string, link: LinkSource): string {
-    this.use(crawlId);
+  async brokenSinceOf(crawlId: string, url: string, link: LinkSource): Promise<string> {
+    await this.use(crawlId);
     return this.brokenSince().of(url, link);
   }
 
   /** Pages the crawl has parsed so far (committed). */
-  pagesCrawled(crawlId: string): number {
+  async pagesCrawled(crawlId: string): Promise<number> {
     return this.knownFor === crawlId ? this.pages : this.repo.pagesCrawled(crawlId);
   }
 
   /** Whether the crawl's sitemap entries were recorded already (by an earlier run of a resumed crawl). */
-  sitemapsRecorded(crawlId: string): boolean {
-    return this.repo.sitemapUrls(crawlId) !== null;
+  async sitemapsRecorded(crawlId: string): Promise<boolean> {
+    return (await this.repo.sitemapUrls(crawlId)) !== null;
   }
 
-  /** Adds `warnings` to the crawl's (merged per cause; plain text once), for what its end judgement cannot see. */
-  addWarnings(crawlId: string, warnings: readonly WarningInput[]): void {
+  /**
+   * Adds `warnings` to the crawl's (merged per cause; plain text once), for what its end judgement cannot see:
+   * in a fenced transaction of its own, or on `tx`, a fenced transaction of the caller's.
+   */
+  async addWarnings(crawlId: string, warnings: readonly WarningInput[], tx?: Db): Promise<void> {
     if (warnings.length === 0) return;
-    this.repo.whileRunning(crawlId, () => this.warnings.replace(crawlId, mergeWarnings(this.warnings.entries(crawlId), warnings)));
+    const add = async (repo: WarningsRepo) => repo.replace(crawlId, mergeWarnings(await repo.entries(crawlId), warnings));
+    if (tx !== undefined) await add(new WarningsRepo(tx));
+    else await this.repo.whileRunning(crawlId, (_repo, own) => add(new WarningsRepo(own)));
   }
 
   /**
    * Keeps crawl_waiting for the targets the in-memory table does not hold (only ever on a crawl with more
    * targets than it holds): a row per such queued target with links, none for the others.
    */
-  private writeWaiting(changes: BatchChanges): void {
+  private async writeWaiting(s: BatchStore, changes: BatchChanges): Promise<void> {
     let added = 0;
     for (const url of changes.targets.keys()) if (this.known.get(url) === undefined) added++;
     if (this.known.complete && added <= this.known.room) return; // every one of them will be held
@@ -566,8 +637,8 @@ export class Frontier {
       if (this.known.get(url) !== undefined) continue;
       const target = changes.targets.get(url)!;
       if (target.state === "queued" && target.waitingLinks > 0) upserts.push(target.id, target.waitingLinks, target.lastWaitingLinkId);
-      else this.repo.deleteWaiting(target.id);
+      else await s.repo.deleteWaiting(target.id);
     }
-    this.repo.upsertWaiting(upserts);
+    await s.repo.upsertWaiting(upserts);
   }
 }

@@ -22,9 +22,9 @@ export function matchFragments(a: Pick<CrawlRef, "fragments">, b: Pick<CrawlRef,
  * The crawl that crawl `crawlId`'s changes are read against (the previous ended one of its domain), and whether
  * their links are matched with fragments; null without one.
  */
-export function comparedWith(repo: OpenLinksRepo, crawlId: string): { id: string; fragments: boolean } | null {
-  const crawl = repo.crawl(crawlId);
-  const previous = repo.previousEnded(crawlId);
+export async function comparedWith(repo: OpenLinksRepo, crawlId: string): Promise<{ id: string; fragments: boolean } | null> {
+  const crawl = await repo.crawl(crawlId);
+  const previous = await repo.previousEnded(crawlId);
   if (crawl === undefined || previous === undefined) return null;
   return { id: previous.id, fragments: matchFragments(crawl, previous) };
 }
@@ -37,7 +37,7 @@ export function linkKey(url: string, link: LinkSource, withFragments: boolean): 
 /** What becomes of an open link in a crawl: broken again, checked and found good, or not checked. */
 export type OpenLinkFate = "broken" | "fixed" | "not_checked";
 
-/** What the crawl found, as the rule reads it. */
+/** What the crawl found, as the rule reads it (what it reads of the store is read before the rule runs). */
 export interface CrawlFindings {
   options: CrawlOptions;
   /** Whether one of the crawl's ignore rules (`exclude` or `mute`) matches the target URL `url`. */
@@ -96,17 +96,17 @@ const WRITE_BATCH = 500;
  * Copies the open links the ended crawl did not check into its unchecked links, once, in the transaction that ends
  * it. `soft404Judged`: the run that ended it could tell soft 404s.
  */
-export function settleOpenLinks(
+export async function settleOpenLinks(
   repo: OpenLinksRepo,
   crawl: { id: string; options: CrawlOptions; ignore_rules: IgnoreRules; status: string; started_at: string | null },
   soft404Judged: boolean,
-): void {
+): Promise<void> {
   if (crawl.started_at === null) return;
-  const previous = repo.previousEnded(crawl.id);
+  const previous = await repo.previousEnded(crawl.id);
   if (previous === undefined) return;
   const withFragments = matchFragments({ fragments: crawl.options.check_fragments }, previous);
   const broken = new Set<string>();
-  for (const pair of repo.brokenPairs(crawl.id)) broken.add(linkKey(pair.url, pair, withFragments));
+  for await (const pair of repo.brokenPairs(crawl.id)) broken.add(linkKey(pair.url, pair, withFragments));
   const targets = new Map<string, TargetReach | undefined>();
   const pages = new Map<string, { cut: boolean } | undefined>();
   const rules = new IgnoreGate(crawl.ignore_rules);
@@ -116,24 +116,20 @@ export function settleOpenLinks(
     completed: crawl.status === "completed",
     soft404Judged,
     brokenNow: (link) => broken.has(linkKey(link.url, link, withFragments)),
-    target: (url) => remembered(targets, url, () => repo.target(crawl.id, url)),
-    page: (url) => remembered(pages, url, () => repo.page(crawl.id, url)),
+    target: (url) => targets.get(url),
+    page: (url) => pages.get(url),
   };
   let unchecked: OpenLinkRecord[] = [];
-  for (const link of repo.eachOpen(previous)) {
+  for await (const link of repo.eachOpen(previous)) {
+    // The rule reads the store synchronously: what it may ask of this link is read first, once per URL.
+    if (!targets.has(link.url)) targets.set(link.url, await repo.target(crawl.id, link.url));
+    if (!pages.has(link.source_url)) pages.set(link.source_url, await repo.page(crawl.id, link.source_url));
     if (judgeOpenLink(link, found) !== "not_checked") continue;
     unchecked.push(link);
     if (unchecked.length >= WRITE_BATCH) {
-      repo.insertUnchecked(crawl.id, unchecked);
+      await repo.insertUnchecked(crawl.id, unchecked);
       unchecked = [];
     }
   }
-  repo.insertUnchecked(crawl.id, unchecked);
-}
-
-function remembered<T>(cache: Map<string, T>, key: string, read: () => T): T {
-  if (cache.has(key)) return cache.get(key) as T;
-  const value = read();
-  cache.set(key, value);
-  return value;
+  await repo.insertUnchecked(crawl.id, unchecked);
 }

@@ -1,6 +1,6 @@
 import type { CrawlsRepo, CrawlRecord } from "../store/crawls.repo.ts";
 import { PageReuseRepo, type StoredPageLinkRow, type StoredPageRow } from "../store/page-reuse.repo.ts";
-import type { Database } from "bun:sqlite";
+import type { Db } from "../store/db.ts";
 import { isUncheckableVerdict } from "./classify.ts";
 import { fragmentsToJudge } from "./fragments.ts";
 import { hashesFromBytes, type PageIds } from "./page-ids.ts";
@@ -102,7 +102,7 @@ export class PageReuse {
    * The reuse a crawl gets: none when it asked for a full read, when the domain has no completed crawl before it
    * (never crawled, or retention pruned it), or when that crawl's options do not cover this one's.
    */
-  static async forCrawl(sqlite: Database, crawls: CrawlsRepo, crawl: CrawlRecord): Promise<PageReuse | null> {
+  static async forCrawl(db: Db, crawls: CrawlsRepo, crawl: CrawlRecord): Promise<PageReuse | null> {
     if (crawl.full) return null;
     const previous = await crawls.previousCompleted(crawl.id);
     if (previous === undefined) return null;
@@ -110,12 +110,12 @@ export class PageReuse {
       { options: previous.options, ignoreRules: previous.ignore_rules },
       { options: crawl.options, ignoreRules: crawl.ignore_rules },
     );
-    return covered ? new PageReuse(new PageReuseRepo(sqlite), previous.id, crawl.options.check_fragments) : null;
+    return covered ? new PageReuse(new PageReuseRepo(db), previous.id, crawl.options.check_fragments) : null;
   }
 
   /** The previous crawl's page at `url`, when it can stand for this crawl's reading of it under `limits`. */
-  storedPage(url: string, limits: ReadLimits): StoredPage | null {
-    const row = this.repo.page(this.previousCrawlId, url);
+  async storedPage(url: string, limits: ReadLimits): Promise<StoredPage | null> {
+    const row = await this.repo.page(this.previousCrawlId, url);
     if (row === null || row.links_found > limits.maxLinksPerPage || row.body_bytes > limits.maxBodyBytes) return null;
     // A page without its ids cannot stand for one read with check_fragments.
     if (this.fragments && row.id_hashes === null) return null;
@@ -123,13 +123,15 @@ export class PageReuse {
   }
 
   /** The stored page's links as this crawl records them; null when they are no longer all there (pruned meanwhile). */
-  links(page: StoredPage): ReusedLinks | null {
-    const rows = this.repo.links(this.previousCrawlId, page.firstLinkId, page.linkCount, page.url);
+  async links(page: StoredPage): Promise<ReusedLinks | null> {
+    const rows = await this.repo.links(this.previousCrawlId, page.firstLinkId, page.linkCount, page.url);
     if (rows.length !== page.linkCount) return null;
     const targets: HeldTarget[] = new Array(rows.length);
     for (let i = 0; i < rows.length; i++) {
-      const [targetId, , , fragment, onPage] = rows[i]!;
-      const target = this.target(targetId);
+      const { target_id: targetId, fragment, on_page: onPage } = rows[i]!;
+      // Held targets are answered at once; only a target not yet held is read.
+      let target = this.targets.get(targetId);
+      if (target === undefined) target = await this.target(targetId);
       if (target === null || onPage !== 1 || (!this.fragments && fragment !== "")) return null;
       targets[i] = target;
     }
@@ -142,14 +144,14 @@ export class PageReuse {
     };
   }
 
-  private target(id: number): HeldTarget | null {
+  private async target(id: number): Promise<HeldTarget | null> {
     let target = this.targets.get(id);
     if (target !== undefined) return target;
+    const row = await this.repo.target(id);
     if (this.targets.size >= MAX_HELD_TARGETS) this.targets.clear();
-    const row = this.repo.target(id);
     if (row === null) target = null;
     else {
-      const [url, internal, error, isBroken, warning] = row;
+      const { url, internal, error, is_broken: isBroken, warning } = row;
       // Judged without a request there, so again here, with the verdict (muted alike: the same rules) it got.
       const verdict = error !== null && isUncheckableVerdict(0, error) ? { status_code: 0, is_broken: isBroken === 1, error, warning } : undefined;
       target = { url, internal: internal === 1, verdict };
@@ -161,7 +163,7 @@ export class PageReuse {
 
 /** Link `row` of a reused page into `into`, every field set. */
 function readLink(row: StoredPageLinkRow, target: HeldTarget, judged: ((link: FoundLink, fragment: string) => boolean) | null, into: FoundLink): void {
-  const [, text, kind, fragment] = row;
+  const { link_text: text, kind, fragment } = row;
   into.url = target.url;
   into.internal = target.internal;
   into.kind = kind;

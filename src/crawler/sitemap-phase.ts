@@ -22,7 +22,7 @@ export interface SitemapStepEnv {
 /** Reads the sitemaps of `site` and records their entries, unless a previous run of the crawl did. */
 export async function recordSitemapEntries(crawlId: string, site: URL, env: SitemapStepEnv): Promise<void> {
   // A start page that gave nothing to crawl fails the crawl: every entry would pass for an orphan.
-  if (env.frontier.sitemapsRecorded(crawlId) || env.frontier.pagesCrawled(crawlId) === 0) return;
+  if ((await env.frontier.sitemapsRecorded(crawlId)) || (await env.frontier.pagesCrawled(crawlId)) === 0) return;
   const { context } = env;
   const signal = context.signal;
   const sitemapLines = env.robots ?? new RobotsCache(context.fetch, context.fetch.userAgent);
@@ -42,5 +42,5 @@ export async function recordSitemapEntries(crawlId: string, site: URL, env: Site
     left += list.urls.length - urls.length;
     return { ...list, urls };
   });
-  env.frontier.recordSitemaps(crawlId, lists, found.warnings, left);
+  await env.frontier.recordSitemaps(crawlId, lists, found.warnings, left);
 }

@@ -9,7 +9,6 @@ import { OpenLinksRepo } from "./open-links.repo.ts";
 import { OutboxRepo } from "./outbox.repo.ts";
 import { WarningsRepo } from "./warnings.repo.ts";
 import type { CrawlStatus, CrawlTrigger, TargetState } from "./schema.ts";
-import type { SqliteDb } from "./sqlite-db.ts";
 
 /**
  * Queries on crawls for the API and the crawl pool; no rules here (services/crawls.service.ts holds them, and
@@ -109,15 +108,6 @@ function crawlWhere(filter: CrawlFilter): { sql: string; params: Record<string, 
   return { sql: clauses.length === 0 ? "" : `WHERE ${clauses.join(" AND ")}`, params };
 }
 
-/** MERGE(frontier-async): a repo that still needs bun:sqlite, asked for on PostgreSQL: any use throws. */
-function notYetAsync<T extends object>(name: string): T {
-  return new Proxy({} as T, {
-    get: () => {
-      throw new Error(`${name} is not on the asynchronous store yet (branch frontier-async)`);
-    },
-  });
-}
-
 export class CrawlsRepo {
   /** The outbox, written in the transactions that change a crawl's state. */
   readonly outbox: OutboxRepo;
@@ -128,23 +118,16 @@ export class CrawlsRepo {
   /** The domain's open links, which a crawl's end settles in the same transaction (crawler/open-links.ts). */
   readonly openLinks: OpenLinksRepo;
 
-  constructor(
-    private readonly db: Db,
-    outer?: Pick<CrawlsRepo, "warnings" | "openLinks">,
-  ) {
+  constructor(private readonly db: Db) {
     this.outbox = new OutboxRepo(db);
     this.digests = new DigestRepo(db);
-    // MERGE(frontier-async): WarningsRepo and OpenLinksRepo still take bun:sqlite; over a transaction's Db they are
-    // the outer repo's, on the same connection (so inside the transaction); on PostgreSQL they refuse to be used.
-    // Becomes `this.warnings = new WarningsRepo(db); this.openLinks = new OpenLinksRepo(db);`, dropping `outer`.
-    const sqlite = (db as SqliteDb).sqlite as SqliteDb["sqlite"] | undefined;
-    this.warnings = outer?.warnings ?? (sqlite === undefined ? notYetAsync("WarningsRepo") : new WarningsRepo(sqlite));
-    this.openLinks = outer?.openLinks ?? (sqlite === undefined ? notYetAsync("OpenLinksRepo") : new OpenLinksRepo(sqlite));
+    this.warnings = new WarningsRepo(db);
+    this.openLinks = new OpenLinksRepo(db);
   }
 
   /** Runs `work` in one transaction, given this repo over the transaction's Db: every statement of the body goes through it. */
   transaction<T>(work: (crawls: CrawlsRepo, tx: Db) => Promise<T>): Promise<T> {
-    return this.db.transaction((tx) => work(new CrawlsRepo(tx, this), tx));
+    return this.db.transaction((tx) => work(new CrawlsRepo(tx), tx));
   }
 
   /** Inserts a pending crawl, or returns the id of the domain's active crawl when it already has one. */

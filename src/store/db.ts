@@ -8,6 +8,24 @@
 /** A statement's named parameters: `$name` in the text, `name` here. */
 export type Params = Record<string, SqlValue>;
 
+/**
+ * A statement's values by position, for statements built per row count (store/multi-row-insert.ts): placeholders
+ * spelled by `dialect.param(n)`. Measured 2.5x cheaper than an object of named values per row on bun:sqlite.
+ */
+export type Positional = readonly SqlValue[];
+
+/** Named or positional values. */
+export type Bindings = Params | Positional;
+
+/** How a transaction is begun. */
+export interface TransactionOptions {
+  /**
+   * Take the write lock at once (SQLite's `BEGIN IMMEDIATE`): a body that reads before it writes would otherwise
+   * fail at its first write with SQLITE_BUSY once another connection wrote meanwhile. PostgreSQL locks per row.
+   */
+  immediate?: boolean;
+}
+
 /** What a parameter may be. */
 export type SqlValue = string | number | bigint | boolean | null | Uint8Array;
 
@@ -54,19 +72,34 @@ export interface Dialect {
   position(haystack: string, needle: string): string;
   /** The operator matching a LIKE pattern without regard to ASCII case: SQLite's LIKE already, PostgreSQL's ILIKE. */
   readonly likeAnyCase: string;
+  /** Placeholder `n` (from 1) of a statement run with positional values: `?n`, `$n`. */
+  param(n: number): string;
+  /** The larger of two values: SQLite's scalar `MAX`, PostgreSQL's `GREATEST`. */
+  readonly greatest: string;
+  /** `column` kept off its indexes (SQLite's unary `+`); the column itself on PostgreSQL. */
+  noIndex(column: string): string;
+  /** 1 when the JSON boolean at `key` of JSON text column `column` is true, else 0. */
+  jsonFlag(column: string, key: string): string;
+  /**
+   * The statements, run in order inside a write transaction, whose last answers `{ id }`: the id the next row
+   * inserted into `table` (an AUTOINCREMENT or identity key) gets. The transaction's inserts into `table` then get
+   * consecutive ids from it: on SQLite the write lock holds every other writer off, on PostgreSQL a transaction
+   * lock that every caller of these statements takes, held to the commit.
+   */
+  nextId(table: string): readonly string[];
 }
 
 /** A connection (or a pool of them) to the store; a transaction's own Db inside `transaction`. */
 export interface Db {
   readonly dialect: Dialect;
   /** Every row the statement returns. */
-  all<T>(sql: string, params?: Params): Promise<T[]>;
+  all<T>(sql: string, params?: Bindings): Promise<T[]>;
   /** The first row, or undefined. */
-  get<T>(sql: string, params?: Params): Promise<T | undefined>;
-  run(sql: string, params?: Params): Promise<RunResult>;
+  get<T>(sql: string, params?: Bindings): Promise<T | undefined>;
+  run(sql: string, params?: Bindings): Promise<RunResult>;
   /**
    * Runs `fn` in one transaction: committed when its promise resolves, rolled back when it rejects. Statements
    * go through `tx`; called on a transaction's Db it nests (a savepoint).
    */
-  transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: Db) => Promise<T>, options?: TransactionOptions): Promise<T>;
 }

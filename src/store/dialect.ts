@@ -20,6 +20,14 @@ export const SQLITE: Dialect = {
   indexedBy: (index) => `INDEXED BY ${index}`,
   position: (haystack, needle) => `instr(${haystack}, ${needle})`,
   likeAnyCase: "LIKE",
+  param: (n) => `?${n}`,
+  greatest: "MAX",
+  noIndex: (column) => `+${column}`,
+  jsonFlag: (column, key) => `COALESCE(json_extract(${column}, '$.${key}'), 0)`,
+  // AUTOINCREMENT: one more than the largest id the table ever held (sqlite_sequence), or than any it holds.
+  nextId: (table) => [
+    `SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = '${table}'), 0), COALESCE((SELECT MAX(id) FROM ${table}), 0)) + 1 AS id`,
+  ],
 };
 
 export const POSTGRES: Dialect = {
@@ -39,4 +47,13 @@ export const POSTGRES: Dialect = {
   indexedBy: () => "",
   position: (haystack, needle) => `strpos(${haystack}, ${needle})`,
   likeAnyCase: "ILIKE",
+  param: (n) => `$${n}`,
+  greatest: "GREATEST",
+  noIndex: (column) => column,
+  jsonFlag: (column, key) => `(CASE WHEN (${column}::jsonb #>> '{${key}}') = 'true' THEN 1 ELSE 0 END)`,
+  // The identity's sequence, read under a lock to the commit, so no other transaction takes ids in between.
+  nextId: (table) => [
+    `SELECT pg_advisory_xact_lock(hashtext('${table}.id'))`,
+    `SELECT CASE WHEN is_called THEN last_value + 1 ELSE last_value END AS id FROM ${table}_id_seq`,
+  ],
 };

@@ -1,6 +1,6 @@
-import type { Database, Statement } from "bun:sqlite";
 import type { FragmentGap, PageIdsGap } from "../core/fragment-gap.ts";
 import { requireRunning } from "./crawl-fence.ts";
+import type { Db, SqlValue } from "./db.ts";
 import { MultiRowInsert } from "./multi-row-insert.ts";
 
 /**
@@ -51,94 +51,64 @@ export interface GapCount {
   links: number;
 }
 
-export class FragmentsRepo {
-  private readonly insertFragments: MultiRowInsert;
-  private readonly savePageIdsStatement: Statement<unknown, [string, string, Uint8Array | null, string | null]>;
-  private readonly pagesToFetchStatement: Statement<{ url: string; page_url: string }, [string, number]>;
-  private readonly pendingStatement: Statement<PendingFragments, [string, number, number]>;
-  private readonly pageIdsStatement: Statement<StoredPageIds, [string, string]>;
-  private readonly setOutcomeStatement: Statement<unknown, [string | null, string | null, number]>;
-  private readonly insertBrokenStatement: Statement<unknown, [string, number, number, string]>;
-  private readonly moveStatusCountStatement: Statement<unknown, [string, number, number]>;
-  private readonly addStatusCountStatement: Statement<unknown, [string, number, number]>;
-  private readonly addBrokenStatement: Statement<unknown, [number, string]>;
-  private readonly markGapStatement: Statement<unknown, [string, number]>;
-  private readonly forgetStatement: Statement<unknown, [string, number]>;
-  private readonly gapCountsStatement: Statement<GapCount, [string]>;
-  private readonly forgetLinksStatement: Statement<unknown, [string]>;
-  private readonly forgetPagesStatement: Statement<unknown, [string]>;
-  private readonly inTransaction: { immediate: (work: () => unknown) => unknown };
+const INSERT_FRAGMENTS = new MultiRowInsert("INSERT INTO link_fragments (crawl_id, link_id, target_id, fragments) VALUES", "(?1, ?, ?, ?)", 1);
 
-  constructor(private readonly sqlite: Database) {
-    this.insertFragments = new MultiRowInsert(sqlite, "INSERT INTO link_fragments (crawl_id, link_id, target_id, fragments) VALUES", "(?1, ?, ?, ?)", 1);
-    this.savePageIdsStatement = sqlite.prepare("INSERT INTO crawl_page_ids (crawl_id, url, id_hashes, gap) VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING");
-    // Checked, not broken, 2xx targets whose page has no stored ids: asked with HEAD, or never parsed.
-    this.pagesToFetchStatement = sqlite.prepare(
-      `SELECT DISTINCT t.url, COALESCE(t.final_url, t.url) AS page_url
-       FROM link_fragments f JOIN crawl_targets t ON t.id = f.target_id
-       WHERE f.crawl_id = ?1 AND f.gap IS NULL AND t.state = 'done' AND t.is_broken = 0 AND t.status_code BETWEEN 200 AND 299
-         AND NOT EXISTS (SELECT 1 FROM crawl_page_ids p WHERE p.crawl_id = f.crawl_id AND p.url = COALESCE(t.final_url, t.url))
-       LIMIT ?2`,
-    );
-    this.pendingStatement = sqlite.prepare(
-      `SELECT f.link_id, f.target_id, f.fragments, t.state, t.status_code, t.is_broken, COALESCE(t.final_url, t.url) AS page_url,
-         t.url, l.fragment, l.source_url
-       FROM link_fragments f JOIN crawl_targets t ON t.id = f.target_id JOIN links l ON l.id = f.link_id
-       WHERE f.crawl_id = ?1 AND f.link_id > ?2 AND f.gap IS NULL ORDER BY f.link_id LIMIT ?3`,
-    );
-    this.pageIdsStatement = sqlite.prepare("SELECT id_hashes, gap FROM crawl_page_ids WHERE crawl_id = ?1 AND url = ?2");
-    this.setOutcomeStatement = sqlite.prepare("UPDATE links SET fragment_error = ?1, fragment_warning = ?2 WHERE id = ?3");
-    this.insertBrokenStatement = sqlite.prepare("INSERT OR IGNORE INTO broken_links (crawl_id, link_id, target_id, broken_since) VALUES (?1, ?2, ?3, ?4)");
-    this.moveStatusCountStatement = sqlite.prepare(
-      "UPDATE crawl_status_counts SET links = links - ?3 WHERE crawl_id = ?1 AND status_code = ?2 AND is_broken = 0",
-    );
-    this.addStatusCountStatement = sqlite.prepare(
-      `INSERT INTO crawl_status_counts (crawl_id, status_code, is_broken, links) VALUES (?1, ?2, 1, ?3)
-       ON CONFLICT (crawl_id, status_code, is_broken) DO UPDATE SET links = links + excluded.links`,
-    );
-    this.addBrokenStatement = sqlite.prepare("UPDATE crawls SET broken_links = broken_links + ?1 WHERE id = ?2");
-    this.markGapStatement = sqlite.prepare("UPDATE link_fragments SET gap = ?1 WHERE link_id = ?2");
-    // A row with a gap stays until the crawl's warnings have counted it (forgetCrawl).
-    this.forgetStatement = sqlite.prepare("DELETE FROM link_fragments WHERE crawl_id = ?1 AND link_id <= ?2 AND gap IS NULL");
-    this.gapCountsStatement = sqlite.prepare("SELECT gap, COUNT(*) AS links FROM link_fragments WHERE crawl_id = ?1 AND gap IS NOT NULL GROUP BY gap");
-    this.forgetLinksStatement = sqlite.prepare("DELETE FROM link_fragments WHERE crawl_id = ?1");
-    this.forgetPagesStatement = sqlite.prepare("DELETE FROM crawl_page_ids WHERE crawl_id = ?1");
-    this.inTransaction = sqlite.transaction((work: () => unknown) => work());
-  }
+export class FragmentsRepo {
+  constructor(private readonly db: Db) {}
 
   /** Remembers the fragments of links just written; `values` holds [link id, target id, JSON fragments] per link. */
-  insertLinkFragments(crawlId: string, values: (number | string)[]): void {
-    if (values.length > 0) this.insertFragments.run([crawlId], values);
+  async insertLinkFragments(crawlId: string, values: readonly SqlValue[]): Promise<void> {
+    if (values.length > 0) await INSERT_FRAGMENTS.run(this.db, [crawlId], values);
   }
 
   /**
    * Stores a page's id hashes (null: not an HTML page of the site) under its final URL, unless some are stored
-   * already (a page reached twice); fenced (crawl-fence.ts).
+   * already (a page reached twice), in a fenced transaction of its own (crawl-fence.ts); within a frontier batch,
+   * already fenced, insertPageIds.
    */
-  savePageIds(crawlId: string, url: string, idHashes: Uint8Array | null, gap: PageIdsGap | null): void {
-    const save = () => this.savePageIdsStatement.run(crawlId, url, idHashes, gap);
-    // Within a frontier batch, the batch's transaction was fenced already.
-    if (this.sqlite.inTransaction) save();
-    else
-      this.inTransaction.immediate(() => {
-        requireRunning(this.sqlite, crawlId);
-        save();
-      });
+  savePageIds(crawlId: string, url: string, idHashes: Uint8Array | null, gap: PageIdsGap | null): Promise<void> {
+    return this.immediate(crawlId, (repo) => repo.insertPageIds(crawlId, url, idHashes, gap));
+  }
+
+  /** savePageIds on the Db of the caller's (fenced) transaction. */
+  async insertPageIds(crawlId: string, url: string, idHashes: Uint8Array | null, gap: PageIdsGap | null): Promise<void> {
+    await this.db.run("INSERT INTO crawl_page_ids (crawl_id, url, id_hashes, gap) VALUES ($crawl, $url, $ids, $gap) ON CONFLICT DO NOTHING", {
+      crawl: crawlId,
+      url,
+      ids: idHashes,
+      gap,
+    });
   }
 
   /** Up to `limit` targets whose page must be fetched for its ids: the URL to fetch and the page URL to store under. */
-  pagesToFetch(crawlId: string, limit: number): { url: string; page_url: string }[] {
-    return this.pagesToFetchStatement.all(crawlId, limit);
+  pagesToFetch(crawlId: string, limit: number): Promise<{ url: string; page_url: string }[]> {
+    // Checked, not broken, 2xx targets whose page has no stored ids: asked with HEAD, or never parsed.
+    return this.db.all(
+      `SELECT DISTINCT t.url, COALESCE(t.final_url, t.url) AS page_url
+       FROM link_fragments f JOIN crawl_targets t ON t.id = f.target_id
+       WHERE f.crawl_id = $crawl AND f.gap IS NULL AND t.state = 'done' AND t.is_broken = 0 AND t.status_code BETWEEN 200 AND 299
+         AND NOT EXISTS (SELECT 1 FROM crawl_page_ids p WHERE p.crawl_id = f.crawl_id AND p.url = COALESCE(t.final_url, t.url))
+       LIMIT $limit`,
+      { crawl: crawlId, limit },
+    );
   }
 
   /** Up to `limit` links waiting for a fragment verdict after link `afterLinkId`, in link order (those left without one skipped). */
-  pending(crawlId: string, afterLinkId: number, limit: number): PendingFragments[] {
-    return this.pendingStatement.all(crawlId, afterLinkId, limit);
+  pending(crawlId: string, afterLinkId: number, limit: number): Promise<PendingFragments[]> {
+    return this.db.all<PendingFragments>(
+      `SELECT f.link_id, f.target_id, f.fragments, t.state, t.status_code, t.is_broken, COALESCE(t.final_url, t.url) AS page_url,
+         t.url, l.fragment, l.source_url
+       FROM link_fragments f JOIN crawl_targets t ON t.id = f.target_id JOIN links l ON l.id = f.link_id
+       WHERE f.crawl_id = $crawl AND f.link_id > $after AND f.gap IS NULL ORDER BY f.link_id LIMIT $limit`,
+      { crawl: crawlId, after: afterLinkId, limit },
+    );
   }
 
   /** The stored ids of the page at `url`, or null when none are stored. */
-  pageIds(crawlId: string, url: string): StoredPageIds | null {
-    return this.pageIdsStatement.get(crawlId, url);
+  async pageIds(crawlId: string, url: string): Promise<StoredPageIds | null> {
+    return (
+      (await this.db.get<StoredPageIds>("SELECT id_hashes, gap FROM crawl_page_ids WHERE crawl_id = $crawl AND url = $url", { crawl: crawlId, url })) ?? null
+    );
   }
 
   /**
@@ -148,47 +118,70 @@ export class FragmentsRepo {
    * `judgedThrough` (judged in link order) is forgotten. Fenced: nothing is written once the crawl is no longer
    * running (crawl-fence.ts).
    */
-  apply(crawlId: string, outcomes: readonly FragmentOutcome[], judgedThrough: number): void {
-    this.inTransaction.immediate(() => {
-      requireRunning(this.sqlite, crawlId);
+  apply(crawlId: string, outcomes: readonly FragmentOutcome[], judgedThrough: number): Promise<void> {
+    return this.immediate(crawlId, async (_repo, tx) => {
       const brokenByStatus = new Map<number, number>();
       for (const outcome of outcomes) {
-        this.setOutcomeStatement.run(outcome.error, outcome.warning, outcome.linkId);
+        await tx.run("UPDATE links SET fragment_error = $error, fragment_warning = $warning WHERE id = $id", {
+          error: outcome.error,
+          warning: outcome.warning,
+          id: outcome.linkId,
+        });
         if (outcome.error === null) {
-          if (outcome.gap !== null) this.markGapStatement.run(outcome.gap, outcome.linkId);
+          if (outcome.gap !== null) await tx.run("UPDATE link_fragments SET gap = $gap WHERE link_id = $id", { gap: outcome.gap, id: outcome.linkId });
           continue;
         }
-        if (this.insertBrokenStatement.run(crawlId, outcome.linkId, outcome.targetId, outcome.brokenSince).changes === 0) continue;
+        const listed = await tx.run(
+          "INSERT INTO broken_links (crawl_id, link_id, target_id, broken_since) VALUES ($crawl, $link, $target, $since) ON CONFLICT DO NOTHING",
+          { crawl: crawlId, link: outcome.linkId, target: outcome.targetId, since: outcome.brokenSince },
+        );
+        if (listed.changes === 0) continue;
         brokenByStatus.set(outcome.statusCode, (brokenByStatus.get(outcome.statusCode) ?? 0) + 1);
       }
       let broken = 0;
-      for (const [statusCode, links] of brokenByStatus) {
-        this.moveStatusCountStatement.run(crawlId, statusCode, links);
-        this.addStatusCountStatement.run(crawlId, statusCode, links);
+      for (const [status, links] of brokenByStatus) {
+        await tx.run("UPDATE crawl_status_counts SET links = links - $links WHERE crawl_id = $crawl AND status_code = $status AND is_broken = 0", {
+          crawl: crawlId,
+          status,
+          links,
+        });
+        await tx.run(
+          `INSERT INTO crawl_status_counts (crawl_id, status_code, is_broken, links) VALUES ($crawl, $status, 1, $links)
+           ON CONFLICT (crawl_id, status_code, is_broken) DO UPDATE SET links = crawl_status_counts.links + excluded.links`,
+          { crawl: crawlId, status, links },
+        );
         broken += links;
       }
-      if (broken > 0) this.addBrokenStatement.run(broken, crawlId);
-      this.forgetStatement.run(crawlId, judgedThrough);
+      if (broken > 0) await tx.run("UPDATE crawls SET broken_links = broken_links + $broken WHERE id = $crawl", { broken, crawl: crawlId });
+      // A row with a gap stays until the crawl's warnings have counted it (forgetCrawl).
+      await tx.run("DELETE FROM link_fragments WHERE crawl_id = $crawl AND link_id <= $through AND gap IS NULL", { crawl: crawlId, through: judgedThrough });
     });
   }
 
   /** How many of the crawl's judged links got no verdict, per gap. */
-  gapCounts(crawlId: string): GapCount[] {
-    return this.gapCountsStatement.all(crawlId);
+  gapCounts(crawlId: string): Promise<GapCount[]> {
+    return this.db.all<GapCount>("SELECT gap, COUNT(*) AS links FROM link_fragments WHERE crawl_id = $crawl AND gap IS NOT NULL GROUP BY gap", {
+      crawl: crawlId,
+    });
   }
 
   /**
    * Forgets what the crawl's fragment checks kept (the rows left with a gap, the pages' ids): its fragments are
-   * judged. Fenced like every write of a crawl's worker (crawl-fence.ts): run it inside a transaction.
+   * judged. Run it on the Db of a transaction fenced like every write of a crawl's worker (`immediate`).
    */
-  forgetCrawl(crawlId: string): void {
-    requireRunning(this.sqlite, crawlId);
-    this.forgetLinksStatement.run(crawlId);
-    this.forgetPagesStatement.run(crawlId);
+  async forgetCrawl(crawlId: string): Promise<void> {
+    await this.db.run("DELETE FROM link_fragments WHERE crawl_id = $crawl", { crawl: crawlId });
+    await this.db.run("DELETE FROM crawl_page_ids WHERE crawl_id = $crawl", { crawl: crawlId });
   }
 
-  /** Runs `work` in one IMMEDIATE transaction (a savepoint inside one already open). */
-  immediate<T>(work: () => T): T {
-    return this.inTransaction.immediate(work) as T;
+  /** Runs `work` in one immediate transaction fenced for crawl `crawlId` (crawl-fence.ts), on a repo over it. */
+  immediate<T>(crawlId: string, work: (repo: FragmentsRepo, tx: Db) => Promise<T>): Promise<T> {
+    return this.db.transaction(
+      async (tx) => {
+        await requireRunning(tx, crawlId);
+        return work(new FragmentsRepo(tx), tx);
+      },
+      { immediate: true },
+    );
   }
 }

@@ -1,6 +1,6 @@
-import type { Database, Statement } from "bun:sqlite";
 import type { LinkVerdict } from "../core/link-outcome.ts";
 import { requireRunning } from "./crawl-fence.ts";
+import type { Db, SqlValue } from "./db.ts";
 import { MultiRowInsert } from "./multi-row-insert.ts";
 import type { PageIdsGap } from "../core/fragment-gap.ts";
 import type { TargetState } from "./schema.ts";
@@ -21,7 +21,8 @@ export interface PageClaim {
  * The statements behind a crawl's frontier and the results the crawler records: targets, links, the crawl's
  * counters and the rows that keep them (broken_links, crawl_status_counts, crawl_waiting). No rules here: what a
  * batch of results means (which targets become pages, the page limits, what counts, what is checked again) is
- * the crawler's (crawler/frontier.ts), which runs these inside one `immediate` transaction per batch.
+ * the crawler's (crawler/frontier.ts), which runs these inside one immediate, fenced transaction per batch
+ * (`whileRunning`), on the repo the transaction hands it.
  *
  * Nothing here reads links by target (links have no such index; see schema.ts): links waiting for a queued
  * target are chained through links.waiting_prev_id, whose head the crawler keeps.
@@ -87,305 +88,268 @@ const STORED_TARGET_COLUMNS = `t.id, t.url, t.state, t.as_page, t.status_code, t
   w.links AS waiting_links, w.last_link_id AS last_waiting_link_id
   FROM crawl_targets t LEFT JOIN crawl_waiting w ON w.target_id = t.id`;
 
-export class FrontierRepo {
-  private readonly pullStatement: Statement<RawTarget, [string, number, number]>;
-  private readonly markDoneStatement: Statement<unknown, [number | null, number, string | null, string | null, string | null, number, number]>;
-  private readonly stillQueued: Statement<{ id: number }, [number]>;
-  private readonly markSkippedStatement: Statement<unknown, [string, number]>;
-  private readonly upsertDoneStatement: Statement<
-    { id: number },
-    [string, string, number, number, number | null, number, string | null, string | null, string | null]
-  >;
-  private readonly claimPageStatement: Statement<
-    unknown,
-    [
-      string,
-      string,
-      number,
-      string | null,
-      string | null,
-      string | null,
-      number | null,
-      number | null,
-      number,
-      number,
-      number,
-      Uint8Array | null,
-      string | null,
-    ]
-  >;
-  private readonly findTargetStatement: Statement<StoredTarget, [string, string]>;
-  private readonly crawlTargets: Statement<StoredTarget, [string]>;
-  private readonly waitingLinks: Statement<WaitingCount, [string]>;
-  private readonly forgetWaitingStatement: Statement<unknown, [string]>;
-  private readonly insertTargetStatement: Statement<{ id: number }, [string, string, number, number, number]>;
-  private readonly promoteToPageStatement: Statement<unknown, [number]>;
-  private readonly previousWaitingStatement: Statement<{ waiting_prev_id: number | null }, [number]>;
-  private readonly nextLinkIdStatement: Statement<{ id: number }, []>;
-  private readonly deleteWaitingStatement: Statement<unknown, [number]>;
-  private readonly counters: Statement<{ pages_crawled: number }, [string]>;
-  private readonly stylesheetsStatement: Statement<{ stylesheets: number }, [string]>;
-  private readonly addCountsStatement: Statement<{ pages_crawled: number }, [number, number, number, number, number, number, number, number, string]>;
-  private readonly insertLinksStatement: MultiRowInsert;
-  private readonly upsertWaitingStatement: MultiRowInsert;
-  private readonly insertBrokenLinksStatement: MultiRowInsert;
-  private readonly addStatusCountsStatement: MultiRowInsert;
-  private readonly inTransaction: { immediate: (work: () => unknown) => unknown };
+// No conflict check: a page's links are recorded once (crawl_pages claim) and deduped per target (and fragment) before.
+const INSERT_LINKS = new MultiRowInsert(
+  "INSERT INTO links (crawl_id, source_url, target_id, link_text, kind, waiting_prev_id, fragment) VALUES",
+  "(?1, ?2, ?, ?, ?, ?, ?)",
+  2,
+);
+const UPSERT_WAITING = new MultiRowInsert(
+  "INSERT INTO crawl_waiting (target_id, links, last_link_id) VALUES",
+  "(?, ?, ?)",
+  0,
+  "ON CONFLICT (target_id) DO UPDATE SET links = excluded.links, last_link_id = excluded.last_link_id",
+);
+const INSERT_BROKEN_LINKS = new MultiRowInsert("INSERT INTO broken_links (crawl_id, link_id, target_id, broken_since) VALUES", "(?1, ?, ?, ?)", 1);
+const ADD_STATUS_COUNTS = new MultiRowInsert(
+  "INSERT INTO crawl_status_counts (crawl_id, status_code, is_broken, links) VALUES",
+  "(?1, ?, ?, ?)",
+  1,
+  "ON CONFLICT (crawl_id, status_code, is_broken) DO UPDATE SET links = crawl_status_counts.links + excluded.links",
+);
 
-  constructor(private readonly sqlite: Database) {
-    this.pullStatement = sqlite.prepare(
-      `SELECT id, url, internal, as_page, depth FROM crawl_targets
-       WHERE crawl_id = ?1 AND state = 'queued' AND id > ?2 ORDER BY id LIMIT ?3`,
-    );
-    this.markDoneStatement = sqlite.prepare(
-      `UPDATE crawl_targets SET state = 'done', status_code = ?1, is_broken = ?2, error = ?3, warning = ?4, final_url = ?5
-       WHERE id = ?6 AND state = 'queued' AND as_page = ?7`,
-    );
-    this.stillQueued = sqlite.prepare("SELECT id FROM crawl_targets WHERE id = ?1 AND state = 'queued'");
-    this.markSkippedStatement = sqlite.prepare("UPDATE crawl_targets SET state = 'skipped', warning = ?1 WHERE id = ?2 AND state = 'queued'");
-    this.upsertDoneStatement = sqlite.prepare(
-      `INSERT INTO crawl_targets (crawl_id, url, internal, depth, state, status_code, is_broken, error, warning, final_url)
-       VALUES (?1, ?2, ?3, ?4, 'done', ?5, ?6, ?7, ?8, ?9)
-       ON CONFLICT (crawl_id, url) DO UPDATE SET state = 'done', status_code = excluded.status_code, is_broken = excluded.is_broken,
-         error = excluded.error, warning = excluded.warning, final_url = excluded.final_url
-       WHERE state = 'queued'
-       RETURNING id`,
-    );
-    this.claimPageStatement = sqlite.prepare(
-      `INSERT INTO crawl_pages (crawl_id, url, cut, etag, last_modified, body_hash, body_bytes, links_found, excluded_links, first_link_id, link_count, id_hashes, ids_gap)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) ON CONFLICT DO NOTHING`,
-    );
-    this.findTargetStatement = sqlite.prepare(`SELECT ${STORED_TARGET_COLUMNS} WHERE t.crawl_id = ?1 AND t.url = ?2`);
-    // Without crawl_waiting: a resume counts the waiting links from the links themselves (waitingCounts).
-    this.crawlTargets = sqlite.prepare(
-      `SELECT id, url, state, as_page, status_code, is_broken, NULL AS waiting_links, NULL AS last_waiting_link_id
-       FROM crawl_targets WHERE crawl_id = ?1`,
-    );
-    // Every link to a still-queued target is waiting for it; its newest one heads the chain.
-    this.waitingLinks = sqlite.prepare(
-      `SELECT t.id, t.url, COUNT(*) AS links, MAX(l.id) AS last_link_id
-       FROM links l JOIN crawl_targets t ON t.id = l.target_id
-       WHERE l.crawl_id = ?1 AND t.state = 'queued' GROUP BY t.id`,
-    );
-    this.forgetWaitingStatement = sqlite.prepare("DELETE FROM crawl_waiting WHERE target_id IN (SELECT id FROM crawl_targets WHERE crawl_id = ?1)");
-    this.insertTargetStatement = sqlite.prepare("INSERT INTO crawl_targets (crawl_id, url, internal, as_page, depth) VALUES (?1, ?2, ?3, ?4, ?5) RETURNING id");
-    this.promoteToPageStatement = sqlite.prepare("UPDATE crawl_targets SET as_page = 1 WHERE id = ?1 AND state = 'queued'");
-    this.previousWaitingStatement = sqlite.prepare("SELECT waiting_prev_id FROM links WHERE id = ?1");
-    this.deleteWaitingStatement = sqlite.prepare("DELETE FROM crawl_waiting WHERE target_id = ?1");
-    // AUTOINCREMENT: one more than the largest id the table ever held (sqlite_sequence), or than any it holds.
-    this.nextLinkIdStatement = sqlite.prepare(
-      "SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'links'), 0), COALESCE((SELECT MAX(id) FROM links), 0)) + 1 AS id",
-    );
-    this.counters = sqlite.prepare("SELECT pages_crawled FROM crawls WHERE id = ?1");
-    // crawl_pages holds parsed pages and parsed stylesheets; pages_crawled counts only the pages.
-    this.stylesheetsStatement = sqlite.prepare(
-      "SELECT (SELECT COUNT(*) FROM crawl_pages WHERE crawl_id = ?1) - pages_crawled AS stylesheets FROM crawls WHERE id = ?1",
-    );
-    this.addCountsStatement = sqlite.prepare(
-      `UPDATE crawls SET pages_crawled = pages_crawled + ?1, total_links = total_links + ?2, broken_links = broken_links + ?3,
-       skipped_links = skipped_links + ?4, truncated = MAX(truncated, ?5), pages_cut = pages_cut + ?6, excluded_links = excluded_links + ?7,
-       pages_reused = pages_reused + ?8
-       WHERE id = ?9 RETURNING pages_crawled`,
-    );
-    // No conflict check: a page's links are recorded once (crawl_pages claim) and deduped per target (and fragment) before.
-    this.insertLinksStatement = new MultiRowInsert(
-      sqlite,
-      "INSERT INTO links (crawl_id, source_url, target_id, link_text, kind, waiting_prev_id, fragment) VALUES",
-      "(?1, ?2, ?, ?, ?, ?, ?)",
-      2,
-    );
-    this.upsertWaitingStatement = new MultiRowInsert(
-      sqlite,
-      "INSERT INTO crawl_waiting (target_id, links, last_link_id) VALUES",
-      "(?, ?, ?)",
-      0,
-      "ON CONFLICT (target_id) DO UPDATE SET links = excluded.links, last_link_id = excluded.last_link_id",
-    );
-    this.insertBrokenLinksStatement = new MultiRowInsert(
-      sqlite,
-      "INSERT INTO broken_links (crawl_id, link_id, target_id, broken_since) VALUES",
-      "(?1, ?, ?, ?)",
-      1,
-    );
-    this.addStatusCountsStatement = new MultiRowInsert(
-      sqlite,
-      "INSERT INTO crawl_status_counts (crawl_id, status_code, is_broken, links) VALUES",
-      "(?1, ?, ?, ?)",
-      1,
-      "ON CONFLICT (crawl_id, status_code, is_broken) DO UPDATE SET links = links + excluded.links",
-    );
-    this.inTransaction = sqlite.transaction((work: () => unknown) => work());
-  }
+export class FrontierRepo {
+  constructor(private readonly db: Db) {}
 
   /**
-   * Runs `work` in one IMMEDIATE transaction. Immediate because the crawler reads before it writes, and a
-   * deferred transaction whose snapshot went stale while another connection wrote (the API, another crawl)
-   * fails at its first write with SQLITE_BUSY, which the busy timeout cannot wait out. Taking the write lock
-   * first makes it wait its turn instead. Fenced: nothing is written for a crawl that is no longer running
-   * (crawl-fence.ts; CrawlEndedError).
+   * Runs `work` in one transaction, on a repo over it. Immediate (SQLite) because the crawler reads before it
+   * writes, and a deferred transaction whose snapshot went stale while another connection wrote (the API,
+   * another crawl) fails at its first write with SQLITE_BUSY, which the busy timeout cannot wait out. Taking
+   * the write lock first makes it wait its turn instead. Fenced: nothing is written for a crawl that is no longer
+   * running (crawl-fence.ts; CrawlEndedError).
    */
-  whileRunning<T>(crawlId: string, work: () => T): T {
-    return this.inTransaction.immediate(() => {
-      requireRunning(this.sqlite, crawlId);
-      return work();
-    }) as T;
+  whileRunning<T>(crawlId: string, work: (repo: FrontierRepo, tx: Db) => Promise<T>): Promise<T> {
+    return this.db.transaction(
+      async (tx) => {
+        await requireRunning(tx, crawlId);
+        return work(new FrontierRepo(tx), tx);
+      },
+      { immediate: true },
+    );
   }
 
   /** Up to `limit` queued targets after `afterId`, in discovery order. */
-  pull(crawlId: string, afterId: number, limit: number): FrontierTarget[] {
-    return this.pullStatement.all(crawlId, afterId, limit).map(toTarget);
+  async pull(crawlId: string, afterId: number, limit: number): Promise<FrontierTarget[]> {
+    const rows = await this.db.all<RawTarget>(
+      `SELECT id, url, internal, as_page, depth FROM crawl_targets
+       WHERE crawl_id = $crawl AND state = 'queued' AND id > $after ORDER BY id LIMIT $limit`,
+      { crawl: crawlId, after: afterId, limit },
+    );
+    return rows.map(toTarget);
   }
 
   /** Marks `target` done with its verdict; false when it is no longer queued as it was pulled (or as a page, when it became one). */
-  markDone(target: FrontierTarget, verdict: LinkVerdict, finalUrl: string | null): boolean {
-    const { status_code, is_broken, error, warning } = verdict;
-    return this.markDoneStatement.run(status_code, is_broken ? 1 : 0, error, warning, finalUrl, target.id, target.asPage ? 1 : 0).changes > 0;
+  async markDone(target: FrontierTarget, verdict: LinkVerdict, finalUrl: string | null): Promise<boolean> {
+    const result = await this.db.run(
+      `UPDATE crawl_targets SET state = 'done', status_code = $status, is_broken = $broken, error = $error, warning = $warning, final_url = $final
+       WHERE id = $id AND state = 'queued' AND as_page = $page`,
+      {
+        status: verdict.status_code,
+        broken: verdict.is_broken ? 1 : 0,
+        error: verdict.error,
+        warning: verdict.warning,
+        final: finalUrl,
+        id: target.id,
+        page: target.asPage ? 1 : 0,
+      },
+    );
+    return result.changes > 0;
   }
 
   /** Whether target `id` is still queued. */
-  isQueued(id: number): boolean {
-    return this.stillQueued.get(id) !== null;
+  async isQueued(id: number): Promise<boolean> {
+    return (await this.db.get("SELECT id FROM crawl_targets WHERE id = $id AND state = 'queued'", { id })) !== undefined;
   }
 
   /** Marks a queued target skipped with `reason`; false when it was not queued. */
-  markSkipped(id: number, reason: string): boolean {
-    return this.markSkippedStatement.run(reason, id).changes > 0;
+  async markSkipped(id: number, reason: string): Promise<boolean> {
+    const result = await this.db.run("UPDATE crawl_targets SET state = 'skipped', warning = $reason WHERE id = $id AND state = 'queued'", { reason, id });
+    return result.changes > 0;
   }
 
   /**
    * Records `verdict` for `url`, which may not be in the frontier yet (inserted done) or may be queued there
    * (marked done); its id, or null when it already had a verdict.
    */
-  upsertDone(crawlId: string, url: string, internal: boolean, depth: number, verdict: LinkVerdict, finalUrl: string | null): number | null {
-    const { status_code, is_broken, error, warning } = verdict;
-    return this.upsertDoneStatement.get(crawlId, url, internal ? 1 : 0, depth, status_code, is_broken ? 1 : 0, error, warning, finalUrl)?.id ?? null;
+  async upsertDone(crawlId: string, url: string, internal: boolean, depth: number, verdict: LinkVerdict, finalUrl: string | null): Promise<number | null> {
+    const row = await this.db.get<{ id: number }>(
+      `INSERT INTO crawl_targets (crawl_id, url, internal, depth, state, status_code, is_broken, error, warning, final_url)
+       VALUES ($crawl, $url, $internal, $depth, 'done', $status, $broken, $error, $warning, $final)
+       ON CONFLICT (crawl_id, url) DO UPDATE SET state = 'done', status_code = excluded.status_code, is_broken = excluded.is_broken,
+         error = excluded.error, warning = excluded.warning, final_url = excluded.final_url
+       WHERE crawl_targets.state = 'queued'
+       RETURNING id`,
+      {
+        crawl: crawlId,
+        url,
+        internal: internal ? 1 : 0,
+        depth,
+        status: verdict.status_code,
+        broken: verdict.is_broken ? 1 : 0,
+        error: verdict.error,
+        warning: verdict.warning,
+        final: finalUrl,
+      },
+    );
+    return row?.id ?? null;
   }
 
   /** Inserts a queued target; its id. */
-  insertTarget(crawlId: string, url: string, internal: boolean, asPage: boolean, depth: number): number {
-    return this.insertTargetStatement.get(crawlId, url, internal ? 1 : 0, asPage ? 1 : 0, depth)!.id;
+  async insertTarget(crawlId: string, url: string, internal: boolean, asPage: boolean, depth: number): Promise<number> {
+    const row = await this.db.get<{ id: number }>(
+      "INSERT INTO crawl_targets (crawl_id, url, internal, as_page, depth) VALUES ($crawl, $url, $internal, $page, $depth) RETURNING id",
+      { crawl: crawlId, url, internal: internal ? 1 : 0, page: asPage ? 1 : 0, depth },
+    );
+    return row!.id;
   }
 
   /** Makes queued target `id` a page. */
-  promoteToPage(id: number): void {
-    this.promoteToPageStatement.run(id);
+  async promoteToPage(id: number): Promise<void> {
+    await this.db.run("UPDATE crawl_targets SET as_page = 1 WHERE id = $id AND state = 'queued'", { id });
   }
 
   /**
    * Claims `url` as a parsed page or stylesheet of the crawl (`cut`: its links were cut short); false when it was
    * parsed already (reached under another URL).
    */
-  claimPage(crawlId: string, url: string, claim: PageClaim): boolean {
+  async claimPage(crawlId: string, url: string, claim: PageClaim): Promise<boolean> {
     const { record } = claim;
-    return (
-      this.claimPageStatement.run(
-        crawlId,
+    const result = await this.db.run(
+      `INSERT INTO crawl_pages (crawl_id, url, cut, etag, last_modified, body_hash, body_bytes, links_found, excluded_links, first_link_id, link_count, id_hashes, ids_gap)
+       VALUES ($crawl, $url, $cut, $etag, $modified, $hash, $bytes, $found, $excluded, $first, $count, $ids, $gap) ON CONFLICT DO NOTHING`,
+      {
+        crawl: crawlId,
         url,
-        claim.cut ? 1 : 0,
-        record?.etag ?? null,
-        record?.lastModified ?? null,
-        record?.bodyHash ?? null,
-        record?.bodyBytes ?? null,
-        record?.linksFound ?? null,
-        claim.excluded,
-        claim.firstLinkId,
-        claim.linkCount,
-        claim.ids?.hashes ?? null,
-        claim.ids?.gap ?? null,
-      ).changes > 0
+        cut: claim.cut ? 1 : 0,
+        etag: record?.etag ?? null,
+        modified: record?.lastModified ?? null,
+        hash: record?.bodyHash ?? null,
+        bytes: record?.bodyBytes ?? null,
+        found: record?.linksFound ?? null,
+        excluded: claim.excluded,
+        first: claim.firstLinkId,
+        count: claim.linkCount,
+        ids: claim.ids?.hashes ?? null,
+        gap: claim.ids?.gap ?? null,
+      },
     );
+    return result.changes > 0;
   }
 
   /** One target of the crawl by URL, with its waiting links as crawl_waiting holds them. */
-  findTarget(crawlId: string, url: string): StoredTarget | null {
-    return this.findTargetStatement.get(crawlId, url);
+  async findTarget(crawlId: string, url: string): Promise<StoredTarget | null> {
+    return (await this.db.get<StoredTarget>(`SELECT ${STORED_TARGET_COLUMNS} WHERE t.crawl_id = $crawl AND t.url = $url`, { crawl: crawlId, url })) ?? null;
   }
 
-  /** Every target of the crawl (waiting counts left null). */
-  targets(crawlId: string): IterableIterator<StoredTarget> {
-    return this.crawlTargets.iterate(crawlId);
+  /** Every target of the crawl (waiting counts left null: a resume counts them from the links, waitingCounts). */
+  targets(crawlId: string): Promise<StoredTarget[]> {
+    return this.db.all<StoredTarget>(
+      `SELECT id, url, state, as_page, status_code, is_broken, NULL AS waiting_links, NULL AS last_waiting_link_id
+       FROM crawl_targets WHERE crawl_id = $crawl`,
+      { crawl: crawlId },
+    );
   }
 
-  /** The links waiting for each queued target of the crawl, counted from the links. */
-  waitingCounts(crawlId: string): IterableIterator<WaitingCount> {
-    return this.waitingLinks.iterate(crawlId);
+  /** The links waiting for each queued target of the crawl, counted from the links: its newest one heads the chain. */
+  waitingCounts(crawlId: string): Promise<WaitingCount[]> {
+    return this.db.all<WaitingCount>(
+      `SELECT t.id, t.url, COUNT(*) AS links, MAX(l.id) AS last_link_id
+       FROM links l JOIN crawl_targets t ON t.id = l.target_id
+       WHERE l.crawl_id = $crawl AND t.state = 'queued' GROUP BY t.id, t.url`,
+      { crawl: crawlId },
+    );
   }
 
   /** Deletes the crawl's crawl_waiting rows. */
-  forgetWaiting(crawlId: string): void {
-    this.forgetWaitingStatement.run(crawlId);
+  async forgetWaiting(crawlId: string): Promise<void> {
+    await this.db.run("DELETE FROM crawl_waiting WHERE target_id IN (SELECT id FROM crawl_targets WHERE crawl_id = $crawl)", { crawl: crawlId });
   }
 
   /** Writes crawl_waiting rows, flat (target id, links, last link id) triples. */
-  upsertWaiting(rows: number[]): void {
-    this.upsertWaitingStatement.run([], rows);
+  upsertWaiting(rows: readonly number[]): Promise<void> {
+    return UPSERT_WAITING.run(this.db, [], rows);
   }
 
   /** Deletes the crawl_waiting row of target `id`. */
-  deleteWaiting(id: number): void {
-    this.deleteWaitingStatement.run(id);
+  async deleteWaiting(id: number): Promise<void> {
+    await this.db.run("DELETE FROM crawl_waiting WHERE target_id = $id", { id });
   }
 
   /** The link that waited for the same target before link `id` (links.waiting_prev_id); 0 when none. */
-  previousWaiting(id: number): number {
-    return this.previousWaitingStatement.get(id)?.waiting_prev_id ?? 0;
-  }
-
-  /** The id the next link inserted gets; only meaningful inside the transaction that inserts it (the write lock held). */
-  nextLinkId(): number {
-    return this.nextLinkIdStatement.get()!.id;
+  async previousWaiting(id: number): Promise<number> {
+    return (await this.db.get<{ waiting_prev_id: number | null }>("SELECT waiting_prev_id FROM links WHERE id = $id", { id }))?.waiting_prev_id ?? 0;
   }
 
   /**
-   * Inserts the links of page `sourceUrl`, flat (target id, text, kind, waiting_prev_id, fragment) rows, 100 per
-   * statement; `inserted(firstId, offset, rows)` tells the ids of each statement's rows.
+   * The id the next link inserted gets; only meaningful inside the transaction that inserts it, whose inserts of
+   * links then get consecutive ids from it (dialect.nextId).
    */
-  insertLinks(crawlId: string, sourceUrl: string, rows: (number | string | null)[], inserted: (firstId: number, offset: number, rows: number) => void): void {
-    this.insertLinksStatement.run([crawlId, sourceUrl], rows, inserted);
+  async nextLinkId(): Promise<number> {
+    const statements = this.db.dialect.nextId("links");
+    let row: { id: number } | undefined;
+    for (const statement of statements) row = await this.db.get<{ id: number }>(statement);
+    return row!.id;
+  }
+
+  /** Inserts the links of page `sourceUrl`, flat (target id, text, kind, waiting_prev_id, fragment) rows, 100 per statement, in order. */
+  insertLinks(crawlId: string, sourceUrl: string, rows: readonly SqlValue[]): Promise<void> {
+    return INSERT_LINKS.run(this.db, [crawlId, sourceUrl], rows);
   }
 
   /** Lists broken links, flat (link id, target id, broken since) triples. */
-  insertBrokenLinks(crawlId: string, rows: (number | string)[]): void {
-    this.insertBrokenLinksStatement.run([crawlId], rows);
+  insertBrokenLinks(crawlId: string, rows: readonly SqlValue[]): Promise<void> {
+    return INSERT_BROKEN_LINKS.run(this.db, [crawlId], rows);
   }
 
   /** Adds to the links counted per status, flat (status code, broken 0/1, links) triples. */
-  addStatusCounts(crawlId: string, rows: number[]): void {
-    this.addStatusCountsStatement.run([crawlId], rows);
+  addStatusCounts(crawlId: string, rows: readonly number[]): Promise<void> {
+    return ADD_STATUS_COUNTS.run(this.db, [crawlId], rows);
   }
 
   /** Pages the crawl has parsed so far. */
-  pagesCrawled(crawlId: string): number {
-    return this.counters.get(crawlId)?.pages_crawled ?? 0;
+  async pagesCrawled(crawlId: string): Promise<number> {
+    return (await this.db.get<{ pages_crawled: number }>("SELECT pages_crawled FROM crawls WHERE id = $crawl", { crawl: crawlId }))?.pages_crawled ?? 0;
   }
 
   /** Stylesheets the crawl has parsed so far (claimed in crawl_pages without counting as pages). */
-  stylesheetsParsed(crawlId: string): number {
-    return this.stylesheetsStatement.get(crawlId)?.stylesheets ?? 0;
+  async stylesheetsParsed(crawlId: string): Promise<number> {
+    // crawl_pages holds parsed pages and parsed stylesheets; pages_crawled counts only the pages.
+    const row = await this.db.get<{ stylesheets: number }>(
+      "SELECT (SELECT COUNT(*) FROM crawl_pages WHERE crawl_id = $crawl) - pages_crawled AS stylesheets FROM crawls WHERE id = $crawl",
+      { crawl: crawlId },
+    );
+    return row?.stylesheets ?? 0;
   }
 
   /** How many pages the crawl's sitemaps list; null until they were read. */
-  sitemapUrls(crawlId: string): number | null {
-    return this.sqlite.query<{ n: number | null }, [string]>("SELECT sitemap_urls AS n FROM crawls WHERE id = ?1").get(crawlId)?.n ?? null;
+  async sitemapUrls(crawlId: string): Promise<number | null> {
+    return (await this.db.get<{ n: number | null }>("SELECT sitemap_urls AS n FROM crawls WHERE id = $crawl", { crawl: crawlId }))?.n ?? null;
   }
 
   /** Sets how many pages the crawl's sitemaps list and how many of them no crawled page links to. */
-  setSitemapCounts(crawlId: string, listed: number, orphans: number): void {
-    this.sqlite.query("UPDATE crawls SET sitemap_urls = ?1, orphan_pages = ?2 WHERE id = ?3").run(listed, orphans, crawlId);
+  async setSitemapCounts(crawlId: string, listed: number, orphans: number): Promise<void> {
+    await this.db.run("UPDATE crawls SET sitemap_urls = $listed, orphan_pages = $orphans WHERE id = $crawl", { listed, orphans, crawl: crawlId });
   }
 
   /** Moves the crawl's counters by `delta`; its pages_crawled after the move. */
-  addCounts(crawlId: string, delta: CounterDelta): number {
-    return this.addCountsStatement.get(
-      delta.pagesAdded,
-      delta.total,
-      delta.broken,
-      delta.skipped,
-      delta.truncated,
-      delta.pagesCut,
-      delta.excluded,
-      delta.pagesReused,
-      crawlId,
-    )!.pages_crawled;
+  async addCounts(crawlId: string, delta: CounterDelta): Promise<number> {
+    const row = await this.db.get<{ pages_crawled: number }>(
+      `UPDATE crawls SET pages_crawled = pages_crawled + $pages, total_links = total_links + $total, broken_links = broken_links + $broken,
+       skipped_links = skipped_links + $skipped, truncated = ${this.db.dialect.greatest}(truncated, $truncated), pages_cut = pages_cut + $cut,
+       excluded_links = excluded_links + $excluded, pages_reused = pages_reused + $reused
+       WHERE id = $crawl RETURNING pages_crawled`,
+      {
+        pages: delta.pagesAdded,
+        total: delta.total,
+        broken: delta.broken,
+        skipped: delta.skipped,
+        truncated: delta.truncated,
+        cut: delta.pagesCut,
+        excluded: delta.excluded,
+        reused: delta.pagesReused,
+        crawl: crawlId,
+      },
+    );
+    return row!.pages_crawled;
   }
 }

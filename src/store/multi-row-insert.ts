@@ -1,22 +1,23 @@
-import type { Database, SQLQueryBindings, Statement } from "bun:sqlite";
+import type { Db, Dialect, DialectName, SqlValue } from "./db.ts";
 
 /**
- * An INSERT that writes many rows per statement. Each statement call costs a round trip through bun:sqlite
- * (binding, stepping, resetting) that is larger than SQLite's work for one small row, so rows go in groups of
- * up to `maxRows`. Values shared by every row (`?1`…`?shared`) are bound once per statement.
- * One prepared statement is kept per group size used.
+ * An INSERT that writes many rows per statement. Each statement call costs a round trip (through bun:sqlite:
+ * binding, stepping, resetting; to PostgreSQL: the network) that is larger than the store's work for one small
+ * row, so rows go in groups of up to `maxRows`. Values shared by every row are bound once per statement. Values
+ * are positional (dialect.param): an object of named values per row measured 2.5x slower on bun:sqlite. The
+ * statement text is built once per (dialect, row count) and kept; 100 rows of up to 13 values stay far below
+ * SQLite's 32,766 variables and PostgreSQL's 65,535 parameters.
  */
 export class MultiRowInsert {
-  private readonly statements = new Map<number, Statement>();
-  private readonly perRow: number;
+  private readonly texts = new Map<string, string>();
+  readonly perRow: number;
 
   /**
    * @param head  `INSERT INTO t (a, b, c) VALUES`
-   * @param row   one row's values, e.g. `(?1, ?, ?)`: numbered parameters are the shared ones, `?` the row's own
+   * @param row   one row's values, e.g. `(?1, ?, ?)`: numbered placeholders are the shared values (1..shared), `?` the row's own
    * @param tail  what follows the rows (`ON CONFLICT …`), if anything
    */
   constructor(
-    private readonly sqlite: Database,
     private readonly head: string,
     private readonly row: string,
     private readonly shared: number,
@@ -24,31 +25,32 @@ export class MultiRowInsert {
     private readonly maxRows = 100,
   ) {
     this.perRow = (row.match(/\?(?!\d)/g) ?? []).length;
+    if (this.shared + this.perRow * maxRows > 32_766) throw new RangeError("too many values per statement for SQLite");
   }
 
-  /**
-   * Inserts `values.length / perRow` rows (each row's own values, flat, in order) with the `shared` values.
-   * After each statement, `inserted(firstRowid, offset, rows)` tells the rowids it assigned: the rows of one
-   * statement get consecutive rowids (the caller holds the write lock, so nothing else inserts in between).
-   */
-  run(shared: SQLQueryBindings[], values: SQLQueryBindings[], inserted?: (firstRowid: number, offset: number, rows: number) => void): void {
+  /** Inserts `values.length / perRow` rows (each row's own values, flat, in order) with the `shared` values, on `db`. */
+  async run(db: Db, shared: readonly SqlValue[], values: readonly SqlValue[]): Promise<void> {
     if (shared.length !== this.shared || values.length % this.perRow !== 0) throw new RangeError("parameter count does not match the row shape");
     const total = values.length / this.perRow;
     for (let offset = 0; offset < total; offset += this.maxRows) {
       const rows = Math.min(this.maxRows, total - offset);
-      const chunk = values.slice(offset * this.perRow, (offset + rows) * this.perRow);
-      const result = this.statement(rows).run(...shared, ...chunk);
+      const bound = offset === 0 && rows === total ? values : values.slice(offset * this.perRow, (offset + rows) * this.perRow);
+      const result = await db.run(this.text(db.dialect, rows), this.shared === 0 ? bound : [...shared, ...bound]);
       if (result.changes !== rows) throw new Error(`expected ${rows} rows written, got ${result.changes}`);
-      inserted?.(Number(result.lastInsertRowid) - rows + 1, offset, rows);
     }
   }
 
-  private statement(rows: number): Statement {
-    let statement = this.statements.get(rows);
-    if (statement === undefined) {
-      statement = this.sqlite.prepare(`${this.head} ${Array.from({ length: rows }, () => this.row).join(", ")} ${this.tail}`);
-      this.statements.set(rows, statement);
+  /** The statement for `rows` rows in `dialect`'s placeholders: the shared values first, then each row's in turn. */
+  text(dialect: Dialect, rows: number): string {
+    const key = `${dialect.name satisfies DialectName}:${rows}`;
+    let text = this.texts.get(key);
+    if (text === undefined) {
+      let next = this.shared + 1;
+      const tuples: string[] = [];
+      for (let r = 0; r < rows; r++) tuples.push(this.row.replace(/\?(\d*)/g, (_, n: string) => dialect.param(n === "" ? next++ : Number(n))));
+      text = `${this.head} ${tuples.join(", ")} ${this.tail}`;
+      this.texts.set(key, text);
     }
-    return statement;
+    return text;
   }
 }

@@ -1,6 +1,5 @@
-import type { Database, Statement } from "bun:sqlite";
 import { breakageCause, type BreakageCause } from "../core/breakage-cause.ts";
-import { keysetBatches } from "./keyset-batches.ts";
+import type { Db } from "./db.ts";
 import { MultiRowInsert } from "./multi-row-insert.ts";
 import type { StoredLinkKind, TargetState } from "./schema.ts";
 
@@ -58,132 +57,137 @@ type RawUncheckedOpen = Omit<OpenLinkRecord, "internal"> & { pos: number; intern
 /** Rows read per query when a crawl's open links are walked. */
 const BATCH = 1_000;
 
-/** Whether crawl `p` ran with check_fragments (options written before the option existed lack it). */
-const FRAGMENTS = "COALESCE(json_extract(p.options, '$.check_fragments'), 0)";
+function toCrawlRef(row: RawCrawlRef | undefined): CrawlRef | undefined {
+  return row === undefined ? undefined : { id: row.id, started_at: row.started_at, fragments: row.fragments === 1 };
+}
 
-function toCrawlRef(row: RawCrawlRef | null): CrawlRef | undefined {
-  return row === null ? undefined : { id: row.id, started_at: row.started_at, fragments: row.fragments === 1 };
+const INSERT_UNCHECKED = new MultiRowInsert(
+  `INSERT INTO unchecked_links (crawl_id, source_url, url, fragment, kind, internal, link_text, status_code, final_url, error, warning, cause, broken_since) VALUES`,
+  "(?1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+  1,
+);
+
+/** Every row `read(afterPos)` gives, batch after batch in `pos` order, until a batch comes back short. */
+async function* keysetRows<T extends { pos: number }>(read: (afterPos: number) => Promise<T[]>): AsyncGenerator<T> {
+  // Bounded: each turn moves past the rows it read.
+  for (let after = 0; ; ) {
+    const rows = await read(after);
+    yield* rows;
+    if (rows.length < BATCH) return;
+    after = rows[rows.length - 1]!.pos;
+  }
 }
 
 export class OpenLinksRepo {
-  private readonly previousStatement: Statement<RawCrawlRef, [string]>;
-  private readonly crawlStatement: Statement<RawCrawlRef, [string]>;
-  private readonly sourcesStatement: Statement<LinkSource & { broken_since: string | null }, [string, string]>;
-  private readonly linkSourceStatement: Statement<LinkSource, [number]>;
-  private readonly brokenOpen: Statement<RawBrokenOpen, [string, number, number]>;
-  private readonly uncheckedOpen: Statement<RawUncheckedOpen, [string, number, number]>;
-  private readonly brokenPairsStatement: Statement<{ pos: number; url: string; fragment: string; source_url: string }, [string, number, number]>;
-  private readonly targetStatement: Statement<{ state: TargetState; is_broken: number | null }, [string, string]>;
-  private readonly pageStatement: Statement<{ cut: number }, [string, string]>;
-  private readonly insertUncheckedStatement: MultiRowInsert;
+  constructor(private readonly db: Db) {}
 
-  constructor(sqlite: Database) {
-    // Crawls of a domain run one at a time, so the previous ended one is final while this one runs. One that never
-    // started (cancelled while pending) checked nothing and is passed over.
-    this.previousStatement = sqlite.prepare(
-      `SELECT p.id, p.started_at, ${FRAGMENTS} AS fragments FROM crawls c JOIN crawls p ON p.domain_id = c.domain_id
-       WHERE c.id = ?1 AND p.status IN ('completed', 'failed') AND p.started_at IS NOT NULL
-         AND (p.created_at < c.created_at OR (p.created_at = c.created_at AND p.id < c.id))
-       ORDER BY p.created_at DESC, p.id DESC LIMIT 1`,
-    );
-    this.crawlStatement = sqlite.prepare(
-      `SELECT p.id, COALESCE(p.started_at, p.created_at) AS started_at, ${FRAGMENTS} AS fragments FROM crawls p WHERE p.id = ?1`,
-    );
-    this.sourcesStatement = sqlite.prepare(
-      `SELECT l.source_url, l.fragment, b.broken_since FROM crawl_targets t
-         JOIN broken_links b INDEXED BY broken_links_target_idx ON b.target_id = t.id JOIN links l ON l.id = b.link_id
-       WHERE t.crawl_id = ?1 AND t.url = ?2
-       UNION ALL
-       SELECT source_url, fragment, broken_since FROM unchecked_links WHERE crawl_id = ?1 AND url = ?2`,
-    );
-    this.linkSourceStatement = sqlite.prepare("SELECT source_url, fragment FROM links WHERE id = ?1");
-    this.brokenOpen = sqlite.prepare(
-      `SELECT b.link_id AS pos, t.url, l.fragment, l.source_url, l.kind, t.internal, l.link_text, t.status_code, t.final_url,
-         COALESCE(l.fragment_error, t.error) AS error, COALESCE(l.fragment_warning, t.warning) AS warning,
-         (l.fragment_error IS NOT NULL AND t.is_broken = 0) AS fragment_broken, b.broken_since
-       FROM broken_links b JOIN links l ON l.id = b.link_id JOIN crawl_targets t ON t.id = b.target_id
-       WHERE b.crawl_id = ?1 AND b.link_id > ?2 ORDER BY b.link_id LIMIT ?3`,
-    );
-    this.uncheckedOpen = sqlite.prepare(
-      `SELECT id AS pos, url, fragment, source_url, kind, internal, link_text, status_code, final_url, error, warning, cause, broken_since
-       FROM unchecked_links WHERE crawl_id = ?1 AND id > ?2 ORDER BY id LIMIT ?3`,
-    );
-    this.brokenPairsStatement = sqlite.prepare(
-      `SELECT b.link_id AS pos, t.url, l.fragment, l.source_url FROM broken_links b JOIN links l ON l.id = b.link_id JOIN crawl_targets t ON t.id = b.target_id
-       WHERE b.crawl_id = ?1 AND b.link_id > ?2 ORDER BY b.link_id LIMIT ?3`,
-    );
-    this.targetStatement = sqlite.prepare("SELECT state, is_broken FROM crawl_targets WHERE crawl_id = ?1 AND url = ?2");
-    this.pageStatement = sqlite.prepare("SELECT cut FROM crawl_pages WHERE crawl_id = ?1 AND url = ?2");
-    this.insertUncheckedStatement = new MultiRowInsert(
-      sqlite,
-      `INSERT INTO unchecked_links (crawl_id, source_url, url, fragment, kind, internal, link_text, status_code, final_url, error, warning, cause, broken_since) VALUES`,
-      "(?1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-      1,
-    );
+  /** Whether crawl `p` ran with check_fragments (options written before the option existed lack it). */
+  private get fragments(): string {
+    return this.db.dialect.jsonFlag("p.options", "check_fragments");
   }
 
   /** The crawl itself, with its start (its creation time while it has not started). */
-  crawl(crawlId: string): CrawlRef | undefined {
-    return toCrawlRef(this.crawlStatement.get(crawlId));
+  async crawl(crawlId: string): Promise<CrawlRef | undefined> {
+    const row = await this.db.get<RawCrawlRef>(
+      `SELECT p.id, COALESCE(p.started_at, p.created_at) AS started_at, ${this.fragments} AS fragments FROM crawls p WHERE p.id = $crawl`,
+      { crawl: crawlId },
+    );
+    return toCrawlRef(row);
   }
 
   /** The last crawl of the same domain that started and ended before this one was created. */
-  previousEnded(crawlId: string): CrawlRef | undefined {
-    return toCrawlRef(this.previousStatement.get(crawlId));
+  async previousEnded(crawlId: string): Promise<CrawlRef | undefined> {
+    // Crawls of a domain run one at a time, so the previous ended one is final while this one runs. One that never
+    // started (cancelled while pending) checked nothing and is passed over.
+    const row = await this.db.get<RawCrawlRef>(
+      `SELECT p.id, p.started_at, ${this.fragments} AS fragments FROM crawls c JOIN crawls p ON p.domain_id = c.domain_id
+       WHERE c.id = $crawl AND p.status IN ('completed', 'failed') AND p.started_at IS NOT NULL
+         AND (p.created_at < c.created_at OR (p.created_at = c.created_at AND p.id < c.id))
+       ORDER BY p.created_at DESC, p.id DESC LIMIT 1`,
+      { crawl: crawlId },
+    );
+    return toCrawlRef(row);
   }
 
   /**
    * The links to the target at `url` (fragments apart) that crawl `crawlId` left open: the page each is on, its
    * fragment, since when it is broken.
    */
-  openSources(crawlId: string, url: string): (LinkSource & { broken_since: string | null })[] {
-    return this.sourcesStatement.all(crawlId, url);
+  openSources(crawlId: string, url: string): Promise<(LinkSource & { broken_since: string | null })[]> {
+    return this.db.all(
+      `SELECT l.source_url, l.fragment, b.broken_since FROM crawl_targets t
+         JOIN broken_links b ${this.db.dialect.indexedBy("broken_links_target_idx")} ON b.target_id = t.id JOIN links l ON l.id = b.link_id
+       WHERE t.crawl_id = $crawl AND t.url = $url
+       UNION ALL
+       SELECT source_url, fragment, broken_since FROM unchecked_links WHERE crawl_id = $crawl AND url = $url`,
+      { crawl: crawlId, url },
+    );
   }
 
   /** The page link `linkId` was found on, and its fragment. */
-  linkSource(linkId: number): LinkSource {
-    return this.linkSourceStatement.get(linkId) ?? { source_url: "", fragment: "" };
+  async linkSource(linkId: number): Promise<LinkSource> {
+    return (await this.db.get<LinkSource>("SELECT source_url, fragment FROM links WHERE id = $id", { id: linkId })) ?? { source_url: "", fragment: "" };
   }
 
   /** Every open link of crawl `crawl`, its broken links then its unchecked ones, read in batches. */
-  *eachOpen(crawl: CrawlRef): Generator<OpenLinkRecord> {
-    const read = (afterPos: number) => this.brokenOpen.all(crawl.id, afterPos, BATCH);
-    for (const rows of keysetBatches(read, BATCH, (row) => row.pos)) {
-      for (const { pos: _pos, fragment_broken, internal, ...row } of rows) {
-        yield {
-          ...row,
-          internal: internal === 1,
-          cause: breakageCause({ status_code: row.status_code, fragment_broken: fragment_broken === 1 }),
-          broken_since: row.broken_since ?? crawl.started_at,
-        };
-      }
+  async *eachOpen(crawl: CrawlRef): AsyncGenerator<OpenLinkRecord> {
+    const readBroken = (after: number) =>
+      this.db.all<RawBrokenOpen>(
+        `SELECT b.link_id AS pos, t.url, l.fragment, l.source_url, l.kind, t.internal, l.link_text, t.status_code, t.final_url,
+           COALESCE(l.fragment_error, t.error) AS error, COALESCE(l.fragment_warning, t.warning) AS warning,
+           CASE WHEN l.fragment_error IS NOT NULL AND t.is_broken = 0 THEN 1 ELSE 0 END AS fragment_broken, b.broken_since
+         FROM broken_links b JOIN links l ON l.id = b.link_id JOIN crawl_targets t ON t.id = b.target_id
+         WHERE b.crawl_id = $crawl AND b.link_id > $after ORDER BY b.link_id LIMIT $limit`,
+        { crawl: crawl.id, after, limit: BATCH },
+      );
+    for await (const { pos: _pos, fragment_broken, internal, ...row } of keysetRows(readBroken)) {
+      yield {
+        ...row,
+        internal: internal === 1,
+        cause: breakageCause({ status_code: row.status_code, fragment_broken: fragment_broken === 1 }),
+        broken_since: row.broken_since ?? crawl.started_at,
+      };
     }
-    const readUnchecked = (afterPos: number) => this.uncheckedOpen.all(crawl.id, afterPos, BATCH);
-    for (const rows of keysetBatches(readUnchecked, BATCH, (row) => row.pos)) {
-      for (const { pos: _pos, internal, ...row } of rows) yield { ...row, internal: internal === 1 };
-    }
+    const readUnchecked = (after: number) =>
+      this.db.all<RawUncheckedOpen>(
+        `SELECT id AS pos, url, fragment, source_url, kind, internal, link_text, status_code, final_url, error, warning, cause, broken_since
+         FROM unchecked_links WHERE crawl_id = $crawl AND id > $after ORDER BY id LIMIT $limit`,
+        { crawl: crawl.id, after, limit: BATCH },
+      );
+    for await (const { pos: _pos, internal, ...row } of keysetRows(readUnchecked)) yield { ...row, internal: internal === 1 };
   }
 
   /** The crawl's broken links as (target URL, fragment, source page), read in batches. */
-  *brokenPairs(crawlId: string): Generator<{ url: string; fragment: string; source_url: string }> {
-    const read = (afterPos: number) => this.brokenPairsStatement.all(crawlId, afterPos, BATCH);
-    for (const rows of keysetBatches(read, BATCH, (row) => row.pos)) yield* rows;
+  async *brokenPairs(crawlId: string): AsyncGenerator<{ url: string; fragment: string; source_url: string }> {
+    const read = (after: number) =>
+      this.db.all<{ pos: number; url: string; fragment: string; source_url: string }>(
+        `SELECT b.link_id AS pos, t.url, l.fragment, l.source_url FROM broken_links b JOIN links l ON l.id = b.link_id JOIN crawl_targets t ON t.id = b.target_id
+         WHERE b.crawl_id = $crawl AND b.link_id > $after ORDER BY b.link_id LIMIT $limit`,
+        { crawl: crawlId, after, limit: BATCH },
+      );
+    yield* keysetRows(read);
   }
 
   /** What the crawl made of the target at `url`, if it has one. */
-  target(crawlId: string, url: string): TargetReach | undefined {
-    const row = this.targetStatement.get(crawlId, url);
-    return row === null ? undefined : { state: row.state, is_broken: row.is_broken === 1 };
+  async target(crawlId: string, url: string): Promise<TargetReach | undefined> {
+    const row = await this.db.get<{ state: TargetState; is_broken: number | null }>(
+      "SELECT state, is_broken FROM crawl_targets WHERE crawl_id = $crawl AND url = $url",
+      {
+        crawl: crawlId,
+        url,
+      },
+    );
+    return row === undefined ? undefined : { state: row.state, is_broken: row.is_broken === 1 };
   }
 
   /** Whether the crawl parsed the page (or stylesheet) at `url`, and whether its links were cut; undefined when it did not. */
-  page(crawlId: string, url: string): { cut: boolean } | undefined {
-    const row = this.pageStatement.get(crawlId, url);
-    return row === null ? undefined : { cut: row.cut === 1 };
+  async page(crawlId: string, url: string): Promise<{ cut: boolean } | undefined> {
+    const row = await this.db.get<{ cut: number }>("SELECT cut FROM crawl_pages WHERE crawl_id = $crawl AND url = $url", { crawl: crawlId, url });
+    return row === undefined ? undefined : { cut: row.cut === 1 };
   }
 
   /** Records the open links the crawl did not check, in the order given. */
-  insertUnchecked(crawlId: string, rows: readonly OpenLinkRecord[]): void {
+  insertUnchecked(crawlId: string, rows: readonly OpenLinkRecord[]): Promise<void> {
     const values = rows.flatMap((row) => [
       row.source_url,
       row.url,
@@ -198,6 +202,6 @@ export class OpenLinksRepo {
       row.cause,
       row.broken_since,
     ]);
-    this.insertUncheckedStatement.run([crawlId], values);
+    return INSERT_UNCHECKED.run(this.db, [crawlId], values);
   }
 }

@@ -1,5 +1,5 @@
-import type { Database } from "bun:sqlite";
 import type { WarningCause, WarningEntry } from "../core/crawl-warnings.ts";
+import type { Db } from "./db.ts";
 
 /**
  * A crawl's warnings, aggregated per cause (core/crawl-warnings.ts decides what an entry holds and the budget it
@@ -10,22 +10,32 @@ import type { WarningCause, WarningEntry } from "../core/crawl-warnings.ts";
 type RawEntry = { cause: WarningCause; message: string; count: number; samples: string };
 
 export class WarningsRepo {
-  constructor(private readonly sqlite: Database) {}
+  constructor(private readonly db: Db) {}
 
   /** The crawl's warning entries, in the order their causes were first found. */
-  entries(crawlId: string): WarningEntry[] {
-    return this.sqlite
-      .query<RawEntry, [string]>("SELECT cause, message, count, samples FROM crawl_warnings WHERE crawl_id = ?1 ORDER BY position")
-      .all(crawlId)
-      .map((raw) => ({ ...raw, samples: JSON.parse(raw.samples) as string[] }));
+  async entries(crawlId: string): Promise<WarningEntry[]> {
+    const rows = await this.db.all<RawEntry>("SELECT cause, message, count, samples FROM crawl_warnings WHERE crawl_id = $crawl ORDER BY position", {
+      crawl: crawlId,
+    });
+    return rows.map((raw) => ({ ...raw, samples: JSON.parse(raw.samples) as string[] }));
   }
 
-  /** Replaces the crawl's entries; run inside the caller's transaction. */
-  replace(crawlId: string, entries: readonly WarningEntry[]): void {
-    this.sqlite.query("DELETE FROM crawl_warnings WHERE crawl_id = ?1").run(crawlId);
-    const insert = this.sqlite.query("INSERT INTO crawl_warnings (crawl_id, position, cause, message, count, samples) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
-    entries.forEach((entry, position) => {
-      insert.run(crawlId, position, entry.cause, entry.message, entry.count, JSON.stringify(entry.samples));
-    });
+  /** Replaces the crawl's entries; run it on the Db of the caller's transaction. */
+  async replace(crawlId: string, entries: readonly WarningEntry[]): Promise<void> {
+    const tx = this.db;
+    await tx.run("DELETE FROM crawl_warnings WHERE crawl_id = $crawl", { crawl: crawlId });
+    for (const [position, entry] of entries.entries()) {
+      await tx.run(
+        "INSERT INTO crawl_warnings (crawl_id, position, cause, message, count, samples) VALUES ($crawl, $position, $cause, $message, $count, $samples)",
+        {
+          crawl: crawlId,
+          position,
+          cause: entry.cause,
+          message: entry.message,
+          count: entry.count,
+          samples: JSON.stringify(entry.samples),
+        },
+      );
+    }
   }
 }

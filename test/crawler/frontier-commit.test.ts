@@ -6,6 +6,7 @@ import { openDatabase, openStore, type Store } from "../../src/store/sqlite.ts";
 import { BatchAccountingError, Frontier } from "../../src/crawler/frontier.ts";
 import type { FrontierTarget } from "../../src/store/frontier.repo.ts";
 import { migrate } from "../../src/store/migrate.ts";
+import { SqliteDb } from "../../src/store/sqlite-db.ts";
 
 /** How the crawler's batches land in a file store shared with other connections. */
 
@@ -54,37 +55,37 @@ async function holdWriteLock(path: string, crawlId: string, holdMs: number) {
 test("a batch committed while another connection holds the write lock waits for it instead of failing", async () => {
   const crawlId = "01a20460-0000-7000-8000-0000000000c1";
   const store = freshStore("lock.db", crawlId);
-  const frontier = new Frontier(store.sqlite);
-  frontier.seed(crawlId, ROOT);
-  const [root] = frontier.pull(crawlId, 0, 10);
+  const frontier = new Frontier(new SqliteDb(store.sqlite));
+  await frontier.seed(crawlId, ROOT);
+  const [root] = await frontier.pull(crawlId, 0, 10);
 
   const holder = await holdWriteLock(join(dir, "lock.db"), crawlId, 300);
-  // Synchronous: returns once the holder committed. A deferred transaction would read first and then fail
+  // Returns once the holder committed (the busy timeout waits). A deferred transaction would read first and then fail
   // its first write with "database is locked", which no busy timeout waits out.
-  frontier.commit(crawlId, [checked(root!, [`${ROOT}a`, `${ROOT}b`])], LIMITS);
+  await frontier.commit(crawlId, [checked(root!, [`${ROOT}a`, `${ROOT}b`])], LIMITS);
   expect(await holder.exited).toBe(0);
 
   const crawl = store.sqlite.query("SELECT pages_crawled, error FROM crawls WHERE id = ?").get(crawlId);
   expect(crawl).toEqual({ pages_crawled: 1, error: "touched by another connection" });
-  expect(frontier.pull(crawlId, 0, 10).map((target) => target.url)).toEqual([`${ROOT}a`, `${ROOT}b`]);
+  expect((await frontier.pull(crawlId, 0, 10)).map((target) => target.url)).toEqual([`${ROOT}a`, `${ROOT}b`]);
   store.close();
 });
 
-test("a batch tells the pages the store counted; one whose counts disagree with the store's is refused whole", () => {
+test("a batch tells the pages the store counted; one whose counts disagree with the store's is refused whole", async () => {
   const crawlId = "01a20460-0000-7000-8000-0000000000c5";
   const store = freshStore("accounting.db", crawlId);
-  const frontier = new Frontier(store.sqlite);
-  frontier.seed(crawlId, ROOT);
-  const [root] = frontier.pull(crawlId, 0, 10);
-  expect(frontier.commit(crawlId, [checked(root!, [`${ROOT}a`, `${ROOT}b`])], LIMITS)).toEqual({ redo: [], pagesCrawled: 1 });
+  const frontier = new Frontier(new SqliteDb(store.sqlite));
+  await frontier.seed(crawlId, ROOT);
+  const [root] = await frontier.pull(crawlId, 0, 10);
+  expect(await frontier.commit(crawlId, [checked(root!, [`${ROOT}a`, `${ROOT}b`])], LIMITS)).toEqual({ redo: [], pagesCrawled: 1 });
   const counts = () => store.sqlite.query("SELECT pages_crawled, total_links, (SELECT count(*) FROM links) AS links FROM crawls WHERE id = ?").get(crawlId);
   // A fault in the accounting: a page counted twice behind the frontier's back.
   store.sqlite.run("UPDATE crawls SET pages_crawled = pages_crawled + 1 WHERE id = ?", [crawlId]);
   const before = counts();
-  const [a] = frontier.pull(crawlId, root!.id, 1);
-  expect(() => frontier.commit(crawlId, [checked(a!, [`${ROOT}b`, `${ROOT}c`])], LIMITS)).toThrow(BatchAccountingError);
+  const [a] = await frontier.pull(crawlId, root!.id, 1);
+  await expect(frontier.commit(crawlId, [checked(a!, [`${ROOT}b`, `${ROOT}c`])], LIMITS)).rejects.toThrow(BatchAccountingError);
   expect(counts()).toEqual(before);
-  expect(frontier.pull(crawlId, root!.id, 10).map((target) => target.url)).toEqual([`${ROOT}a`, `${ROOT}b`]);
+  expect((await frontier.pull(crawlId, root!.id, 10)).map((target) => target.url)).toEqual([`${ROOT}a`, `${ROOT}b`]);
   store.close();
 });
 
@@ -92,41 +93,41 @@ test("a resume whose rebuild of the waiting counts fails (store locked) rebuilds
   const crawlId = "01a20460-0000-7000-8000-0000000000c3";
   const path = join(dir, "rebuild.db");
   const store = freshStore("rebuild.db", crawlId);
-  const before = new Frontier(store.sqlite);
-  before.seed(crawlId, ROOT);
-  const [root] = before.pull(crawlId, 0, 10);
-  before.commit(crawlId, [checked(root!, [`${ROOT}a`, `${ROOT}b`])], LIMITS);
-  const [a] = before.pull(crawlId, root!.id, 10);
+  const before = new Frontier(new SqliteDb(store.sqlite));
+  await before.seed(crawlId, ROOT);
+  const [root] = await before.pull(crawlId, 0, 10);
+  await before.commit(crawlId, [checked(root!, [`${ROOT}a`, `${ROOT}b`])], LIMITS);
+  const [a] = await before.pull(crawlId, root!.id, 10);
   // Both pages link /b: two links wait for its verdict.
-  before.commit(crawlId, [checked(a!, [`${ROOT}b`])], LIMITS);
-  const b = before.pull(crawlId, 0, 10).find((target) => target.url === `${ROOT}b`)!;
+  await before.commit(crawlId, [checked(a!, [`${ROOT}b`])], LIMITS);
+  const b = (await before.pull(crawlId, 0, 10)).find((target) => target.url === `${ROOT}b`)!;
   store.close();
 
   // The crawl resumes on a connection that does not wait for the write lock, while another holds it.
   const resumed = openStore(path, { busyTimeoutMs: 0 });
-  const frontier = new Frontier(resumed.sqlite);
+  const frontier = new Frontier(new SqliteDb(resumed.sqlite));
   const holder = await holdWriteLock(path, crawlId, 300);
-  expect(() => frontier.commit(crawlId, [checked(b, [])], LIMITS)).toThrow();
+  await expect(frontier.commit(crawlId, [checked(b, [])], LIMITS)).rejects.toThrow();
   expect(await holder.exited).toBe(0);
 
-  frontier.commit(crawlId, [checked(b, [])], LIMITS);
+  await frontier.commit(crawlId, [checked(b, [])], LIMITS);
   // root -> a, root -> b, a -> b: every target checked, every link counted.
   expect(resumed.sqlite.query("SELECT pages_crawled, total_links FROM crawls WHERE id = ?").get(crawlId)).toEqual({ pages_crawled: 3, total_links: 3 });
   resumed.close();
 });
 
-test("targets beyond what the in-memory table holds are found in the store, never duplicated, their links counted", () => {
+test("targets beyond what the in-memory table holds are found in the store, never duplicated, their links counted", async () => {
   const crawlId = "01a20460-0000-7000-8000-0000000000c2";
   const store = freshStore("turnover.db", crawlId);
-  const frontier = new Frontier(store.sqlite, { maxKnownTargets: 2 });
-  frontier.seed(crawlId, ROOT);
-  const [root] = frontier.pull(crawlId, 0, 10);
+  const frontier = new Frontier(new SqliteDb(store.sqlite), { maxKnownTargets: 2 });
+  await frontier.seed(crawlId, ROOT);
+  const [root] = await frontier.pull(crawlId, 0, 10);
   const shared = Array.from({ length: 10 }, (_, i) => `${ROOT}s${i}`);
-  frontier.commit(crawlId, [checked(root!, shared)], LIMITS);
+  await frontier.commit(crawlId, [checked(root!, shared)], LIMITS);
 
   // Each page links every shared target again (and one of its own): far more than the table holds.
-  const pages = frontier.pull(crawlId, 0, 100);
-  frontier.commit(
+  const pages = await frontier.pull(crawlId, 0, 100);
+  await frontier.commit(
     crawlId,
     pages.slice(0, 5).map((page, i) => checked(page, [...shared, `${ROOT}own${i}`])),
     LIMITS,
@@ -152,28 +153,28 @@ const broken404 = { status_code: 404, is_broken: true, error: null, warning: nul
 test.each([
   ["held in memory", 1_000],
   ["beyond what memory holds", 3],
-])("links waiting for targets %s are counted once their verdicts come, across a restart", (_name, maxKnownTargets) => {
+])("links waiting for targets %s are counted once their verdicts come, across a restart", async (_name, maxKnownTargets) => {
   const crawlId = `01a20460-0000-7000-8000-00000000c3${String(maxKnownTargets).padStart(2, "0").slice(-2)}`;
   const store = freshStore(`restart-${maxKnownTargets}.db`, crawlId);
-  const first = new Frontier(store.sqlite, { maxKnownTargets });
-  first.seed(crawlId, ROOT);
-  const [root] = first.pull(crawlId, 0, 10);
+  const first = new Frontier(new SqliteDb(store.sqlite), { maxKnownTargets });
+  await first.seed(crawlId, ROOT);
+  const [root] = await first.pull(crawlId, 0, 10);
   const shared = Array.from({ length: 6 }, (_, i) => `${ROOT}s${i}`);
-  first.commit(crawlId, [checked(root!, shared)], LIMITS);
+  await first.commit(crawlId, [checked(root!, shared)], LIMITS);
   // Three shared pages are parsed: each links every shared target, so each target has links waiting for it.
-  const queued = first.pull(crawlId, 0, 100);
-  first.commit(
+  const queued = await first.pull(crawlId, 0, 100);
+  await first.commit(
     crawlId,
     queued.slice(0, 3).map((page) => checked(page, shared)),
     LIMITS,
   );
 
   // A restart: a new frontier rebuilds what waits for what from the store alone.
-  const second = new Frontier(store.sqlite, { maxKnownTargets });
-  const left = second.pull(crawlId, 0, 100).filter((target) => !queued.slice(0, 3).some((done) => done.id === target.id));
+  const second = new Frontier(new SqliteDb(store.sqlite), { maxKnownTargets });
+  const left = (await second.pull(crawlId, 0, 100)).filter((target) => !queued.slice(0, 3).some((done) => done.id === target.id));
   expect(left.map((target) => target.url)).toEqual(shared.slice(3));
   // The rest get verdicts, one of them broken; one more page links them all again.
-  second.commit(
+  await second.commit(
     crawlId,
     [
       { kind: "checked", target: left[0]!, verdict: broken404, finalUrl: null, redirectEnd: null, page: null },
@@ -202,7 +203,7 @@ test.each([
   store.close();
 });
 
-test("a resumed frontier reads every target even past what memory holds: no read is left open to block another connection's writes", () => {
+test("a resumed frontier reads every target even past what memory holds: no read is left open to block another connection's writes", async () => {
   const crawlId = "01a20460-0000-7000-8000-0000000000d1";
   // check's temporary store has no WAL: a read left open on one connection makes the other's writes wait and fail.
   const path = join(dir, "no-wal-resume.db");
@@ -210,10 +211,10 @@ test("a resumed frontier reads every target even past what memory holds: no read
   migrate(store.sqlite);
   store.sqlite.run("INSERT INTO domains (id, name, root_url, verification_token) VALUES ('d1', 'example.test', ?, 'tok')", [ROOT]);
   store.sqlite.run("INSERT INTO crawls (id, domain_id, status, options, created_at) VALUES (?, 'd1', 'running', '{}', '2026-01-01')", [crawlId]);
-  const first = new Frontier(store.sqlite);
-  first.seed(crawlId, ROOT);
-  const [root] = first.pull(crawlId, 0, 10);
-  first.commit(
+  const first = new Frontier(new SqliteDb(store.sqlite));
+  await first.seed(crawlId, ROOT);
+  const [root] = await first.pull(crawlId, 0, 10);
+  await first.commit(
     crawlId,
     [
       checked(
@@ -226,9 +227,9 @@ test("a resumed frontier reads every target even past what memory holds: no read
 
   // The crawl job's own connection resumes the crawl with room for 2 of its 7 targets.
   const job = openDatabase(path, { busyTimeoutMs: 200, temporary: true });
-  const resumed = new Frontier(job, { maxKnownTargets: 2 });
-  const [next] = resumed.pull(crawlId, root!.id, 1);
-  resumed.commit(crawlId, [checked(next!, [])], LIMITS);
+  const resumed = new Frontier(new SqliteDb(job), { maxKnownTargets: 2 });
+  const [next] = await resumed.pull(crawlId, root!.id, 1);
+  await resumed.commit(crawlId, [checked(next!, [])], LIMITS);
 
   store.sqlite.run("UPDATE crawls SET error = 'written beside the job' WHERE id = ?", [crawlId]);
   expect(store.sqlite.query("SELECT pages_crawled, error FROM crawls WHERE id = ?").get(crawlId)).toEqual({

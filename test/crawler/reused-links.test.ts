@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { openStore, type Store } from "../../src/store/sqlite.ts";
 import { Frontier, type FrontierResult } from "../../src/crawler/frontier.ts";
 import { PageReuse } from "../../src/crawler/page-reuse.ts";
+import { SqliteDb } from "../../src/store/sqlite-db.ts";
 import { PageReuseRepo } from "../../src/store/page-reuse.repo.ts";
 import type { FrontierTarget } from "../../src/store/frontier.repo.ts";
 import { migrate } from "../../src/store/migrate.ts";
@@ -38,22 +39,22 @@ function store(name: string, crawls: string[]): Store {
 }
 
 /** The previous crawl: the root page read with four links (one target named twice), then every target checked, /b broken. */
-function previousCrawl(frontier: Frontier, crawlId: string): void {
-  frontier.seed(crawlId, ROOT);
-  const [root] = frontier.pull(crawlId, 0, 10);
+async function previousCrawl(frontier: Frontier, crawlId: string): Promise<void> {
+  await frontier.seed(crawlId, ROOT);
+  const [root] = await frontier.pull(crawlId, 0, 10);
   const links = [
     { url: `${ROOT}a`, internal: true, kind: "anchor" as const, text: TEXTS[0]! },
     { url: `${ROOT}b`, internal: true, kind: "anchor" as const, text: TEXTS[1]! },
     { url: `${ROOT}i.png`, internal: true, kind: "image" as const, text: TEXTS[2]! },
     { url: `${ROOT}a`, internal: true, kind: "anchor" as const, text: TEXTS[3]! },
   ];
-  frontier.commit(
+  await frontier.commit(
     crawlId,
     [{ kind: "checked", target: root!, verdict: ok, finalUrl: ROOT, redirectEnd: null, page: { url: ROOT, links, cut: false, record: RECORD } }],
     LIMITS,
   );
-  const targets = frontier.pull(crawlId, root!.id, 10);
-  frontier.commit(
+  const targets = await frontier.pull(crawlId, root!.id, 10);
+  await frontier.commit(
     crawlId,
     targets.map((target) => done(target, target.url.endsWith("/b") ? gone : ok)),
     LIMITS,
@@ -65,25 +66,25 @@ function done(target: FrontierTarget, verdict: typeof ok): FrontierResult {
 }
 
 /** The root of `crawlId` as a reused page: its links those of `previous`'s root. */
-function reusedRoot(frontier: Frontier, reuse: PageReuse, crawlId: string): { root: FrontierTarget; result: FrontierResult } {
-  frontier.seed(crawlId, ROOT);
-  const [root] = frontier.pull(crawlId, 0, 10);
-  const stored = reuse.storedPage(ROOT, LIMITS_READ)!;
+async function reusedRoot(frontier: Frontier, reuse: PageReuse, crawlId: string): Promise<{ root: FrontierTarget; result: FrontierResult }> {
+  await frontier.seed(crawlId, ROOT);
+  const [root] = await frontier.pull(crawlId, 0, 10);
+  const stored = (await reuse.storedPage(ROOT, LIMITS_READ))!;
   expect(stored).not.toBeNull();
-  const reusedLinks = reuse.links(stored)!;
+  const reusedLinks = (await reuse.links(stored))!;
   expect(reusedLinks.count).toBe(4);
   const page = { url: ROOT, links: [], reusedLinks, excluded: reusedLinks.excluded, cut: false, record: RECORD, reused: true };
   return { root: root!, result: { kind: "checked", target: root!, verdict: ok, finalUrl: ROOT, redirectEnd: null, page } };
 }
 
-test("a reused page's links are the previous rows with this crawl's targets, counted when their targets are", () => {
+test("a reused page's links are the previous rows with this crawl's targets, counted when their targets are", async () => {
   const [previous, current] = ["01a20460-0000-7000-8000-0000000000d1", "01a20460-0000-7000-8000-0000000000d2"];
   const { sqlite } = store("copy.db", [previous, current]);
-  const frontier = new Frontier(sqlite);
-  previousCrawl(frontier, previous);
-  const reuse = new PageReuse(new PageReuseRepo(sqlite), previous, false);
-  const { root, result } = reusedRoot(frontier, reuse, current);
-  expect(frontier.commit(current, [result], LIMITS).redo).toEqual([]);
+  const frontier = new Frontier(new SqliteDb(sqlite));
+  await previousCrawl(frontier, previous);
+  const reuse = new PageReuse(new PageReuseRepo(new SqliteDb(sqlite)), previous, false);
+  const { root, result } = await reusedRoot(frontier, reuse, current);
+  expect((await frontier.commit(current, [result], LIMITS)).redo).toEqual([]);
 
   const rows = () =>
     sqlite
@@ -108,13 +109,13 @@ test("a reused page's links are the previous rows with this crawl's targets, cou
   // The page's range is claimed for the next crawl to reuse in turn.
   expect(sqlite.query("SELECT first_link_id AS first, link_count AS n FROM crawl_pages WHERE crawl_id = ?1").get(current)).toEqual({ first: ids[0], n: 4 });
 
-  const targets = frontier.pull(current, root.id, 10);
+  const targets = await frontier.pull(current, root.id, 10);
   expect(targets.map((target) => [target.url, target.asPage])).toEqual([
     [`${ROOT}a`, true],
     [`${ROOT}b`, true],
     [`${ROOT}i.png`, false],
   ]);
-  frontier.commit(
+  await frontier.commit(
     current,
     targets.map((target) => done(target, target.url.endsWith("/b") ? gone : ok)),
     LIMITS,
@@ -124,20 +125,20 @@ test("a reused page's links are the previous rows with this crawl's targets, cou
   expect(sqlite.query("SELECT COUNT(*) AS n FROM broken_links WHERE crawl_id = ?1").get(current)).toEqual({ n: 1 });
 });
 
-test("rows pruned after the page was read: the page's links are written as read", () => {
+test("rows pruned after the page was read: the page's links are written as read", async () => {
   const [previous, current] = ["01a20460-0000-7000-8000-0000000000d3", "01a20460-0000-7000-8000-0000000000d4"];
   const { sqlite } = store("pruned.db", [previous, current]);
-  const frontier = new Frontier(sqlite);
-  previousCrawl(frontier, previous);
-  const reuse = new PageReuse(new PageReuseRepo(sqlite), previous, false);
-  const { result } = reusedRoot(frontier, reuse, current);
+  const frontier = new Frontier(new SqliteDb(sqlite));
+  await previousCrawl(frontier, previous);
+  const reuse = new PageReuse(new PageReuseRepo(new SqliteDb(sqlite)), previous, false);
+  const { result } = await reusedRoot(frontier, reuse, current);
   // Retention deletes a crawl's links a chunk at a time: here, some of the page's.
   sqlite.run("DELETE FROM links WHERE id IN (SELECT id FROM links WHERE crawl_id = ?1 ORDER BY id DESC LIMIT 2)", [previous]);
 
-  expect(frontier.commit(current, [result], LIMITS).redo).toEqual([]);
+  expect((await frontier.commit(current, [result], LIMITS)).redo).toEqual([]);
   const texts = sqlite.query<{ text: string }, [string]>("SELECT link_text AS text FROM links WHERE crawl_id = ?1 ORDER BY id").all(current);
   expect(texts.map((row) => row.text)).toEqual(TEXTS);
   expect(sqlite.query("SELECT pages_crawled AS pages, pages_reused AS reused FROM crawls WHERE id = ?1").get(current)).toEqual({ pages: 1, reused: 1 });
   // Read again, the page's links are no longer all there: it is not reused (the caller reads it in full).
-  expect(reuse.links(reuse.storedPage(ROOT, LIMITS_READ)!)).toBeNull();
+  expect(await reuse.links((await reuse.storedPage(ROOT, LIMITS_READ))!)).toBeNull();
 });

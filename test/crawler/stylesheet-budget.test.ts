@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { Frontier } from "../../src/crawler/frontier.ts";
 import type { FrontierTarget } from "../../src/store/frontier.repo.ts";
 import { migrate } from "../../src/store/migrate.ts";
+import { SqliteDb } from "../../src/store/sqlite-db.ts";
 import { openStore } from "../../src/store/sqlite.ts";
 
 /**
@@ -25,7 +26,7 @@ function result(target: FrontierTarget, links: string[], stylesheet: boolean) {
   return { kind: "checked" as const, target, verdict: ok, finalUrl: target.url, redirectEnd: null, page };
 }
 
-test("stylesheets do not count as pages, and their budget of max_pages survives a resume", () => {
+test("stylesheets do not count as pages, and their budget of max_pages survives a resume", async () => {
   const store = openStore(join(dir, "budget.db"), { busyTimeoutMs: 10_000, create: true });
   migrate(store.sqlite);
   store.sqlite.run("INSERT INTO domains (id, name, root_url, verification_token) VALUES ('d1', 'example.test', ?, 'tok')", [ROOT]);
@@ -33,18 +34,18 @@ test("stylesheets do not count as pages, and their budget of max_pages survives 
   const limits = { maxPages: 2, maxDepth: 10 };
   const counts = () => store.sqlite.query("SELECT pages_crawled, truncated, total_links FROM crawls WHERE id = ?").get(CRAWL);
 
-  const first = new Frontier(store.sqlite);
-  first.seed(CRAWL, ROOT);
-  const [root] = first.pull(CRAWL, 0, 10);
-  first.commit(CRAWL, [result(root!, [`${ROOT}a.css`, `${ROOT}b.css`, `${ROOT}c.css`], false)], limits);
-  const [a, b, c] = first.pull(CRAWL, root!.id, 10);
-  first.commit(CRAWL, [result(a!, [`${ROOT}a.png`], true)], limits);
+  const first = new Frontier(new SqliteDb(store.sqlite));
+  await first.seed(CRAWL, ROOT);
+  const [root] = await first.pull(CRAWL, 0, 10);
+  await first.commit(CRAWL, [result(root!, [`${ROOT}a.css`, `${ROOT}b.css`, `${ROOT}c.css`], false)], limits);
+  const [a, b, c] = await first.pull(CRAWL, root!.id, 10);
+  await first.commit(CRAWL, [result(a!, [`${ROOT}a.png`], true)], limits);
   // Links count once their target has a verdict: only root → a.css so far.
   expect(counts()).toEqual({ pages_crawled: 1, truncated: 0, total_links: 1 });
 
   // A new Frontier on the same store, as after a restart: one stylesheet read, one left in the budget.
-  const resumed = new Frontier(store.sqlite);
-  resumed.commit(CRAWL, [result(b!, [`${ROOT}b.png`], true), result(c!, [`${ROOT}c.png`], true)], limits);
+  const resumed = new Frontier(new SqliteDb(store.sqlite));
+  await resumed.commit(CRAWL, [result(b!, [`${ROOT}b.png`], true), result(c!, [`${ROOT}c.png`], true)], limits);
   const sources = store.sqlite.query("SELECT DISTINCT source_url FROM links ORDER BY source_url").all() as { source_url: string }[];
   expect(sources.map((row) => row.source_url)).toEqual([ROOT, `${ROOT}a.css`, `${ROOT}b.css`]);
   expect(counts()).toMatchObject({ pages_crawled: 1, truncated: 1 });

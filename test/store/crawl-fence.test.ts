@@ -39,13 +39,13 @@ test("a cancelled crawl's worker can write nothing more, and its warnings and co
     "INSERT INTO crawls (id, domain_id, status, options, created_at, started_at) VALUES (?, 'd1', 'running', '{}', '2026-01-01', '2026-01-01')",
     [CRAWL],
   );
-  const frontier = new Frontier(store.sqlite);
+  const frontier = new Frontier(new SqliteDb(store.sqlite));
   const crawls = new CrawlsRepo(new SqliteDb(store.sqlite));
-  frontier.seed(CRAWL, ROOT);
-  const [root] = frontier.pull(CRAWL, 0, 10);
+  await frontier.seed(CRAWL, ROOT);
+  const [root] = await frontier.pull(CRAWL, 0, 10);
   const page = { url: ROOT, links: ["a", "b"].map((p) => ({ url: `${ROOT}${p}`, internal: true, kind: "anchor" as const, text: p })), cut: false };
-  frontier.commit(CRAWL, [{ kind: "checked", target: root!, verdict: ok, finalUrl: null, redirectEnd: null, page }], { maxPages: 100, maxDepth: 10 });
-  frontier.addWarnings(CRAWL, ["found while running"]);
+  await frontier.commit(CRAWL, [{ kind: "checked", target: root!, verdict: ok, finalUrl: null, redirectEnd: null, page }], { maxPages: 100, maxDepth: 10 });
+  await frontier.addWarnings(CRAWL, ["found while running"]);
 
   expect(await failCrawl(crawls, CRAWL, { kind: "cancelled" }, { now: "2026-01-01T00:00:01Z" })).toBe(true);
   const state = async () => ({
@@ -61,10 +61,10 @@ test("a cancelled crawl's worker can write nothing more, and its warnings and co
   expect(ended.unchecked).toEqual([{ source_url: ROOT, url: `${ROOT}b`, broken_since: "2025-12-30" }]);
   expect(ended.broken).toEqual({ n: 0 });
 
-  const [a, b] = frontier.pull(CRAWL, root!.id, 10);
+  const [a, b] = await frontier.pull(CRAWL, root!.id, 10);
   const tally = new WarningTally();
   tally.add({ cause: "sitemap_empty", sample: `${ROOT}sitemap.xml` });
-  const attempts: [string, () => void][] = [
+  const attempts: [string, () => Promise<unknown>][] = [
     [
       "a batch",
       () =>
@@ -90,9 +90,9 @@ test("a cancelled crawl's worker can write nothing more, and its warnings and co
         ),
     ],
     ["a page's ids", () => frontier.fragments.savePageIds(CRAWL, `${ROOT}b`, new Uint8Array(0), null)],
-    ["the fragment step's end", () => frontier.fragments.immediate(() => frontier.fragments.forgetCrawl(CRAWL))],
+    ["the fragment step's end", () => frontier.fragments.immediate(CRAWL, (repo) => repo.forgetCrawl(CRAWL))],
   ];
-  for (const [what, attempt] of attempts) expect(attempt, what).toThrow(CrawlEndedError);
+  for (const [what, attempt] of attempts) await expect(attempt(), what).rejects.toThrow(CrawlEndedError);
   expect(await state()).toEqual(ended);
   expect(store.sqlite.query("SELECT count(*) AS n FROM crawl_page_ids").get()).toEqual({ n: 0 });
   store.close();

@@ -40,7 +40,6 @@ for (const dialect of DIALECTS) {
   });
 }
 
-
 /**
  * What the two engines spell differently (store/dialect.ts), each spelling run on its own engine: the members
  * the crawls and results repos use give the same answers on SQLite and PostgreSQL.

@@ -31,7 +31,7 @@ beforeAll(() => {
   store.sqlite.run("INSERT INTO domains (id, name, root_url, verification_token) VALUES ('d1', 'example.test', ?, 'tok')", [ROOT]);
   store.sqlite.run("INSERT INTO crawls (id, domain_id, status, options, created_at) VALUES (?, 'd1', 'running', '{}', '2026-01-01')", [CRAWL]);
   repo = new CrawlsRepo(new SqliteDb(store.sqlite));
-  frontier = new Frontier(store.sqlite);
+  frontier = new Frontier(new SqliteDb(store.sqlite));
   // links() and broken() use neither the domains nor the runner.
   const unused = new Proxy(
     {},
@@ -49,7 +49,7 @@ afterAll(() => store.close());
 const ok = { status_code: 200, is_broken: false, error: null, warning: null };
 const gone = { status_code: 404, is_broken: true, error: null, warning: null };
 
-function queued(): FrontierTarget[] {
+function queued(): Promise<FrontierTarget[]> {
   return frontier.pull(CRAWL, 0, 1_000);
 }
 
@@ -62,23 +62,23 @@ function check(target: FrontierTarget, verdict: typeof ok, links: string[] = [])
 const urls = (page: { items: { url: string }[] }) => page.items.map((item) => item.url);
 
 test("a running crawl's pages follow every batch the crawler records", async () => {
-  frontier.seed(CRAWL, ROOT);
-  const [root] = queued();
+  await frontier.seed(CRAWL, ROOT);
+  const [root] = await queued();
   const children = Array.from({ length: 30 }, (_, i) => `${ROOT}p${i}`);
-  frontier.commit(CRAWL, [check(root!, ok, children)], LIMITS);
+  await frontier.commit(CRAWL, [check(root!, ok, children)], LIMITS);
 
   // The root's 30 links wait for their targets: none is a result yet.
   expect(await service.links(CRAWL, {}, 1, 10)).toEqual({ items: [], total: 0 });
 
   // Targets p3, p1 and p0 get verdicts, in that order; the listing stays in discovery order.
-  const byUrl = new Map(queued().map((target) => [target.url, target]));
-  frontier.commit(CRAWL, [check(byUrl.get(`${ROOT}p3`)!, ok), check(byUrl.get(`${ROOT}p1`)!, gone)], LIMITS);
+  const byUrl = new Map((await queued()).map((target) => [target.url, target]));
+  await frontier.commit(CRAWL, [check(byUrl.get(`${ROOT}p3`)!, ok), check(byUrl.get(`${ROOT}p1`)!, gone)], LIMITS);
   const first = await service.links(CRAWL, {}, 1, 10);
   expect(urls(first)).toEqual([`${ROOT}p1`, `${ROOT}p3`]);
   expect(first.total).toBe(2);
   expect(await service.links(CRAWL, {}, 1, 10)).toEqual(first); // nothing landed: the same page
 
-  frontier.commit(CRAWL, [check(byUrl.get(`${ROOT}p0`)!, ok)], LIMITS);
+  await frontier.commit(CRAWL, [check(byUrl.get(`${ROOT}p0`)!, ok)], LIMITS);
   const second = await service.links(CRAWL, {}, 1, 10);
   expect(urls(second)).toEqual([`${ROOT}p0`, `${ROOT}p1`, `${ROOT}p3`]);
   expect(second.total).toBe(3);
@@ -87,7 +87,7 @@ test("a running crawl's pages follow every batch the crawler records", async () 
   // Filters and the broken listing move with the same batches.
   expect(urls(await service.broken(CRAWL, 1, 10))).toEqual([`${ROOT}p1`]);
   expect(urls(await service.links(CRAWL, { statusCode: 200 }, 1, 10))).toEqual([`${ROOT}p0`, `${ROOT}p3`]);
-  frontier.commit(CRAWL, [check(byUrl.get(`${ROOT}p2`)!, gone)], LIMITS);
+  await frontier.commit(CRAWL, [check(byUrl.get(`${ROOT}p2`)!, gone)], LIMITS);
   expect(await service.broken(CRAWL, 1, 10)).toEqual({ items: expect.any(Array), total: 2 });
   expect(urls(await service.broken(CRAWL, 1, 10))).toEqual([`${ROOT}p1`, `${ROOT}p2`]);
   expect(urls(await service.links(CRAWL, { statusCode: 200 }, 1, 10))).toEqual([`${ROOT}p0`, `${ROOT}p3`]);
@@ -117,16 +117,16 @@ test("a deep page placed from stale positions while the crawl ran is exact once 
   );
   const slow = new CrawlsService({ repo, links: slowLinks, domains: unused as DomainsService, runner: unused as CrawlRunner });
   const base = "http://other.test/";
-  frontier.seed(ending, base);
-  const [root] = frontier.pull(ending, 0, 10);
+  await frontier.seed(ending, base);
+  const [root] = await frontier.pull(ending, 0, 10);
   const children = Array.from({ length: 500 }, (_, i) => `${base}p${i}`);
-  frontier.commit(ending, [check(root!, ok, children)], LIMITS);
-  const byUrl = new Map(frontier.pull(ending, 0, 1_000).map((target) => [target.url, target]));
+  await frontier.commit(ending, [check(root!, ok, children)], LIMITS);
+  const byUrl = new Map((await frontier.pull(ending, 0, 1_000)).map((target) => [target.url, target]));
   const verdicts = (parity: number) => children.filter((_, i) => i % 2 === parity).map((url) => check(byUrl.get(url)!, ok));
 
-  frontier.commit(ending, verdicts(1), LIMITS); // odd children first
+  await frontier.commit(ending, verdicts(1), LIMITS); // odd children first
   expect(urls(await slow.links(ending, {}, 21, 10))).toEqual(children.filter((_, i) => i % 2 === 1).slice(200, 210));
-  frontier.commit(ending, verdicts(0), LIMITS); // then the even ones: every position moves
+  await frontier.commit(ending, verdicts(0), LIMITS); // then the even ones: every position moves
   const whileRunning = await slow.links(ending, {}, 21, 10);
   expect(whileRunning.total).toBe(500);
   expect(urls(whileRunning)).not.toEqual(children.slice(200, 210)); // placed from the stale positions

@@ -3,6 +3,7 @@ import { describeWarnings } from "../../src/core/crawl-warnings.ts";
 import { migrate } from "../../src/store/migrate.ts";
 import { MIGRATIONS } from "../../src/store/migrations/index.ts";
 import { openStore } from "../../src/store/sqlite.ts";
+import { SqliteDb } from "../../src/store/sqlite-db.ts";
 import { WarningsRepo } from "../../src/store/warnings.repo.ts";
 
 /**
@@ -13,7 +14,7 @@ import { WarningsRepo } from "../../src/store/warnings.repo.ts";
  * row that points at a crawl), so the crawls' targets, links, broken and unchecked links all stay.
  */
 
-test("a crawl's stored warning texts become bounded entries of their own table", () => {
+test("a crawl's stored warning texts become bounded entries of their own table", async () => {
   const store = openStore(":memory:");
   const before = MIGRATIONS.findIndex((m) => m.tag.endsWith("_crawl_warnings"));
   migrate(store.sqlite, MIGRATIONS.slice(0, before));
@@ -45,14 +46,14 @@ test("a crawl's stored warning texts become bounded entries of their own table",
   migrate(store.sqlite);
   expect(rowsOf()).toEqual(rowsBefore);
   expect(store.sqlite.query("PRAGMA foreign_key_check").all()).toEqual([]);
-  const repo = new WarningsRepo(store.sqlite);
-  const many = repo.entries("c-many");
+  const repo = new WarningsRepo(new SqliteDb(store.sqlite));
+  const many = await repo.entries("c-many");
   expect(many).toHaveLength(33);
   expect(many[0]).toEqual({ cause: "other", message: `${"x".repeat(299)}…`, count: 1, samples: [] });
   expect(many.slice(1, 32).map((entry) => entry.message)).toEqual(texts.slice(1, 32));
   expect(many[32]).toEqual({ cause: "omitted", message: "", count: 8, samples: [] });
-  expect(describeWarnings(repo.entries("c-two"))).toEqual(["one", "two"]);
-  expect(repo.entries("c-none")).toEqual([]);
+  expect(describeWarnings(await repo.entries("c-two"))).toEqual(["one", "two"]);
+  expect(await repo.entries("c-none")).toEqual([]);
   const columns = store.sqlite
     .query<{ name: string }, []>("SELECT name FROM pragma_table_info('crawls')")
     .all()

@@ -28,15 +28,21 @@ function reusedPage(answer: Answer, stored: StoredPage, links: ReusedLinks, reco
 }
 
 /**
- * The reader for `answer` to a conditional request for `stored`: a 304 with the stored links (null when they are
- * gone: the caller asks again without validators), or a 2xx site page hashed before it is parsed.
+ * The reader for `answer` to a conditional request for `stored`: a 304 with the stored links (no page when they
+ * are gone: the caller asks again without validators), or a 2xx site page hashed before it is parsed.
  */
 export function openKnownPage(answer: Answer, target: FrontierTarget, context: ReadContext, stored: StoredPage): OpenReader | null {
   const reuse = context.reuse!;
   if (answer.status === 304) {
-    const links = reuse.links(stored);
-    if (links === null) return null;
-    return { consumer: () => {}, finish: async () => reusedPage(answer, stored, links, stored.record) };
+    // The stored links are read as the answer finishes; gone meanwhile, nothing is read, and the page is asked
+    // again without validators (check-target.ts).
+    return {
+      consumer: () => {},
+      finish: async () => {
+        const links = await reuse.links(stored);
+        return links === null ? { page: null, findings: [] } : reusedPage(answer, stored, links, stored.record);
+      },
+    };
   }
   const hash = new BodyHash();
   const chunks: Uint8Array[] = [];
@@ -61,7 +67,7 @@ export function openKnownPage(answer: Answer, target: FrontierTarget, context: R
     async finish(response) {
       const bodyHash = response.truncated ? null : hash.digest();
       if (bodyHash === stored.record.bodyHash) {
-        const links = reuse.links(stored);
+        const links = await reuse.links(stored);
         if (links !== null) return reusedPage(answer, stored, links, { bodyHash, bodyBytes: hash.bytes });
       }
       // Changed: read as the page it is, kept with this body's hash for the next crawl.

@@ -1,5 +1,5 @@
 import type { ReservedSQL, SQL } from "bun";
-import type { Db, Params, RunResult } from "../db.ts";
+import type { Bindings, Db, Params, RunResult, TransactionOptions } from "../db.ts";
 import { POSTGRES } from "../dialect.ts";
 
 /**
@@ -18,19 +18,20 @@ export class PostgresDb implements Db {
 
   constructor(private readonly sql: SQL) {}
 
-  async all<T>(text: string, params?: Params): Promise<T[]> {
+  async all<T>(text: string, params?: Bindings): Promise<T[]> {
     return this.reserved((connection) => query<T>(connection, text, params));
   }
 
-  async get<T>(text: string, params?: Params): Promise<T | undefined> {
+  async get<T>(text: string, params?: Bindings): Promise<T | undefined> {
     return (await this.all<T>(text, params))[0];
   }
 
-  async run(text: string, params?: Params): Promise<RunResult> {
+  async run(text: string, params?: Bindings): Promise<RunResult> {
     return this.reserved((connection) => execute(connection, text, params));
   }
 
-  transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
+  /** `options.immediate` asks nothing more here: PostgreSQL locks the rows a transaction writes or reads `FOR SHARE`. */
+  transaction<T>(fn: (tx: Db) => Promise<T>, _options?: TransactionOptions): Promise<T> {
     return this.reserved(async (connection) => {
       await connection.unsafe("BEGIN");
       const tx = new PostgresTransaction(connection, 0);
@@ -81,19 +82,19 @@ class PostgresTransaction implements Db {
     await this.last;
   }
 
-  all<T>(text: string, params?: Params): Promise<T[]> {
+  all<T>(text: string, params?: Bindings): Promise<T[]> {
     return this.inTurn(() => query<T>(this.connection, text, params));
   }
 
-  async get<T>(text: string, params?: Params): Promise<T | undefined> {
+  async get<T>(text: string, params?: Bindings): Promise<T | undefined> {
     return (await this.all<T>(text, params))[0];
   }
 
-  run(text: string, params?: Params): Promise<RunResult> {
+  run(text: string, params?: Bindings): Promise<RunResult> {
     return this.inTurn(() => execute(this.connection, text, params));
   }
 
-  transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
+  transaction<T>(fn: (tx: Db) => Promise<T>, _options?: TransactionOptions): Promise<T> {
     const name = `nested_${this.depth + 1}`;
     return this.inTurn(async () => {
       await this.connection.unsafe(`SAVEPOINT ${name}`);
@@ -123,20 +124,23 @@ class PostgresTransaction implements Db {
   }
 }
 
-async function query<T>(connection: ReservedSQL, text: string, params: Params | undefined): Promise<T[]> {
+async function query<T>(connection: ReservedSQL, text: string, params: Bindings | undefined): Promise<T[]> {
   const rows = (await send(connection, text, params)) as Record<string, unknown>[];
   return rows.map((row) => decodeRow(row) as T);
 }
 
-async function execute(connection: ReservedSQL, text: string, params: Params | undefined): Promise<RunResult> {
+async function execute(connection: ReservedSQL, text: string, params: Bindings | undefined): Promise<RunResult> {
   const result = (await send(connection, text, params)) as unknown as { count: number | null };
   return { changes: result.count ?? 0 };
 }
 
-function send(connection: ReservedSQL, text: string, params: Params | undefined) {
+function send(connection: ReservedSQL, text: string, params: Bindings | undefined) {
+  // Positional values go as they are: their statement was written with `$1..$n` (dialect.param).
+  if (Array.isArray(params)) return connection.unsafe(text, params as unknown[]);
+  const named = params as Params | undefined;
   const statement = positional(text);
   const values = statement.names.map((name) => {
-    const value = params?.[name];
+    const value = named?.[name];
     if (value === undefined) throw new RangeError(`no value for $${name} in: ${text}`);
     return value;
   });
