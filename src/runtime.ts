@@ -125,7 +125,6 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
 
 function buildRuntime(config: Config, store: ServiceStore, options: RuntimeOptions, logger: Logger): Runtime {
   const nodeName = options.nodeName ?? nodeNameOf(config);
-  if (store.sqlite === null) throw new RangeError("storage.url: serving from PostgreSQL is not wired yet (docs/cluster.md)");
   // Every writer asks before it writes or tells anyone: a store file deleted, moved or replaced under the service
   // would keep taking writes into the file it opened, and lose them (store/store-file.ts).
   const storeFile = { problem: () => store.file?.problem() ?? null };
@@ -216,6 +215,7 @@ function buildRuntime(config: Config, store: ServiceStore, options: RuntimeOptio
       storeFile: store.file?.opened,
       busyTimeoutMs: config.storage.busy_timeout,
       temporaryStore: options.temporaryStore === true,
+      storeUrl: config.storage.url,
       crawler: config.crawler,
       logLevel: config.logging.level,
       nodeName,
@@ -223,6 +223,10 @@ function buildRuntime(config: Config, store: ServiceStore, options: RuntimeOptio
     repo: crawlsRepo,
     logger,
     storeProblem: storeFile.problem,
+    cluster:
+      store.engine === "postgres"
+        ? { db: store.db, node: nodeName, leaseMs: config.cluster.lease, pollMs: Math.min(2_000, Math.floor(config.cluster.lease / 3)) }
+        : null,
     inline: options.inlineCrawls ? { resolve } : undefined,
     // A crawl that starts or ends has queued webhook deliveries.
     onTransition: () => {
@@ -263,7 +267,15 @@ function buildRuntime(config: Config, store: ServiceStore, options: RuntimeOptio
   // Several nodes on one store: this node's name and leases in the database (cluster/node-heartbeat.ts).
   const cluster =
     store.engine === "postgres"
-      ? new NodeHeartbeat({ db: store.db, name: nodeName, version: VERSION, leaseMs: config.cluster.lease, logger, onNameLost: options.onNodeNameLost })
+      ? new NodeHeartbeat({
+          db: store.db,
+          name: nodeName,
+          version: VERSION,
+          leaseMs: config.cluster.lease,
+          logger,
+          onHeld: (held) => crawlPool.leasesHeld(held),
+          onNameLost: options.onNodeNameLost,
+        })
       : null;
   const storeWatch = store.sqlite === null || store.file === null || options.temporaryStore ? null : new StoreWatch(store.sqlite, store.file, logger);
   return {

@@ -7,10 +7,13 @@ import { createLogger, type Logger, type LogLevel } from "../core/logger.ts";
 import { crawlerFetchOptions } from "../net/crawler-fetch-options.ts";
 import type { Resolve } from "../net/resolve.ts";
 import { CrawlsRepo } from "../store/crawls.repo.ts";
-import { LinksRepo } from "../store/links.repo.ts";
 import type { Db } from "../store/db.ts";
 import { openDatabase } from "../store/sqlite.ts";
 import { SqliteDb } from "../store/sqlite-db.ts";
+import { leasedFence } from "../store/crawl-fence.ts";
+import { LeaseLostError, type HeldLease } from "../store/leases.repo.ts";
+import { connectPostgres } from "../store/postgres/connect.ts";
+import { PostgresDb } from "../store/postgres/postgres-db.ts";
 import { StoreFile, type FileIdentity } from "../store/store-file.ts";
 import { runCrawl, type CrawlProgress } from "./crawl.ts";
 import { judgeCrawlEnd, readEndFacts } from "./crawl-end.ts";
@@ -34,6 +37,10 @@ export interface CrawlJobSettings {
   busyTimeoutMs: number;
   /** The store is `check`'s file of its own, deleted when it ends (runtime.ts `temporaryStore`). */
   temporaryStore?: boolean;
+  /** The store is this PostgreSQL database (storage.url), not the file at `dbPath`: the job opens a small pool of its own. */
+  storeUrl?: string | null;
+  /** The lease this node took on the crawl (several nodes on one store): every write of the job is checked against it. */
+  lease?: HeldLease | null;
   crawler: Config["crawler"];
   logLevel: LogLevel;
   /** The node's name, on every line the job logs. */
@@ -67,24 +74,23 @@ export function openJobDatabase(settings: Pick<CrawlJobSettings, "dbPath" | "sto
   return openDatabase(dbPath, { busyTimeoutMs, temporary, expect, synchronous: "NORMAL", foreignKeys: false });
 }
 
-/**
- * A job's store: its own connection, as the Db its frontier writes through. `sqlite` is that same connection for
- * the repos still on bun:sqlite (the crawls repo, until it moves onto the Db: issue 43).
- */
+/** A job's store: its own connection (or small pool), as the Db every repo of the job writes through. */
 export interface JobStore {
   db: Db;
-  sqlite: Database;
-  close(): void;
+  close(): Promise<void>;
 }
 
-/**
- * Opens the job's own connection to the store. The seam for PostgreSQL: a job of a store at a `postgres://` URL
- * will open its own client here from that URL (a small pool: the frontier's batch holds one connection) and hand
- * back a PostgresDb; the SQLite appliance opens its file as before.
- */
-export function openJobStore(settings: Pick<CrawlJobSettings, "dbPath" | "storeFile" | "busyTimeoutMs" | "temporaryStore">): JobStore {
+/** Opens the job's own connection to the store: the SQLite file, or a pool of two to the PostgreSQL database. */
+export async function openJobStore(
+  settings: Pick<CrawlJobSettings, "dbPath" | "storeFile" | "busyTimeoutMs" | "temporaryStore" | "storeUrl">,
+): Promise<JobStore> {
+  if (settings.storeUrl != null) {
+    // Two: a batch holds one for its transaction while a read of the run (page reuse) may need the other.
+    const sql = await connectPostgres(settings.storeUrl, { bigint: true, max: 2 });
+    return { db: new PostgresDb(sql), close: () => sql.close() };
+  }
   const sqlite = openJobDatabase(settings);
-  return { db: new SqliteDb(sqlite), sqlite, close: () => sqlite.close() };
+  return { db: new SqliteDb(sqlite), close: async () => sqlite.close() };
 }
 
 /**
@@ -97,6 +103,11 @@ export async function executeCrawlJob(crawlId: string, settings: CrawlJobSetting
   try {
     return await runCrawlJob(crawlId, settings, hooks, logger);
   } catch (error) {
+    // Another node took the crawl over (this one went silent): it is that node's to end.
+    if (error instanceof LeaseLostError) {
+      logger.warn("crawl given up: another node took it over", { crawl_id: crawlId });
+      return { kind: "stopped" };
+    }
     const failure = storeWriteFailure(error);
     if (failure === null) throw error;
     const reason = describeStoreWriteFailure(failure, settings.dbPath);
@@ -106,8 +117,7 @@ export async function executeCrawlJob(crawlId: string, settings: CrawlJobSetting
 }
 
 async function runCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: CrawlJobHooks, logger: Logger): Promise<JobEnd> {
-  const store = openJobStore(settings);
-  const { sqlite } = store;
+  const store = await openJobStore(settings);
   const gc = crawlGcRhythm();
   const storeFile = settings.storeFile === undefined ? null : new StoreFile(settings.dbPath, settings.storeFile);
   // Aborted at the first batch written after the store's file was lost; the crawl then pauses (below).
@@ -116,7 +126,7 @@ async function runCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: C
   hooks.signal.addEventListener("abort", forwardStop, { once: true });
   if (hooks.signal.aborted) forwardStop();
   try {
-    const crawls = new CrawlsRepo(new SqliteDb(sqlite));
+    const crawls = new CrawlsRepo(store.db);
     const crawl = await crawls.findById(crawlId);
     if (crawl === undefined || crawl.status !== "running") return { kind: "gone" };
     const { crawler } = settings;
@@ -137,7 +147,7 @@ async function runCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: C
         timeLeftMs: crawler.max_duration - elapsedMs(startedAt, Date.now()),
       },
       {
-        frontier: new Frontier(store.db),
+        frontier: new Frontier(store.db, settings.lease == null ? {} : { fence: leasedFence(settings.lease) }),
         check: {
           fetch: fetchOptions,
           maxLinksPerPage: crawler.max_links_per_page,
@@ -163,7 +173,7 @@ async function runCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: C
     // Nothing is ended (and no event queued for the webhooks) in a file that is no longer the store.
     storeFile?.assertSame();
     const end = run.kind === "finished" ? judgeCrawlEnd(await readEndFacts(crawls, crawlId)) : stoppedEnd(run.reason, crawler.max_duration);
-    const at = { now: new Date().toISOString(), soft404Judged: run.soft404Judged };
+    const at = { now: new Date().toISOString(), soft404Judged: run.soft404Judged, lease: settings.lease };
     if (end.kind === "completed") {
       await completeCrawl(crawls, crawlId, at);
       logger.info("crawl completed", { crawl_id: crawlId });
@@ -174,7 +184,7 @@ async function runCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: C
     return end;
   } finally {
     hooks.signal.removeEventListener("abort", forwardStop);
-    store.close();
+    await store.close();
   }
 }
 

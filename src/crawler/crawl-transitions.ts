@@ -6,6 +6,9 @@ import { describeWarnings, mergeWarnings } from "../core/crawl-warnings.ts";
 import { buildDigest, wantsDigest } from "../notifications/digest.ts";
 import type { CrawlRecord, CrawlsRepo } from "../store/crawls.repo.ts";
 import { LinksRepo } from "../store/links.repo.ts";
+import type { Db } from "../store/db.ts";
+import { CRAWL_LEASE, LeaseLostError, LeasesRepo, type HeldLease } from "../store/leases.repo.ts";
+import { storeNow } from "../store/store-clock.ts";
 import { crawlWarnings, readEndFacts } from "./crawl-end.ts";
 import { comparedWith, settleOpenLinks } from "./open-links.ts";
 
@@ -31,16 +34,29 @@ async function queueDigest(crawls: CrawlsRepo, crawl: EndedCrawl, against: Compa
  * across its awaits, and a crawl job running in this thread on its own connection (inline: `check`, tests) would
  * wait for it synchronously, holding the thread the transaction needs to commit; the pool asks after every launch.
  */
-export async function claimNextCrawl(repo: CrawlsRepo, now: string): Promise<CrawlRecord | undefined> {
+export async function claimNextCrawl(repo: CrawlsRepo, now: string, leaseFor?: LeaseRequest): Promise<ClaimedCrawl | undefined> {
   if (!(await repo.hasPending())) return undefined;
-  return repo.transaction(async (crawls) => {
+  return repo.transaction(async (crawls, tx) => {
     const id = await crawls.claimOldestPending(now);
     if (id === undefined) return undefined;
     const crawl = (await crawls.findById(id))!;
     await crawls.queueDeliveries([startedEvent(crawl)], now);
-    return crawl;
+    if (leaseFor === undefined) return { ...crawl, lease: null };
+    // A pending crawl has no live lease: the claim that moved it to running takes its lease in the same commit.
+    const fence = await new LeasesRepo(tx).claim(CRAWL_LEASE, id, leaseFor.node, leaseFor.leaseMs, await storeNow(tx));
+    if (fence === null) throw new Error(`crawl ${id} was claimed while another node held its lease`);
+    return { ...crawl, lease: { kind: CRAWL_LEASE, key: id, node: leaseFor.node, fence } };
   });
 }
+
+/** Who asks for a crawl's lease with its claim (several nodes on one store), and for how long. */
+export interface LeaseRequest {
+  node: string;
+  leaseMs: number;
+}
+
+/** A claimed crawl, with the lease its node took with it (null on the appliance). */
+export type ClaimedCrawl = CrawlRecord & { lease: HeldLease | null };
 
 /** Adds the warnings of its end to crawl `id`'s; inside the end's transaction. */
 async function recordEndWarnings(crawls: CrawlsRepo, id: string): Promise<void> {
@@ -61,6 +77,18 @@ async function endedCrawl(crawls: CrawlsRepo, id: string) {
  */
 export interface RunFindings {
   soft404Judged?: boolean;
+  /**
+   * The lease the ending node holds on the crawl (several nodes on one store): the end is written only while it
+   * does (LeaseLostError otherwise). Whoever ends a crawl, its lease goes with the end.
+   */
+  lease?: HeldLease | null;
+}
+
+/** Refuses the end unless `lease` is still held, then drops the crawl's lease whoever holds it; inside the end's transaction. */
+async function endLease(tx: Db, id: string, lease: HeldLease | null | undefined): Promise<void> {
+  const leases = new LeasesRepo(tx);
+  if (lease != null && !(await leases.holds(lease.kind, lease.key, lease.node, lease.fence))) throw new LeaseLostError(lease);
+  await leases.forget(CRAWL_LEASE, id);
 }
 
 /**
@@ -72,6 +100,7 @@ export function completeCrawl(repo: CrawlsRepo, id: string, at: { now: string } 
   const end: CrawlEnd = { kind: "completed" };
   return repo.transaction(async (crawls, tx) => {
     const links = new LinksRepo(tx);
+    await endLease(tx, id, at.lease);
     if (!(await crawls.markEnded(id, { ...storedEnd(end), now: at.now }))) return false;
     await recordEndWarnings(crawls, id);
     await settleOpenLinks(crawls.openLinks, (await crawls.findById(id))!, at.soft404Judged === true);
@@ -89,7 +118,8 @@ export function completeCrawl(repo: CrawlsRepo, id: string, at: { now: string } 
  * open links and queues `crawl.failed` and its digest; false when it had already ended (or is gone).
  */
 export function failCrawl(repo: CrawlsRepo, id: string, end: Exclude<CrawlEnd, { kind: "completed" }>, at: { now: string } & RunFindings): Promise<boolean> {
-  return repo.transaction(async (crawls) => {
+  return repo.transaction(async (crawls, tx) => {
+    await endLease(tx, id, at.lease);
     if (!(await crawls.markEnded(id, { ...storedEnd(end), now: at.now }))) return false;
     await recordEndWarnings(crawls, id);
     await settleOpenLinks(crawls.openLinks, (await crawls.findById(id))!, at.soft404Judged === true);

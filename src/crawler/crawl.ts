@@ -7,6 +7,7 @@ import { noIgnoreRules, type IgnoreRules } from "../core/ignore-rules.ts";
 import type { Logger } from "../core/logger.ts";
 import type { NoAnswerReason } from "../core/link-outcome.ts";
 import { CrawlEndedError } from "../store/crawl-fence.ts";
+import { LeaseLostError } from "../store/leases.repo.ts";
 import type { FrontierTarget } from "../store/frontier.repo.ts";
 import { checkTarget, type CheckContext } from "./check-target.ts";
 import type { ParsedPage } from "./readers/content-reader.ts";
@@ -308,11 +309,13 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
     if (stop.signal.aborted) return { kind: "stopped", reason: stop.signal.reason as StopReason, soft404Judged: lesson.judged };
     return { kind: "finished", soft404Judged: lesson.judged };
   } catch (error) {
-    // The crawl was ended elsewhere (cancelled) before this job heard of it: the store refused the write.
-    if (!(error instanceof CrawlEndedError)) throw error;
-    if (!stop.signal.aborted) stop.abort("cancelled" satisfies StopReason);
+    // The crawl was ended elsewhere (cancelled) before this job heard of it, or another node took it over after
+    // this one went silent (its lease): the store refused the write, and nothing more is this job's to write.
+    const reason: StopReason | null = error instanceof CrawlEndedError ? "cancelled" : error instanceof LeaseLostError ? "shutdown" : null;
+    if (reason === null) throw error;
+    if (!stop.signal.aborted) stop.abort(reason);
     while (inFlight > 0) await nextEvent();
-    return { kind: "stopped", reason: "cancelled", soft404Judged: false };
+    return { kind: "stopped", reason, soft404Judged: false };
   } finally {
     clearTimeout(deadline);
     if (!stop.signal.aborted) stop.abort("shutdown" satisfies StopReason); // nothing may outlive the run

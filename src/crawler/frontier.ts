@@ -1,6 +1,7 @@
 import type { LinkVerdict } from "../core/link-outcome.ts";
 import type { Db, SqlValue } from "../store/db.ts";
 import { FragmentsRepo } from "../store/fragments.repo.ts";
+import type { CrawlFence } from "../store/crawl-fence.ts";
 import { FrontierRepo, type FrontierTarget, type StoredTarget } from "../store/frontier.repo.ts";
 import { OpenLinksRepo, type LinkSource } from "../store/open-links.repo.ts";
 import { BrokenSince } from "./broken-since.ts";
@@ -197,11 +198,11 @@ export class Frontier {
   readonly fragments: FragmentsRepo;
 
   /** The job's store (its own connection): every batch is one transaction on it. */
-  constructor(db: Db, options: { maxKnownTargets?: number } = {}) {
-    this.repo = new FrontierRepo(db);
+  constructor(db: Db, options: { maxKnownTargets?: number; fence?: CrawlFence } = {}) {
+    this.repo = new FrontierRepo(db, options.fence);
     this.warnings = new WarningsRepo(db);
     this.openLinks = new OpenLinksRepo(db);
-    this.fragments = new FragmentsRepo(db);
+    this.fragments = new FragmentsRepo(db, options.fence);
     this.known = new TargetTable(options.maxKnownTargets ?? MAX_KNOWN_TARGETS);
   }
 

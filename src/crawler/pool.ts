@@ -2,6 +2,9 @@ import { monotonicNow } from "../core/clock.ts";
 import type { Logger } from "../core/logger.ts";
 import type { Resolve } from "../net/resolve.ts";
 import type { CrawlsRepo } from "../store/crawls.repo.ts";
+import type { Db } from "../store/db.ts";
+import { CRAWL_LEASE, LeaseLostError, LeasesRepo, type HeldLease, type Lease } from "../store/leases.repo.ts";
+import { storeNow } from "../store/store-clock.ts";
 import { executeCrawlJob, type CrawlJobSettings } from "./crawl-job.ts";
 import { claimNextCrawl, failCrawl } from "./crawl-transitions.ts";
 import { PooledWorker, type Assignment } from "./pooled-worker.ts";
@@ -17,6 +20,8 @@ import { untilAborted } from "../core/until-aborted.ts";
 
 /** A crawl job in progress, however it runs. */
 interface RunningJob {
+  /** The lease the crawl runs under (several nodes), or null. */
+  lease: HeldLease | null;
   stop(reason: StopReason): void;
   /** Ends the job at once, mid-batch if need be (its open transaction rolls back). */
   kill(): void;
@@ -35,6 +40,12 @@ export interface CrawlPoolOptions {
   inline?: { resolve?: Resolve };
   /** Called after a crawl starts or ends (its webhook deliveries are queued then). */
   onTransition?: () => void;
+  /**
+   * Several nodes on one store: crawls are taken under a lease in the database (cluster/node-heartbeat.ts renews
+   * them), running crawls no live node holds are taken up, and the store is looked at every `pollMs` for crawls
+   * queued through another node. Null: this process is the store's only serve (the appliance).
+   */
+  cluster?: { db: Db; node: string; leaseMs: number; pollMs: number } | null;
   /** Called with what a crawl checked since its last report (metrics). */
   onProgress?: (progress: CrawlProgress) => void;
   /**
@@ -68,6 +79,8 @@ export class CrawlPool {
   private filling: Promise<void> | null = null;
   /** A fill was asked for while one ran: it runs again after it. */
   private fillAgain = false;
+  /** Looks at the store for work every cluster.pollMs (several nodes). */
+  private pollTimer: ReturnType<typeof setInterval> | null = null;
 
   constructor(private readonly options: CrawlPoolOptions) {}
 
@@ -75,6 +88,24 @@ export class CrawlPool {
   start(): void {
     this.started = true;
     this.fill();
+    const cluster = this.options.cluster;
+    if (cluster != null) {
+      this.pollTimer = setInterval(() => this.fill(), cluster.pollMs);
+      this.pollTimer.unref();
+    }
+  }
+
+  /**
+   * The leases this node still holds, after a heartbeat: a crawl running here whose lease is not among them was
+   * taken over by another node (this one went silent), and stops without writing more.
+   */
+  leasesHeld(held: readonly Lease[]): void {
+    const fences = new Map(held.filter((lease) => lease.kind === CRAWL_LEASE).map((lease) => [lease.key, lease.fence]));
+    for (const [crawlId, job] of this.jobs) {
+      if (job.lease === null || fences.get(crawlId) === job.lease.fence) continue;
+      this.options.logger.warn("crawl taken over by another node; stopping it here", { crawl_id: crawlId });
+      job.stop("shutdown");
+    }
   }
 
   /** There may be a new pending crawl. */
@@ -116,6 +147,7 @@ export class CrawlPool {
   async stop(deadline?: AbortSignal): Promise<void> {
     this.stopping = true;
     if (this.retryTimer !== null) clearTimeout(this.retryTimer);
+    if (this.pollTimer !== null) clearInterval(this.pollTimer);
     // A fill under way may be launching a crawl it claimed: wait for it (until the deadline), so that job is stopped below too.
     if (this.filling !== null) await untilAborted(this.filling, deadline);
     for (const { timer } of this.waiting.values()) clearTimeout(timer);
@@ -158,11 +190,11 @@ export class CrawlPool {
     }
     try {
       while (!this.stopping && this.jobs.size < this.options.size) {
-        const crawlId = await this.nextCrawl();
+        const next = await this.nextCrawl();
         if (this.fillFailure !== null) this.version++;
         this.fillFailure = null;
-        if (crawlId === undefined) return;
-        this.launch(crawlId);
+        if (next === undefined) return;
+        this.launch(next.id, next.lease);
       }
     } catch (error) {
       this.fillFailure = `the store refused to start a crawl: ${String(error)}`;
@@ -181,19 +213,35 @@ export class CrawlPool {
     }, FILL_RETRY_MS);
   }
 
-  private async nextCrawl(): Promise<string | undefined> {
+  private async nextCrawl(): Promise<{ id: string; lease: HeldLease | null } | undefined> {
     const now = monotonicNow();
-    const orphan = (await this.options.repo.runningIds()).find((id) => !this.jobs.has(id) && (this.waiting.get(id)?.until ?? 0) <= now);
-    return orphan ?? (await claimNextCrawl(this.options.repo, new Date().toISOString()))?.id;
+    const free = (id: string) => !this.jobs.has(id) && (this.waiting.get(id)?.until ?? 0) <= now;
+    const cluster = this.options.cluster;
+    if (cluster == null) {
+      const orphan = (await this.options.repo.runningIds()).find(free);
+      if (orphan !== undefined) return { id: orphan, lease: null };
+      const claimed = await claimNextCrawl(this.options.repo, new Date().toISOString());
+      return claimed === undefined ? undefined : { id: claimed.id, lease: null };
+    }
+    // Running crawls no live node holds (their node died or stopped): taken up with a new fence, so the old
+    // holder's writes are refused from now on.
+    const leases = new LeasesRepo(cluster.db);
+    for (const id of (await leases.unheldRunningCrawls(await storeNow(cluster.db), this.options.size * 4)).filter(free)) {
+      const fence = await leases.claim(CRAWL_LEASE, id, cluster.node, cluster.leaseMs, await storeNow(cluster.db));
+      if (fence !== null) return { id, lease: { kind: CRAWL_LEASE, key: id, node: cluster.node, fence } };
+    }
+    const claimed = await claimNextCrawl(this.options.repo, new Date().toISOString(), { node: cluster.node, leaseMs: cluster.leaseMs });
+    return claimed === undefined ? undefined : { id: claimed.id, lease: claimed.lease };
   }
 
-  private launch(crawlId: string): void {
-    const job = this.options.inline ? this.inlineJob(crawlId, this.options.inline.resolve) : this.workerJob(crawlId);
+  private launch(crawlId: string, lease: HeldLease | null): void {
+    const settings = lease === null ? this.options.settings : { ...this.options.settings, lease };
+    const job = this.options.inline ? this.inlineJob(crawlId, settings, lease, this.options.inline.resolve) : this.workerJob(crawlId, settings, lease);
     this.jobs.set(crawlId, job);
     this.version++;
     this.options.onTransition?.();
     void job.done.then(async (end) => {
-      const leftRunning = await this.settle(crawlId, end);
+      const leftRunning = await this.settle(crawlId, end, lease);
       // The job leaves the pool once its crawl is settled, so a fill meanwhile does not take the crawl up again.
       this.jobs.delete(crawlId);
       this.version++;
@@ -208,14 +256,15 @@ export class CrawlPool {
    * What the pool does about a job's end: a crashed job's crawl is failed (while stopping, a job that dies or is
    * killed at the deadline leaves its crawl running to resume). Why the crawl is left running and must wait, or null.
    */
-  private async settle(crawlId: string, end: JobEnd): Promise<string | null> {
+  private async settle(crawlId: string, end: JobEnd, lease: HeldLease | null): Promise<string | null> {
     if (end.kind === "paused") return end.reason;
     if (end.kind !== "crashed" || this.stopping) return null;
     this.options.logger.error("crawl job crashed", { crawl_id: crawlId, error: end.error });
     try {
-      await failCrawl(this.options.repo, crawlId, { kind: "failed", failure: "internal", error: CRASHED_ERROR }, { now: new Date().toISOString() });
+      await failCrawl(this.options.repo, crawlId, { kind: "failed", failure: "internal", error: CRASHED_ERROR }, { now: new Date().toISOString(), lease });
       return null;
     } catch (error) {
+      if (error instanceof LeaseLostError) return null;
       this.options.logger.error("could not record a crashed crawl; it will be taken up again later", { crawl_id: crawlId, error: String(error) });
       return "its crawl job stopped unexpectedly and the store refused to record that";
     }
@@ -242,27 +291,27 @@ export class CrawlPool {
     this.version++;
   }
 
-  private inlineJob(crawlId: string, resolve: Resolve | undefined): RunningJob {
+  private inlineJob(crawlId: string, settings: CrawlJobSettings, lease: HeldLease | null, resolve: Resolve | undefined): RunningJob {
     const controller = new AbortController();
-    const done = executeCrawlJob(crawlId, this.options.settings, {
+    const done = executeCrawlJob(crawlId, settings, {
       signal: controller.signal,
       resolve,
       logger: this.options.logger,
       onProgress: this.options.onProgress,
     }).catch((error: unknown): JobEnd => ({ kind: "crashed", error: String(error) }));
     // An inline job shares this thread: once aborted it ends at its next await; nothing more can be forced.
-    return { stop: (reason) => controller.abort(reason), kill: () => controller.abort("shutdown"), done };
+    return { lease, stop: (reason) => controller.abort(reason), kill: () => controller.abort("shutdown"), done };
   }
 
-  private workerJob(crawlId: string): RunningJob {
+  private workerJob(crawlId: string, settings: CrawlJobSettings, lease: HeldLease | null): RunningJob {
     let end!: (end: JobEnd) => void;
     const done = new Promise<JobEnd>((resolve) => (end = resolve));
     const assignment: Assignment = { crawlId, end };
     const idle = [...this.workers].find((worker) => worker.idle);
     const worker = idle ?? this.newWorker();
-    worker.start(assignment, this.options.settings, idle !== undefined);
+    worker.start(assignment, settings, idle !== undefined);
     // The worker may run another crawl by the time these are called; it then ignores them.
-    return { stop: (reason) => worker.stop(assignment, reason), kill: () => worker.kill(assignment), done };
+    return { lease, stop: (reason) => worker.stop(assignment, reason), kill: () => worker.kill(assignment), done };
   }
 
   private newWorker(): PooledWorker {

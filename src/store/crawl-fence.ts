@@ -1,4 +1,5 @@
 import type { Db } from "./db.ts";
+import { LeaseLostError, LeasesRepo, type HeldLease } from "./leases.repo.ts";
 
 /**
  * The fence between a crawl's end and its worker: every write transaction of a crawl job first checks, under
@@ -21,4 +22,18 @@ export class CrawlEndedError extends Error {
 export async function requireRunning(tx: Db, crawlId: string): Promise<void> {
   const row = await tx.get<{ status: string }>(`SELECT status FROM crawls WHERE id = $id${tx.dialect.shareLock}`, { id: crawlId });
   if (row?.status !== "running") throw new CrawlEndedError(crawlId);
+}
+
+/** What every write transaction of a crawl job checks first: CrawlEndedError (or LeaseLostError) refuses the write. */
+export type CrawlFence = (tx: Db, crawlId: string) => Promise<void>;
+
+/**
+ * The fence of a crawl held under a lease (several nodes on one store): still running, and the lease still this
+ * node's under the same fence number; the lease row is read `FOR SHARE`, so no takeover lands before the commit.
+ */
+export function leasedFence(lease: HeldLease): CrawlFence {
+  return async (tx, crawlId) => {
+    await requireRunning(tx, crawlId);
+    if (!(await new LeasesRepo(tx).holds(lease.kind, lease.key, lease.node, lease.fence))) throw new LeaseLostError(lease);
+  };
 }

@@ -1,5 +1,5 @@
 import type { FragmentGap, PageIdsGap } from "../core/fragment-gap.ts";
-import { requireRunning } from "./crawl-fence.ts";
+import { requireRunning, type CrawlFence } from "./crawl-fence.ts";
 import type { Db, SqlValue } from "./db.ts";
 import { MultiRowInsert } from "./multi-row-insert.ts";
 
@@ -54,7 +54,10 @@ export interface GapCount {
 const INSERT_FRAGMENTS = new MultiRowInsert("INSERT INTO link_fragments (crawl_id, link_id, target_id, fragments) VALUES", "(?1, ?, ?, ?)", 1);
 
 export class FragmentsRepo {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly fence: CrawlFence = requireRunning,
+  ) {}
 
   /** Remembers the fragments of links just written; `values` holds [link id, target id, JSON fragments] per link. */
   async insertLinkFragments(crawlId: string, values: readonly SqlValue[]): Promise<void> {
@@ -178,8 +181,8 @@ export class FragmentsRepo {
   immediate<T>(crawlId: string, work: (repo: FragmentsRepo, tx: Db) => Promise<T>): Promise<T> {
     return this.db.transaction(
       async (tx) => {
-        await requireRunning(tx, crawlId);
-        return work(new FragmentsRepo(tx), tx);
+        await this.fence(tx, crawlId);
+        return work(new FragmentsRepo(tx, this.fence), tx);
       },
       { immediate: true },
     );

@@ -1,5 +1,5 @@
 import type { LinkVerdict } from "../core/link-outcome.ts";
-import { requireRunning } from "./crawl-fence.ts";
+import { requireRunning, type CrawlFence } from "./crawl-fence.ts";
 import type { Db, SqlValue } from "./db.ts";
 import { MultiRowInsert } from "./multi-row-insert.ts";
 import type { PageIdsGap } from "../core/fragment-gap.ts";
@@ -109,7 +109,10 @@ const ADD_STATUS_COUNTS = new MultiRowInsert(
 );
 
 export class FrontierRepo {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly fence: CrawlFence = requireRunning,
+  ) {}
 
   /**
    * Runs `work` in one transaction, on a repo over it. Immediate (SQLite) because the crawler reads before it
@@ -121,8 +124,8 @@ export class FrontierRepo {
   whileRunning<T>(crawlId: string, work: (repo: FrontierRepo, tx: Db) => Promise<T>): Promise<T> {
     return this.db.transaction(
       async (tx) => {
-        await requireRunning(tx, crawlId);
-        return work(new FrontierRepo(tx), tx);
+        await this.fence(tx, crawlId);
+        return work(new FrontierRepo(tx, this.fence), tx);
       },
       { immediate: true },
     );

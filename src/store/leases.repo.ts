@@ -21,6 +21,9 @@ export interface Lease extends WorkKey {
   fence: number;
 }
 
+/** The lease kind of a crawl (its key: the crawl's id). */
+export const CRAWL_LEASE = "crawl";
+
 /** A lease as its holder knows it: what the holder's writes are checked against (`holds`). */
 export interface HeldLease extends WorkKey {
   node: string;
@@ -105,6 +108,25 @@ export class LeasesRepo {
       fence,
     });
     return result.changes > 0;
+  }
+
+  /** The work is over, whoever held it (a crawl ended by a cancel on another node): its lease goes. */
+  async forget(kind: string, key: string): Promise<void> {
+    await this.db.run("DELETE FROM work_leases WHERE kind = $kind AND key = $key", { kind, key });
+  }
+
+  /**
+   * Running crawls no live node holds, oldest first: never leased (an appliance's crawl, a node that died between
+   * its claim and its first beat is not one: the claim takes the lease in the same commit), released, or expired.
+   */
+  async unheldRunningCrawls(now: Date, limit: number): Promise<string[]> {
+    const rows = await this.db.all<{ id: string }>(
+      `SELECT c.id FROM crawls c LEFT JOIN work_leases l ON l.kind = $kind AND l.key = c.id
+       WHERE c.status = 'running' AND (l.key IS NULL OR l.expires_at <= $now)
+       ORDER BY c.started_at, c.id LIMIT $limit`,
+      { kind: CRAWL_LEASE, now: now.toISOString(), limit },
+    );
+    return rows.map((row) => row.id);
   }
 
   /** Leases of `kind` past their expiry at `now` (the work of silent nodes, and released work), longest expired first. */
