@@ -35,7 +35,7 @@ const config = configSchema.parse({
   crawler: { allowed_cidrs: ["127.0.0.1/32"], concurrency: 32, per_host_concurrency: 32, max_pages: 1_000_000, header_timeout: "5s" },
   logging: { level: "warn" },
 });
-const runtime = openRuntime(config, { inlineCrawls: true, createStore: true });
+const runtime = await openRuntime(config, { inlineCrawls: true, createStore: true });
 try {
   const domain = await runtime.domains.add({ name: new URL(rootUrl).host, root_url: rootUrl }, true);
   const all = values.options === "all";
@@ -46,10 +46,10 @@ try {
     withDefaultOptions({ scan_images: kinds, scan_scripts: kinds, scan_stylesheets: kinds, follow_external: all }),
   );
   runtime.crawlPool.start();
-  let detail = runtime.crawls.get(crawl.id);
+  let detail = await runtime.crawls.get(crawl.id);
   for (let i = 0; i < 36_000 && (detail.status === "pending" || detail.status === "running"); i++) {
     await Bun.sleep(50);
-    detail = runtime.crawls.get(crawl.id);
+    detail = await runtime.crawls.get(crawl.id);
   }
   const seconds = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage();
@@ -60,7 +60,7 @@ try {
   );
 } finally {
   await runtime.crawlPool.stop();
-  runtime.close();
+  await runtime.close();
   site.kill("SIGINT");
   if (values.keep) console.log(`store kept: ${join(dir, "store.db")}`);
   else rmSync(dir, { recursive: true, force: true });

@@ -66,7 +66,7 @@ const config = configSchema.parse({
   crawler: { allowed_cidrs: ["127.0.0.1/32"], concurrency: 32, per_host_concurrency: 32, max_pages: 1_000_000, header_timeout: "5s" },
   logging: { level: "warn" },
 });
-const runtime = openRuntime(config, { inlineCrawls: true, createStore: true });
+const runtime = await openRuntime(config, { inlineCrawls: true, createStore: true });
 const options = withDefaultOptions({ scan_images: true, scan_scripts: true, scan_stylesheets: true });
 try {
   const domain = await runtime.domains.add({ name: new URL(rootUrl).host, root_url: rootUrl }, true);
@@ -80,10 +80,10 @@ try {
     const cpu0 = process.cpuUsage();
     const started = performance.now();
     const crawl = await runtime.crawls.start(domain.id, options, "api", { full: round > 0 && values.full === true });
-    let detail = runtime.crawls.get(crawl.id);
+    let detail = await runtime.crawls.get(crawl.id);
     for (let i = 0; i < 36_000 && (detail.status === "pending" || detail.status === "running"); i++) {
       await Bun.sleep(20);
-      detail = runtime.crawls.get(crawl.id);
+      detail = await runtime.crawls.get(crawl.id);
     }
     const ended = performance.now();
     const cpu = process.cpuUsage(cpu0);
@@ -95,7 +95,7 @@ try {
   }
 } finally {
   await runtime.crawlPool.stop();
-  runtime.close();
+  await runtime.close();
   child.kill("SIGINT");
   rmSync(dir, { recursive: true, force: true });
 }

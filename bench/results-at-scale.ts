@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { migrate } from "../src/store/migrate.ts";
 import { openDatabase } from "../src/store/sqlite.ts";
+import { SqliteDb } from "../src/store/sqlite-db.ts";
 import { TargetResultsRepo, type BrokenTargetFilter, type Sorting, type TargetSort } from "../src/store/target-results.repo.ts";
 
 function arg(name: string, fallback: number): number {
@@ -80,15 +81,15 @@ db.exec("ANALYZE");
 const brokenLinks = (db.query("SELECT broken_links AS n FROM crawls").get() as { n: number }).n;
 console.log(`store: ${LINKS} links, ${TARGETS} targets, ${brokenLinks} broken links, filled in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
-const repo = new TargetResultsRepo(db);
+const repo = new TargetResultsRepo(new SqliteDb(db));
 /** Median of 5 runs: wall ms and CPU ms of this process (the machine's other load shows in the first only). */
-function median(run: () => unknown): [number, number] {
+async function median(run: () => Promise<unknown>): Promise<[number, number]> {
   const wall: number[] = [];
   const cpu: number[] = [];
   for (let i = 0; i < 5; i++) {
     const t0 = performance.now();
     const c0 = process.cpuUsage();
-    run();
+    await run();
     const c = process.cpuUsage(c0);
     wall.push(performance.now() - t0);
     cpu.push((c.user + c.system) / 1000);
@@ -103,28 +104,28 @@ for (const [label, filter] of [
   ["5xx, one host", { statusClass: "5xx", host: "ext3.example:8003" }],
   ["warning", { statusClass: "warning" }],
 ] as [string, BrokenTargetFilter][]) {
-  const total = repo.count(crawlId, filter).targets;
+  const total = (await repo.count(crawlId, filter)).targets;
   const last = Math.max(0, Math.ceil(total / size) - 1) * size;
-  rows.push([`${label}: count (${total} targets)`, median(() => repo.count(crawlId, filter))]);
+  rows.push([`${label}: count (${total} targets)`, await median(() => repo.count(crawlId, filter))]);
   for (const by of ["found", "links", "url"] as TargetSort[]) {
     const sorting: Sorting<TargetSort> = { by, descending: by === "links" };
-    rows.push([`${label}: page 1 by ${by}`, median(() => repo.page(crawlId, filter, sorting, 0, size))]);
-    rows.push([`${label}: last page by ${by}`, median(() => repo.page(crawlId, filter, sorting, last, size))]);
+    rows.push([`${label}: page 1 by ${by}`, await median(() => repo.page(crawlId, filter, sorting, 0, size))]);
+    rows.push([`${label}: last page by ${by}`, await median(() => repo.page(crawlId, filter, sorting, last, size))]);
   }
-  rows.push([`${label}: host summary`, median(() => repo.hosts(crawlId, filter, 20))]);
+  rows.push([`${label}: host summary`, await median(() => repo.hosts(crawlId, filter, 20))]);
 }
-const busiest = repo.page(crawlId, {}, { by: "links", descending: true }, 0, 1)[0]!;
-const sources = repo.countSources(crawlId, busiest.target_id, {});
-rows.push([`linking pages of the busiest broken target (${sources}): count`, median(() => repo.countSources(crawlId, busiest.target_id, {}))]);
-rows.push(["… page 1 by source", median(() => repo.sources(crawlId, busiest.target_id, {}, { by: "source", descending: false }, 0, size))]);
+const busiest = (await repo.page(crawlId, {}, { by: "links", descending: true }, 0, 1))[0]!;
+const sources = await repo.countSources(crawlId, busiest.target_id, {});
+rows.push([`linking pages of the busiest broken target (${sources}): count`, await median(() => repo.countSources(crawlId, busiest.target_id, {}))]);
+rows.push(["… page 1 by source", await median(() => repo.sources(crawlId, busiest.target_id, {}, { by: "source", descending: false }, 0, size))]);
 rows.push([
   "… last page by source",
-  median(() => repo.sources(crawlId, busiest.target_id, {}, { by: "source", descending: false }, Math.floor((sources - 1) / size) * size, size)),
+  await median(() => repo.sources(crawlId, busiest.target_id, {}, { by: "source", descending: false }, Math.floor((sources - 1) / size) * size, size)),
 ]);
 let streamed = 0;
-const stream = median(() => {
+const stream = await median(async () => {
   streamed = 0;
-  for (const _ of repo.links(crawlId, {})) streamed++;
+  for await (const batch of repo.links(crawlId, {})) streamed += batch.length;
 });
 rows.push([`filtered download stream, all broken links (${streamed})`, stream]);
 

@@ -18,6 +18,7 @@ Commands:
   domains add|list|verify|edit|delete   manage domains, prove ownership, set ignore rules
   migrate                    apply database migrations
   backup FILE                write a consistent copy of the store while it runs
+  store copy --to URL        copy the SQLite store into an empty PostgreSQL database (several nodes)
   config check [FILE]        validate a configuration file
   version                    print the version
 
@@ -33,6 +34,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   domains: async () => (await import("./cli/domains.ts")).domainsCommand,
   migrate: async () => (await import("./cli/migrate.ts")).migrateCommand,
   backup: async () => (await import("./cli/backup.ts")).backupCommand,
+  store: async () => (await import("./cli/store.ts")).storeCommand,
   config: async () => (await import("./cli/config.ts")).configCommand,
   version: async () => (await import("./cli/version.ts")).versionCommand,
 };

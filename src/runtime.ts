@@ -1,6 +1,10 @@
 import type { App } from "./api/app.ts";
 import type { Config } from "./config/schema.ts";
 import { silentLogger, type Logger } from "./core/logger.ts";
+import { openServiceStore, type ServiceStore } from "./store/service-store.ts";
+import { NodeHeartbeat } from "./cluster/node-heartbeat.ts";
+import { DeliveryClaims } from "./cluster/delivery-claims.ts";
+import { VERSION } from "./core/version.ts";
 import { policyFromCrawlerConfig } from "./net/address-policy.ts";
 import { systemResolve, type Resolve } from "./net/resolve.ts";
 import { availableParallelism } from "node:os";
@@ -27,17 +31,16 @@ import { DomainsService } from "./services/domains.service.ts";
 import { KeysService } from "./services/keys.service.ts";
 import { CrawlsRepo } from "./store/crawls.repo.ts";
 import { LinksRepo } from "./store/links.repo.ts";
-import { StoreVersion } from "./store/store-version.ts";
-import { StoreHealth } from "./store/store-health.ts";
 import { StoreWatch } from "./store/store-watch.ts";
-import { assertWritable, openStore, type Store } from "./store/sqlite.ts";
-import { admitOpenedStore, admitStoreFile } from "./store/store-admission.ts";
 import { DomainsRepo } from "./store/domains.repo.ts";
 import { KeysRepo } from "./store/keys.repo.ts";
-import { migrateLocked } from "./store/service-lock.ts";
-import { migrate } from "./store/migrate.ts";
 import { createDomainVerifier } from "./verification/verifier.ts";
-import { loadSessionSecret } from "./ui/session-secret.ts";
+import { loadSessionSecret, loadSharedSessionSecret } from "./ui/session-secret.ts";
+import { SignOuts } from "./ui/sign-outs.ts";
+import { SharedTokenBuckets } from "./http/shared-buckets.ts";
+import { SecretsRepo } from "./store/secrets.repo.ts";
+import { EndedSessionsRepo } from "./store/ended-sessions.repo.ts";
+import { RateBucketsRepo } from "./store/rate-buckets.repo.ts";
 import { nodeNameOf } from "./config/node-name.ts";
 
 /**
@@ -47,7 +50,7 @@ import { nodeNameOf } from "./config/node-name.ts";
 
 export interface Runtime {
   config: Config;
-  store: Store;
+  store: ServiceStore;
   keys: KeysService;
   domains: DomainsService;
   crawls: CrawlsService;
@@ -64,6 +67,8 @@ export interface Runtime {
   retention: RetentionPruner;
   /** Watches the store's file for deletion or replacement (null for check's and in-memory stores); `serve` starts it. */
   storeWatch: StoreWatch | null;
+  /** This node among the nodes on a PostgreSQL store (null on SQLite: one serve per store); `serve` joins and beats. */
+  cluster: NodeHeartbeat | null;
   metrics: ServiceMetrics;
   logger: Logger;
   /** The name this node answers with (cluster.node_name, or the host name). */
@@ -73,7 +78,7 @@ export interface Runtime {
    * needed: the one-shot commands that open a runtime (`check`, `keys`, `domains`) never serve HTTP.
    */
   app(): Promise<App>;
-  close(): void;
+  close(): Promise<void>;
 }
 
 export interface RuntimeOptions {
@@ -99,39 +104,36 @@ export interface RuntimeOptions {
   createStore?: boolean;
   /** The node's name, resolved once by the caller (`serve`, whose logger carries it); default: nodeNameOf(config). */
   nodeName?: string;
+  /** Another process took this node's name after it went silent (a cluster): `serve` stops. */
+  onNodeNameLost?: () => void;
   /** The operator's `serve --new-store`: create the store, or take the one there, whatever the lock file records. */
   newStore?: boolean;
 }
 
 /** Opens the store, applies pending migrations and builds the services. */
-export function openRuntime(config: Config, options: RuntimeOptions = {}): Runtime {
+export async function openRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const logger = options.logger ?? silentLogger;
-  const nodeName = options.nodeName ?? nodeNameOf(config);
   if (options.temporaryStore && !options.inlineCrawls) throw new RangeError("a temporary store needs inline crawls");
-  const path = config.storage.path;
-  const admission = { mayCreate: options.createStore === true, newStore: options.newStore === true };
-  // check's temporary store is a new file of its own, named by nobody else.
-  const file = options.temporaryStore ? { create: true, record: null, setAside: null } : admitStoreFile(path, admission);
-  if (file.setAside !== null) logger.warn("a WAL left without its store was moved aside before the new store was made", { path, moved_to: file.setAside });
-  const store = openStore(path, { busyTimeoutMs: config.storage.busy_timeout, temporary: options.temporaryStore, create: file.create });
+  const store = await openServiceStore(config, { ...options, logger });
   try {
-    admitOpenedStore(store.sqlite, path, file, admission);
-    assertWritable(store.sqlite, config.storage.path);
-    const report = options.temporaryStore ? migrate(store.sqlite) : migrateLocked(store.sqlite, config.storage.path, { lockHeld: options.lockHeld ?? false });
-    if (report.applied.length > 0) logger.info("migrations applied", { applied: report.applied });
+    return buildRuntime(config, store, options, logger);
   } catch (error) {
-    store.close();
+    await store.close();
     throw error;
   }
+}
+
+function buildRuntime(config: Config, store: ServiceStore, options: RuntimeOptions, logger: Logger): Runtime {
+  const nodeName = options.nodeName ?? nodeNameOf(config);
+  if (store.sqlite === null) throw new RangeError("storage.url: serving from PostgreSQL is not wired yet (docs/cluster.md)");
   // Every writer asks before it writes or tells anyone: a store file deleted, moved or replaced under the service
   // would keep taking writes into the file it opened, and lose them (store/store-file.ts).
   const storeFile = { problem: () => store.file?.problem() ?? null };
-  const storeVersion = new StoreVersion(store.sqlite);
-  const version = () => storeVersion.current();
-  const keys = new KeysService(new KeysRepo(store.db), version);
+  const version = store.version;
+  const keys = new KeysService(new KeysRepo(store.db), version ?? undefined);
   const resolve = options.resolve ?? systemResolve;
-  const linksRepo = new LinksRepo(store.sqlite);
-  const crawlsRepo = new CrawlsRepo(store.sqlite);
+  const linksRepo = new LinksRepo(store.db);
+  const crawlsRepo = new CrawlsRepo(store.db);
   const domainsRepo = new DomainsRepo(store.db);
   const domains = new DomainsService({
     repo: domainsRepo,
@@ -148,7 +150,7 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
   const deliveriesRepo = new DeliveriesRepo(store.db);
   const metrics = new ServiceMetrics({
     node: nodeName,
-    crawlsByStatus: async () => crawlsRepo.countByStatus(),
+    crawlsByStatus: () => crawlsRepo.countByStatus(),
     deliveriesByState: (target) => deliveriesRepo.countByState(target),
   });
   const webhookPolicy = webhookAddressPolicy(config.webhooks);
@@ -184,6 +186,7 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     logger,
     onAttempt: (outcome, target) => (target === "webhook" ? metrics.recordWebhookAttempt(outcome) : metrics.recordNotificationAttempt(outcome)),
     storeProblem: storeFile.problem,
+    claims: store.engine === "postgres" ? new DeliveryClaims(store.db, deliveriesRepo, nodeName, config.cluster.lease) : null,
   });
   const channels = new ChannelsService({
     repo: channelsRepo,
@@ -257,8 +260,12 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     storeProblem: storeFile.problem,
     logger,
   });
-  const storeHealth = new StoreHealth(store.sqlite, config.storage.path, store.file);
-  const storeWatch = store.file === null || options.temporaryStore ? null : new StoreWatch(store.sqlite, store.file, logger);
+  // Several nodes on one store: this node's name and leases in the database (cluster/node-heartbeat.ts).
+  const cluster =
+    store.engine === "postgres"
+      ? new NodeHeartbeat({ db: store.db, name: nodeName, version: VERSION, leaseMs: config.cluster.lease, logger, onNameLost: options.onNodeNameLost })
+      : null;
+  const storeWatch = store.sqlite === null || store.file === null || options.temporaryStore ? null : new StoreWatch(store.sqlite, store.file, logger);
   return {
     config,
     store,
@@ -272,42 +279,50 @@ export function openRuntime(config: Config, options: RuntimeOptions = {}): Runti
     scheduler,
     retention,
     storeWatch,
+    cluster,
     metrics,
     logger,
     nodeName,
     app: async () => {
       // The composition root is the one place that knows the dashboard: the API app is handed its routes.
       const [{ createApp }, ui] = await Promise.all([import("./api/app.ts"), config.ui.enabled ? import("./ui/dashboard.tsx") : null]);
-      const sessionSecret = ui === null ? null : loadSessionSecret(config.storage.path);
+      // Several nodes share one store: the session key, sign-outs and rate limits live in it, not in one node.
+      const shared = store.engine === "postgres";
+      const sessionSecret = ui === null ? null : shared ? await loadSharedSessionSecret(new SecretsRepo(store.db)) : loadSessionSecret(config.storage.path);
+      const signOuts = ui === null ? undefined : await SignOuts.load(new EndedSessionsRepo(store.db), shared);
       return createApp({
         basePath: config.server.base_path,
         rateLimitPerMinute: config.auth.rate_limit,
         trustedProxies: config.server.trusted_proxies,
         forwardedHeader: config.server.forwarded_header,
         maxRequestBodyBytes: config.server.max_request_body_bytes,
+        sharedRateLimits: shared ? (capacity) => new SharedTokenBuckets(new RateBucketsRepo(store.db), capacity) : undefined,
         keys,
         domains,
         crawls,
         webhooks,
         channels,
-        storeHealth,
+        storeHealth: store.health,
         storeFile,
         logger,
         nodeName,
         metrics,
         metricsOnApi: config.metrics.enabled && config.metrics.port === null,
         // A crawl's detail also says why it waits, which the pool holds in memory: answers are kept under both.
-        storeVersion: () => `${version()}.${crawlPool.stateVersion}`,
+        storeVersion: version === null ? null : () => `${version()}.${crawlPool.stateVersion}`,
         dashboard:
           ui === null || sessionSecret === null
             ? null
             : (app, limiter) =>
-                app.route("/", ui.dashboardRouter({ keys, domains, crawls, webhooks, channels, storeFile, logger, nodeName, sessionSecret, limiter })),
+                app.route(
+                  "/",
+                  ui.dashboardRouter({ keys, domains, crawls, webhooks, channels, storeFile, logger, nodeName, sessionSecret, limiter, signOuts }),
+                ),
       });
     },
-    close: () => {
+    close: async () => {
       storeWatch?.stop();
-      store.close();
+      await store.close();
     },
   };
 }

@@ -13,7 +13,7 @@ import { errorResponse } from "./error-envelope.ts";
 import { authenticate } from "./middleware/auth/auth.ts";
 import { clientAddress } from "../http/client-address.ts";
 import type { ForwardedHeader } from "../http/forwarded-chain.ts";
-import { rateLimit, RateLimiter } from "../http/rate-limit.ts";
+import { type Buckets, rateLimit, RateLimiter } from "../http/rate-limit.ts";
 import { requestId } from "./middleware/request-id/request-id.ts";
 import { requestHeadLimit } from "./middleware/request-head-limit/request-head-limit.ts";
 import { requestLog } from "./middleware/request-log/request-log.ts";
@@ -38,6 +38,11 @@ import { channelsRouter } from "./routes/channels.ts";
 interface AppDeps {
   basePath: string;
   rateLimitPerMinute: number;
+  /**
+   * Rate-limit buckets shared with the other nodes of a PostgreSQL store (http/shared-buckets.ts), made for a
+   * capacity a minute; absent, this process's own (the appliance).
+   */
+  sharedRateLimits?: (capacity: number) => Buckets;
   /** Reverse proxies whose `forwardedHeader` names the client (server.trusted_proxies). */
   trustedProxies: readonly string[];
   forwardedHeader: ForwardedHeader;
@@ -57,8 +62,8 @@ interface AppDeps {
   metrics: ServiceMetrics;
   /** Serve GET /metrics here (for keys with metrics:read); false when it has a listener of its own or is off. */
   metricsOnApi: boolean;
-  /** The store's version token (store/store-version.ts): GET answers are kept while it stays the same. */
-  storeVersion: () => string;
+  /** The store's version token (store/store-version.ts): GET answers are kept while it stays the same; null: none kept. */
+  storeVersion: (() => string) | null;
   /**
    * Mounts the web dashboard's routes at / (ui.enabled): given by the composition root (runtime.ts), with the
    * app's rate limiter, which leaves the dashboard's paths to it; null: / answers 404.
@@ -83,11 +88,16 @@ export function createApp(deps: AppDeps) {
   app.use("*", requestHeadLimit());
   app.use("*", authenticate(deps.keys));
   const openapiPath = `${deps.basePath}/openapi.json`;
-  const limiter = new RateLimiter({ requestsPerMinute: deps.rateLimitPerMinute, publicPaths: ["/healthz", "/docs", openapiPath] });
+  const limiter = new RateLimiter({
+    requestsPerMinute: deps.rateLimitPerMinute,
+    publicPaths: ["/healthz", "/docs", openapiPath],
+    shared: deps.sharedRateLimits,
+  });
   app.use("*", rateLimit(limiter, deps.dashboard === null ? undefined : isDashboardPath));
   // Only requests that may write are checked: a GET pays nothing.
   app.on(WRITE_METHODS, `${deps.basePath}/*`, storeGuard(deps.storeFile, logger));
-  app.use("*", responseCache(new ResponseCache({ version: deps.storeVersion })));
+  // No token to key kept answers on (a PostgreSQL store, written by other nodes too): every GET reads the store.
+  if (deps.storeVersion !== null) app.use("*", responseCache(new ResponseCache({ version: deps.storeVersion })));
   // Only requests that may carry a body pass through the limit: one middleware less on every GET.
   app.on(
     WRITE_METHODS,

@@ -156,13 +156,18 @@ function crawlOptions(values: Values): CrawlOptions {
 /** A live line on a terminal: pages, queue, links, broken, rate; cleared at the end. */
 function startProgress(runtime: Runtime, crawlId: string, startedAt: number): () => void {
   if (!process.stderr.isTTY) return () => {};
-  const timer = setInterval(() => {
-    const crawl = runtime.crawls.get(crawlId);
+  let stopped = false;
+  const show = async () => {
+    const crawl = await runtime.crawls.brief(crawlId);
+    const queued = await runtime.crawls.queued(crawlId);
     const rate = crawl.pages_crawled / Math.max(0.001, elapsedMs(startedAt, monotonicNow()) / 1000);
-    const line = `${crawl.pages_crawled} pages · ${runtime.crawls.queued(crawlId)} queued · ${crawl.total_links} links · ${crawl.broken_links} broken · ${rate.toFixed(0)} pages/s`;
-    process.stderr.write(`\r\x1b[K${line}`);
-  }, PROGRESS_MS);
+    const line = `${crawl.pages_crawled} pages · ${queued} queued · ${crawl.total_links} links · ${crawl.broken_links} broken · ${rate.toFixed(0)} pages/s`;
+    if (!stopped) process.stderr.write(`\r\x1b[K${line}`);
+  };
+  // A progress line the store could not answer is skipped; the next tick tries again.
+  const timer = setInterval(() => void show().catch(() => {}), PROGRESS_MS);
   return () => {
+    stopped = true;
     clearInterval(timer);
     process.stderr.write("\r\x1b[K");
   };
@@ -191,9 +196,9 @@ class TransitionWaiter {
 }
 
 /** Writes text chunks to a file descriptor in blocks, so a report of any size passes through a small buffer. */
-function writeChunks(fd: number, chunks: Iterable<string>): void {
+async function writeChunks(fd: number, chunks: AsyncIterable<string>): Promise<void> {
   let block = "";
-  for (const chunk of chunks) {
+  for await (const chunk of chunks) {
     block += chunk;
     if (block.length >= WRITE_BLOCK) {
       writeSync(fd, block);
@@ -233,7 +238,7 @@ export async function runCheck(values: Values, positionals: string[]): Promise<n
   try {
     const config = configSchema.parse({ storage: { path: join(dir, "check.db") }, crawler, logging: { level: "error" } });
     try {
-      runtime = openRuntime(config, { inlineCrawls: true, temporaryStore: true, onCrawlTransition: transitions.notify });
+      runtime = await openRuntime(config, { inlineCrawls: true, temporaryStore: true, onCrawlTransition: transitions.notify });
     } catch (error) {
       // A disk too full to build the store at all says what one that fills mid-crawl says.
       const failure = storeWriteFailure(error);
@@ -250,7 +255,7 @@ export async function runCheck(values: Values, positionals: string[]): Promise<n
     const crawl = await runtime.crawls.start(domain.id, options);
     runtime.crawlPool.start();
     const stopProgress = startProgress(runtime, crawl.id, startedAt);
-    let detail = runtime.crawls.get(crawl.id);
+    let detail = await runtime.crawls.get(crawl.id);
     // Bounded: the crawl ends by itself at max_duration at the latest. Its end is a transition of the pool, so the
     // report follows at once, not at the next poll (which was most of a small check's wait).
     while (detail.status === "pending" || detail.status === "running") {
@@ -261,24 +266,24 @@ export async function runCheck(values: Values, positionals: string[]): Promise<n
         throw unwritableStore(dir, stalled);
       }
       await transitions.next(STALL_CHECK_MS);
-      detail = runtime.crawls.get(crawl.id);
+      detail = await runtime.crawls.get(crawl.id);
     }
     stopProgress();
 
     const reported = (link: Pick<LinkView, "url">) => (include.size === 0 || include.matches(link.url)) && !exclude.matches(link.url);
     const crawls = runtime.crawls;
-    function* links(): Generator<LinkView> {
+    async function* links(): AsyncGenerator<LinkView[]> {
       const trimHeap = collectEvery(LINKS_PER_YOUNG_COLLECTION, youngThenFull(YOUNG_COLLECTIONS_PER_FULL));
-      for (const link of crawls.allLinks(crawl.id)) {
-        trimHeap();
-        if (reported(link)) yield link;
+      for await (const batch of crawls.allLinks(crawl.id)) {
+        for (let i = 0; i < batch.length; i++) trimHeap();
+        yield batch.filter(reported);
       }
     }
-    function* brokenLinks(): Generator<LinkView> {
-      for (const link of crawls.allBrokenLinks(crawl.id)) if (reported(link)) yield link;
+    async function* brokenLinks(): AsyncGenerator<LinkView[]> {
+      for await (const batch of crawls.allBrokenLinks(crawl.id)) yield batch.filter(reported);
     }
-    function* orphans(): Generator<OrphanPageView> {
-      for (const orphan of crawls.allOrphans(crawl.id)) if (reported(orphan)) yield orphan;
+    async function* orphans(): AsyncGenerator<OrphanPageView[]> {
+      for await (const batch of crawls.allOrphans(crawl.id)) yield batch.filter(reported);
     }
     // Without --include/--exclude every link is reported, and the crawl's own totals count them.
     let reportedLinks = detail.total_links;
@@ -286,9 +291,9 @@ export async function runCheck(values: Values, positionals: string[]): Promise<n
     if (include.size > 0 || exclude.size > 0) {
       reportedLinks = 0;
       reportedBroken = 0;
-      for (const link of links()) {
-        reportedLinks++;
-        if (link.is_broken) reportedBroken++;
+      for await (const batch of links()) {
+        reportedLinks += batch.length;
+        for (const link of batch) if (link.is_broken) reportedBroken++;
       }
     }
     const report: CheckReport = {
@@ -300,11 +305,11 @@ export async function runCheck(values: Values, positionals: string[]): Promise<n
       ...(options.use_sitemap && { orphans }),
     };
     const rendered = renderReport(report, format);
-    if (values.output === undefined) writeChunks(1, rendered);
+    if (values.output === undefined) await writeChunks(1, rendered);
     else {
       const fd = openSync(values.output, "w");
       try {
-        writeChunks(fd, rendered);
+        await writeChunks(fd, rendered);
       } finally {
         closeSync(fd);
       }
@@ -322,7 +327,7 @@ export async function runCheck(values: Values, positionals: string[]): Promise<n
     process.off("SIGTERM", onSignal);
     if (runtime !== undefined) {
       await runtime.crawlPool.stop();
-      runtime.close();
+      await runtime.close();
     }
     cleanUp();
   }

@@ -1,3 +1,4 @@
+import { redactPassword } from "../core/redact.ts";
 import { loadConfig } from "../config/load.ts";
 import { configWarnings } from "../config/warnings.ts";
 import { EXIT_OK, out, parseCommandArgs, rejectExtraArgs, UsageError } from "./usage.ts";
@@ -23,10 +24,16 @@ export function configCommand(args: string[]): number {
   out(`ok: ${loaded.file ?? "built-in defaults"}`);
   for (const warning of configWarnings(loaded.config)) out(`warning: ${warning}`);
   if (values.print) {
-    const { auth, crawler } = loaded.config;
+    const { auth, crawler, storage } = loaded.config;
     // Header values are often credentials (a staging site's Authorization): their names show, their values do not.
     const headers = Object.fromEntries(Object.keys(crawler.headers).map((name) => [name, "(set)"]));
-    const shown = { ...loaded.config, auth: { ...auth, bootstrap_key: auth.bootstrap_key ? "(set)" : null }, crawler: { ...crawler, headers } };
+    const url = storage.url === null ? null : redactPassword(new URL(storage.url)).href;
+    const shown = {
+      ...loaded.config,
+      storage: { ...storage, url },
+      auth: { ...auth, bootstrap_key: auth.bootstrap_key ? "(set)" : null },
+      crawler: { ...crawler, headers },
+    };
     out(JSON.stringify(shown, null, 2));
   }
   return EXIT_OK;

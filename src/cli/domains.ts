@@ -91,7 +91,7 @@ export async function domainsCommand(args: string[]): Promise<number> {
       case "delete": {
         if (!target) throw new UsageError("domains delete needs a domain ID");
         const domain = await domains.get(target);
-        const history = crawls.list({ domainId: domain.id }, 1, 1).total;
+        const history = (await crawls.list({ domainId: domain.id }, 1, 1)).total;
         if (!values.yes) {
           const question = `Delete ${domain.name} (${domain.id}) and its ${history} crawl${history === 1 ? "" : "s"} with all their results? This cannot be undone.`;
           if (!(await askYesNo(question))) {

@@ -36,7 +36,8 @@ export async function serveCommand(args: string[]): Promise<number> {
   const nodeName = nodeNameOf(config);
   const logger = createLogger(config.logging.level, undefined, { node: nodeName });
   // Taken before the store is opened: a second serve must not migrate it, resume its crawls or send its webhooks.
-  const lock = config.storage.path === ":memory:" ? null : acquireServiceLock(config.storage.path, "serve");
+  // A PostgreSQL store has one per node instead, in the database (cluster/node-heartbeat.ts).
+  const lock = config.storage.path === ":memory:" || config.storage.url !== null ? null : acquireServiceLock(config.storage.path, "serve");
   try {
     return await serveStore(config, file, logger, { lock, newStore: values["new-store"] === true, nodeName });
   } finally {
@@ -51,18 +52,28 @@ async function serveStore(
   logger: Logger,
   store: { lock: ServiceLock | null; newStore: boolean; nodeName: string },
 ): Promise<number> {
-  const runtime = openRuntime(config, { logger, lockHeld: true, createStore: true, newStore: store.newStore, nodeName: store.nodeName });
+  // Another process taking this node's name (a cluster) stops this one, as a signal would.
+  let nameLost: () => void = () => {};
+  const runtime = await openRuntime(config, {
+    logger,
+    lockHeld: true,
+    createStore: true,
+    newStore: store.newStore,
+    nodeName: store.nodeName,
+    onNodeNameLost: () => nameLost(),
+  });
   try {
     // From now on a start that finds this store missing or swapped refuses (store/store-admission.ts).
-    const storeId = storeIdOf(runtime.store.sqlite);
+    const storeId = runtime.store.sqlite === null ? null : storeIdOf(runtime.store.sqlite);
     if (storeId !== null) store.lock?.recordStore(storeId);
+    await runtime.cluster?.join();
   } catch (error) {
-    runtime.close();
+    await runtime.close();
     throw error;
   }
   const scheduleProblems = await applyConfiguredSchedules(config.schedules, runtime.domains);
   if (scheduleProblems.length > 0) {
-    runtime.close();
+    await runtime.close();
     throw new ConfigError(scheduleProblems.map((problem) => `${file ?? "config"}: ${problem}`));
   }
   const app = await runtime.app();
@@ -70,7 +81,7 @@ async function serveStore(
   try {
     server = serveApi(app, { hostname: config.server.host, port: config.server.port });
   } catch (error) {
-    runtime.close();
+    await runtime.close();
     throw error;
   }
   let metricsServer: ReturnType<typeof Bun.serve> | null = null;
@@ -79,7 +90,7 @@ async function serveStore(
       metricsServer = Bun.serve({ hostname: config.metrics.host, port: config.metrics.port, fetch: metricsListenerFetch(runtime.metrics) });
     } catch (error) {
       void server.stop(true);
-      runtime.close();
+      await runtime.close();
       throw error;
     }
   }
@@ -99,6 +110,8 @@ async function serveStore(
   await runtime.scheduler.start();
   runtime.retention.start();
   runtime.storeWatch?.start();
+  runtime.store.start();
+  runtime.cluster?.start();
   const origin = localOrigin(server.hostname ?? config.server.host, server.port ?? config.server.port);
   logger.info("listening", {
     version: VERSION,
@@ -110,7 +123,7 @@ async function serveStore(
     // Where people reach it (behind a proxy, the proxy's address): what notifications link to.
     ...(config.server.public_url === null ? {} : { public_url: config.server.public_url }),
     config: file ?? "built-in defaults",
-    storage: config.storage.path,
+    storage: runtime.store.location,
   });
   if (metricsServer !== null) {
     logger.info("metrics listening", { url: `http://${metricsServer.hostname}:${metricsServer.port}/metrics`, port: metricsServer.port });
@@ -128,11 +141,14 @@ async function serveStore(
     };
     process.on("SIGTERM", on("SIGTERM"));
     process.on("SIGINT", on("SIGINT"));
+    nameLost = on("node name taken over");
   });
   logger.info("shutting down", { signal, timeout_ms: config.server.shutdown_timeout });
   void metricsServer?.stop(true);
   const inTime = await stopServing(server, runtime, config.server.shutdown_timeout);
-  runtime.close();
+  // The name and every lease are given up: the other nodes take this node's crawls at once, not after a lease.
+  await runtime.cluster?.leave().catch((error: unknown) => logger.warn("could not leave the cluster cleanly", { error: String(error) }));
+  await runtime.close();
   if (!inTime) {
     logger.warn("shutdown timeout reached: cut off what was still running; it is redone on the next start", {
       timeout_ms: config.server.shutdown_timeout,

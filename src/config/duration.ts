@@ -15,6 +15,12 @@ export function parseDurationMs(value: string | number): number | null {
   return Math.round(Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS]);
 }
 
+/** `ms` in the largest unit that writes it whole, as a config file would ("10m", "1500ms"). */
+export function formatDuration(ms: number): string {
+  for (const unit of ["d", "h", "m", "s"] as const) if (ms !== 0 && ms % UNIT_MS[unit] === 0) return `${ms / UNIT_MS[unit]}${unit}`;
+  return `${ms}ms`;
+}
+
 /** A zod schema for a duration bounded to [minMs, maxMs], output in milliseconds. */
 export function duration(minMs: number, maxMs: number) {
   return z.union([z.number(), z.string()]).transform((value, ctx) => {
@@ -24,7 +30,7 @@ export function duration(minMs: number, maxMs: number) {
       return z.NEVER;
     }
     if (ms < minMs || ms > maxMs) {
-      ctx.addIssue({ code: "custom", message: `must be between ${minMs} ms and ${maxMs} ms` });
+      ctx.addIssue({ code: "custom", message: `must be between ${formatDuration(minMs)} and ${formatDuration(maxMs)} (got ${formatDuration(ms)})` });
       return z.NEVER;
     }
     return ms;

@@ -50,3 +50,18 @@ function isPublicUrl(value: string): boolean {
 export const publicUrl = z
   .string()
   .refine(isPublicUrl, "must be an http(s) URL without credentials, query or fragment, such as https://linkpatrol.example.com/");
+
+/** True for a `postgres://` or `postgresql://` URL naming a host: the PostgreSQL store (storage.url). */
+export function isPostgresUrlShape(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === "postgres:" || url.protocol === "postgresql:") && url.hostname !== "";
+  } catch {
+    return false;
+  }
+}
+
+export const postgresUrl = z
+  .string()
+  .max(2048)
+  .refine(isPostgresUrlShape, "must be a postgres:// or postgresql:// URL naming a host, such as postgres://linkpatrol@db.internal:5432/linkpatrol");

@@ -1,7 +1,7 @@
 import { CrawlOptionsSchema } from "../core/crawl-options.ts";
 import { z } from "zod";
 import { duration } from "./duration.ts";
-import { addressOrCidr, cidr, dnsServer, publicUrl } from "./network-values.ts";
+import { addressOrCidr, cidr, dnsServer, postgresUrl, publicUrl } from "./network-values.ts";
 
 /**
  * The whole configuration as one zod schema: every key has a default, unknown keys are errors
@@ -47,6 +47,8 @@ const retentionFields = z.strictObject({
 
 const storageFields = z.strictObject({
   path: z.string().min(1).default("./data/linkpatrol.db"),
+  /** A `postgres://` URL: the store is that PostgreSQL database (several nodes), not the SQLite file at `path`. */
+  url: postgresUrl.nullable().default(null),
   busy_timeout: duration(0, 600_000).default(5_000),
   retention: retentionFields.prefault({}),
 });
@@ -148,6 +150,12 @@ const clusterFields = z.strictObject({
     .regex(/^[A-Za-z0-9._-]{1,100}$/, "must be 1-100 letters, digits, '.', '_' or '-'")
     .nullable()
     .default(null),
+  /**
+   * How long a silent node keeps its work (crawls, deliveries) before another node takes it up; nodes renew every
+   * third of it. Short: a dead node's crawls move sooner, at a renewal's write per lease/3 per node. Long: a pause
+   * (GC, a slow database) is survived, at a longer wait after a crash.
+   */
+  lease: duration(5_000, 600_000).default(30_000),
 });
 
 const schedulerFields = z.strictObject({

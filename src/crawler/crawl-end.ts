@@ -23,18 +23,18 @@ export interface CrawlEndFacts {
 }
 
 /** The facts of crawl `crawlId` as the store holds them now. */
-export function readEndFacts(crawls: CrawlsRepo, crawlId: string): CrawlEndFacts {
-  const crawl = crawls.findById(crawlId)!;
+export async function readEndFacts(crawls: CrawlsRepo, crawlId: string): Promise<CrawlEndFacts> {
+  const crawl = (await crawls.findById(crawlId))!;
   const startUrl = new URL(crawl.root_url).href;
   return {
     startUrl,
-    startPage: crawls.target(crawlId, startUrl),
+    startPage: await crawls.target(crawlId, startUrl),
     pagesCrawled: crawl.pages_crawled,
     totalLinks: crawl.total_links,
     skippedLinks: crawl.skipped_links,
     pagesCut: crawl.pages_cut,
     truncated: crawl.truncated,
-    unfinished: crawls.hasQueued(crawlId),
+    unfinished: await crawls.hasQueued(crawlId),
   };
 }
 

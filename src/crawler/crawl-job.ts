@@ -116,8 +116,8 @@ async function runCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: C
   hooks.signal.addEventListener("abort", forwardStop, { once: true });
   if (hooks.signal.aborted) forwardStop();
   try {
-    const crawls = new CrawlsRepo(sqlite);
-    const crawl = crawls.findById(crawlId);
+    const crawls = new CrawlsRepo(new SqliteDb(sqlite));
+    const crawl = await crawls.findById(crawlId);
     if (crawl === undefined || crawl.status !== "running") return { kind: "gone" };
     const { crawler } = settings;
     // max_duration counts from started_at on the wall clock, the only reading that survives a restart; a clock
@@ -162,13 +162,13 @@ async function runCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: C
     );
     // Nothing is ended (and no event queued for the webhooks) in a file that is no longer the store.
     storeFile?.assertSame();
-    const end = run.kind === "finished" ? judgeCrawlEnd(readEndFacts(crawls, crawlId)) : stoppedEnd(run.reason, crawler.max_duration);
+    const end = run.kind === "finished" ? judgeCrawlEnd(await readEndFacts(crawls, crawlId)) : stoppedEnd(run.reason, crawler.max_duration);
     const at = { now: new Date().toISOString(), soft404Judged: run.soft404Judged };
     if (end.kind === "completed") {
-      completeCrawl({ crawls, links: new LinksRepo(sqlite) }, crawlId, at);
+      await completeCrawl(crawls, crawlId, at);
       logger.info("crawl completed", { crawl_id: crawlId });
     } else if (end.kind === "failed") {
-      failCrawl(crawls, crawlId, end, at);
+      await failCrawl(crawls, crawlId, end, at);
       logger.warn("crawl failed", { crawl_id: crawlId, reason: end.failure, error: end.error });
     } else logger.info("crawl stopped", { crawl_id: crawlId, reason: end.kind });
     return end;

@@ -64,6 +64,10 @@ export class CrawlPool {
   /** Crawls left running, not taken up before `until` (monotonic ms: a clock step must not stretch the wait), how often they were, and why. */
   private readonly waiting = new Map<string, { until: number; attempts: number; timer: ReturnType<typeof setTimeout>; reason: string }>();
   private version = 0;
+  /** The fill under way, if any: fills never overlap (two would each claim a crawl for the same free slot). */
+  private filling: Promise<void> | null = null;
+  /** A fill was asked for while one ran: it runs again after it. */
+  private fillAgain = false;
 
   constructor(private readonly options: CrawlPoolOptions) {}
 
@@ -112,6 +116,8 @@ export class CrawlPool {
   async stop(deadline?: AbortSignal): Promise<void> {
     this.stopping = true;
     if (this.retryTimer !== null) clearTimeout(this.retryTimer);
+    // A fill under way may be launching a crawl it claimed: wait for it (until the deadline), so that job is stopped below too.
+    if (this.filling !== null) await untilAborted(this.filling, deadline);
     for (const { timer } of this.waiting.values()) clearTimeout(timer);
     const jobs = [...this.jobs.values()];
     for (const job of jobs) job.stop("shutdown");
@@ -121,7 +127,28 @@ export class CrawlPool {
     for (const worker of [...this.workers]) worker.retire();
   }
 
+  /** Starts crawls up to the pool's size, now or right after the fill under way. */
   private fill(): void {
+    if (this.filling !== null) {
+      this.fillAgain = true;
+      return;
+    }
+    this.filling = this.fillWhileAsked()
+      .catch((error: unknown) => this.options.logger.error("crawl pool could not start a crawl", { error: String(error) }))
+      .finally(() => {
+        this.filling = null;
+      });
+  }
+
+  private async fillWhileAsked(): Promise<void> {
+    // Bounded: each turn is a fill asked for during the previous one.
+    do {
+      this.fillAgain = false;
+      await this.fillOnce();
+    } while (this.fillAgain && !this.stopping);
+  }
+
+  private async fillOnce(): Promise<void> {
     const lost = this.options.storeProblem?.() ?? null;
     if (lost !== null) {
       if (this.fillFailure !== lost) this.options.logger.warn("crawl pool paused", { reason: lost });
@@ -131,7 +158,7 @@ export class CrawlPool {
     }
     try {
       while (!this.stopping && this.jobs.size < this.options.size) {
-        const crawlId = this.nextCrawl();
+        const crawlId = await this.nextCrawl();
         if (this.fillFailure !== null) this.version++;
         this.fillFailure = null;
         if (crawlId === undefined) return;
@@ -154,10 +181,10 @@ export class CrawlPool {
     }, FILL_RETRY_MS);
   }
 
-  private nextCrawl(): string | undefined {
+  private async nextCrawl(): Promise<string | undefined> {
     const now = monotonicNow();
-    const orphan = this.options.repo.runningIds().find((id) => !this.jobs.has(id) && (this.waiting.get(id)?.until ?? 0) <= now);
-    return orphan ?? claimNextCrawl(this.options.repo, new Date().toISOString())?.id;
+    const orphan = (await this.options.repo.runningIds()).find((id) => !this.jobs.has(id) && (this.waiting.get(id)?.until ?? 0) <= now);
+    return orphan ?? (await claimNextCrawl(this.options.repo, new Date().toISOString()))?.id;
   }
 
   private launch(crawlId: string): void {
@@ -165,10 +192,11 @@ export class CrawlPool {
     this.jobs.set(crawlId, job);
     this.version++;
     this.options.onTransition?.();
-    void job.done.then((end) => {
+    void job.done.then(async (end) => {
+      const leftRunning = await this.settle(crawlId, end);
+      // The job leaves the pool once its crawl is settled, so a fill meanwhile does not take the crawl up again.
       this.jobs.delete(crawlId);
       this.version++;
-      const leftRunning = this.settle(crawlId, end);
       if (leftRunning !== null && !this.stopping) this.waitBeforeRetry(crawlId, leftRunning);
       else this.forgetWaiting(crawlId);
       this.options.onTransition?.();
@@ -180,12 +208,12 @@ export class CrawlPool {
    * What the pool does about a job's end: a crashed job's crawl is failed (while stopping, a job that dies or is
    * killed at the deadline leaves its crawl running to resume). Why the crawl is left running and must wait, or null.
    */
-  private settle(crawlId: string, end: JobEnd): string | null {
+  private async settle(crawlId: string, end: JobEnd): Promise<string | null> {
     if (end.kind === "paused") return end.reason;
     if (end.kind !== "crashed" || this.stopping) return null;
     this.options.logger.error("crawl job crashed", { crawl_id: crawlId, error: end.error });
     try {
-      failCrawl(this.options.repo, crawlId, { kind: "failed", failure: "internal", error: CRASHED_ERROR }, { now: new Date().toISOString() });
+      await failCrawl(this.options.repo, crawlId, { kind: "failed", failure: "internal", error: CRASHED_ERROR }, { now: new Date().toISOString() });
       return null;
     } catch (error) {
       this.options.logger.error("could not record a crashed crawl; it will be taken up again later", { crawl_id: crawlId, error: String(error) });

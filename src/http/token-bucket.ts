@@ -16,6 +16,17 @@ export interface BucketDecision {
   retryAfterSeconds: number;
 }
 
+/** The decision for a take that left `tokens` in a bucket of `capacity` refilled by `refillPerMs` a millisecond. */
+export function bucketDecision(allowed: boolean, tokens: number, capacity: number, refillPerMs: number): BucketDecision {
+  return {
+    allowed,
+    limit: capacity,
+    remaining: Math.floor(tokens),
+    resetSeconds: Math.ceil((capacity - tokens) / refillPerMs / 1000),
+    retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - tokens) / refillPerMs / 1000)),
+  };
+}
+
 interface Bucket {
   tokens: number;
   updatedAt: number;
@@ -45,13 +56,7 @@ export class TokenBuckets {
     const bucket = this.refilled(callerId, now);
     const allowed = bucket.tokens >= 1;
     if (allowed) bucket.tokens -= 1;
-    return {
-      allowed,
-      limit: this.capacity,
-      remaining: Math.floor(bucket.tokens),
-      resetSeconds: Math.ceil((this.capacity - bucket.tokens) / this.refillPerMs / 1000),
-      retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - bucket.tokens) / this.refillPerMs / 1000)),
-    };
+    return bucketDecision(allowed, bucket.tokens, this.capacity, this.refillPerMs);
   }
 
   /** Callers currently remembered. */

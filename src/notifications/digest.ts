@@ -86,27 +86,27 @@ type List = "new_broken" | "still_broken" | "fixed";
 
 /** The store reads a digest needs (store/digest.repo.ts). */
 interface DigestReader {
-  count(list: List, crawlId: string, against: ComparedCrawl | null): { links: number; targets: number };
+  count(list: List, crawlId: string, against: ComparedCrawl | null): Promise<{ links: number; targets: number }>;
   rows(
     list: List,
     crawlId: string,
     against: ComparedCrawl | null,
     maxTargets: number,
     maxSources: number,
-  ): { url: string; status_code: number; error: string | null; source_url: string; link_text: string; broken_since: string | null; links: number }[];
-  notChecked(crawlId: string): number;
-  previousEnded(crawlId: string): { status: "completed" | "failed"; failure: CrawlFailure | null } | undefined;
+  ): Promise<{ url: string; status_code: number; error: string | null; source_url: string; link_text: string; broken_since: string | null; links: number }[]>;
+  notChecked(crawlId: string): Promise<number>;
+  previousEnded(crawlId: string): Promise<{ status: "completed" | "failed"; failure: CrawlFailure | null } | undefined>;
 }
 
 const EMPTY: DigestSection = { links: 0, targets: 0, items: [] };
 
-function section(reader: DigestReader, list: List, crawlId: string, against: ComparedCrawl | null): DigestSection {
+async function section(reader: DigestReader, list: List, crawlId: string, against: ComparedCrawl | null): Promise<DigestSection> {
   // Rows of one target come together; a new URL starts a new target (compared raw, before cleaning).
   let lastUrl: string | null = null;
-  const totals = reader.count(list, crawlId, against);
+  const totals = await reader.count(list, crawlId, against);
   if (totals.links === 0) return { ...EMPTY };
   const items: DigestTarget[] = [];
-  for (const row of reader.rows(list, crawlId, against, DIGEST_TARGETS, DIGEST_SOURCES)) {
+  for (const row of await reader.rows(list, crawlId, against, DIGEST_TARGETS, DIGEST_SOURCES)) {
     let item = items.at(-1);
     if (item === undefined || row.url !== lastUrl) {
       lastUrl = row.url;
@@ -129,7 +129,7 @@ function section(reader: DigestReader, list: List, crawlId: string, against: Com
  * The digest of the just-ended crawl `crawl`, compared with `against` (crawler/open-links.ts comparedWith). A failed
  * crawl has lists too; one that never started has none.
  */
-export function buildDigest(reader: DigestReader, crawl: DigestCrawl, against: ComparedCrawl | null): Digest {
+export async function buildDigest(reader: DigestReader, crawl: DigestCrawl, against: ComparedCrawl | null): Promise<Digest> {
   const completed = crawl.status === "completed";
   const started = crawl.started_at !== null;
   const digest: Digest = {
@@ -146,18 +146,18 @@ export function buildDigest(reader: DigestReader, crawl: DigestCrawl, against: C
     started_at: crawl.started_at,
     completed_at: crawl.completed_at,
     compared_with: started ? (against?.id ?? null) : null,
-    previous_failed: reader.previousEnded(crawl.id)?.status === "failed",
+    previous_failed: (await reader.previousEnded(crawl.id))?.status === "failed",
     new_broken: { ...EMPTY },
     still_broken: { ...EMPTY },
     fixed: { ...EMPTY },
     not_checked: 0,
   };
   if (!started) return digest;
-  digest.new_broken = section(reader, "new_broken", crawl.id, against);
+  digest.new_broken = await section(reader, "new_broken", crawl.id, against);
   if (against !== null) {
-    digest.still_broken = section(reader, "still_broken", crawl.id, against);
-    digest.fixed = section(reader, "fixed", crawl.id, against);
-    digest.not_checked = reader.notChecked(crawl.id);
+    digest.still_broken = await section(reader, "still_broken", crawl.id, against);
+    digest.fixed = await section(reader, "fixed", crawl.id, against);
+    digest.not_checked = await reader.notChecked(crawl.id);
   }
   return digest;
 }

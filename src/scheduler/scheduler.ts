@@ -30,7 +30,7 @@ interface SchedulerDeps {
   /** Queues a crawl; rejects with CrawlInProgressError, DomainNotVerifiedError or NotFoundError. */
   startCrawl: (domainId: string, options: CrawlOptions | null) => Promise<{ id: string }>;
   /** When the domain's newest scheduled crawl was created. */
-  lastScheduledAt: (domainId: string) => string | undefined;
+  lastScheduledAt: (domainId: string) => Promise<string | undefined>;
   /** Run once at start-up for a schedule missed while the service was down. */
   catchUp: boolean;
   logger: Logger;
@@ -56,7 +56,7 @@ export class CrawlScheduler {
     if (!this.deps.catchUp || !this.running) return;
     const now = new Date();
     for (const domain of await this.deps.domains()) {
-      const since = [domain.scheduleSetAt, this.deps.lastScheduledAt(domain.id)]
+      const since = [domain.scheduleSetAt, await this.deps.lastScheduledAt(domain.id)]
         .filter((at): at is string => at !== undefined)
         .sort()
         .at(-1)!;
@@ -96,7 +96,8 @@ export class CrawlScheduler {
 
   private async fire(domain: ScheduledDomain, reason: "schedule" | "catch-up"): Promise<void> {
     const { logger } = this.deps;
-    if (!this.guard.admit(domain, () => this.deps.lastScheduledAt(domain.id))) {
+    const storedLastRun = await this.deps.lastScheduledAt(domain.id);
+    if (!this.guard.admit(domain, () => storedLastRun)) {
       logger.info("scheduled run skipped: the clock was set back over a run already made", { domain: domain.name, reason });
       return;
     }

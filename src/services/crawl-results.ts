@@ -53,66 +53,66 @@ export function pageOf(total: number, page: number, size: number): { page: numbe
 export class CrawlResults {
   constructor(
     private readonly links: LinksRepo,
-    private readonly require: (id: string) => CrawlRecord,
+    private readonly require: (id: string) => Promise<CrawlRecord>,
   ) {}
 
   /** Page `page` of the targets `filter` selects, sorted by `sorting`, each with its first `sourcesPerTarget` linking pages. */
-  targets(
+  async targets(
     id: string,
     filter: BrokenTargetFilter,
     sorting: Sorting<TargetSort>,
     page: number,
     size: number,
     sourcesPerTarget = 20,
-  ): NumberedPage<BrokenTargetView> & { links: number } {
-    const crawl = this.require(id);
+  ): Promise<NumberedPage<BrokenTargetView> & { links: number }> {
+    const crawl = await this.require(id);
     const repo = this.links.results;
-    const counts = repo.count(crawl.id, filter);
+    const counts = await repo.count(crawl.id, filter);
     const at = pageOf(counts.targets, page, size);
     const preview: Sorting<SourceSort> = { by: "found", descending: false };
-    const items = repo.page(crawl.id, filter, sorting, at.offset, size).map((row) => ({
-      ...row,
-      sources: repo.sources(crawl.id, row.target_id, filter, preview, 0, sourcesPerTarget),
-    }));
+    const rows = await repo.page(crawl.id, filter, sorting, at.offset, size);
+    // One page's targets (a few dozen): their sources are asked for together, so PostgreSQL answers them in parallel.
+    const items = await Promise.all(
+      rows.map(async (row) => ({ ...row, sources: await repo.sources(crawl.id, row.target_id, filter, preview, 0, sourcesPerTarget) })),
+    );
     return { items, total: counts.targets, page: at.page, pages: at.pages, size, links: counts.links };
   }
 
   /** The hosts of the targets `filter` selects, most targets first, at most `limit`, and how many hosts in all. */
-  hosts(id: string, filter: BrokenTargetFilter, limit: number): { items: HostSummaryRecord[]; total: number } {
-    return this.links.results.hosts(this.require(id).id, filter, limit);
+  async hosts(id: string, filter: BrokenTargetFilter, limit: number): Promise<{ items: HostSummaryRecord[]; total: number }> {
+    return this.links.results.hosts((await this.require(id)).id, filter, limit);
   }
 
   /** A checked target of the crawl; NotFoundError for any other id. */
-  target(id: string, targetId: number): Omit<BrokenTargetRecord, "links" | "broken_since"> {
-    const found = this.links.results.target(this.require(id).id, targetId);
+  async target(id: string, targetId: number): Promise<Omit<BrokenTargetRecord, "links" | "broken_since">> {
+    const found = await this.links.results.target((await this.require(id)).id, targetId);
     if (found === undefined) throw new NotFoundError("target", String(targetId));
     return found;
   }
 
   /** Page `page` of the links to a target that `filter` selects, sorted by `sorting`. */
-  sources(
+  async sources(
     id: string,
     targetId: number,
     filter: BrokenTargetFilter,
     sorting: Sorting<SourceSort>,
     page: number,
     size: number,
-  ): NumberedPage<BrokenSourceRecord> {
-    const crawl = this.require(id);
-    const total = this.links.results.countSources(crawl.id, targetId, filter);
+  ): Promise<NumberedPage<BrokenSourceRecord>> {
+    const crawl = await this.require(id);
+    const total = await this.links.results.countSources(crawl.id, targetId, filter);
     const at = pageOf(total, page, size);
-    return { items: this.links.results.sources(crawl.id, targetId, filter, sorting, at.offset, size), total, page: at.page, pages: at.pages, size };
+    return { items: await this.links.results.sources(crawl.id, targetId, filter, sorting, at.offset, size), total, page: at.page, pages: at.pages, size };
   }
 
   /** How many links `filter` selects, and how many of them are broken. */
-  linkCounts(id: string, filter: BrokenTargetFilter): { links: number; broken: number } {
-    const { links, broken } = this.links.results.count(this.require(id).id, filter);
+  async linkCounts(id: string, filter: BrokenTargetFilter): Promise<{ links: number; broken: number }> {
+    const { links, broken } = await this.links.results.count((await this.require(id)).id, filter);
     return { links, broken };
   }
 
-  /** Every link `filter` selects, in discovery order, streamed in batches (each call starts again). */
-  allLinks(id: string, filter: BrokenTargetFilter): Iterable<LinkRecord> {
-    const crawlId = this.require(id).id;
-    return { [Symbol.iterator]: () => this.links.results.links(crawlId, filter) };
+  /** Every link `filter` selects, in discovery order, streamed a batch at a time. */
+  async *allLinks(id: string, filter: BrokenTargetFilter): AsyncGenerator<LinkRecord[]> {
+    yield* this.links.results.links((await this.require(id)).id, filter);
   }
 }

@@ -73,7 +73,7 @@ export class CrawlsService {
       ]);
     }
     const id = newId();
-    const outcome = this.deps.repo.insertUnlessActive({
+    const outcome = await this.deps.repo.insertUnlessActive({
       id,
       domainId: domain.id,
       options,
@@ -85,36 +85,36 @@ export class CrawlsService {
     });
     if (!outcome.inserted) throw new CrawlInProgressError(domain.id, outcome.activeId);
     // Read before waking the runner: a new crawl is answered as `pending` (docs/api.md), even if a slot takes it at once.
-    const row = this.require(id);
+    const row = await this.require(id);
     this.deps.runner.wake();
     return { id: row.id, domain_id: row.domain_id, status: row.status, options: runOptions(row), trigger: row.trigger, created_at: row.created_at };
   }
 
-  list(filter: CrawlFilter, page: number, limit: number): Page<CrawlSummaryView> {
-    const items = this.deps.repo.page(filter, (page - 1) * limit, limit).map(toSummary);
-    return { items, total: this.deps.repo.count(filter) };
+  async list(filter: CrawlFilter, page: number, limit: number): Promise<Page<CrawlSummaryView>> {
+    const items = (await this.deps.repo.page(filter, (page - 1) * limit, limit)).map(toSummary);
+    return { items, total: await this.deps.repo.count(filter) };
   }
 
   /** Targets the crawl has yet to check. */
-  queued(id: string): number {
-    return this.deps.repo.queuedCount(this.require(id).id);
+  async queued(id: string): Promise<number> {
+    return this.deps.repo.queuedCount((await this.require(id)).id);
   }
 
   /** A crawl's detail, with why it is waiting when the runner knows it cannot make progress. */
-  get(id: string): CrawlDetailView {
-    const row = this.require(id);
-    const warnings = this.deps.repo.warnings.entries(row.id);
+  async get(id: string): Promise<CrawlDetailView> {
+    const row = await this.require(id);
+    const warnings = await this.deps.repo.warnings.entries(row.id);
     return {
       ...toBrief(row, this.waitingReason(row)),
       warnings: describeWarnings(warnings),
       warning_causes: warningCauses(warnings),
-      progress: this.progressOf(row),
+      progress: await this.progressOf(row),
     };
   }
 
   /** Where a pending or running crawl's frontier stands; null once it has ended. */
-  progress(id: string): CrawlProgressView | null {
-    return this.progressOf(this.require(id));
+  async progress(id: string): Promise<CrawlProgressView | null> {
+    return this.progressOf(await this.require(id));
   }
 
   /**
@@ -124,7 +124,7 @@ export class CrawlsService {
    */
   private readonly frontierMemo = new Map<string, { at: number; reuseMs: number; counts: { found: number; queued: number } }>();
 
-  private progressOf(row: CrawlRecord): CrawlProgressView | null {
+  private async progressOf(row: CrawlRecord): Promise<CrawlProgressView | null> {
     if (row.status !== "pending" && row.status !== "running") {
       this.frontierMemo.delete(row.id);
       return null;
@@ -132,7 +132,7 @@ export class CrawlsService {
     const now = monotonicNow();
     let memo = this.frontierMemo.get(row.id);
     if (memo === undefined || now - memo.at >= memo.reuseMs) {
-      const counts = this.deps.repo.frontierCounts(row.id);
+      const counts = await this.deps.repo.frontierCounts(row.id);
       const cost = monotonicNow() - now;
       memo = { at: now, reuseMs: Math.max(1_000, cost * 10), counts };
       if (this.frontierMemo.size >= 256) this.frontierMemo.clear(); // crawls that ended unseen; bounded anyway
@@ -143,18 +143,18 @@ export class CrawlsService {
   }
 
   /** The domain's pending or running crawl, if it has one (at most one: the store enforces it). */
-  active(domainId: string): CrawlSummaryView | null {
-    return this.list({ domainId, status: "running" }, 1, 1).items[0] ?? this.list({ domainId, status: "pending" }, 1, 1).items[0] ?? null;
+  async active(domainId: string): Promise<CrawlSummaryView | null> {
+    return (await this.list({ domainId, status: "running" }, 1, 1)).items[0] ?? (await this.list({ domainId, status: "pending" }, 1, 1)).items[0] ?? null;
   }
 
   /** The domain's newest completed crawl: the numbers to show beside a failed one. */
-  lastCompleted(domainId: string): CrawlSummaryView | null {
-    return this.list({ domainId, status: "completed" }, 1, 1).items[0] ?? null;
+  async lastCompleted(domainId: string): Promise<CrawlSummaryView | null> {
+    return (await this.list({ domainId, status: "completed" }, 1, 1)).items[0] ?? null;
   }
 
   /** A crawl's detail without its warnings, which pages listing crawls never read. */
-  brief(id: string): CrawlBriefView {
-    const row = this.require(id);
+  async brief(id: string): Promise<CrawlBriefView> {
+    const row = await this.require(id);
     return toBrief(row, this.waitingReason(row));
   }
 
@@ -167,26 +167,29 @@ export class CrawlsService {
   /** One page of a crawl's links; a deep page's positions are found first without holding the thread long. */
   async links(id: string, filter: LinkFilter, page: number, limit: number): Promise<Page<LinkView>> {
     const offset = (page - 1) * limit;
-    await this.deps.links.preparePage(this.require(id), filter, offset);
-    const crawl = this.require(id); // as it is now: the crawl may have moved on while positions were found
-    return { items: this.deps.links.page(crawl, filter, offset, limit).map(toLinkView), total: this.deps.links.count(crawl, filter) };
+    await this.deps.links.preparePage(await this.require(id), filter, offset);
+    const crawl = await this.require(id); // as it is now: the crawl may have moved on while positions were found
+    return { items: (await this.deps.links.page(crawl, filter, offset, limit)).map(toLinkView), total: await this.deps.links.count(crawl, filter) };
   }
 
-  /** Every checked link of the crawl in discovery order, streamed from the store (each record is a fresh object). */
-  allLinks(id: string): Iterable<LinkView> {
-    return this.deps.links.each(this.require(id).id, verdictLoadRhythm());
+  /**
+   * Every checked link of the crawl in discovery order, streamed from the store a batch at a time (each record is
+   * a fresh object); an unknown crawl is refused at the first batch.
+   */
+  async *allLinks(id: string): AsyncGenerator<LinkView[]> {
+    yield* this.deps.links.each((await this.require(id)).id, verdictLoadRhythm());
   }
 
   /** The crawl's broken links in discovery order, streamed through their own index (what allLinks marks broken). */
-  allBrokenLinks(id: string): Iterable<LinkView> {
-    return this.deps.links.eachBroken(this.require(id).id);
+  async *allBrokenLinks(id: string): AsyncGenerator<LinkView[]> {
+    yield* this.deps.links.eachBroken((await this.require(id)).id);
   }
 
-  broken(id: string, page: number, limit: number): Page<BrokenLinkView> {
-    const crawl = this.require(id);
+  async broken(id: string, page: number, limit: number): Promise<Page<BrokenLinkView>> {
+    const crawl = await this.require(id);
     const filter = { isBroken: true };
     const offset = (page - 1) * limit;
-    return { items: this.deps.links.page(crawl, filter, offset, limit).map(toBrokenLinkView), total: this.deps.links.count(crawl, filter) };
+    return { items: (await this.deps.links.page(crawl, filter, offset, limit)).map(toBrokenLinkView), total: await this.deps.links.count(crawl, filter) };
   }
 
   /**
@@ -201,22 +204,22 @@ export class CrawlsService {
    * in its broken_links, and the crawl page shows them beside that count so a drop never reads as fixes. 0 while
    * it runs (nothing is decided yet).
    */
-  notCheckedCount(id: string): number {
-    const crawl = this.require(id);
+  async notCheckedCount(id: string): Promise<number> {
+    const crawl = await this.require(id);
     return isActive(crawl.status) ? 0 : this.deps.links.changes.countUnchecked(crawl.id);
   }
 
-  changes(id: string, page: number, limit: number): ChangesPage {
-    const crawl = this.require(id);
-    const against = comparedWith(this.deps.repo.openLinks, crawl.id);
+  async changes(id: string, page: number, limit: number): Promise<ChangesPage> {
+    const crawl = await this.require(id);
+    const against = await comparedWith(this.deps.repo.openLinks, crawl.id);
     const final = !isActive(crawl.status);
     const repo = this.deps.links.changes;
-    const closed = against === null ? 0 : repo.countClosed(crawl.id, against);
-    const readClosed = (skip: number, count: number) => (against === null ? [] : repo.closed(crawl.id, against, skip, count));
-    const sections: [ChangeKind, number, (skip: number, count: number) => LinkRecord[]][] = [
-      ["new_broken", repo.countNewBroken(crawl.id, against), (skip, count) => repo.newBroken(crawl.id, against, skip, count)],
+    const closed = against === null ? 0 : await repo.countClosed(crawl.id, against);
+    const readClosed = async (skip: number, count: number) => (against === null ? [] : repo.closed(crawl.id, against, skip, count));
+    const sections: [ChangeKind, number, (skip: number, count: number) => Promise<LinkRecord[]>][] = [
+      ["new_broken", await repo.countNewBroken(crawl.id, against), (skip, count) => repo.newBroken(crawl.id, against, skip, count)],
       ["fixed", final ? closed : 0, readClosed],
-      ["not_checked", final ? repo.countUnchecked(crawl.id) : closed, final ? (skip, count) => repo.unchecked(crawl.id, skip, count) : readClosed],
+      ["not_checked", final ? await repo.countUnchecked(crawl.id) : closed, final ? (skip, count) => repo.unchecked(crawl.id, skip, count) : readClosed],
     ];
     const items: ChangeView[] = [];
     let skip = (page - 1) * limit;
@@ -226,7 +229,7 @@ export class CrawlsService {
         skip -= total;
         continue;
       }
-      items.push(...read(skip, Math.min(limit - items.length, total - skip)).map((link) => ({ change: kind, ...toLinkView(link) })));
+      items.push(...(await read(skip, Math.min(limit - items.length, total - skip))).map((link) => ({ change: kind, ...toLinkView(link) })));
       skip = 0;
     }
     const [newBroken, fixed, notChecked] = sections.map(([, total]) => total) as [number, number, number];
@@ -234,14 +237,14 @@ export class CrawlsService {
   }
 
   /** One page of a crawl's orphan pages (listed in its sitemaps, linked from no crawled page) that are checked. */
-  orphans(id: string, page: number, limit: number): Page<OrphanPageView> {
-    const crawl = this.require(id);
-    return { items: this.deps.links.orphans.page(crawl.id, (page - 1) * limit, limit), total: this.deps.links.orphans.count(crawl.id) };
+  async orphans(id: string, page: number, limit: number): Promise<Page<OrphanPageView>> {
+    const crawl = await this.require(id);
+    return { items: await this.deps.links.orphans.page(crawl.id, (page - 1) * limit, limit), total: await this.deps.links.orphans.count(crawl.id) };
   }
 
-  /** Every checked orphan page of a crawl, streamed (check's report). */
-  allOrphans(id: string): Iterable<OrphanPageView> {
-    return this.deps.links.orphans.each(this.require(id).id);
+  /** Every checked orphan page of a crawl, streamed a batch at a time (check's report). */
+  async *allOrphans(id: string): AsyncGenerator<OrphanPageView[]> {
+    yield* this.deps.links.orphans.each((await this.require(id)).id);
   }
 
   /**
@@ -249,18 +252,19 @@ export class CrawlsService {
    * readable, and its changes are settled (crawl-transitions.ts). The answer is final: the crawl's worker writes
    * nothing after this transaction (store/crawl-fence.ts).
    */
-  cancel(id: string): CrawlDetailView {
-    const crawl = this.require(id);
-    if (!failCrawl(this.deps.repo, crawl.id, { kind: "cancelled" }, { now: new Date().toISOString() })) {
-      throw new ConflictError(`crawl ${crawl.id} has already ended (${this.require(id).status})`, [{ field: "id", status: this.require(id).status }]);
+  async cancel(id: string): Promise<CrawlDetailView> {
+    const crawl = await this.require(id);
+    if (!(await failCrawl(this.deps.repo, crawl.id, { kind: "cancelled" }, { now: new Date().toISOString() }))) {
+      const { status } = await this.require(id);
+      throw new ConflictError(`crawl ${crawl.id} has already ended (${status})`, [{ field: "id", status }]);
     }
     this.deps.runner.cancel(crawl.id);
     return this.get(crawl.id);
   }
 
-  private require(id: string): CrawlRecord {
+  private async require(id: string): Promise<CrawlRecord> {
     const key = canonicalId(id);
-    const row = key === null ? undefined : this.deps.repo.findById(key);
+    const row = key === null ? undefined : await this.deps.repo.findById(key);
     if (!row) throw new NotFoundError("crawl", id);
     return row;
   }

@@ -28,9 +28,9 @@ export interface DomainsServiceDeps {
   policy: AddressPolicy;
   resolve: Resolve;
   /** The domain's pending or running crawl, if any: a domain is not deleted from under a crawl. */
-  activeCrawlOf?: (domainId: string) => string | undefined;
+  activeCrawlOf?: (domainId: string) => Promise<string | undefined>;
   /** The domain's newest crawl, for `last_crawl_id`. */
-  lastCrawlOf?: (domainId: string) => string | undefined;
+  lastCrawlOf?: (domainId: string) => Promise<string | undefined>;
   /** A domain's schedule changed (or the domain went): the scheduler reloads its jobs (awaited, so the answer follows the reload). */
   onScheduleChange?: () => Promise<void> | void;
   /** Removes the domain's ended crawls a little at a time (services/retention.ts), before the domain goes. */
@@ -103,7 +103,7 @@ export class DomainsService {
 
   async list(page: number, limit: number): Promise<Page<DomainView>> {
     const rows = await this.deps.repo.page((page - 1) * limit, limit);
-    return { items: rows.map((row) => this.view(row)), total: await this.deps.repo.count() };
+    return { items: await Promise.all(rows.map((row) => this.view(row))), total: await this.deps.repo.count() };
   }
 
   async get(id: string): Promise<DomainView> {
@@ -111,8 +111,8 @@ export class DomainsService {
   }
 
   /** The resource: the stored row plus what is derived (next scheduled run, newest crawl). */
-  private view(row: DomainRecord): DomainView {
-    return toDomainView(row, { lastCrawlId: this.deps.lastCrawlOf?.(row.id) ?? null });
+  private async view(row: DomainRecord): Promise<DomainView> {
+    return toDomainView(row, { lastCrawlId: (await this.deps.lastCrawlOf?.(row.id)) ?? null });
   }
 
   /** The stored row, for services that act on a domain (crawls). */
@@ -131,15 +131,15 @@ export class DomainsService {
   async delete(id: string): Promise<void> {
     const key = canonicalId(id);
     if (key === null || (await this.deps.repo.findById(key)) === undefined) throw new NotFoundError("domain", id);
-    this.refuseWhileCrawling(key);
+    await this.refuseWhileCrawling(key);
     await this.deps.removeEndedCrawlsOf?.(key);
-    this.refuseWhileCrawling(key);
+    await this.refuseWhileCrawling(key);
     if (!(await this.deps.repo.delete(key))) throw new NotFoundError("domain", id);
     await this.deps.onScheduleChange?.();
   }
 
-  private refuseWhileCrawling(domainId: string): void {
-    const active = this.deps.activeCrawlOf?.(domainId);
+  private async refuseWhileCrawling(domainId: string): Promise<void> {
+    const active = await this.deps.activeCrawlOf?.(domainId);
     if (active !== undefined) throw new CrawlInProgressError(domainId, active);
   }
 
@@ -177,7 +177,7 @@ export class DomainsService {
     }
     const rules = changes.ignore_rules === undefined ? current.ignore_rules : changes.ignore_rules;
     if (rules !== null) this.refuseBadRules(rules, rootUrl ?? current.root_url);
-    if (rootUrl !== undefined && rootUrl !== current.root_url) this.refuseWhileCrawling(current.id);
+    if (rootUrl !== undefined && rootUrl !== current.root_url) await this.refuseWhileCrawling(current.id);
     const row = await this.deps.repo.update(current.id, {
       ...(rootUrl !== undefined && { root_url: rootUrl }),
       ...(changes.schedule !== undefined && { schedule: changes.schedule }),

@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { Db } from "./db.ts";
 import { LINK_COLUMNS, toLink, type LinkRecord, type RawLink } from "./link-record.ts";
 
 /**
@@ -12,7 +12,7 @@ import { LINK_COLUMNS, toLink, type LinkRecord, type RawLink } from "./link-reco
  *   that is what it checked and found good (fixed); for a crawl still running, what it has not come to yet;
  * - unchecked: this crawl's unchecked links.
  *
- * The other crawl's pairs become one list SQLite builds once per statement, so the cost follows the broken
+ * The other crawl's pairs become one list the engine builds once per statement, so the cost follows the broken
  * links; a lookup per link through the target instead read every broken link of the same target again for each
  * one, quadratic in a template's broken link (bench/README.md, "Changes since the previous crawl").
  *
@@ -57,58 +57,55 @@ export interface ComparedCrawl {
 }
 
 type Sides = { from: string; other: string | null; fragments: boolean };
-type Paged = Sides & { limit: number; offset: number };
 
 export class ChangesRepo {
-  constructor(private readonly sqlite: Database) {}
+  constructor(private readonly db: Db) {}
 
   /** One page of crawl `crawlId`'s broken links not open in crawl `against` (every one without it), in discovery order. */
-  newBroken(crawlId: string, against: ComparedCrawl | null, offset: number, limit: number): LinkRecord[] {
-    return this.sqlite
-      .query<RawLink, Paged>(`SELECT ${LINK_COLUMNS} ${NEW_BROKEN_FROM} ORDER BY b.link_id LIMIT $limit OFFSET $offset`)
-      .all({ from: crawlId, other: against?.id ?? null, fragments: against?.fragments ?? false, limit, offset })
-      .map(toLink);
+  async newBroken(crawlId: string, against: ComparedCrawl | null, offset: number, limit: number): Promise<LinkRecord[]> {
+    const rows = await this.db.all<RawLink>(`SELECT ${LINK_COLUMNS} ${NEW_BROKEN_FROM} ORDER BY b.link_id LIMIT $limit OFFSET $offset`, {
+      ...sides(crawlId, against),
+      limit,
+      offset,
+    });
+    return rows.map(toLink);
   }
 
-  countNewBroken(crawlId: string, against: ComparedCrawl | null): number {
-    return (
-      this.sqlite
-        .query<{ n: number }, Sides>(`SELECT COUNT(*) AS n ${NEW_BROKEN_FROM}`)
-        .get({ from: crawlId, other: against?.id ?? null, fragments: against?.fragments ?? false })?.n ?? 0
-    );
+  async countNewBroken(crawlId: string, against: ComparedCrawl | null): Promise<number> {
+    return (await this.db.get<{ n: number }>(`SELECT COUNT(*) AS n ${NEW_BROKEN_FROM}`, sides(crawlId, against)))?.n ?? 0;
   }
 
   /** One page of crawl `against`'s open links that crawl `crawlId` does not hold open, as they were in `against`. */
-  closed(crawlId: string, against: ComparedCrawl, offset: number, limit: number): LinkRecord[] {
-    return this.sqlite
-      .query<RawLink, Paged>(
-        `SELECT url, source_url, status_code, is_broken, link_text, kind, final_url, error, warning, broken_since
-         ${CLOSED_FROM} ORDER BY part, pos LIMIT $limit OFFSET $offset`,
-      )
-      .all({ from: against.id, other: crawlId, fragments: against.fragments, limit, offset })
-      .map(toLink);
+  async closed(crawlId: string, against: ComparedCrawl, offset: number, limit: number): Promise<LinkRecord[]> {
+    const rows = await this.db.all<RawLink>(
+      `SELECT url, source_url, status_code, is_broken, link_text, kind, final_url, error, warning, broken_since
+       ${CLOSED_FROM} ORDER BY part, pos LIMIT $limit OFFSET $offset`,
+      { from: against.id, other: crawlId, fragments: against.fragments, limit, offset },
+    );
+    return rows.map(toLink);
   }
 
-  countClosed(crawlId: string, against: ComparedCrawl): number {
+  async countClosed(crawlId: string, against: ComparedCrawl): Promise<number> {
     return (
-      this.sqlite.query<{ n: number }, Sides>(`SELECT COUNT(*) AS n ${CLOSED_FROM}`).get({ from: against.id, other: crawlId, fragments: against.fragments })
-        ?.n ?? 0
+      (await this.db.get<{ n: number }>(`SELECT COUNT(*) AS n ${CLOSED_FROM}`, { from: against.id, other: crawlId, fragments: against.fragments }))?.n ?? 0
     );
   }
 
   /** One page of the open links crawl `crawlId` carried without checking them, as they were last found broken. */
-  unchecked(crawlId: string, offset: number, limit: number): LinkRecord[] {
-    return this.sqlite
-      .query<RawLink, { crawlId: string; limit: number; offset: number }>(
-        `SELECT ${UNCHECKED_COLUMNS} FROM unchecked_links u WHERE u.crawl_id = $crawlId ORDER BY u.id LIMIT $limit OFFSET $offset`,
-      )
-      .all({ crawlId, limit, offset })
-      .map(toLink);
+  async unchecked(crawlId: string, offset: number, limit: number): Promise<LinkRecord[]> {
+    const rows = await this.db.all<RawLink>(
+      `SELECT ${UNCHECKED_COLUMNS} FROM unchecked_links u WHERE u.crawl_id = $crawlId ORDER BY u.id LIMIT $limit OFFSET $offset`,
+      { crawlId, limit, offset },
+    );
+    return rows.map(toLink);
   }
 
-  countUnchecked(crawlId: string): number {
-    return (
-      this.sqlite.query<{ n: number }, { crawlId: string }>("SELECT COUNT(*) AS n FROM unchecked_links WHERE crawl_id = $crawlId").get({ crawlId })?.n ?? 0
-    );
+  async countUnchecked(crawlId: string): Promise<number> {
+    return (await this.db.get<{ n: number }>("SELECT COUNT(*) AS n FROM unchecked_links WHERE crawl_id = $crawlId", { crawlId }))?.n ?? 0;
   }
+}
+
+/** The parameters of a comparison of crawl `crawlId` (`$from`) with crawl `against` (`$other`). */
+function sides(crawlId: string, against: ComparedCrawl | null): Sides {
+  return { from: crawlId, other: against?.id ?? null, fragments: against?.fragments ?? false };
 }

@@ -19,6 +19,6 @@ export class CrawlEndedError extends Error {
 
 /** Rejects with CrawlEndedError unless crawl `crawlId` is running; await it first inside a write transaction. */
 export async function requireRunning(tx: Db, crawlId: string): Promise<void> {
-  const row = await tx.get<{ status: string }>(`SELECT status FROM crawls WHERE id = $id ${tx.dialect.lockRead}`, { id: crawlId });
+  const row = await tx.get<{ status: string }>(`SELECT status FROM crawls WHERE id = $id${tx.dialect.shareLock}`, { id: crawlId });
   if (row?.status !== "running") throw new CrawlEndedError(crawlId);
 }

@@ -1,9 +1,9 @@
-import type { Database } from "bun:sqlite";
 import type { CrawlFailure, StoredEnd } from "../core/crawl-life.ts";
 import type { CrawlOptions } from "../core/crawl-options.ts";
 import { hasNoRules, storedIgnoreRules, type IgnoreRules } from "../core/ignore-rules.ts";
 import { withDefaultOptions } from "../core/stored-options.ts";
 import type { CrawlEvent } from "../core/crawl-events.ts";
+import type { Db } from "./db.ts";
 import { DigestRepo } from "./digest.repo.ts";
 import { OpenLinksRepo } from "./open-links.repo.ts";
 import { OutboxRepo } from "./outbox.repo.ts";
@@ -12,11 +12,11 @@ import type { CrawlStatus, CrawlTrigger, TargetState } from "./schema.ts";
 
 /**
  * Queries on crawls for the API and the crawl pool; no rules here (services/crawls.service.ts holds them, and
- * crawler/crawl-transitions.ts those of a crawl's start and end). Written in SQL over bun:sqlite because the list
- * queries combine optional filters and joins; `query()` caches each distinct statement, so a request pays for
- * execution, not compilation. Reading a crawl's links is links.repo.ts; the crawler's own writes (frontier,
- * verdicts) are frontier.repo.ts. State changes that clients hear about (a crawl starts running, a crawl ends)
- * queue their webhook deliveries in the same `transaction`.
+ * crawler/crawl-transitions.ts those of a crawl's start and end). Written in SQL over the store's Db (store/db.ts),
+ * the same on both stores, because the list queries combine optional filters and joins. Reading a crawl's links is
+ * links.repo.ts; the crawler's own writes (frontier, verdicts) are frontier.repo.ts. State changes that clients
+ * hear about (a crawl starts running, a crawl ends) queue their webhook deliveries in the same `transaction`, through
+ * the repo over that transaction's Db (`over`).
  */
 
 /** A crawl row joined with its domain's name. */
@@ -64,8 +64,8 @@ type RawCrawl = Omit<CrawlRecord, "options" | "ignore_rules" | "full" | "truncat
 /** The stored options document: the flags, the ignore rules when the domain had any, and `full` when asked. */
 type StoredCrawlOptions = Partial<CrawlOptions> & { ignore_rules?: Partial<IgnoreRules>; full?: boolean };
 
-function toCrawl(raw: RawCrawl | null): CrawlRecord | undefined {
-  if (raw === null) return undefined;
+function toCrawl(raw: RawCrawl | undefined): CrawlRecord | undefined {
+  if (raw === undefined) return undefined;
   const { ignore_rules, full, ...flags } = JSON.parse(raw.options) as StoredCrawlOptions;
   return {
     ...raw,
@@ -118,20 +118,20 @@ export class CrawlsRepo {
   /** The domain's open links, which a crawl's end settles in the same transaction (crawler/open-links.ts). */
   readonly openLinks: OpenLinksRepo;
 
-  constructor(private readonly sqlite: Database) {
-    this.outbox = new OutboxRepo(sqlite);
-    this.warnings = new WarningsRepo(sqlite);
-    this.digests = new DigestRepo(sqlite);
-    this.openLinks = new OpenLinksRepo(sqlite);
+  constructor(private readonly db: Db) {
+    this.outbox = new OutboxRepo(db);
+    this.digests = new DigestRepo(db);
+    this.warnings = new WarningsRepo(db);
+    this.openLinks = new OpenLinksRepo(db);
   }
 
-  /** Runs `work` in one transaction. */
-  transaction<T>(work: () => T): T {
-    return this.sqlite.transaction(work)();
+  /** Runs `work` in one transaction, given this repo over the transaction's Db: every statement of the body goes through it. */
+  transaction<T>(work: (crawls: CrawlsRepo, tx: Db) => Promise<T>): Promise<T> {
+    return this.db.transaction((tx) => work(new CrawlsRepo(tx), tx));
   }
 
   /** Inserts a pending crawl, or returns the id of the domain's active crawl when it already has one. */
-  insertUnlessActive(row: {
+  async insertUnlessActive(row: {
     id: string;
     domainId: string;
     options: CrawlOptions;
@@ -139,172 +139,155 @@ export class CrawlsRepo {
     full?: boolean;
     trigger: CrawlTrigger;
     createdAt: string;
-  }): { inserted: true } | { inserted: false; activeId: string } {
-    // The partial unique index decides, so an API request and the scheduler cannot both start a crawl.
-    const result = this.sqlite
-      .query(
-        `INSERT INTO crawls (id, domain_id, status, options, trigger, created_at)
-         VALUES ($id, $domainId, 'pending', $options, $trigger, $createdAt)
-         ON CONFLICT DO NOTHING`,
-      )
-      .run({
+  }): Promise<{ inserted: true } | { inserted: false; activeId: string }> {
+    // The partial unique index decides, so an API request and the scheduler (or two nodes) cannot both start a crawl.
+    const result = await this.db.run(
+      `INSERT INTO crawls (id, domain_id, status, options, trigger, created_at)
+       VALUES ($id, $domainId, 'pending', $options, $trigger, $createdAt)
+       ON CONFLICT DO NOTHING`,
+      {
         id: row.id,
         domainId: row.domainId,
         options: storedOptions(row.options, row.ignoreRules, row.full === true),
         trigger: row.trigger,
         createdAt: row.createdAt,
-      });
+      },
+    );
     if (result.changes > 0) return { inserted: true };
-    return { inserted: false, activeId: this.activeCrawlId(row.domainId) ?? "unknown" };
+    return { inserted: false, activeId: (await this.activeCrawlId(row.domainId)) ?? "unknown" };
   }
 
   /** The pending or running crawl of a domain, if any. */
-  activeCrawlId(domainId: string): string | undefined {
-    const row = this.sqlite
-      .query<{ id: string }, { domainId: string }>("SELECT id FROM crawls WHERE domain_id = $domainId AND status IN ('pending', 'running')")
-      .get({ domainId });
-    return row?.id;
+  async activeCrawlId(domainId: string): Promise<string | undefined> {
+    return (await this.db.get<{ id: string }>("SELECT id FROM crawls WHERE domain_id = $domainId AND status IN ('pending', 'running')", { domainId }))?.id;
   }
 
   /** Targets still waiting to be checked (the frontier's size), for progress displays. */
-  queuedCount(crawlId: string): number {
-    return (
-      this.sqlite
-        .query<{ n: number }, { crawlId: string }>("SELECT COUNT(*) AS n FROM crawl_targets WHERE crawl_id = $crawlId AND state = 'queued'")
-        .get({ crawlId })?.n ?? 0
-    );
+  async queuedCount(crawlId: string): Promise<number> {
+    return (await this.db.get<{ n: number }>("SELECT COUNT(*) AS n FROM crawl_targets WHERE crawl_id = $crawlId AND state = 'queued'", { crawlId }))?.n ?? 0;
   }
 
   /**
    * How many distinct targets the crawl has found and how many wait to be checked: one pass over the crawl's
    * entries of the state index, without reading the rows (bench/README.md, "A running crawl's progress").
    */
-  frontierCounts(crawlId: string): { found: number; queued: number } {
-    const rows = this.sqlite
-      .query<{ state: string; n: number }, { crawlId: string }>("SELECT state, COUNT(*) AS n FROM crawl_targets WHERE crawl_id = $crawlId GROUP BY state")
-      .all({ crawlId });
+  async frontierCounts(crawlId: string): Promise<{ found: number; queued: number }> {
+    const rows = await this.db.all<{ state: string; n: number }>("SELECT state, COUNT(*) AS n FROM crawl_targets WHERE crawl_id = $crawlId GROUP BY state", {
+      crawlId,
+    });
     return { found: rows.reduce((sum, row) => sum + row.n, 0), queued: rows.find((row) => row.state === "queued")?.n ?? 0 };
   }
 
   /** Whether the crawl has targets still waiting to be checked. */
-  hasQueued(crawlId: string): boolean {
-    return (
-      this.sqlite
-        .query<{ queued: number }, { crawlId: string }>("SELECT EXISTS (SELECT 1 FROM crawl_targets WHERE crawl_id = $crawlId AND state = 'queued') AS queued")
-        .get({ crawlId })?.queued === 1
-    );
+  async hasQueued(crawlId: string): Promise<boolean> {
+    // A row or none, rather than EXISTS's value: SQLite answers 0/1, PostgreSQL a boolean.
+    return (await this.db.get("SELECT 1 AS queued FROM crawl_targets WHERE crawl_id = $crawlId AND state = 'queued' LIMIT 1", { crawlId })) !== undefined;
   }
 
   /** The domain's newest crawl, if any. */
-  lastCrawlId(domainId: string): string | undefined {
-    return (
-      this.sqlite
-        .query<{ id: string }, { domainId: string }>("SELECT id FROM crawls WHERE domain_id = $domainId ORDER BY created_at DESC, id DESC LIMIT 1")
-        .get({ domainId })?.id ?? undefined
-    );
+  async lastCrawlId(domainId: string): Promise<string | undefined> {
+    return (await this.db.get<{ id: string }>("SELECT id FROM crawls WHERE domain_id = $domainId ORDER BY created_at DESC, id DESC LIMIT 1", { domainId }))?.id;
   }
 
   /** When the domain's newest scheduled crawl was created, if any (the scheduler's catch-up reads it). */
-  lastScheduledAt(domainId: string): string | undefined {
-    return (
-      this.sqlite
-        .query<{ at: string | null }, { domainId: string }>("SELECT MAX(created_at) AS at FROM crawls WHERE domain_id = $domainId AND trigger = 'schedule'")
-        .get({ domainId })?.at ?? undefined
-    );
+  async lastScheduledAt(domainId: string): Promise<string | undefined> {
+    const row = await this.db.get<{ at: string | null }>("SELECT MAX(created_at) AS at FROM crawls WHERE domain_id = $domainId AND trigger = 'schedule'", {
+      domainId,
+    });
+    return row?.at ?? undefined;
   }
 
   /** The newest completed crawl of `crawlId`'s domain created before it, if retention left one. */
-  previousCompleted(crawlId: string): CrawlRecord | undefined {
+  async previousCompleted(crawlId: string): Promise<CrawlRecord | undefined> {
     return toCrawl(
-      this.sqlite
-        .query<RawCrawl, { id: string }>(
-          `SELECT ${CRAWL_COLUMNS} FROM crawls c JOIN domains d ON d.id = c.domain_id
-           JOIN crawls this ON this.id = $id AND this.domain_id = c.domain_id
-           WHERE c.status = 'completed' AND (c.created_at < this.created_at OR (c.created_at = this.created_at AND c.id < this.id))
-           ORDER BY c.created_at DESC, c.id DESC LIMIT 1`,
-        )
-        .get({ id: crawlId }),
+      await this.db.get<RawCrawl>(
+        `SELECT ${CRAWL_COLUMNS} FROM crawls c JOIN domains d ON d.id = c.domain_id
+         JOIN crawls this ON this.id = $id AND this.domain_id = c.domain_id
+         WHERE c.status = 'completed' AND (c.created_at < this.created_at OR (c.created_at = this.created_at AND c.id < this.id))
+         ORDER BY c.created_at DESC, c.id DESC LIMIT 1`,
+        { id: crawlId },
+      ),
     );
   }
 
-  findById(id: string): CrawlRecord | undefined {
-    return toCrawl(
-      this.sqlite.query<RawCrawl, { id: string }>(`SELECT ${CRAWL_COLUMNS} FROM crawls c JOIN domains d ON d.id = c.domain_id WHERE c.id = $id`).get({ id }),
-    );
+  async findById(id: string): Promise<CrawlRecord | undefined> {
+    return toCrawl(await this.db.get<RawCrawl>(`SELECT ${CRAWL_COLUMNS} FROM crawls c JOIN domains d ON d.id = c.domain_id WHERE c.id = $id`, { id }));
   }
 
   /** One page of crawls matching `filter`, newest first (UUIDv7 ids break ties in creation order). */
-  page(filter: CrawlFilter, offset: number, limit: number): CrawlRecord[] {
+  async page(filter: CrawlFilter, offset: number, limit: number): Promise<CrawlRecord[]> {
     const where = crawlWhere(filter);
-    return this.sqlite
-      .query<RawCrawl, Record<string, string | number>>(
-        `SELECT ${CRAWL_COLUMNS} FROM crawls c JOIN domains d ON d.id = c.domain_id ${where.sql}
-         ORDER BY c.created_at DESC, c.id DESC LIMIT $limit OFFSET $offset`,
-      )
-      .all({ ...where.params, limit, offset })
-      .map((raw) => toCrawl(raw)!);
-  }
-
-  count(filter: CrawlFilter): number {
-    const where = crawlWhere(filter);
-    return this.sqlite.query<{ n: number }, Record<string, string>>(`SELECT COUNT(*) AS n FROM crawls c ${where.sql}`).get(where.params)?.n ?? 0;
-  }
-
-  /** Moves the oldest pending crawl to running; its id, or undefined when none waits. */
-  claimOldestPending(now: string): string | undefined {
-    return (
-      this.sqlite
-        .query<{ id: string }, { now: string }>(
-          `UPDATE crawls SET status = 'running', started_at = COALESCE(started_at, $now)
-           WHERE id = (SELECT id FROM crawls WHERE status = 'pending' ORDER BY created_at, id LIMIT 1)
-           RETURNING id`,
-        )
-        .get({ now })?.id ?? undefined
+    const rows = await this.db.all<RawCrawl>(
+      `SELECT ${CRAWL_COLUMNS} FROM crawls c JOIN domains d ON d.id = c.domain_id ${where.sql}
+       ORDER BY c.created_at DESC, c.id DESC LIMIT $limit OFFSET $offset`,
+      { ...where.params, limit, offset },
     );
+    return rows.map((raw) => toCrawl(raw)!);
+  }
+
+  async count(filter: CrawlFilter): Promise<number> {
+    const where = crawlWhere(filter);
+    return (await this.db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM crawls c ${where.sql}`, where.params))?.n ?? 0;
+  }
+
+  /**
+   * Moves the oldest pending crawl to running; its id, or undefined when none waits. On PostgreSQL the pending row
+   * is locked as it is picked and rows another node is claiming are passed over (`dialect.skipLocked`), so two
+   * nodes claiming at once take two crawls, never one twice.
+   */
+  async claimOldestPending(now: string): Promise<string | undefined> {
+    const row = await this.db.get<{ id: string }>(
+      `UPDATE crawls SET status = 'running', started_at = COALESCE(started_at, $now)
+       WHERE id = (SELECT id FROM crawls WHERE status = 'pending' ORDER BY created_at, id LIMIT 1${this.db.dialect.skipLocked}) AND status = 'pending'
+       RETURNING id`,
+      { now },
+    );
+    return row?.id;
+  }
+
+  /** Whether some crawl waits to be claimed (a read: no lock taken). */
+  async hasPending(): Promise<boolean> {
+    return (await this.db.get("SELECT 1 AS pending FROM crawls WHERE status = 'pending' LIMIT 1")) !== undefined;
   }
 
   /** Queues `events` for the webhooks subscribed to them (the outbox); run inside the change's `transaction`. */
-  queueDeliveries(events: CrawlEvent[], now: string): void {
-    this.outbox.enqueue(events, now);
+  async queueDeliveries(events: CrawlEvent[], now: string): Promise<void> {
+    await this.outbox.enqueue(events, now);
   }
 
   /** How many crawls are in each status (metrics). */
-  countByStatus(): Record<string, number> {
-    const rows = this.sqlite.query<{ status: string; n: number }, []>("SELECT status, COUNT(*) AS n FROM crawls GROUP BY status").all();
+  async countByStatus(): Promise<Record<string, number>> {
+    const rows = await this.db.all<{ status: string; n: number }>("SELECT status, COUNT(*) AS n FROM crawls GROUP BY status");
     return Object.fromEntries(rows.map((row) => [row.status, row.n]));
   }
 
   /** Ids of crawls left `running` (by a process that stopped), oldest first: they resume. */
-  runningIds(): string[] {
-    return this.sqlite
-      .query<{ id: string }, []>("SELECT id FROM crawls WHERE status = 'running' ORDER BY started_at, id")
-      .all()
-      .map((row) => row.id);
+  async runningIds(): Promise<string[]> {
+    const rows = await this.db.all<{ id: string }>("SELECT id FROM crawls WHERE status = 'running' ORDER BY started_at, id");
+    return rows.map((row) => row.id);
   }
 
   /** Writes the end state of a crawl that is still pending or running; false when it had already ended (or is gone). */
-  markEnded(id: string, end: StoredEnd & { now: string }): boolean {
-    const result = this.sqlite
-      .query(
-        `UPDATE crawls SET status = $status, error = $error, failure = $failure, completed_at = $now
-         WHERE id = $id AND status IN ('pending', 'running')`,
-      )
-      .run({ id, status: end.status, error: end.error, failure: end.failure, now: end.now });
+  async markEnded(id: string, end: StoredEnd & { now: string }): Promise<boolean> {
+    const result = await this.db.run(
+      `UPDATE crawls SET status = $status, error = $error, failure = $failure, completed_at = $now
+       WHERE id = $id AND status IN ('pending', 'running')`,
+      { id, status: end.status, error: end.error, failure: end.failure, now: end.now },
+    );
     return result.changes > 0;
   }
 
   /** Sets how many of the crawl's broken links were not open before it (`new_broken_links`). */
-  setNewBrokenLinks(id: string, count: number): void {
-    this.sqlite.query("UPDATE crawls SET new_broken_links = $n WHERE id = $id").run({ id, n: count });
+  async setNewBrokenLinks(id: string, count: number): Promise<void> {
+    await this.db.run("UPDATE crawls SET new_broken_links = $n WHERE id = $id", { id, n: count });
   }
 
   /** One target of a crawl by its normalised URL, if the frontier has it. */
-  target(crawlId: string, url: string): TargetRow | undefined {
-    const row = this.sqlite
-      .query<Omit<TargetRow, "is_broken"> & { is_broken: number | null }, { crawlId: string; url: string }>(
-        "SELECT state, status_code, is_broken, error, warning, final_url FROM crawl_targets WHERE crawl_id = $crawlId AND url = $url",
-      )
-      .get({ crawlId, url });
-    return row === null ? undefined : { ...row, is_broken: row.is_broken === 1 };
+  async target(crawlId: string, url: string): Promise<TargetRow | undefined> {
+    const row = await this.db.get<Omit<TargetRow, "is_broken"> & { is_broken: number | null }>(
+      "SELECT state, status_code, is_broken, error, warning, final_url FROM crawl_targets WHERE crawl_id = $crawlId AND url = $url",
+      { crawlId, url },
+    );
+    return row === undefined ? undefined : { ...row, is_broken: row.is_broken === 1 };
   }
 }

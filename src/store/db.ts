@@ -42,6 +42,8 @@ export interface Dialect {
   readonly name: DialectName;
   /** A subquery of the strings in parameter `param`, a JSON array (bound as its text): `x IN (${textArray("ids")})`. */
   textArray(param: string): string;
+  /** A subquery of the strings in `expression`, JSON array text (a column): `$x IN (${textElements("t.events")})`. */
+  textElements(expression: string): string;
   /** The hidden column that names a row of any table, for deleting a chunk of rows: `rowid`, `ctid`. */
   readonly rowKey: string;
   /** The text at `path` (object keys) in JSON text column `column`, spelled as the store's indexes spell it. */
@@ -51,17 +53,29 @@ export interface Dialect {
    * vacuum gives space back, and has no PRAGMAs.
    */
   readonly filePages: boolean;
+  /**
+   * Appended to a `SELECT` of rows to take: locks them against other takers and leaves out rows another
+   * transaction has locked (PostgreSQL's `FOR UPDATE SKIP LOCKED`). Empty on SQLite, whose writer holds the
+   * whole store for its transaction.
+   */
+  readonly skipLocked: string;
+  /** Appended to a `SELECT` that a write relies on: the rows stay as read until the commit (`FOR SHARE`). Empty on SQLite. */
+  readonly shareLock: string;
+  /**
+   * The store's clock in epoch milliseconds, as an expression: nodes compare lease times on the database's one
+   * clock, not on their own (which may differ between machines, or be stepped).
+   */
+  readonly nowMs: string;
+  /** Names the index a table's scan must use, after the table's alias: SQLite's `INDEXED BY`; "" where the planner is not told. */
+  indexedBy(index: string): string;
+  /** The 1-based position of `needle` in `haystack`, 0 when absent: `instr`, `strpos`. */
+  position(haystack: string, needle: string): string;
+  /** The operator matching a LIKE pattern without regard to ASCII case: SQLite's LIKE already, PostgreSQL's ILIKE. */
+  readonly likeAnyCase: string;
   /** Placeholder `n` (from 1) of a statement run with positional values: `?n`, `$n`. */
   param(n: number): string;
-  /**
-   * What follows a SELECT of rows a transaction relies on staying as read until it commits (`FOR SHARE`);
-   * empty on SQLite, where an immediate transaction holds the whole store's write lock.
-   */
-  readonly lockRead: string;
   /** The larger of two values: SQLite's scalar `MAX`, PostgreSQL's `GREATEST`. */
   readonly greatest: string;
-  /** `INDEXED BY index` on SQLite, where the planner needs the hint; nothing on PostgreSQL. */
-  indexedBy(index: string): string;
   /** `column` kept off its indexes (SQLite's unary `+`); the column itself on PostgreSQL. */
   noIndex(column: string): string;
   /** 1 when the JSON boolean at `key` of JSON text column `column` is true, else 0. */

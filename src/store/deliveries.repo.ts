@@ -1,4 +1,5 @@
 import type { Db } from "./db.ts";
+import { LeaseLostError, LeasesRepo, type HeldLease } from "./leases.repo.ts";
 import type { DeliveryState } from "./schema.ts";
 
 /**
@@ -80,10 +81,14 @@ export class DeliveriesRepo {
       .map((row) => ({ ...row, target: targetOf(row) }));
   }
 
-  /** Records one attempt and the delivery's new state, and keeps the target's failure streak, in one transaction. */
-  async recordAttempt(target: DeliveryTarget, result: AttemptResult): Promise<void> {
+  /**
+   * Records one attempt and the delivery's new state, and keeps the target's failure streak, in one transaction.
+   * With `lease` (several nodes), nothing is recorded unless the sender still holds it: LeaseLostError.
+   */
+  async recordAttempt(target: DeliveryTarget, result: AttemptResult, lease?: HeldLease): Promise<void> {
     const { attempt } = result;
     await this.db.transaction(async (tx) => {
+      if (lease !== undefined && !(await new LeasesRepo(tx).holds(lease.kind, lease.key, lease.node, lease.fence))) throw new LeaseLostError(lease);
       await tx.run(
         `INSERT INTO webhook_attempts (delivery_id, attempt, status_code, error, duration_ms, response_body, attempted_at)
          VALUES ($deliveryId, $attempt, $statusCode, $error, $durationMs, $responseBody, $attemptedAt)`,
@@ -120,6 +125,15 @@ export class DeliveriesRepo {
         result.succeeded ? { id: target.id } : { id: target.id, at: attempt.attempted_at },
       );
     });
+  }
+
+  /** Whether delivery `id` is still pending and due at `now` after `attempts` attempts: nobody sent it meanwhile. */
+  async stillDue(id: string, attempts: number, now: string): Promise<boolean> {
+    const row = await this.db.get(
+      "SELECT 1 AS due FROM webhook_deliveries WHERE id = $id AND state = 'pending' AND attempts = $attempts AND next_attempt_at <= $now",
+      { id, attempts, now },
+    );
+    return row !== undefined;
   }
 
   /** Switches a target on or off; switching off kills its pending deliveries with the reason. */

@@ -9,13 +9,19 @@ import type { Dialect } from "./db.ts";
 export const SQLITE: Dialect = {
   name: "sqlite",
   textArray: (param) => `SELECT value FROM json_each($${param})`,
+  textElements: (expression) => `SELECT value FROM json_each(${expression})`,
   rowKey: "rowid",
   jsonText: (column, path) => `json_extract(${column}, '$.${path.join(".")}')`,
   filePages: true,
-  param: (n) => `?${n}`,
-  lockRead: "",
-  greatest: "MAX",
+  // One writer holds the whole store for its transaction (and the service holds the connection: sqlite-db.ts).
+  skipLocked: "",
+  shareLock: "",
+  nowMs: "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)",
   indexedBy: (index) => `INDEXED BY ${index}`,
+  position: (haystack, needle) => `instr(${haystack}, ${needle})`,
+  likeAnyCase: "LIKE",
+  param: (n) => `?${n}`,
+  greatest: "MAX",
   noIndex: (column) => `+${column}`,
   jsonFlag: (column, key) => `COALESCE(json_extract(${column}, '$.${key}'), 0)`,
   // AUTOINCREMENT: one more than the largest id the table ever held (sqlite_sequence), or than any it holds.
@@ -28,14 +34,21 @@ export const POSTGRES: Dialect = {
   name: "postgres",
   // Cast to text first: bound straight to a json parameter, Bun's client sends the string as a JSON string (a scalar).
   textArray: (param) => `SELECT json_array_elements_text(CAST($${param} AS text)::json)`,
+  textElements: (expression) => `SELECT json_array_elements_text(CAST(${expression} AS text)::json)`,
   rowKey: "ctid",
   // The expression of the schema's index on a delivery's crawl (postgres/schema-from-snapshot.ts), so the index serves it.
   jsonText: (column, path) => `(${column}::jsonb #>> '{${path.join(",")}}')`,
   filePages: false,
-  param: (n) => `$${n}`,
-  lockRead: "FOR SHARE",
-  greatest: "GREATEST",
+  // A taker skips a row another taker is deciding on, rather than waiting for it (store/leases.repo.ts).
+  skipLocked: " FOR UPDATE SKIP LOCKED",
+  shareLock: " FOR SHARE",
+  // The server's clock as the statement runs, not the transaction's start.
+  nowMs: "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS bigint)",
   indexedBy: () => "",
+  position: (haystack, needle) => `strpos(${haystack}, ${needle})`,
+  likeAnyCase: "ILIKE",
+  param: (n) => `$${n}`,
+  greatest: "GREATEST",
   noIndex: (column) => column,
   jsonFlag: (column, key) => `(CASE WHEN (${column}::jsonb #>> '{${key}}') = 'true' THEN 1 ELSE 0 END)`,
   // The identity's sequence, read under a lock to the commit, so no other transaction takes ids in between.

@@ -1,5 +1,5 @@
-import type { Database } from "bun:sqlite";
 import type { CrawlFailure } from "../core/crawl-life.ts";
+import type { Db } from "./db.ts";
 import { ChangesRepo, CLOSED_FROM, matchedFragment, NEW_BROKEN_FROM, OPEN_PAIRS, type ComparedCrawl } from "./changes.repo.ts";
 
 /**
@@ -61,15 +61,15 @@ function listed(list: DigestList, crawlId: string, against: ComparedCrawl | null
 export class DigestRepo {
   private readonly changes: ChangesRepo;
 
-  constructor(private readonly sqlite: Database) {
-    this.changes = new ChangesRepo(sqlite);
+  constructor(private readonly db: Db) {
+    this.changes = new ChangesRepo(db);
   }
 
   /** How many links, and distinct target URLs, a list holds. */
-  count(list: DigestList, crawlId: string, against: ComparedCrawl | null): { links: number; targets: number } {
+  async count(list: DigestList, crawlId: string, against: ComparedCrawl | null): Promise<{ links: number; targets: number }> {
     const { sql, ...sides } = listed(list, crawlId, against);
     return (
-      this.sqlite.query<{ links: number; targets: number }, Sides>(`SELECT COUNT(*) AS links, COUNT(DISTINCT url) AS targets FROM (${sql})`).get(sides) ?? {
+      (await this.db.get<{ links: number; targets: number }>(`SELECT COUNT(*) AS links, COUNT(DISTINCT url) AS targets FROM (${sql}) listed`, sides)) ?? {
         links: 0,
         targets: 0,
       }
@@ -80,40 +80,36 @@ export class DigestRepo {
    * The first `maxTargets` targets of a list in discovery order, each with up to `maxSources` linking pages: one
    * pass over the list, numbering each target's links with window functions.
    */
-  rows(list: DigestList, crawlId: string, against: ComparedCrawl | null, maxTargets: number, maxSources: number): DigestRow[] {
+  rows(list: DigestList, crawlId: string, against: ComparedCrawl | null, maxTargets: number, maxSources: number): Promise<DigestRow[]> {
     const { sql, ...sides } = listed(list, crawlId, against);
-    return this.sqlite
-      .query<DigestRow, Sides & { sources: number; targets: number }>(
-        `WITH listed AS (${sql}), ordered AS (
-           SELECT listed.*, ROW_NUMBER() OVER (ORDER BY part, pos) AS ord FROM listed
-         ), numbered AS (
-           SELECT ordered.*, ROW_NUMBER() OVER (PARTITION BY url ORDER BY ord) AS nth,
-                  COUNT(*) OVER (PARTITION BY url) AS links, MIN(ord) OVER (PARTITION BY url) AS first
-           FROM ordered
-         ), ranked AS (
-           SELECT numbered.*, DENSE_RANK() OVER (ORDER BY first) AS target_rank FROM numbered
-         )
-         SELECT url, status_code, error, source_url, link_text, broken_since, links FROM ranked
-         WHERE nth <= $sources AND target_rank <= $targets ORDER BY first, nth`,
-      )
-      .all({ ...sides, sources: maxSources, targets: maxTargets });
+    return this.db.all<DigestRow>(
+      `WITH listed AS (${sql}), ordered AS (
+         SELECT listed.*, ROW_NUMBER() OVER (ORDER BY part, pos) AS ord FROM listed
+       ), numbered AS (
+         SELECT ordered.*, ROW_NUMBER() OVER (PARTITION BY url ORDER BY ord) AS nth,
+                COUNT(*) OVER (PARTITION BY url) AS links, MIN(ord) OVER (PARTITION BY url) AS first
+         FROM ordered
+       ), ranked AS (
+         SELECT numbered.*, DENSE_RANK() OVER (ORDER BY first) AS target_rank FROM numbered
+       )
+       SELECT url, status_code, error, source_url, link_text, broken_since, links FROM ranked
+       WHERE nth <= $sources AND target_rank <= $targets ORDER BY first, nth`,
+      { ...sides, sources: maxSources, targets: maxTargets },
+    );
   }
 
   /** How many open links crawl `crawlId` carried without checking them (changes.repo.ts's "not checked"). */
-  notChecked(crawlId: string): number {
+  notChecked(crawlId: string): Promise<number> {
     return this.changes.countUnchecked(crawlId);
   }
 
   /** How the domain's previous ended crawl (created before this one) ended, if it has one. */
-  previousEnded(crawlId: string): { status: "completed" | "failed"; failure: CrawlFailure | null } | undefined {
-    return (
-      this.sqlite
-        .query<{ status: "completed" | "failed"; failure: CrawlFailure | null }, { id: string }>(
-          `SELECT p.status, p.failure FROM crawls c JOIN crawls p ON p.domain_id = c.domain_id
-           WHERE c.id = $id AND p.status IN ('completed', 'failed') AND (p.created_at < c.created_at OR (p.created_at = c.created_at AND p.id < c.id))
-           ORDER BY p.created_at DESC, p.id DESC LIMIT 1`,
-        )
-        .get({ id: crawlId }) ?? undefined
+  previousEnded(crawlId: string): Promise<{ status: "completed" | "failed"; failure: CrawlFailure | null } | undefined> {
+    return this.db.get(
+      `SELECT p.status, p.failure FROM crawls c JOIN crawls p ON p.domain_id = c.domain_id
+       WHERE c.id = $id AND p.status IN ('completed', 'failed') AND (p.created_at < c.created_at OR (p.created_at = c.created_at AND p.id < c.id))
+       ORDER BY p.created_at DESC, p.id DESC LIMIT 1`,
+      { id: crawlId },
     );
   }
 }

@@ -11,3 +11,13 @@ export function* keysetBatches<Row>(read: (afterId: number) => Row[], size: numb
     afterId = idOf(rows[rows.length - 1]!);
   }
 }
+
+/** keysetBatches over an asynchronous store (store/db.ts): one await per batch, never per row. */
+export async function* keysetBatchesAsync<Row>(read: (afterId: number) => Promise<Row[]>, size: number, idOf: (row: Row) => number): AsyncGenerator<Row[]> {
+  for (let afterId = 0; ; ) {
+    const rows = await read(afterId);
+    yield rows;
+    if (rows.length < size) return;
+    afterId = idOf(rows[rows.length - 1]!);
+  }
+}

@@ -27,14 +27,14 @@ const SLICE_MARKS = 16;
 const SLICE_BUDGET_MS = 1;
 
 /** Finds the id of the link `skip` positions after the link with id `afterId` in a listing; null past the end. */
-export type MarkFinder = (afterId: number, skip: number) => number | null;
+export type MarkFinder = (afterId: number, skip: number) => Promise<number | null>;
 
 export interface LinkMarksOptions {
   /** How long marks of a running crawl's listing are used before they are found again; default 5 s. */
   movingMaxAgeMs?: number;
   now?: () => number;
-  /** Schedules the next slice of a background refresh; setImmediate by default (after pending I/O). */
-  defer?: (task: () => void) => void;
+  /** Schedules the next slice of a background refresh; setImmediate by default (after pending I/O). A task may return the promise of its work. */
+  defer?: (task: () => unknown) => void;
 }
 
 interface Listing {
@@ -49,7 +49,7 @@ export class LinkMarks {
   private readonly listings = new Map<string, Listing>();
   private readonly movingMaxAgeMs: number;
   private readonly now: () => number;
-  private readonly defer: (task: () => void) => void;
+  private readonly defer: (task: () => unknown) => void;
 
   constructor(options: LinkMarksOptions = {}) {
     this.movingMaxAgeMs = options.movingMaxAgeMs ?? 5_000;
@@ -62,11 +62,11 @@ export class LinkMarks {
    * found (and kept) on the way with `find`; a listing shorter than `offset` stops at its last mark. `moving`:
    * the listing still grows (a running crawl), so its marks are refreshed once they are older than the limit.
    */
-  seek(listing: string, offset: number, find: MarkFinder, moving = false): { afterId: number; skip: number } {
+  async seek(listing: string, offset: number, find: MarkFinder, moving = false): Promise<{ afterId: number; skip: number }> {
     const key = moving ? `~${listing}` : listing;
     const entry = this.touch(key);
     const wanted = Math.floor(offset / MARK_STRIDE);
-    extend(entry.marks, wanted, find);
+    await extend(entry.marks, wanted, find);
     const k = Math.min(wanted, entry.marks.length - 1);
     const start = { afterId: entry.marks[k]!, skip: offset - k * MARK_STRIDE };
     if (moving && entry.marks.length > 1 && !entry.refreshing && this.now() - entry.foundAt > this.movingMaxAgeMs) this.refresh(key, entry, find);
@@ -86,7 +86,7 @@ export class LinkMarks {
     for (;;) {
       const { marks } = this.touch(key);
       if (marks.length > wanted) return;
-      if (!extend(marks, Math.min(wanted, marks.length - 1 + SLICE_MARKS), find, performance.now() + SLICE_BUDGET_MS)) return;
+      if (!(await extend(marks, Math.min(wanted, marks.length - 1 + SLICE_MARKS), find, performance.now() + SLICE_BUDGET_MS))) return;
       if (marks.length > wanted) return;
       await new Promise<void>((resolve) => this.defer(resolve));
     }
@@ -111,25 +111,27 @@ export class LinkMarks {
     const startedAt = this.now();
     const depth = entry.marks.length - 1;
     const fresh = [0];
-    const slice = (): void => {
+    const slice = async (): Promise<void> => {
       if (this.listings.get(key) !== entry) return; // forgotten meanwhile: nobody reads these marks any more
       let ended = false;
       try {
-        ended = !extend(fresh, Math.min(depth, fresh.length - 1 + SLICE_MARKS), find, performance.now() + SLICE_BUDGET_MS) || fresh.length > depth;
+        ended = !(await extend(fresh, Math.min(depth, fresh.length - 1 + SLICE_MARKS), find, performance.now() + SLICE_BUDGET_MS)) || fresh.length > depth;
       } catch {
         // The store went away (shutdown) or is busy: keep the old marks, try again on a later request.
         entry.refreshing = false;
         return;
       }
       if (!ended) {
-        this.defer(slice);
+        this.defer(runSlice);
         return;
       }
       entry.marks = fresh;
       entry.foundAt = startedAt;
       entry.refreshing = false;
     };
-    this.defer(slice);
+    // A slice's failure is caught inside it; its promise says when it is done (tests that drive `defer` await it).
+    const runSlice = (): Promise<void> => slice();
+    this.defer(runSlice);
   }
 }
 
@@ -137,9 +139,12 @@ export class LinkMarks {
  * Appends marks until `marks[wanted]` exists, or (with `until`, a performance.now() time) until that time has
  * passed, after at least one mark; false when the listing ended first.
  */
-function extend(marks: number[], wanted: number, find: MarkFinder, until = Number.POSITIVE_INFINITY): boolean {
+async function extend(marks: number[], wanted: number, find: MarkFinder, until = Number.POSITIVE_INFINITY): Promise<boolean> {
   while (marks.length <= wanted) {
-    const next = find(marks[marks.length - 1]!, MARK_STRIDE - 1);
+    const known = marks.length;
+    const next = await find(marks[known - 1]!, MARK_STRIDE - 1);
+    // Another caller extended the same marks while this one waited on the store: continue from its last mark.
+    if (marks.length !== known) continue;
     if (next === null) return false;
     marks.push(next);
     if (performance.now() >= until) break;

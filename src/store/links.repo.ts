@@ -1,7 +1,7 @@
-import type { Database } from "bun:sqlite";
 import { SAMPLE_LINKS } from "../core/crawl-events.ts";
 import type { CrawlRecord } from "./crawls.repo.ts";
-import { keysetBatches } from "./keyset-batches.ts";
+import type { Db } from "./db.ts";
+import { keysetBatchesAsync } from "./keyset-batches.ts";
 import { LinkMarks, type LinkMarksOptions } from "./link-marks.ts";
 import { LINK_COLUMNS, toLink, type LinkRecord, type RawLink } from "./link-record.ts";
 import { OrphansRepo } from "./orphans.repo.ts";
@@ -14,7 +14,7 @@ import type { StoredLinkKind } from "./schema.ts";
  * Reading a crawl's links: pages of a listing (all links, by status code, broken or not), the whole crawl as a
  * stream, and the counts behind them (broken targets grouped are target-results.repo.ts) (what changed since the previous crawl is
  * changes.repo.ts). Only links whose target has a
- * verdict are results. Written in SQL over bun:sqlite; `query()` caches each distinct statement. The crawler
+ * verdict are results. Written in SQL over the store's Db (store/db.ts), the same on both stores. The crawler
  * writes links (frontier.repo.ts); crawls.repo.ts holds the crawl rows themselves.
  */
 
@@ -24,16 +24,16 @@ export interface LinkFilter {
 }
 
 /** A link as the whole-crawl stream reads it: the verdict comes from its target (target-verdicts.ts). */
-type StreamedLinkRow = [
-  id: number,
-  targetId: number,
-  sourceUrl: string,
-  linkText: string,
-  kind: StoredLinkKind,
-  fragmentError: string | null,
-  fragmentWarning: string | null,
-  fragment: string,
-];
+interface StreamedLinkRow {
+  id: number;
+  target_id: number;
+  source_url: string;
+  link_text: string;
+  kind: StoredLinkKind;
+  fragment_error: string | null;
+  fragment_warning: string | null;
+  fragment: string;
+}
 
 /** Links read per query when a whole crawl is streamed. */
 const STREAM_BATCH = 1_000;
@@ -52,33 +52,6 @@ function linkWhere(filter: LinkFilter): { sql: string; params: Record<string, st
   return { sql: `WHERE ${clauses.join(" AND ")}`, params };
 }
 
-/**
- * The broken_since of a crawl's broken links, asked for in increasing link id order: a merge with the crawl's
- * links as `each` streams them, reading the broken links' own index a batch at a time.
- */
-class BrokenSinceCursor {
-  private rows: [number, string | null][] = [];
-  private index = 0;
-  private afterId = 0;
-  private exhausted = false;
-
-  constructor(private readonly read: (afterId: number) => [number, string | null][]) {}
-
-  /** broken_since of link `linkId`, or null when it is not among the broken links. */
-  at(linkId: number): string | null {
-    // Bounded: each turn moves past a row or reads the next batch, and the batches end.
-    for (;;) {
-      while (this.index < this.rows.length && this.rows[this.index]![0] < linkId) this.index++;
-      if (this.index < this.rows.length) return this.rows[this.index]![0] === linkId ? this.rows[this.index]![1] : null;
-      if (this.exhausted) return null;
-      this.rows = this.read(this.afterId);
-      this.index = 0;
-      this.exhausted = this.rows.length < STREAM_BATCH;
-      if (this.rows.length > 0) this.afterId = this.rows[this.rows.length - 1]![0];
-    }
-  }
-}
-
 export class LinksRepo {
   private readonly marks: LinkMarks;
   private readonly maxVerdictSpan: number;
@@ -90,14 +63,14 @@ export class LinksRepo {
   readonly results: TargetResultsRepo;
 
   constructor(
-    private readonly sqlite: Database,
+    private readonly db: Db,
     options: { marks?: LinkMarksOptions; maxVerdictSpan?: number } = {},
   ) {
     this.marks = new LinkMarks(options.marks);
     this.maxVerdictSpan = options.maxVerdictSpan ?? MAX_VERDICT_SPAN;
-    this.orphans = new OrphansRepo(sqlite);
-    this.changes = new ChangesRepo(sqlite);
-    this.results = new TargetResultsRepo(sqlite);
+    this.orphans = new OrphansRepo(db);
+    this.changes = new ChangesRepo(db);
+    this.results = new TargetResultsRepo(db);
   }
 
   /**
@@ -106,17 +79,16 @@ export class LinksRepo {
    * instead of walking every row before them, and a running crawl's positions are remembered for 5 s at a time.
    * `preparePage` finds those positions without holding the caller's thread for long.
    */
-  page(crawl: Pick<CrawlRecord, "id" | "status">, filter: LinkFilter, offset: number, limit: number): LinkRecord[] {
+  async page(crawl: Pick<CrawlRecord, "id" | "status">, filter: LinkFilter, offset: number, limit: number): Promise<LinkRecord[]> {
     if (filter.isBroken === true) return this.brokenLinks(crawl.id, filter.statusCode, offset, limit);
     const listing = this.listing(crawl, filter);
-    const start = this.marks.seek(listing.key, offset, listing.find, listing.moving);
-    return this.sqlite
-      .query<RawLink, Record<string, string | number>>(
-        `SELECT ${LINK_COLUMNS} FROM links l JOIN crawl_targets t ON t.id = l.target_id LEFT JOIN broken_links b ON b.link_id = l.id
-         ${listing.where} AND l.id > $afterId ORDER BY l.id LIMIT $limit OFFSET $skip`,
-      )
-      .all({ ...listing.params, afterId: start.afterId, skip: start.skip, limit })
-      .map(toLink);
+    const start = await this.marks.seek(listing.key, offset, listing.find, listing.moving);
+    const rows = await this.db.all<RawLink>(
+      `SELECT ${LINK_COLUMNS} FROM links l JOIN crawl_targets t ON t.id = l.target_id LEFT JOIN broken_links b ON b.link_id = l.id
+       ${listing.where} AND l.id > $afterId ORDER BY l.id LIMIT $limit OFFSET $skip`,
+      { ...listing.params, afterId: start.afterId, skip: start.skip, limit },
+    );
+    return rows.map(toLink);
   }
 
   /** Finds, a slice at a time, the remembered positions page() needs for a page at `offset`. */
@@ -130,31 +102,28 @@ export class LinksRepo {
   private listing(crawl: Pick<CrawlRecord, "id" | "status">, filter: LinkFilter) {
     const where = linkWhere(filter);
     const params = { ...where.params, crawlId: crawl.id };
-    const findMark = this.sqlite.query<{ id: number }, Record<string, string | number>>(
-      `SELECT l.id FROM links l JOIN crawl_targets t ON t.id = l.target_id ${where.sql} AND l.id > $afterId
-       ORDER BY l.id LIMIT 1 OFFSET $skip`,
-    );
+    const findMark = `SELECT l.id FROM links l JOIN crawl_targets t ON t.id = l.target_id ${where.sql} AND l.id > $afterId
+       ORDER BY l.id LIMIT 1 OFFSET $skip`;
     return {
       key: `${crawl.id}|${filter.statusCode ?? ""}|${filter.isBroken ?? ""}`,
       moving: crawl.status === "pending" || crawl.status === "running",
       where: where.sql,
       params,
-      find: (afterId: number, skip: number) => findMark.get({ ...params, afterId, skip })?.id ?? null,
+      find: async (afterId: number, skip: number) => (await this.db.get<{ id: number }>(findMark, { ...params, afterId, skip }))?.id ?? null,
     };
   }
 
   /** One page of a crawl's broken links (with status `statusCode`, when given), in discovery order. */
-  private brokenLinks(crawlId: string, statusCode: number | undefined, offset: number, limit: number): LinkRecord[] {
+  private async brokenLinks(crawlId: string, statusCode: number | undefined, offset: number, limit: number): Promise<LinkRecord[]> {
     const byStatus = statusCode === undefined ? "" : "JOIN crawl_targets bt ON bt.id = b.target_id AND bt.status_code = $statusCode";
-    return this.sqlite
-      .query<RawLink, Record<string, string | number>>(
-        `SELECT ${LINK_COLUMNS} FROM (
-           SELECT b.link_id, b.broken_since FROM broken_links b ${byStatus} WHERE b.crawl_id = $crawlId ORDER BY b.link_id LIMIT $limit OFFSET $offset
-         ) b JOIN links l ON l.id = b.link_id JOIN crawl_targets t ON t.id = l.target_id
-         ORDER BY b.link_id`,
-      )
-      .all({ crawlId, limit, offset, ...(statusCode === undefined ? {} : { statusCode }) })
-      .map(toLink);
+    const rows = await this.db.all<RawLink>(
+      `SELECT ${LINK_COLUMNS} FROM (
+         SELECT b.link_id, b.broken_since FROM broken_links b ${byStatus} WHERE b.crawl_id = $crawlId ORDER BY b.link_id LIMIT $limit OFFSET $offset
+       ) b JOIN links l ON l.id = b.link_id JOIN crawl_targets t ON t.id = l.target_id
+       ORDER BY b.link_id`,
+      { crawlId, limit, offset, ...(statusCode === undefined ? {} : { statusCode }) },
+    );
+    return rows.map(toLink);
   }
 
   /**
@@ -162,35 +131,42 @@ export class LinksRepo {
    * verdict from the crawl's targets held in arrays (target-verdicts.ts) rather than from a join per link;
    * a crawl whose targets are too many for them is joined in SQL. Meant for an ended crawl (check's report):
    * on a running one, links to targets checked after the call began are left out. `betweenBatches` runs after
-   * each batch of verdicts loaded (the caller's GC rhythm).
+   * each batch of verdicts loaded (the caller's GC rhythm). The links come a batch at a time: one await per
+   * batch, none per link.
    */
-  *each(crawlId: string, betweenBatches?: () => void): Generator<LinkRecord> {
-    const verdicts = TargetVerdicts.load(this.sqlite, crawlId, this.maxVerdictSpan, betweenBatches);
+  async *each(crawlId: string, betweenBatches?: () => void): AsyncGenerator<LinkRecord[]> {
+    const verdicts = await TargetVerdicts.load(this.db, crawlId, this.maxVerdictSpan, betweenBatches);
     if (verdicts === null) {
       yield* this.eachJoined(crawlId);
       return;
     }
-    const batch = this.sqlite.query<StreamedLinkRow, { crawlId: string; afterId: number }>(
-      `SELECT id, target_id, source_url, link_text, kind, fragment_error, fragment_warning, fragment FROM links WHERE crawl_id = $crawlId AND id > $afterId
-       ORDER BY id LIMIT ${STREAM_BATCH}`,
-    );
-    const read = (afterId: number) => batch.values({ crawlId, afterId }) as StreamedLinkRow[];
-    const sinceBatch = this.sqlite.query<[number, string | null], { crawlId: string; afterId: number }>(
-      `SELECT link_id, broken_since FROM broken_links WHERE crawl_id = $crawlId AND link_id > $afterId ORDER BY link_id LIMIT ${STREAM_BATCH}`,
-    );
-    const since = new BrokenSinceCursor((afterId) => sinceBatch.values({ crawlId, afterId }) as [number, string | null][]);
-    for (const rows of keysetBatches(read, STREAM_BATCH, (row) => row[0])) {
-      for (const [id, targetId, sourceUrl, linkText, kind, fragmentError, fragmentWarning, fragment] of rows) {
-        // A fresh object per link: set in place rather than copied.
-        const link = verdicts.link(targetId, sourceUrl, linkText, kind, fragment);
-        if (link === undefined) continue;
-        if (fragmentError !== null) {
-          link.is_broken = true;
-          link.error = fragmentError;
-        } else if (fragmentWarning !== null) link.warning = fragmentWarning;
-        if (link.is_broken) link.broken_since = since.at(id);
-        yield link;
+    const batch = `SELECT id, target_id, source_url, link_text, kind, fragment_error, fragment_warning, fragment FROM links
+       WHERE crawl_id = $crawlId AND id > $afterId ORDER BY id LIMIT ${STREAM_BATCH}`;
+    // The broken_since of a batch's broken links: at most one row per link of the batch, through their own index.
+    const sinceOf = `SELECT link_id, broken_since FROM broken_links WHERE crawl_id = $crawlId AND link_id > $afterId AND link_id <= $lastId`;
+    const read = (afterId: number) => this.db.all<StreamedLinkRow>(batch, { crawlId, afterId });
+    let afterId = 0;
+    for await (const rows of keysetBatchesAsync(read, STREAM_BATCH, (row) => row.id)) {
+      if (rows.length === 0) continue;
+      const lastId = rows[rows.length - 1]!.id;
+      const since = new Map<number, string | null>();
+      for (const row of await this.db.all<{ link_id: number; broken_since: string | null }>(sinceOf, { crawlId, afterId, lastId })) {
+        since.set(row.link_id, row.broken_since);
       }
+      afterId = lastId;
+      const links: LinkRecord[] = [];
+      for (const row of rows) {
+        // A fresh object per link: set in place rather than copied.
+        const link = verdicts.link(row.target_id, row.source_url, row.link_text, row.kind, row.fragment);
+        if (link === undefined) continue;
+        if (row.fragment_error !== null) {
+          link.is_broken = true;
+          link.error = row.fragment_error;
+        } else if (row.fragment_warning !== null) link.warning = row.fragment_warning;
+        if (link.is_broken) link.broken_since = since.get(row.id) ?? null;
+        links.push(link);
+      }
+      yield links;
     }
   }
 
@@ -198,17 +174,17 @@ export class LinksRepo {
    * The crawl's broken links (those `each` marks broken) in discovery order, read in batches through the broken
    * links' own index: a report that shows only them costs their rows, not the whole crawl's.
    */
-  *eachBroken(crawlId: string): Generator<LinkRecord> {
-    yield* this.joinedBatches(
+  eachBroken(crawlId: string): AsyncGenerator<LinkRecord[]> {
+    return this.joinedBatches(
       `SELECT b.link_id AS id, ${LINK_COLUMNS} FROM broken_links b JOIN links l ON l.id = b.link_id JOIN crawl_targets t ON t.id = l.target_id
        WHERE b.crawl_id = $crawlId AND b.link_id > $afterId ORDER BY b.link_id`,
       { crawlId },
     );
   }
 
-  private *eachJoined(crawlId: string): Generator<LinkRecord> {
+  private eachJoined(crawlId: string): AsyncGenerator<LinkRecord[]> {
     const where = linkWhere({});
-    yield* this.joinedBatches(
+    return this.joinedBatches(
       `SELECT l.id, ${LINK_COLUMNS} FROM links l JOIN crawl_targets t ON t.id = l.target_id LEFT JOIN broken_links b ON b.link_id = l.id
        ${where.sql} AND l.id > $afterId ORDER BY l.id`,
       { ...where.params, crawlId },
@@ -216,14 +192,14 @@ export class LinksRepo {
   }
 
   /** The links a query selects (with their id, after `$afterId`, in id order), read STREAM_BATCH at a time. */
-  private *joinedBatches(sql: string, params: Record<string, string | number>): Generator<LinkRecord> {
-    const batch = this.sqlite.query<RawLink & { id: number }, Record<string, string | number>>(`${sql} LIMIT ${STREAM_BATCH}`);
-    for (const rows of keysetBatches(
-      (afterId) => batch.all({ ...params, afterId }),
+  private async *joinedBatches(sql: string, params: Record<string, string | number>): AsyncGenerator<LinkRecord[]> {
+    const batch = `${sql} LIMIT ${STREAM_BATCH}`;
+    for await (const rows of keysetBatchesAsync(
+      (afterId) => this.db.all<RawLink & { id: number }>(batch, { ...params, afterId }),
       STREAM_BATCH,
       (row) => row.id,
     )) {
-      for (const row of rows) yield toLink(row);
+      yield rows.map(toLink);
     }
   }
 
@@ -231,31 +207,29 @@ export class LinksRepo {
    * How many checked links match `filter`, from counters written in the transactions that record the links:
    * the crawl's own for the common filters, crawl_status_counts for a status code.
    */
-  count(crawl: Pick<CrawlRecord, "id" | "total_links" | "broken_links">, filter: LinkFilter): number {
+  async count(crawl: Pick<CrawlRecord, "id" | "total_links" | "broken_links">, filter: LinkFilter): Promise<number> {
     if (filter.statusCode === undefined) {
       if (filter.isBroken === undefined) return crawl.total_links;
       return filter.isBroken ? crawl.broken_links : crawl.total_links - crawl.broken_links;
     }
     const broken = filter.isBroken === undefined ? "" : "AND is_broken = $isBroken";
-    return (
-      this.sqlite
-        .query<{ n: number }, Record<string, string | number>>(
-          `SELECT COALESCE(SUM(links), 0) AS n FROM crawl_status_counts WHERE crawl_id = $crawlId AND status_code = $statusCode ${broken}`,
-        )
-        .get({ crawlId: crawl.id, statusCode: filter.statusCode, ...(filter.isBroken === undefined ? {} : { isBroken: filter.isBroken ? 1 : 0 }) })?.n ?? 0
+    const row = await this.db.get<{ n: number }>(
+      `SELECT COALESCE(SUM(links), 0) AS n FROM crawl_status_counts WHERE crawl_id = $crawlId AND status_code = $statusCode ${broken}`,
+      { crawlId: crawl.id, statusCode: filter.statusCode, ...(filter.isBroken === undefined ? {} : { isBroken: filter.isBroken ? 1 : 0 }) },
     );
+    return Number(row?.n ?? 0);
   }
 
   /**
    * The first broken link URLs of a crawl (with their fragment, when it is part of the Links' identity), in the
-   * discovery order of their targets, for `broken_links.found`.
+   * discovery order of their targets, for `broken_links.found`. The target's columns are grouped by too: one
+   * value per target, and PostgreSQL reads only grouped columns.
    */
-  brokenSample(crawlId: string): { url: string; status_code: number }[] {
-    return this.sqlite
-      .query<{ url: string; status_code: number }, { crawlId: string; limit: number }>(
-        `SELECT t.url || l.fragment AS url, t.status_code FROM broken_links b JOIN links l ON l.id = b.link_id JOIN crawl_targets t ON t.id = b.target_id
-         WHERE b.crawl_id = $crawlId GROUP BY b.target_id, l.fragment ORDER BY b.target_id, MIN(b.link_id) LIMIT $limit`,
-      )
-      .all({ crawlId, limit: SAMPLE_LINKS });
+  brokenSample(crawlId: string): Promise<{ url: string; status_code: number }[]> {
+    return this.db.all<{ url: string; status_code: number }>(
+      `SELECT t.url || l.fragment AS url, t.status_code FROM broken_links b JOIN links l ON l.id = b.link_id JOIN crawl_targets t ON t.id = b.target_id
+       WHERE b.crawl_id = $crawlId GROUP BY b.target_id, l.fragment, t.url, t.status_code ORDER BY b.target_id, MIN(b.link_id) LIMIT $limit`,
+      { crawlId, limit: SAMPLE_LINKS },
+    );
   }
 }

@@ -1,8 +1,6 @@
-import type { Database } from "bun:sqlite";
 import { breakageCause, type BreakageCause } from "../core/breakage-cause.ts";
 import type { Db } from "./db.ts";
 import { MultiRowInsert } from "./multi-row-insert.ts";
-import { asDb } from "./sqlite-db.ts";
 import type { StoredLinkKind, TargetState } from "./schema.ts";
 
 /**
@@ -81,11 +79,7 @@ async function* keysetRows<T extends { pos: number }>(read: (afterPos: number) =
 }
 
 export class OpenLinksRepo {
-  private readonly db: Db;
-
-  constructor(store: Db | Database) {
-    this.db = asDb(store);
-  }
+  constructor(private readonly db: Db) {}
 
   /** Whether crawl `p` ran with check_fragments (options written before the option existed lack it). */
   private get fragments(): string {

@@ -1,6 +1,6 @@
-import type { Database } from "bun:sqlite";
 import { UNLINKED_DEPTH } from "../core/sitemap-entry.ts";
-import { keysetBatches } from "./keyset-batches.ts";
+import type { Db } from "./db.ts";
+import { keysetBatchesAsync } from "./keyset-batches.ts";
 
 /**
  * Reading a crawl's orphan pages: the targets its sitemaps listed that no crawled page links to, stored at
@@ -30,32 +30,28 @@ function toOrphan({ id: _id, is_broken, ...rest }: RawOrphan): OrphanRecord {
 }
 
 export class OrphansRepo {
-  constructor(private readonly sqlite: Database) {}
+  constructor(private readonly db: Db) {}
 
   /** One page of the crawl's checked orphan pages, in discovery order. */
-  page(crawlId: string, offset: number, limit: number): OrphanRecord[] {
-    return this.sqlite
-      .query<RawOrphan, { crawlId: string; limit: number; offset: number }>(`SELECT ${COLUMNS} ${ORPHANS} ORDER BY id LIMIT $limit OFFSET $offset`)
-      .all({ crawlId, limit, offset })
-      .map(toOrphan);
+  async page(crawlId: string, offset: number, limit: number): Promise<OrphanRecord[]> {
+    const rows = await this.db.all<RawOrphan>(`SELECT ${COLUMNS} ${ORPHANS} ORDER BY id LIMIT $limit OFFSET $offset`, { crawlId, limit, offset });
+    return rows.map(toOrphan);
   }
 
   /** How many orphan pages of the crawl are checked. */
-  count(crawlId: string): number {
-    return this.sqlite.query<{ n: number }, { crawlId: string }>(`SELECT COUNT(*) AS n ${ORPHANS}`).get({ crawlId })?.n ?? 0;
+  async count(crawlId: string): Promise<number> {
+    return (await this.db.get<{ n: number }>(`SELECT COUNT(*) AS n ${ORPHANS}`, { crawlId }))?.n ?? 0;
   }
 
-  /** Every checked orphan page of the crawl in discovery order, read in batches (check's report). */
-  *each(crawlId: string): Generator<OrphanRecord> {
-    const batch = this.sqlite.query<RawOrphan, { crawlId: string; afterId: number }>(
-      `SELECT ${COLUMNS} ${ORPHANS} AND id > $afterId ORDER BY id LIMIT ${STREAM_BATCH}`,
-    );
-    for (const rows of keysetBatches(
-      (afterId) => batch.all({ crawlId, afterId }),
+  /** Every checked orphan page of the crawl in discovery order, a batch at a time (check's report). */
+  async *each(crawlId: string): AsyncGenerator<OrphanRecord[]> {
+    const sql = `SELECT ${COLUMNS} ${ORPHANS} AND id > $afterId ORDER BY id LIMIT ${STREAM_BATCH}`;
+    for await (const rows of keysetBatchesAsync(
+      (afterId) => this.db.all<RawOrphan>(sql, { crawlId, afterId }),
       STREAM_BATCH,
       (row) => row.id,
     )) {
-      for (const row of rows) yield toOrphan(row);
+      yield rows.map(toOrphan);
     }
   }
 }

@@ -9,7 +9,7 @@ import type { FragmentGap, PageIdsGap } from "../core/fragment-gap.ts";
 import type { StoredLinkKind } from "../core/link-kind.ts";
 import type { ChannelKind, NotifyWhen } from "../core/channels.ts";
 import type { BreakageCause } from "../core/breakage-cause.ts";
-import { blob, check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { blob, check, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /**
  * The drizzle schema: the one source of the tables. `npm run db:generate` turns a change here into a new
@@ -509,4 +509,93 @@ export const storeIdentity = sqliteTable(
     createdAt: createdAt(),
   },
   (t) => [check("store_identity_one_row", sql`${t.id} = 1`)],
+);
+
+/*
+ * Several nodes on one store (issue 43, docs/cluster.md). The tables exist in the SQLite store too, so both stores
+ * share one schema and a copied store carries them; on one node they hold one node's rows.
+ */
+
+/**
+ * The nodes serving the store, by name (cluster.node_name): a node registers at start and beats while it runs.
+ * `instance` is random per process, so two live processes claiming one name are told apart (the one-serve-per-store
+ * lock, held in the database). Not referenced by the leases: a lease names its holder even after the node left.
+ */
+export const clusterNodes = sqliteTable("cluster_nodes", {
+  name: text("name").primaryKey(),
+  instance: text("instance").notNull(),
+  version: text("version").notNull(),
+  startedAt: text("started_at").notNull(),
+  heartbeatAt: text("heartbeat_at").notNull(),
+});
+
+/**
+ * Who does a piece of work (a crawl, a delivery's attempt): one row per (kind, key), held by one node until
+ * `expires_at`. `fence` grows with every claim, so a write checks (holder, fence) and a holder that lost its lease
+ * to a takeover is refused even if it wakes up believing otherwise.
+ */
+export const workLeases = sqliteTable(
+  "work_leases",
+  {
+    kind: text("kind").notNull(),
+    key: text("key").notNull(),
+    holder: text("holder").notNull(),
+    expiresAt: text("expires_at").notNull(),
+    fence: integer("fence").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.kind, t.key] }), index("work_leases_expiry_idx").on(t.kind, t.expiresAt), index("work_leases_holder_idx").on(t.holder)],
+);
+
+/** A recurring crawl's run due at `due_at`: the node whose insert makes the row starts the crawl, the others do nothing. */
+export const scheduleRuns = sqliteTable(
+  "schedule_runs",
+  {
+    domainId: text("domain_id")
+      .notNull()
+      .references(() => domains.id, { onDelete: "cascade" }),
+    dueAt: text("due_at").notNull(),
+    node: text("node").notNull(),
+    firedAt: text("fired_at").notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`),
+  },
+  (t) => [primaryKey({ columns: [t.domainId, t.dueAt] }), index("schedule_runs_due_idx").on(t.dueAt)],
+);
+
+/**
+ * Secrets every node must share, by name (the dashboard's session signing key on a PostgreSQL store). The first
+ * node to need one writes it; the others read that one.
+ */
+export const storeSecrets = sqliteTable("store_secrets", {
+  name: text("name").primaryKey(),
+  value: text("value").notNull(),
+  createdAt: createdAt(),
+});
+
+/**
+ * Dashboard sessions signed out before their expiry, by the cookie's nonce: every node refuses them (a cookie
+ * copied before sign-out stays dead on every node and after a restart). Rows go once the cookie could no longer
+ * be accepted anyway (store/ended-sessions.repo.ts).
+ */
+export const endedSessions = sqliteTable(
+  "ended_sessions",
+  {
+    nonce: text("nonce").primaryKey(),
+    expiresAt: text("expires_at").notNull(),
+  },
+  (t) => [index("ended_sessions_expiry_idx").on(t.expiresAt)],
+);
+
+/**
+ * Rate-limit token buckets shared by the nodes of a PostgreSQL store, by caller (`key:<id>`, `addr:<net>`…);
+ * `updated_at` in milliseconds since the epoch, `allowed` whether the last take got a token. The appliance keeps
+ * its buckets in memory; the table is in both stores so they share one schema (http/shared-buckets.ts).
+ */
+export const rateBuckets = sqliteTable(
+  "rate_buckets",
+  {
+    caller: text("caller").primaryKey(),
+    tokens: real("tokens").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+    allowed: integer("allowed").notNull(),
+  },
+  (t) => [index("rate_buckets_updated_idx").on(t.updatedAt)],
 );

@@ -14,8 +14,16 @@ import { prepareStoreRecord, storeIdOf, storeRecordIn, writeStoreRecord } from "
  * The lock file also records which store was used at the path (store/store-record.ts).
  */
 
-/** What holds the lock: the service, or a migration run by the CLI. */
-export type LockPurpose = "serve" | "migrate";
+/** What holds the lock: the service, or a migration or a copy to PostgreSQL run by the CLI. */
+export type LockPurpose = "serve" | "migrate" | "copy";
+
+const REFUSAL: Record<LockPurpose, (storePath: string, who: string) => string> = {
+  serve: (storePath, who) => `the store ${storePath} is in use by ${who}; only one linkpatrol serve may run on a store (lock: ${lockPathOf(storePath)})`,
+  migrate: (storePath, who) =>
+    `the store ${storePath} has migrations to apply, but ${who} is using it; stop the service first (it applies them itself when it starts)`,
+  copy: (storePath, who) =>
+    `the store ${storePath} is in use by ${who}; stop the service before copying the store, so nothing it writes afterwards is left behind`,
+};
 
 /** The store is held by another process (or by another lock in this one). */
 export class StoreLockedError extends Error {
@@ -25,11 +33,7 @@ export class StoreLockedError extends Error {
     readonly holder: { pid: number; purpose: string } | null,
   ) {
     const who = holder === null ? "another linkpatrol process" : `linkpatrol ${holder.purpose} (pid ${holder.pid})`;
-    super(
-      purpose === "serve"
-        ? `the store ${storePath} is in use by ${who}; only one linkpatrol serve may run on a store (lock: ${lockPathOf(storePath)})`
-        : `the store ${storePath} has migrations to apply, but ${who} is using it; stop the service first (it applies them itself when it starts)`,
-    );
+    super(REFUSAL[purpose](storePath, who));
     this.name = "StoreLockedError";
   }
 }

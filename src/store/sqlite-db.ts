@@ -62,15 +62,6 @@ export class SqliteDb implements Db {
   }
 }
 
-/**
- * A Db for a repo built from either: the crawls repo still builds the warnings and open-links repos from its
- * bun:sqlite connection (issue 43: it moves onto the Db on its own branch); statements of a SqliteDb run at once,
- * so those land in that repo's synchronous transactions as before.
- */
-export function asDb(store: Db | Database): Db {
-  return "dialect" in store ? store : new SqliteDb(store);
-}
-
 /** The Db a transaction's body is given: runs on the held connection; nested transactions are savepoints. */
 class SqliteTransaction implements Db {
   readonly dialect = SQLITE;

@@ -21,6 +21,7 @@ const MIN_FREE_BYTES = 1024 * 1024;
 const STORE_FAILURE = /^SQLITE_(IOERR|READONLY|FULL|CORRUPT|NOTADB|CANTOPEN)/;
 
 export class StoreHealth {
+  readonly engine = "sqlite";
   private readonly changes: Statement<unknown, []>;
   private readonly others: Statement<unknown, []>;
   private failure: { reason: string; changes: unknown; others: unknown } | null = null;

@@ -1,5 +1,5 @@
-import type { Database } from "bun:sqlite";
-import { keysetBatches } from "./keyset-batches.ts";
+import type { Db, Dialect } from "./db.ts";
+import { keysetBatchesAsync } from "./keyset-batches.ts";
 import { LINK_COLUMNS, toLink, type LinkRecord, type RawLink } from "./link-record.ts";
 import type { StoredLinkKind } from "./schema.ts";
 
@@ -77,8 +77,12 @@ export interface HostSummaryRecord {
 }
 
 /** The authority of `t.url` (what follows `scheme://` up to the path), "" for a URL without one. */
-const HOST_SQL = `CASE WHEN instr(t.url, '://') = 0 THEN '' ELSE lower(substr(t.url, instr(t.url, '://') + 3,
-  CASE WHEN instr(substr(t.url, instr(t.url, '://') + 3), '/') = 0 THEN length(t.url) ELSE instr(substr(t.url, instr(t.url, '://') + 3), '/') - 1 END)) END`;
+function hostSql(dialect: Dialect): string {
+  const scheme = dialect.position("t.url", "'://'");
+  const rest = `substr(t.url, ${scheme} + 3)`;
+  const slash = dialect.position(rest, "'/'");
+  return `CASE WHEN ${scheme} = 0 THEN '' ELSE lower(substr(t.url, ${scheme} + 3, CASE WHEN ${slash} = 0 THEN length(t.url) ELSE ${slash} - 1 END)) END`;
+}
 
 /** The sort columns as the grouped rows `g` name them. */
 const TARGET_ORDER: Record<TargetSort, string> = {
@@ -116,6 +120,7 @@ type RawTarget = Omit<BrokenTargetRecord, "internal" | "target_broken"> & { inte
  * `targetId` narrows them to one target.
  */
 function rowsOf(
+  dialect: Dialect,
   crawlId: string,
   filter: BrokenTargetFilter,
   targetId?: number,
@@ -134,7 +139,7 @@ function rowsOf(
     // The link and target rows only when something reads them: each join is most of a count's time on a big crawl.
     const link = reads.links || filter.kind !== undefined ? "JOIN links l ON l.id = b.link_id" : "";
     const target = reads.target || targetSide(filter) ? "JOIN crawl_targets t ON t.id = b.target_id" : "";
-    from = `broken_links b INDEXED BY ${index} ${link} ${target} WHERE b.crawl_id = $crawlId`;
+    from = `broken_links b ${dialect.indexedBy(index)} ${link} ${target} WHERE b.crawl_id = $crawlId`;
     if (targetId !== undefined) clauses.push("b.target_id = $targetId");
     if (filter.statusClass !== undefined) clauses.push(CLASS_SQL[filter.statusClass]);
   }
@@ -152,11 +157,11 @@ function rowsOf(
     params.internal = filter.internal ? 1 : 0;
   }
   if (filter.search !== undefined && filter.search !== "") {
-    clauses.push("t.url LIKE $search ESCAPE '\\'");
+    clauses.push(`t.url ${dialect.likeAnyCase} $search ESCAPE '\\'`);
     params.search = `%${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   }
   if (filter.host !== undefined) {
-    clauses.push(`${HOST_SQL} = $host`);
+    clauses.push(`${hostSql(dialect)} = $host`);
     params.host = filter.host;
   }
   // The link id as the index read orders it, so a stream in discovery order needs no sort.
@@ -174,99 +179,108 @@ function targetSide(filter: BrokenTargetFilter): boolean {
   return filter.statusCode !== undefined || filter.statusClass !== undefined || filter.internal !== undefined || !!filter.search || filter.host !== undefined;
 }
 
+/**
+ * ORDER BY `column` then the tiebreak. A column that may be null (broken_since: a warned link that is not broken)
+ * puts its nulls where SQLite always has, first going up and last going down; PostgreSQL would do the opposite.
+ */
 function orderBy(column: string, sorting: Sorting<unknown>, tiebreak: string): string {
   const dir = sorting.descending ? "DESC" : "ASC";
-  return column === tiebreak ? `${tiebreak} ${dir}` : `${column} ${dir}, ${tiebreak} ASC`;
+  const nulls = column.endsWith("broken_since") ? (sorting.descending ? " NULLS LAST" : " NULLS FIRST") : "";
+  return column === tiebreak ? `${tiebreak} ${dir}` : `${column} ${dir}${nulls}, ${tiebreak} ASC`;
 }
 
 export class TargetResultsRepo {
-  constructor(private readonly sqlite: Database) {}
+  constructor(private readonly db: Db) {}
 
   /**
    * One page of the targets `filter` selects, each with how many of its links it selects, sorted by `sorting`:
    * the rows are grouped (joining the target only when the filter or the sort reads it), then the page's
    * targets are read.
    */
-  page(crawlId: string, filter: BrokenTargetFilter, sorting: Sorting<TargetSort>, offset: number, limit: number): BrokenTargetRecord[] {
+  async page(crawlId: string, filter: BrokenTargetFilter, sorting: Sorting<TargetSort>, offset: number, limit: number): Promise<BrokenTargetRecord[]> {
+    const host = hostSql(this.db.dialect);
     const sortsByTarget = sorting.by === "url" || sorting.by === "host" || sorting.by === "status";
-    const rows = rowsOf(crawlId, filter, undefined, { links: false, target: sortsByTarget });
-    const targetColumns = sortsByTarget ? `, t.url AS url, ${HOST_SQL} AS host, t.status_code AS status_code` : "";
+    const rows = rowsOf(this.db.dialect, crawlId, filter, undefined, { links: false, target: sortsByTarget });
+    // The target's columns are grouped by too (one value per target): PostgreSQL reads only grouped columns.
+    const targetColumns = sortsByTarget ? `, t.url AS url, ${host} AS host, t.status_code AS status_code` : "";
+    const targetGroup = sortsByTarget ? ", t.url, t.status_code" : "";
     const order = orderBy(TARGET_ORDER[sorting.by], sorting, "tid");
-    return this.sqlite
-      .query<RawTarget, Params>(
-        `SELECT t.id AS target_id, t.url, ${HOST_SQL} AS host, t.status_code, t.error, t.warning, t.final_url, t.internal, t.is_broken AS target_broken,
-           g.links, g.broken_since
-         FROM (SELECT ${rows.targetId} AS tid, COUNT(*) AS links, MIN(b.broken_since) AS broken_since ${targetColumns}
-               FROM ${rows.from} GROUP BY tid ORDER BY ${order} LIMIT $limit OFFSET $offset) g
-         JOIN crawl_targets t ON t.id = g.tid ORDER BY ${orderBy(`g.${TARGET_ORDER[sorting.by]}`, sorting, "g.tid")}`,
-      )
-      .all({ ...rows.params, limit, offset })
-      .map((row) => ({ ...row, internal: row.internal === 1, target_broken: row.target_broken === 1 }));
+    const found = await this.db.all<RawTarget>(
+      `SELECT t.id AS target_id, t.url, ${host} AS host, t.status_code, t.error, t.warning, t.final_url, t.internal, t.is_broken AS target_broken,
+         g.links, g.broken_since
+       FROM (SELECT ${rows.targetId} AS tid, COUNT(*) AS links, MIN(b.broken_since) AS broken_since ${targetColumns}
+             FROM ${rows.from} GROUP BY ${rows.targetId}${targetGroup} ORDER BY ${order} LIMIT $limit OFFSET $offset) g
+       JOIN crawl_targets t ON t.id = g.tid ORDER BY ${orderBy(`g.${TARGET_ORDER[sorting.by]}`, sorting, "g.tid")}`,
+      { ...rows.params, limit, offset },
+    );
+    return found.map((row) => ({ ...row, internal: row.internal === 1, target_broken: row.target_broken === 1 }));
   }
 
   /** How many targets `filter` selects, and how many links (of them broken). */
-  count(crawlId: string, filter: BrokenTargetFilter): { targets: number; links: number; broken: number } {
-    const rows = rowsOf(crawlId, filter, undefined, { links: false, target: false });
-    const found = this.sqlite
-      .query<{ targets: number; links: number; broken: number | null }, Params>(
-        `SELECT COUNT(DISTINCT ${rows.targetId}) AS targets, COUNT(*) AS links, SUM(b.link_id IS NOT NULL) AS broken FROM ${rows.from}`,
-      )
-      .get(rows.params);
+  async count(crawlId: string, filter: BrokenTargetFilter): Promise<{ targets: number; links: number; broken: number }> {
+    const rows = rowsOf(this.db.dialect, crawlId, filter, undefined, { links: false, target: false });
+    const found = await this.db.get<{ targets: number; links: number; broken: number }>(
+      `SELECT COUNT(DISTINCT ${rows.targetId}) AS targets, COUNT(*) AS links, COUNT(b.link_id) AS broken FROM ${rows.from}`,
+      rows.params,
+    );
     return { targets: found?.targets ?? 0, links: found?.links ?? 0, broken: found?.broken ?? 0 };
   }
 
   /** The hosts of the targets `filter` selects, most targets first, at most `limit`, and how many hosts in all. */
-  hosts(crawlId: string, filter: BrokenTargetFilter, limit: number): { items: HostSummaryRecord[]; total: number } {
-    const rows = rowsOf(crawlId, filter, undefined, { links: false, target: true });
-    const items = this.sqlite
-      .query<HostSummaryRecord & { total: number }, Params>(
-        `SELECT ${HOST_SQL} AS host, COUNT(DISTINCT t.id) AS targets, COUNT(*) AS links, COUNT(*) OVER () AS total
-         FROM ${rows.from} GROUP BY host ORDER BY targets DESC, host ASC LIMIT $limit`,
-      )
-      .all({ ...rows.params, limit });
-    return { items: items.map(({ total: _total, ...host }) => host), total: items[0]?.total ?? 0 };
+  async hosts(crawlId: string, filter: BrokenTargetFilter, limit: number): Promise<{ items: HostSummaryRecord[]; total: number }> {
+    const host = hostSql(this.db.dialect);
+    const rows = rowsOf(this.db.dialect, crawlId, filter, undefined, { links: false, target: true });
+    const items = await this.db.all<HostSummaryRecord & { total: number }>(
+      `SELECT ${host} AS host, COUNT(DISTINCT t.id) AS targets, COUNT(*) AS links, COUNT(*) OVER () AS total
+       FROM ${rows.from} GROUP BY ${host} ORDER BY targets DESC, host ASC LIMIT $limit`,
+      { ...rows.params, limit },
+    );
+    return { items: items.map(({ total: _total, ...summary }) => summary), total: items[0]?.total ?? 0 };
   }
 
   /** The target `targetId` of crawl `crawlId` when it has been checked, with its verdict; undefined otherwise. */
-  target(crawlId: string, targetId: number): Omit<BrokenTargetRecord, "links" | "broken_since"> | undefined {
-    const row = this.sqlite
-      .query<Omit<RawTarget, "links" | "broken_since">, Params>(
-        `SELECT t.id AS target_id, t.url, ${HOST_SQL} AS host, t.status_code, t.error, t.warning, t.final_url, t.internal, t.is_broken AS target_broken
-         FROM crawl_targets t WHERE t.id = $targetId AND t.crawl_id = $crawlId AND t.state = 'done'`,
-      )
-      .get({ crawlId, targetId });
-    return row === null ? undefined : { ...row, internal: row.internal === 1, target_broken: row.target_broken === 1 };
+  async target(crawlId: string, targetId: number): Promise<Omit<BrokenTargetRecord, "links" | "broken_since"> | undefined> {
+    const row = await this.db.get<Omit<RawTarget, "links" | "broken_since">>(
+      `SELECT t.id AS target_id, t.url, ${hostSql(this.db.dialect)} AS host, t.status_code, t.error, t.warning, t.final_url, t.internal, t.is_broken AS target_broken
+       FROM crawl_targets t WHERE t.id = $targetId AND t.crawl_id = $crawlId AND t.state = 'done'`,
+      { crawlId, targetId },
+    );
+    return row === undefined ? undefined : { ...row, internal: row.internal === 1, target_broken: row.target_broken === 1 };
   }
 
   /** One page of the links to target `targetId` that `filter` selects, sorted by `sorting` (link id the tiebreak). */
-  sources(crawlId: string, targetId: number, filter: BrokenTargetFilter, sorting: Sorting<SourceSort>, offset: number, limit: number): BrokenSourceRecord[] {
-    const rows = rowsOf(crawlId, filter, targetId);
-    return this.sqlite
-      .query<BrokenSourceRecord, Params>(
-        `SELECT l.source_url, l.link_text, l.kind, l.fragment_error, l.fragment_warning, b.broken_since FROM ${rows.from}
-         ORDER BY ${orderBy(SOURCE_ORDER[sorting.by], sorting, "l.id")} LIMIT $limit OFFSET $offset`,
-      )
-      .all({ ...rows.params, limit, offset });
+  sources(
+    crawlId: string,
+    targetId: number,
+    filter: BrokenTargetFilter,
+    sorting: Sorting<SourceSort>,
+    offset: number,
+    limit: number,
+  ): Promise<BrokenSourceRecord[]> {
+    const rows = rowsOf(this.db.dialect, crawlId, filter, targetId);
+    return this.db.all<BrokenSourceRecord>(
+      `SELECT l.source_url, l.link_text, l.kind, l.fragment_error, l.fragment_warning, b.broken_since FROM ${rows.from}
+       ORDER BY ${orderBy(SOURCE_ORDER[sorting.by], sorting, "l.id")} LIMIT $limit OFFSET $offset`,
+      { ...rows.params, limit, offset },
+    );
   }
 
   /** How many links to target `targetId` `filter` selects. */
-  countSources(crawlId: string, targetId: number, filter: BrokenTargetFilter): number {
-    const rows = rowsOf(crawlId, filter, targetId);
-    return this.sqlite.query<{ n: number }, Params>(`SELECT COUNT(*) AS n FROM ${rows.from}`).get(rows.params)?.n ?? 0;
+  async countSources(crawlId: string, targetId: number, filter: BrokenTargetFilter): Promise<number> {
+    const rows = rowsOf(this.db.dialect, crawlId, filter, targetId);
+    return (await this.db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${rows.from}`, rows.params))?.n ?? 0;
   }
 
-  /** Every link `filter` selects, in discovery order, read STREAM_BATCH at a time (memory stays at one batch). */
-  *links(crawlId: string, filter: BrokenTargetFilter): Generator<LinkRecord> {
-    const rows = rowsOf(crawlId, filter);
-    const batch = this.sqlite.query<RawLink & { id: number }, Params>(
-      `SELECT ${rows.linkId} AS id, ${LINK_COLUMNS} FROM ${rows.from} AND ${rows.linkId} > $afterId ORDER BY ${rows.linkId} LIMIT ${STREAM_BATCH}`,
-    );
-    for (const found of keysetBatches(
-      (afterId) => batch.all({ ...rows.params, afterId }),
+  /** Every link `filter` selects, in discovery order, a batch of STREAM_BATCH at a time (memory stays at one batch). */
+  async *links(crawlId: string, filter: BrokenTargetFilter): AsyncGenerator<LinkRecord[]> {
+    const rows = rowsOf(this.db.dialect, crawlId, filter);
+    const batch = `SELECT ${rows.linkId} AS id, ${LINK_COLUMNS} FROM ${rows.from} AND ${rows.linkId} > $afterId ORDER BY ${rows.linkId} LIMIT ${STREAM_BATCH}`;
+    for await (const found of keysetBatchesAsync(
+      (afterId) => this.db.all<RawLink & { id: number }>(batch, { ...rows.params, afterId }),
       STREAM_BATCH,
       (row) => row.id,
     )) {
-      for (const row of found) yield toLink(row);
+      yield found.map(toLink);
     }
   }
 }

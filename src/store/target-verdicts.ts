@@ -1,5 +1,5 @@
-import type { Database } from "bun:sqlite";
-import { keysetBatches } from "./keyset-batches.ts";
+import type { Db } from "./db.ts";
+import { keysetBatchesAsync } from "./keyset-batches.ts";
 import type { LinkRecord } from "./link-record.ts";
 import type { StoredLinkKind } from "./schema.ts";
 
@@ -23,7 +23,15 @@ export const MAX_VERDICT_SPAN = 1 << 18;
 /** Rows read per query while loading. */
 const LOAD_BATCH = 1_000;
 
-type VerdictRow = [id: number, url: string, statusCode: number, isBroken: number, finalUrl: string | null, error: string | null, warning: string | null];
+interface VerdictRow {
+  id: number;
+  url: string;
+  status_code: number;
+  is_broken: number;
+  final_url: string | null;
+  error: string | null;
+  warning: string | null;
+}
 
 /** final_url, error and warning of a target whose final URL is not its own URL or that has an error or warning. */
 type Unusual = readonly [finalUrl: string | null, error: string | null, warning: string | null];
@@ -47,12 +55,11 @@ export class TargetVerdicts {
    * The checked targets of `crawlId`, or null when their ids span more than `maxSpan`. `betweenBatches` runs after
    * each batch loaded: the caller's GC rhythm (core/gc-rhythm.ts `verdictLoadRhythm`); a repo decides no collection.
    */
-  static load(sqlite: Database, crawlId: string, maxSpan = MAX_VERDICT_SPAN, betweenBatches: () => void = () => {}): TargetVerdicts | null {
-    const bounds = sqlite
-      .query<{ first: number | null; last: number | null }, { crawlId: string }>(
-        "SELECT MIN(id) AS first, MAX(id) AS last FROM crawl_targets WHERE crawl_id = $crawlId AND state = 'done'",
-      )
-      .get({ crawlId });
+  static async load(db: Db, crawlId: string, maxSpan = MAX_VERDICT_SPAN, betweenBatches: () => void = () => {}): Promise<TargetVerdicts | null> {
+    const bounds = await db.get<{ first: number | null; last: number | null }>(
+      "SELECT MIN(id) AS first, MAX(id) AS last FROM crawl_targets WHERE crawl_id = $crawlId AND state = 'done'",
+      { crawlId },
+    );
     const firstId = bounds?.first ?? 1;
     const span = bounds?.last == null ? 0 : bounds.last - firstId + 1;
     if (span > maxSpan) return null;
@@ -68,13 +75,11 @@ export class TargetVerdicts {
     );
     // Bounded by the span measured above: a target that turns done meanwhile (a crawl still running) must not
     // land outside the typed arrays, where its verdict would be dropped while its URL was kept.
-    const batch = sqlite.query<VerdictRow, { crawlId: string; afterId: number; lastId: number }>(
-      `SELECT id, url, status_code, is_broken, final_url, error, warning FROM crawl_targets
-       WHERE crawl_id = $crawlId AND state = 'done' AND id > $afterId AND id <= $lastId ORDER BY id LIMIT ${LOAD_BATCH}`,
-    );
+    const sql = `SELECT id, url, status_code, is_broken, final_url, error, warning FROM crawl_targets
+       WHERE crawl_id = $crawlId AND state = 'done' AND id > $afterId AND id <= $lastId ORDER BY id LIMIT ${LOAD_BATCH}`;
     const lastId = firstId + span - 1;
-    const read = (afterId: number) => batch.values({ crawlId, afterId, lastId }) as VerdictRow[];
-    for (const rows of keysetBatches(read, LOAD_BATCH, (row) => row[0])) {
+    const read = (afterId: number) => db.all<VerdictRow>(sql, { crawlId, afterId, lastId });
+    for await (const rows of keysetBatchesAsync(read, LOAD_BATCH, (row) => row.id)) {
       verdicts.add(rows);
       betweenBatches();
     }
@@ -86,7 +91,7 @@ export class TargetVerdicts {
     const urls: string[] = [];
     const text = this.texts.length + 1;
     let offset = 0;
-    for (const [id, url, statusCode, isBroken, finalUrl, error, warning] of rows) {
+    for (const { id, url, status_code: statusCode, is_broken: isBroken, final_url: finalUrl, error, warning } of rows) {
       const slot = id - this.firstId;
       urls.push(url);
       this.textOf[slot] = text;

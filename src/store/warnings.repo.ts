@@ -1,7 +1,5 @@
-import type { Database } from "bun:sqlite";
 import type { WarningCause, WarningEntry } from "../core/crawl-warnings.ts";
 import type { Db } from "./db.ts";
-import { asDb } from "./sqlite-db.ts";
 
 /**
  * A crawl's warnings, aggregated per cause (core/crawl-warnings.ts decides what an entry holds and the budget it
@@ -12,11 +10,7 @@ import { asDb } from "./sqlite-db.ts";
 type RawEntry = { cause: WarningCause; message: string; count: number; samples: string };
 
 export class WarningsRepo {
-  private readonly db: Db;
-
-  constructor(store: Db | Database) {
-    this.db = asDb(store);
-  }
+  constructor(private readonly db: Db) {}
 
   /** The crawl's warning entries, in the order their causes were first found. */
   async entries(crawlId: string): Promise<WarningEntry[]> {

@@ -25,6 +25,7 @@ import { webhooksRouter } from "./routes/webhooks.tsx";
 import { channelsRouter } from "./routes/channels.tsx";
 import { SessionCodec } from "./session.ts";
 import { SignInBackoff } from "./sign-in-backoff.ts";
+import { SignOuts } from "./sign-outs.ts";
 import type { UiEnv } from "./ui-env.ts";
 
 /**
@@ -47,21 +48,27 @@ interface DashboardDeps {
   nodeName: string;
   /** The app's rate limiter (the API's limiter leaves dashboard paths to this router). */
   limiter: RateLimiter;
+  /**
+   * Where sign-outs are kept (ui/sign-outs.ts): `SignOuts.load(new EndedSessionsRepo(db), shared)` to keep them in the
+   * store (`shared` on a PostgreSQL store); absent, in this process's memory only.
+   */
+  signOuts?: SignOuts;
 }
 
 const PAGES = ["/", "/ui/*"];
 
 export function dashboardRouter(deps: DashboardDeps): Hono<UiEnv> {
   const codec = new SessionCodec(deps.sessionSecret);
+  const signOuts = deps.signOuts ?? new SignOuts();
   const dashboard = new Hono<UiEnv>();
   for (const path of PAGES) {
     dashboard.use(path, securityHeaders());
     dashboard.use(path, pageLayout(deps.nodeName));
-    dashboard.use(path, dashboardSession(deps.keys, codec));
+    dashboard.use(path, dashboardSession(deps.keys, codec, signOuts));
     dashboard.use(path, dashboardRateLimit(deps.limiter));
   }
   dashboard.route("/", assetsRouter());
-  dashboard.route("/", signInRouter(deps.keys, codec, new SignInBackoff()));
+  dashboard.route("/", signInRouter(deps.keys, codec, new SignInBackoff(), signOuts));
   for (const path of PAGES) {
     dashboard.use(path, requireViewer());
     dashboard.use(path, requireCsrf(codec));

@@ -2,7 +2,8 @@ import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 
 /**
  * Dashboard sessions without a table (docs/decisions.md, "The dashboard"): an HMAC-signed cookie of key id, expiry
- * and nonce, so a revoked key or a rotated secret ends it. The CSRF token is a second HMAC over the nonce.
+ * and nonce, so a revoked key or a rotated secret ends it. The CSRF token is a second HMAC over the nonce. Sessions
+ * signed out before their expiry are refused by ui/sign-outs.ts.
  */
 
 /** How long a session lasts after sign-in. */
@@ -12,7 +13,7 @@ export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
  * Expiry is wall-clock (it must outlive a restart). One further ahead than this was issued under a clock since set
  * back; refused, or it would stay valid until that date came round.
  */
-const SESSION_MAX_AHEAD_MS = 2 * SESSION_TTL_MS;
+export const SESSION_MAX_AHEAD_MS = 2 * SESSION_TTL_MS;
 
 /** What a valid session cookie says. */
 export interface Session {
@@ -25,24 +26,8 @@ export interface Session {
 const ID_PATTERN = /^[0-9a-f-]{36}$/;
 const NONCE_PATTERN = /^[A-Za-z0-9_-]{22}$/;
 
-/** Signed-out sessions remembered at once; past it the oldest are forgotten (they still expire on their own). */
-const MAX_ENDED = 100_000;
-
 export class SessionCodec {
-  /** Sessions signed out before their expiry, by nonce: the cookie may have been copied. Process memory only. */
-  private readonly ended = new Map<string, number>();
-
   constructor(private readonly secret: Uint8Array) {}
-
-  /** Refuses `session` from now on (sign-out), until it would have expired anyway. */
-  end(session: Session, now = Date.now()): void {
-    for (const [nonce, expiresAt] of this.ended) {
-      // Kept a while past expiry: a clock stepped forward and back must not bring a signed-out cookie back.
-      if (expiresAt + SESSION_MAX_AHEAD_MS <= now || this.ended.size >= MAX_ENDED) this.ended.delete(nonce);
-      else break;
-    }
-    this.ended.set(session.nonce, session.expiresAt);
-  }
 
   /** A new session for `keyId`, as the cookie value and its parts. */
   issue(keyId: string, now = Date.now(), ttlMs = SESSION_TTL_MS): { token: string; session: Session } {
@@ -51,7 +36,7 @@ export class SessionCodec {
     return { token: `${payload}.${this.mac("session", payload)}`, session };
   }
 
-  /** The session a cookie value carries, or null when it is malformed, forged or expired. */
+  /** The session a cookie value carries, or null when it is malformed, forged or expired (sign-outs: SignOuts). */
   read(token: string | undefined, now = Date.now()): Session | null {
     if (token === undefined || token.length > 200) return null;
     const parts = token.split(".");
@@ -60,7 +45,7 @@ export class SessionCodec {
     if (!ID_PATTERN.test(keyId) || !/^\d{1,16}$/.test(expiry) || !NONCE_PATTERN.test(nonce)) return null;
     if (!this.equal(signature, this.mac("session", `${keyId}.${expiry}.${nonce}`))) return null;
     const expiresAt = Number(expiry);
-    if (expiresAt <= now || expiresAt - now > SESSION_MAX_AHEAD_MS || this.ended.has(nonce)) return null;
+    if (expiresAt <= now || expiresAt - now > SESSION_MAX_AHEAD_MS) return null;
     return { keyId, expiresAt, nonce };
   }
 

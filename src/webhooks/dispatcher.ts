@@ -2,6 +2,8 @@ import { untilAborted } from "../core/until-aborted.ts";
 import type { Logger } from "../core/logger.ts";
 import type { AttemptResult, DeliveriesRepo, DueDelivery } from "../store/deliveries.repo.ts";
 import type { AttemptOutcome } from "./attempt.ts";
+import type { DeliveryClaims } from "../cluster/delivery-claims.ts";
+import type { HeldLease } from "../store/leases.repo.ts";
 import { nextAttemptDelayMs } from "./retry-schedule.ts";
 
 /**
@@ -31,6 +33,8 @@ interface DispatcherOptions {
    * the store no longer holds.
    */
   storeProblem?: () => string | null;
+  /** Several nodes send from one store: each attempt is claimed first (cluster/delivery-claims.ts). Null: this node alone. */
+  claims?: DeliveryClaims | null;
 }
 
 const DEFAULT_POLL_MS = 1_000;
@@ -140,12 +144,23 @@ export class WebhookDispatcher {
   }
 
   private async attempt(delivery: DueDelivery): Promise<void> {
+    const claims = this.options.claims ?? null;
+    const lease = claims === null ? undefined : await claims.take(delivery);
+    if (lease === null) return;
+    try {
+      await this.attemptClaimed(delivery, lease);
+    } finally {
+      if (lease !== undefined) await claims?.done(lease);
+    }
+  }
+
+  private async attemptClaimed(delivery: DueDelivery, lease: HeldLease | undefined): Promise<void> {
     const { repo, logger } = this.options;
     const attemptNumber = await repo.nextAttemptNumber(delivery.id);
     const attemptedAt = new Date().toISOString();
     const outcome = await this.options.send(delivery);
     const result = this.decide(delivery, outcome, attemptNumber, attemptedAt);
-    await repo.recordAttempt(delivery.target, result);
+    await repo.recordAttempt(delivery.target, result, lease);
     this.options.onAttempt?.(result.state === "pending" ? "retrying" : result.state, delivery.target.kind);
     // Ids, outcome and status only: a channel's error may come from its server, and no secret is ever logged.
     const target = delivery.target.kind === "webhook" ? { webhook_id: delivery.target.id } : { channel_id: delivery.target.id };

@@ -44,10 +44,10 @@ describe("authentication", () => {
 
   test("the secret is stored only as its SHA-256", async () => {
     const secret = await svc.keyWith("admin");
-    const rows = svc.runtime.store.sqlite.query<{ hash: string }, []>("SELECT hash FROM api_keys").all();
+    const rows = svc.runtime.store.sqlite!.query<{ hash: string }, []>("SELECT hash FROM api_keys").all();
     const digest = new Bun.CryptoHasher("sha256").update(secret).digest("hex");
     expect(rows.map((r) => r.hash)).toContain(digest);
-    const dump = JSON.stringify(svc.runtime.store.sqlite.query("SELECT * FROM api_keys").all());
+    const dump = JSON.stringify(svc.runtime.store.sqlite!.query("SELECT * FROM api_keys").all());
     expect(dump).not.toContain(secret);
   });
 });

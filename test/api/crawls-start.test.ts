@@ -115,7 +115,7 @@ describe("POST /crawls", () => {
     const res = await svc.call("POST", "/crawls", { body: { domain_id: domain.id, full: true } });
     expect(res.status).toBe(201);
     expect(res.json.data.options).toEqual(NO_OPTIONS);
-    expect(svc.runtime.store.sqlite.query("SELECT options FROM crawls WHERE id = ?1").get(res.json.data.id)).toEqual({
+    expect(svc.runtime.store.sqlite!.query("SELECT options FROM crawls WHERE id = ?1").get(res.json.data.id)).toEqual({
       options: JSON.stringify({ ...NO_OPTIONS, full: true }),
     });
   });

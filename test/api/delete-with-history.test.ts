@@ -31,7 +31,7 @@ afterAll(async () => {
   await site?.stop();
 });
 
-const rowCount = (sql: string, ...params: string[]) => (svc.runtime.store.sqlite.query(sql).get(...params) as { n: number }).n;
+const rowCount = (sql: string, ...params: string[]) => (svc.runtime.store.sqlite!.query(sql).get(...params) as { n: number }).n;
 
 describe("DELETE /webhooks/{id}", () => {
   test("a webhook with delivered, retried and test-sent history: 204 with no body, then 404; its deliveries go with it", async () => {

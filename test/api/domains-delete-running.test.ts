@@ -33,7 +33,7 @@ afterAll(async () => {
 
 const TABLES = ["crawl_targets", "links", "broken_links", "crawl_status_counts", "crawl_pages"];
 const rowsOf = (crawlId: string) =>
-  TABLES.map((table) => (svc.runtime.store.sqlite.query(`SELECT count(*) AS n FROM ${table} WHERE crawl_id = ?`).get(crawlId) as { n: number }).n).reduce(
+  TABLES.map((table) => (svc.runtime.store.sqlite!.query(`SELECT count(*) AS n FROM ${table} WHERE crawl_id = ?`).get(crawlId) as { n: number }).n).reduce(
     (a, b) => a + b,
     0,
   );

@@ -14,7 +14,7 @@ describe("/healthz", () => {
     const res = await svc.call("GET", "/healthz", { root: true, key: null });
     expect(res.status).toBe(200);
     // No cluster.node_name: the node is named by the machine's host name.
-    expect(res.json).toEqual({ status: "ok", version: pkg.version, node: hostname() });
+    expect(res.json).toEqual({ status: "ok", version: pkg.version, node: hostname(), store: "sqlite" });
     expect(res.headers.get("ratelimit-limit")).not.toBeNull();
   });
 

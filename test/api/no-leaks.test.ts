@@ -29,7 +29,7 @@ describe("logs and error bodies", () => {
   test("an internal failure: 500 internal with no stack or SQL in the body; details only in an error-level line", async () => {
     // A key not used yet, so authenticating it needs the store (/healthz answers 503 for a closed store instead).
     const key = await svc.keyWith("domains:read");
-    svc.runtime.store.sqlite.close();
+    svc.runtime.store.sqlite!.close();
     const res = await svc.call("GET", "/domains", { key });
     const error = expectErrorEnvelope(res, 500, "internal");
     expect(error).toEqual({ code: "internal", message: "internal server error" });

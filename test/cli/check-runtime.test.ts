@@ -40,13 +40,15 @@ test("a crawl's end is signalled once its final state is stored", async () => {
   let crawlId = "";
   let ended!: () => void;
   const end = new Promise<void>((resolve) => (ended = resolve));
-  const runtime = openRuntime(config, {
+  const runtime = await openRuntime(config, {
     inlineCrawls: true,
     temporaryStore: true,
     onCrawlTransition: () => {
-      const status = runtime.crawls.get(crawlId).status;
-      statusesAtTransitions.push(status);
-      if (status === "completed" || status === "failed") ended();
+      // The status as stored when the transition is signalled: read at once (a settled promise on SQLite).
+      void runtime.crawls.get(crawlId).then(({ status }) => {
+        statusesAtTransitions.push(status);
+        if (status === "completed" || status === "failed") ended();
+      });
     },
   });
   try {
@@ -56,37 +58,37 @@ test("a crawl's end is signalled once its final state is stored", async () => {
     // No polling here: without the signal this waits until the test's timeout and fails.
     await end;
     expect(statusesAtTransitions).toEqual(["running", "completed"]);
-    const detail = runtime.crawls.get(crawlId);
+    const detail = await runtime.crawls.get(crawlId);
     expect(detail.pages_crawled).toBe(2);
     expect(detail.total_links).toBe(2);
   } finally {
     await runtime.crawlPool.stop();
-    runtime.close();
+    await runtime.close();
   }
 });
 
-test("a temporary store is migrated in full without taking the service lock", () => {
+test("a temporary store is migrated in full without taking the service lock", async () => {
   const { dir, config } = temporaryStoreConfig();
-  const runtime = openRuntime(config, { inlineCrawls: true, temporaryStore: true });
+  const runtime = await openRuntime(config, { inlineCrawls: true, temporaryStore: true });
   try {
-    const applied = runtime.store.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM schema_migrations").get()!.n;
+    const applied = runtime.store.sqlite!.query<{ n: number }, []>("SELECT count(*) AS n FROM schema_migrations").get()!.n;
     expect(applied).toBeGreaterThan(0);
     expect(existsSync(`${config.storage.path}.lock`)).toBe(false);
   } finally {
-    runtime.close();
+    await runtime.close();
   }
   expect(readdirSync(dir).filter((name) => name.endsWith(".lock"))).toEqual([]);
 });
 
-test("a service store still takes the lock while it is migrated", () => {
+test("a service store still takes the lock while it is migrated", async () => {
   const { config } = temporaryStoreConfig();
-  const runtime = openRuntime(config, { inlineCrawls: true, createStore: true });
-  runtime.close();
+  const runtime = await openRuntime(config, { inlineCrawls: true, createStore: true });
+  await runtime.close();
   expect(existsSync(`${config.storage.path}.lock`)).toBe(true);
 });
 
-test("a temporary store has no WAL, so it is refused to crawls in worker threads, before any file is made", () => {
+test("a temporary store has no WAL, so it is refused to crawls in worker threads, before any file is made", async () => {
   const { dir, config } = temporaryStoreConfig();
-  expect(() => openRuntime(config, { temporaryStore: true })).toThrow("a temporary store needs inline crawls");
+  await expect(openRuntime(config, { temporaryStore: true })).rejects.toThrow("a temporary store needs inline crawls");
   expect(readdirSync(dir)).toEqual([]);
 });

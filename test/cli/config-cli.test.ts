@@ -47,6 +47,24 @@ describe("linkpatrol config check", () => {
     expect(res.stdout).not.toContain("S".repeat(40));
   });
 
+  test("--print hides the password of storage.url, keeping its user, host and database", async () => {
+    const res = await runCli(["config", "check", "--print"], {
+      env: { LINKPATROL_STORAGE_URL: "postgres://linkpatrol:pg-secret-987@db.internal:5432/linkpatrol" },
+      cwd: dir,
+    });
+    expect(res.exitCode).toBe(0);
+    const printed = JSON.parse(res.stdout.slice(res.stdout.indexOf("{")));
+    expect(printed.storage.url).toBe("postgres://linkpatrol:***@db.internal:5432/linkpatrol");
+    expect(res.stdout).not.toContain("pg-secret-987");
+  });
+
+  test("a storage.url that is not a PostgreSQL URL is refused without echoing it", async () => {
+    const res = await runCli(["config", "check"], { env: { LINKPATROL_STORAGE_URL: "mysql://root:my-secret-55@db/x" }, cwd: dir });
+    expect(res.exitCode).toBe(2);
+    expect(res.stderr).toContain("environment LINKPATROL_STORAGE_URL: storage.url: must be a postgres:// or postgresql:// URL");
+    expect(res.stderr).not.toContain("my-secret-55");
+  });
+
   test("valid settings that work against each other are warnings: printed, exit 0", async () => {
     const file = join(dir, "warn.yaml");
     writeFileSync(file, "server:\n  shutdown_timeout: 10s\nwebhooks:\n  timeout: 20s\n");

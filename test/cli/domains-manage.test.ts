@@ -34,34 +34,34 @@ afterAll(async () => {
 /** Crawls `domainId` once in this process, on the CLI's store, and returns the crawl's id. */
 async function crawlOnce(domainId: string): Promise<string> {
   const config = configSchema.parse({ storage: { path: storePath }, crawler: { allow_private_networks: true }, logging: { level: "error" } });
-  const runtime = openRuntime(config, { inlineCrawls: true });
+  const runtime = await openRuntime(config, { inlineCrawls: true });
   try {
     const crawl = await runtime.crawls.start(domainId, CrawlOptionsSchema.parse({}));
     runtime.crawlPool.start();
     // Bounded: a two-page loopback site.
-    for (let i = 0; i < 400 && ["pending", "running"].includes(runtime.crawls.get(crawl.id).status); i++) await Bun.sleep(25);
-    expect(runtime.crawls.get(crawl.id).status).toBe("completed");
+    for (let i = 0; i < 400 && ["pending", "running"].includes((await runtime.crawls.get(crawl.id)).status); i++) await Bun.sleep(25);
+    expect((await runtime.crawls.get(crawl.id)).status).toBe("completed");
     return crawl.id;
   } finally {
     await runtime.crawlPool.stop();
-    runtime.close();
+    await runtime.close();
   }
 }
 
 /** Rows of the store's tables that belong to `crawlId`. */
-function rowsOf(crawlId: string): number {
+async function rowsOf(crawlId: string): Promise<number> {
   const config = configSchema.parse({ storage: { path: storePath }, logging: { level: "error" } });
-  const runtime = openRuntime(config);
+  const runtime = await openRuntime(config);
   try {
     return ["crawls", "crawl_targets", "links", "broken_links", "crawl_status_counts"]
       .map(
         (table) =>
-          (runtime.store.sqlite.query(`SELECT count(*) AS n FROM ${table} WHERE ${table === "crawls" ? "id" : "crawl_id"} = ?`).get(crawlId) as { n: number })
+          (runtime.store.sqlite!.query(`SELECT count(*) AS n FROM ${table} WHERE ${table === "crawls" ? "id" : "crawl_id"} = ?`).get(crawlId) as { n: number })
             .n,
       )
       .reduce((a, b) => a + b, 0);
   } finally {
-    runtime.close();
+    await runtime.close();
   }
 }
 
@@ -130,16 +130,16 @@ describe("linkpatrol domains add, edit, delete", () => {
     "on a terminal delete asks: no keeps the domain (exit 1), yes deletes it with its crawls",
     async () => {
       const crawlId = await crawlOnce(domainId);
-      expect(rowsOf(crawlId)).toBeGreaterThan(4);
+      expect(await rowsOf(crawlId)).toBeGreaterThan(4);
       const declined = await onTerminal(["domains", "delete", domainId], "n\n");
       expect(declined.output).toContain("and its 1 crawl with all their results? This cannot be undone. [y/N]");
       expect(declined.output).toContain("nothing deleted");
       expect(declined.exitCode).toBe(1);
-      expect(rowsOf(crawlId)).toBeGreaterThan(4);
+      expect(await rowsOf(crawlId)).toBeGreaterThan(4);
       const confirmed = await onTerminal(["domains", "delete", domainId], "y\n");
       expect(confirmed.exitCode).toBe(0);
       expect(confirmed.output).toContain("and 1 crawl");
-      expect(rowsOf(crawlId)).toBe(0);
+      expect(await rowsOf(crawlId)).toBe(0);
       expect(JSON.parse((await runCli(["domains", "list", "--json"], { env })).stdout)).toEqual([]);
     },
     40_000,

@@ -41,6 +41,20 @@ describe("loadConfig", () => {
     expect(problemsOf(() => loadConfig({ file: file("node-bad.yaml", "cluster:\n  node_name: ''\n"), env: {} }))[0]).toContain("cluster.node_name");
   });
 
+  test("cluster.lease: 30s by default, set from the file or LINKPATROL_CLUSTER_LEASE, refused outside 5s-10m with the bounds", () => {
+    expect(loadConfig({ env: {}, file: undefined }).config.cluster.lease).toBe(30_000);
+    const path = file("lease.yaml", "cluster:\n  lease: 1m\n");
+    expect(loadConfig({ file: path, env: {} }).config.cluster.lease).toBe(60_000);
+    expect(loadConfig({ file: path, env: { LINKPATROL_CLUSTER_LEASE: "45s" } }).config.cluster.lease).toBe(45_000);
+    expect(problemsOf(() => loadConfig({ env: { LINKPATROL_CLUSTER_LEASE: "2s" }, file: undefined }))[0]).toMatch(
+      /cluster\.lease.*must be between 5s and 10m \(got 2s\)/,
+    );
+    expect(problemsOf(() => loadConfig({ env: { LINKPATROL_CLUSTER_LEASE: "1h" }, file: undefined }))[0]).toMatch(
+      /cluster\.lease.*must be between 5s and 10m \(got 1h\)/,
+    );
+    expect(problemsOf(() => loadConfig({ file: file("lease-bad.yaml", "cluster:\n  lease: soon\n"), env: {} }))[0]).toMatch(/cluster\.lease.*not a duration/);
+  });
+
   test("reads YAML values and converts durations to milliseconds", () => {
     const path = file("ok.yaml", "server:\n  port: 9191\ncrawler:\n  max_duration: 5m\n  connect_timeout: 1.5\n");
     const { config, file: used } = loadConfig({ file: path, env: {} });

@@ -113,7 +113,7 @@ test("a target broken on many pages: changes are the (page, URL) pairs, each cra
   // a template's broken link: every broken link of that target read again for each one).
   for (const from of [NEW_BROKEN_FROM, CLOSED_FROM]) {
     const plan = (
-      svc.runtime.store.sqlite.query(`EXPLAIN QUERY PLAN SELECT COUNT(*) ${from}`).all({ from: "a", other: "b", fragments: true }) as { detail: string }[]
+      svc.runtime.store.sqlite!.query(`EXPLAIN QUERY PLAN SELECT COUNT(*) ${from}`).all({ from: "a", other: "b", fragments: true }) as { detail: string }[]
     ).map((row) => row.detail);
     expect(plan.some((detail) => detail.startsWith("LIST SUBQUERY"))).toBe(true);
     expect(plan.some((detail) => detail.includes("CORRELATED"))).toBe(false);

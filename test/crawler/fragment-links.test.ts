@@ -97,8 +97,8 @@ describe("with check_fragments", () => {
   });
 
   test("broken_links.found samples the link's URL with its fragment", () => {
-    const row = svc.runtime.store.sqlite
-      .query("SELECT payload FROM webhook_deliveries WHERE event = 'broken_links.found' AND json_extract(payload, '$.data.crawl_id') = ?")
+    const row = svc.runtime.store
+      .sqlite!.query("SELECT payload FROM webhook_deliveries WHERE event = 'broken_links.found' AND json_extract(payload, '$.data.crawl_id') = ?")
       .get(run.id) as { payload: string } | null;
     expect(JSON.parse(row!.payload).data).toMatchObject({ broken_count: 1, sample_links: [{ url: site.url("/a.html#absent"), status_code: 200 }] });
   });
@@ -148,7 +148,7 @@ test("changes between two crawls with check_fragments: by URL with its fragment"
 test("a page that gives no answer when fetched again for its ids: a warning on the link, and the crawl says how many and why", async () => {
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
-  const state = svc.runtime.store.sqlite.query(
+  const state = svc.runtime.store.sqlite!.query(
     "SELECT state FROM crawl_targets WHERE url = ? AND crawl_id IN (SELECT id FROM crawls WHERE status = 'running')",
   );
   const quiet = await startLoopbackSite({

@@ -40,7 +40,7 @@ function siteRoutes(): Record<string, (request: Request) => Response | Promise<R
     "/as-image.html": () => html(`<p id="there">t</p>`),
     // Held until the image checks of /as-image.html and /away are recorded (bounded): done before this page's links are.
     "/slow.html": async () => {
-      const state = svc.runtime.store.sqlite.query(
+      const state = svc.runtime.store.sqlite!.query(
         "SELECT state FROM crawl_targets WHERE url = ? AND crawl_id IN (SELECT id FROM crawls WHERE status = 'running')",
       );
       const done = (path: string) => (state.get(site.url(path)) as { state: string } | null)?.state === "done";
@@ -176,9 +176,9 @@ describe("with check_fragments", () => {
     expect(run.byPair.get("/ → /404.html#x")).toMatchObject({ status_code: 404, is_broken: true, error: null });
   });
 
-  test("the store's broken-links stream (check's text report) is exactly the broken links of the whole stream, in order", () => {
-    const all = [...svc.runtime.crawls.allLinks(run.id)];
-    const broken = [...svc.runtime.crawls.allBrokenLinks(run.id)];
+  test("the store's broken-links stream (check's text report) is exactly the broken links of the whole stream, in order", async () => {
+    const all = (await Array.fromAsync(svc.runtime.crawls.allLinks(run.id))).flat();
+    const broken = (await Array.fromAsync(svc.runtime.crawls.allBrokenLinks(run.id))).flat();
     expect(broken).toEqual(all.filter((link) => link.is_broken));
     // Both kinds of broken link are in it: a broken target's and a missing fragment's.
     expect(broken.some((link) => link.status_code === 404)).toBe(true);
@@ -218,8 +218,8 @@ describe("with check_fragments", () => {
   });
 
   test("broken_links.found counts them and samples them with the page's status", () => {
-    const row = svc.runtime.store.sqlite
-      .query("SELECT payload FROM webhook_deliveries WHERE event = 'broken_links.found' AND json_extract(payload, '$.data.crawl_id') = ?")
+    const row = svc.runtime.store
+      .sqlite!.query("SELECT payload FROM webhook_deliveries WHERE event = 'broken_links.found' AND json_extract(payload, '$.data.crawl_id') = ?")
       .get(run.id) as { payload: string } | null;
     const data = JSON.parse(row!.payload).data;
     expect(data.broken_count).toBe(run.crawl.broken_links);
@@ -230,7 +230,7 @@ describe("with check_fragments", () => {
   });
 
   test("nothing is left waiting for a verdict, and the pages' ids go once judged", () => {
-    const count = (sql: string) => (svc.runtime.store.sqlite.query(sql).get(run.id) as { n: number }).n;
+    const count = (sql: string) => (svc.runtime.store.sqlite!.query(sql).get(run.id) as { n: number }).n;
     expect(count("SELECT COUNT(*) AS n FROM link_fragments WHERE crawl_id = ?")).toBe(0);
     expect(count("SELECT COUNT(*) AS n FROM crawl_page_ids WHERE crawl_id = ?")).toBe(0);
   });

@@ -87,14 +87,14 @@ test("the crawl completes and says what happened, one entry per cause with its f
 });
 
 test("the crawl row and the crawl detail stay small", () => {
-  const row = svc.runtime.store.sqlite.query("SELECT * FROM crawls WHERE id = ?").get(crawlId);
+  const row = svc.runtime.store.sqlite!.query("SELECT * FROM crawls WHERE id = ?").get(crawlId);
   expect(JSON.stringify(row).length).toBeLessThan(2_048);
   expect(new TextEncoder().encode(detailText).length).toBeLessThan(8 * 1024);
 });
 
 test("the warnings table holds a bounded number of rows and bytes", () => {
-  const stored = svc.runtime.store.sqlite
-    .query<{ rows: number; bytes: number }, [string]>(
+  const stored = svc.runtime.store
+    .sqlite!.query<{ rows: number; bytes: number }, [string]>(
       "SELECT count(*) AS rows, sum(length(cause) + length(message) + length(samples)) AS bytes FROM crawl_warnings WHERE crawl_id = ?",
     )
     .get(crawlId)!;

@@ -110,7 +110,7 @@ test("a 304 that cannot stand for the stored page is asked again without validat
   const first = await crawl(domainId);
   expect(first.status).toBe("completed");
   // The stored links of /p go (as if pruned under the crawl), and /r now redirects to a page that lies.
-  svc.runtime.store.sqlite.query("DELETE FROM links WHERE crawl_id = ?1 AND source_url = ?2").run(first.id, site.url("/p"));
+  svc.runtime.store.sqlite!.query("DELETE FROM links WHERE crawl_id = ?1 AND source_url = ?2").run(first.id, site.url("/p"));
   lie = true;
   const from = site.requests.length;
   const second = await crawl(domainId);

@@ -51,7 +51,7 @@ afterAll(async () => {
 
 describe("on the way in", () => {
   test("the store and the API hold link texts without controls, bidi controls as markers, bad hrefs percent-encoded", async () => {
-    const stored = svc.runtime.store.sqlite.query<{ link_text: string }, [string]>("SELECT link_text FROM links WHERE crawl_id = ?1").all(crawlId);
+    const stored = svc.runtime.store.sqlite!.query<{ link_text: string }, [string]>("SELECT link_text FROM links WHERE crawl_id = ?1").all(crawlId);
     expect(stored.map((row) => row.link_text).sort()).toEqual(["bad href", SHOWN_TEXT, "ok ⟨U+2066⟩x⟨U+2069⟩"].sort());
     const links = await readAll(svc, `/crawls/${crawlId}/links`);
     const byPath = Object.fromEntries(links.map((link) => [link.url.startsWith(site.origin) ? new URL(link.url).pathname : link.url, link]));
@@ -72,7 +72,7 @@ describe("on the way in", () => {
 describe("every output, for text stored raw before", () => {
   beforeAll(() => {
     // As a store written by an earlier version holds it.
-    svc.runtime.store.sqlite.query("UPDATE links SET link_text = ?1 WHERE crawl_id = ?2 AND link_text = ?3").run(RAW_TEXT, crawlId, SHOWN_TEXT);
+    svc.runtime.store.sqlite!.query("UPDATE links SET link_text = ?1 WHERE crawl_id = ?2 AND link_text = ?3").run(RAW_TEXT, crawlId, SHOWN_TEXT);
   });
 
   test("the dashboard's crawl page shows the markers, never the raw characters", async () => {

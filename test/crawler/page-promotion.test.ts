@@ -22,7 +22,7 @@ beforeAll(async () => {
     "/p": async (request) => {
       if (request.method === "HEAD") {
         // Still in flight when /a is recorded: answered once /a's anchor has made the queued /p a page (bounded).
-        const promoted = svc.runtime.store.sqlite.query("SELECT 1 FROM crawl_targets WHERE url = ? AND as_page = 1");
+        const promoted = svc.runtime.store.sqlite!.query("SELECT 1 FROM crawl_targets WHERE url = ? AND as_page = 1");
         for (let i = 0; i < 500 && promoted.get(site.url("/p")) === null; i++) await Bun.sleep(20);
       }
       return html(`<a href="/q">Q</a>`);

@@ -47,7 +47,7 @@ test("the sitemaps are read once, and the resumed crawl ends with every orphan",
     id = await startCrawl(first, await verifiedDomain(first, site.url("/")), { use_sitemap: true });
     // Bounded: 200 x 25 ms for the sitemap to be recorded and /orphan-2 to be asked.
     for (let i = 0; i < 200 && !site.requests.some((line) => line.endsWith(" /orphan-2")); i++) await Bun.sleep(25);
-    expect(first.runtime.crawls.get(id)).toMatchObject({ status: "running", sitemap_urls: 5, orphan_pages: 3 });
+    expect(await first.runtime.crawls.get(id)).toMatchObject({ status: "running", sitemap_urls: 5, orphan_pages: 3 });
   } finally {
     await first.stop(); // the crawl stays running, to resume at the next start
   }

@@ -99,17 +99,17 @@ test("an idle worker keeps no process alive: a script whose crawl has ended exit
     import { openRuntime } from "${new URL("../../src/runtime.ts", import.meta.url).pathname}";
     const site = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("<a href='/'>home</a>", { headers: { "content-type": "text/html" } }) });
     const dir = (await import("node:fs")).mkdtempSync("/tmp/linkpatrol-idle-worker-");
-    const runtime = openRuntime(configSchema.parse({ storage: { path: dir + "/store.db" }, crawler: { workers: 1, allow_private_networks: true }, logging: { level: "warn" } }), { createStore: true });
+    const runtime = await openRuntime(configSchema.parse({ storage: { path: dir + "/store.db" }, crawler: { workers: 1, allow_private_networks: true }, logging: { level: "warn" } }), { createStore: true });
     const domain = await runtime.domains.add({ name: "127.0.0.1:" + site.port, root_url: "http://127.0.0.1:" + site.port + "/" }, true);
     const crawl = (await runtime.crawls.start(domain.id, { scan_images: false, scan_scripts: false, scan_stylesheets: false, follow_external: false }));
     runtime.crawlPool.start();
     let status = "pending";
     for (let i = 0; i < 400 && (status === "pending" || status === "running" || runtime.crawlPool.active.length > 0); i++) {
       await Bun.sleep(25);
-      status = runtime.crawls.get(crawl.id).status;
+      status = (await runtime.crawls.get(crawl.id)).status;
     }
     site.stop(true);
-    runtime.close();
+    await runtime.close();
     (await import("node:fs")).rmSync(dir, { recursive: true, force: true });
     console.log(status);
   `;

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll, describe } from "bun:test";
 import type { SQL } from "bun";
 import type { Db } from "../../src/store/db.ts";
 import { migrate } from "../../src/store/migrate.ts";
@@ -60,3 +61,20 @@ export const DIALECTS: DialectCase[] = [
     },
   },
 ];
+
+/**
+ * `body`'s tests once per dialect, in a describe block named `${title} on <dialect>`, sharing one store opened
+ * before them and closed after (for tests that fill a store once and read it many ways); `store()` is that store.
+ */
+export function forEachDialect(title: string, body: (store: () => Db, dialect: DialectCase) => void): void {
+  for (const dialect of DIALECTS) {
+    describe.skipIf(!dialect.available)(`${title} on ${dialect.name}`, () => {
+      let opened: TestDb | undefined;
+      beforeAll(async () => {
+        opened = await dialect.open();
+      });
+      afterAll(() => opened?.close());
+      body(() => opened!.db, dialect);
+    });
+  }
+}

@@ -8,9 +8,10 @@ import { createLogger, type Logger } from "../../src/core/logger.ts";
 import { openRuntime, type Runtime } from "../../src/runtime.ts";
 import { serveApi } from "../../src/api/serve-api.ts";
 import { tableResolver } from "./table-resolver.ts";
+import { freshDatabase } from "./postgres.ts";
 
 /**
- * A real linkpatrol API on 127.0.0.1 with a fresh SQLite file in a temp dir, for tests that talk to it
+ * A real linkpatrol API on 127.0.0.1 with a fresh SQLite file in a temp dir (or a fresh PostgreSQL database), for tests that talk to it
  * over a socket. Config is the built-in defaults deep-merged with `overrides`; by default crawler
  * requests may reach loopback (the test sites live there), names resolve from a fixed table (localhost only)
  * rather than the host's DNS, and the rate limit is out of the way.
@@ -55,12 +56,15 @@ type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? (T[K] extends unk
 /** Starts a service; always `await stop()` in afterAll/afterEach. */
 export async function startTestService(
   overrides: DeepPartial<Record<keyof Config, Record<string, unknown>>> = {},
-  options: { resolve?: Resolve; logger?: Logger; startCrawls?: boolean } = {},
+  options: { resolve?: Resolve; logger?: Logger; startCrawls?: boolean; store?: "sqlite" | "postgres" } = {},
 ): Promise<TestService> {
   const dir = mkdtempSync(join(tmpdir(), "linkpatrol-test-"));
+  // LINKPATROL_TEST_STORE=postgres runs every service test on a fresh PostgreSQL database (helpers/postgres.ts).
+  const engine = options.store ?? (process.env.LINKPATROL_TEST_STORE === "postgres" ? "postgres" : "sqlite");
+  const database = engine === "postgres" ? await freshDatabase() : null;
   const raw: Record<string, Record<string, unknown>> = {
     server: { host: "127.0.0.1", port: 0 },
-    storage: { path: join(dir, "test.db") },
+    storage: { path: join(dir, "test.db"), url: database?.url ?? null },
     auth: { rate_limit: 100_000 },
     crawler: { allow_private_networks: true, connect_timeout: "2s", header_timeout: "2s", body_timeout: "2s" },
     verification: { timeout: "2s" },
@@ -73,7 +77,7 @@ export async function startTestService(
   // Offline by default: made-up names fail at once instead of waiting on the host's resolver.
   const resolve = options.resolve ?? tableResolver({ localhost: ["127.0.0.1", "::1"] });
   // A resolver function cannot reach a worker thread: tests that bring their own crawl in this thread.
-  const runtime = openRuntime(config, { resolve, logger, inlineCrawls: options.resolve !== undefined, createStore: true });
+  const runtime = await openRuntime(config, { resolve, logger, inlineCrawls: options.resolve !== undefined, createStore: true });
   if (options.startCrawls !== false) runtime.crawlPool.start();
   runtime.dispatcher.start();
   const adminKey = (await runtime.keys.create("test-admin", ["admin"])).secret;
@@ -119,7 +123,8 @@ export async function startTestService(
       await runtime.retention.stop();
       await runtime.crawlPool.stop();
       await runtime.dispatcher.stop();
-      runtime.close();
+      await runtime.close();
+      await database?.drop();
       removeAfterRun(dir);
     },
   };

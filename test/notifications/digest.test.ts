@@ -30,8 +30,8 @@ const html = (body: string) => new Response(`<!doctype html><title>t</title>${bo
 
 /** The digests stored for a channel, oldest first. */
 function digestsOf(name: string): any[] {
-  return svc.runtime.store.sqlite
-    .query<{ payload: string }, [string]>("SELECT payload FROM webhook_deliveries WHERE channel_id = ? ORDER BY created_at, id")
+  return svc.runtime.store
+    .sqlite!.query<{ payload: string }, [string]>("SELECT payload FROM webhook_deliveries WHERE channel_id = ? ORDER BY created_at, id")
     .all(channels[name]!)
     .map((row) => JSON.parse(row.payload).data);
 }
@@ -50,7 +50,7 @@ function digestOf(name: string, id: string): any {
 /** Starts a crawl of the domain, waits until it runs and has recorded `url` broken, and cancels it. */
 async function cancelOnceBroken(id: string, url: string | null): Promise<void> {
   for (let i = 0; i < 400; i++) {
-    const detail = svc.runtime.crawls.get(id);
+    const detail = await svc.runtime.crawls.get(id);
     const broken = url === null ? [] : ((await svc.call("GET", `/crawls/${id}/broken?limit=100`)).json.data as any[]);
     if (detail.status === "running" && (url === null || broken.some((link) => link.url === url))) break;
     await Bun.sleep(25);
@@ -124,7 +124,7 @@ describe("a domain's digests", () => {
     stage = 2;
     await crawl();
     const digest = digestsOf("changed")[1];
-    const first = svc.runtime.crawls.get(crawls[0]!);
+    const first = await svc.runtime.crawls.get(crawls[0]!);
     expect(digest.compared_with).toBe(crawls[0]);
     expect(digest.new_broken.items.map((i: any) => [i.url, i.status_code])).toEqual([
       [site.url("/d"), 404],
@@ -179,9 +179,9 @@ describe("a domain's digests", () => {
       not_checked: 0,
     });
     expect(digest.still_broken).toMatchObject({ links: 3, targets: 3 });
-    const first = svc.runtime.crawls.get(crawls[0]!);
+    const first = await svc.runtime.crawls.get(crawls[0]!);
     expect(digest.still_broken.items.find((i: any) => i.url === site.url("/b")).broken_since).toBe(first.started_at);
-    expect(digest.still_broken.items.find((i: any) => i.url === site.url("/d")).broken_since).toBe(svc.runtime.crawls.get(crawls[1]!).started_at);
+    expect(digest.still_broken.items.find((i: any) => i.url === site.url("/d")).broken_since).toBe((await svc.runtime.crawls.get(crawls[1]!)).started_at);
     expect(digestsOf("failure")).toHaveLength(1);
   });
 
@@ -202,7 +202,7 @@ describe("a domain's digests", () => {
     const digest = digestOf("changed", id);
     expect(digest).toMatchObject({ status: "failed", failure: "cancelled" });
     expect(digest.new_broken.items.map((i: any) => i.url)).toEqual([site.url("/f")]);
-    expect(digest.new_broken.items[0].broken_since).toBe(svc.runtime.crawls.get(id).started_at);
+    expect(digest.new_broken.items[0].broken_since).toBe((await svc.runtime.crawls.get(id)).started_at);
     expect(digestOf("failure", id)).toBeUndefined();
   }, 20_000);
 });
@@ -227,7 +227,7 @@ describe("links a crawl did not check", () => {
     const digest = await crawlImaged({});
     expect(digest).toMatchObject({ compared_with: runs[0], new_broken: { links: 0 }, fixed: { links: 0 }, not_checked: 1 });
     expect(digest.still_broken.items.map((i: any) => i.url)).toEqual([imaged.url("/gone")]);
-    expect(digest.still_broken.items[0].broken_since).toBe(svc.runtime.crawls.get(runs[0]!).started_at);
+    expect(digest.still_broken.items[0].broken_since).toBe((await svc.runtime.crawls.get(runs[0]!)).started_at);
     expect(plainMessage(messageOf(digest, null))).toContain("1 link broken before was not checked this time.");
     expect(digestOf("changed", runs[1]!)).toBeUndefined();
   });
@@ -235,7 +235,7 @@ describe("links a crawl did not check", () => {
   test("images again: the image is still broken since the first crawl, not new", async () => {
     const digest = await crawlImaged({ scan_images: true });
     expect(digest).toMatchObject({ compared_with: runs[1], new_broken: { links: 0 }, fixed: { links: 0 }, not_checked: 0 });
-    const since = svc.runtime.crawls.get(runs[0]!).started_at;
+    const since = (await svc.runtime.crawls.get(runs[0]!)).started_at;
     expect(digest.still_broken.items.map((i: any) => [i.url, i.broken_since])).toEqual([
       [imaged.url("/gone"), since],
       [imaged.url("/missing.png"), since],

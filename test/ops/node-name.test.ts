@@ -17,7 +17,7 @@ afterAll(() => svc?.stop());
 
 test("/healthz names the node", async () => {
   const res = await svc.call("GET", "/healthz", { root: true, key: null });
-  expect(res.json).toEqual({ status: "ok", version: pkg.version, node: "node-a" });
+  expect(res.json).toEqual({ status: "ok", version: pkg.version, node: "node-a", store: "sqlite" });
 });
 
 test("/metrics' linkpatrol_build_info carries the node label", async () => {

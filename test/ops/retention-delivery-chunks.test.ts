@@ -38,7 +38,7 @@ test("every old delivery goes in one run, counted once however many attempts it 
   const crawlId = await startCrawl(svc, await verifiedDomain(svc, site.url("/")));
   expect((await waitForCrawl(svc, crawlId)).status).toBe("completed");
   await receiver.waitFor((requests) => requests.length === 3, 10_000);
-  const { sqlite } = svc.runtime.store;
+  const sqlite = svc.runtime.store.sqlite!;
   const count = (sql: string) => (sqlite.query(sql).get() as { n: number }).n;
   for (let i = 0; i < 100 && count("SELECT count(*) AS n FROM webhook_deliveries WHERE state = 'delivered'") !== 3; i++) await Bun.sleep(20);
   expect(count("SELECT count(*) AS n FROM webhook_attempts")).toBe(3);

@@ -37,7 +37,7 @@ async function crawlsOf(svc: TestService, domainId: string, count: number): Prom
 }
 
 function rowCounts(svc: TestService, crawlId: string): Record<"crawls" | "links" | "broken" | "statuses" | "targets" | "pages" | "deliveries", number> {
-  const count = (sql: string) => (svc.runtime.store.sqlite.query(sql).get(crawlId) as { n: number }).n;
+  const count = (sql: string) => (svc.runtime.store.sqlite!.query(sql).get(crawlId) as { n: number }).n;
   return {
     crawls: count("SELECT count(*) AS n FROM crawls WHERE id = ?"),
     links: count("SELECT count(*) AS n FROM links WHERE crawl_id = ?"),
@@ -51,7 +51,7 @@ function rowCounts(svc: TestService, crawlId: string): Record<"crawls" | "links"
 
 /** `count` extra link rows for the crawl, written directly: the size of a big site's crawl. */
 function addLinkRows(svc: TestService, crawlId: string, count: number): void {
-  const { sqlite } = svc.runtime.store;
+  const sqlite = svc.runtime.store.sqlite!;
   const targetId = (sqlite.query("SELECT min(id) AS id FROM crawl_targets WHERE crawl_id = ?").get(crawlId) as { id: number }).id;
   sqlite
     .query(
@@ -63,7 +63,7 @@ function addLinkRows(svc: TestService, crawlId: string, count: number): void {
 
 function backdate(svc: TestService, crawlId: string, days: number): void {
   const at = new Date(Date.now() - days * DAY_MS).toISOString();
-  svc.runtime.store.sqlite.query("UPDATE crawls SET created_at = ?, started_at = ?, completed_at = ? WHERE id = ?").run(at, at, at, crawlId);
+  svc.runtime.store.sqlite!.query("UPDATE crawls SET created_at = ?, started_at = ?, completed_at = ? WHERE id = ?").run(at, at, at, crawlId);
 }
 
 test("crawls older than max_age go with their links, frontier, pages and ended deliveries; newer ones stay", async () => {
@@ -84,8 +84,8 @@ test("crawls older than max_age go with their links, frontier, pages and ended d
   expect(before).toEqual({ crawls: 1, links: 3, broken: 1, statuses: 2, targets: 3, pages: 2, deliveries: 3 });
   backdate(svc, old!, 31);
   // A still-pending delivery of the old crawl is kept: pruning never drops what has not been sent yet.
-  svc.runtime.store.sqlite
-    .query(
+  svc.runtime.store
+    .sqlite!.query(
       "UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = '2999-01-01T00:00:00.000Z' WHERE id = (SELECT id FROM webhook_deliveries WHERE json_extract(payload, '$.data.crawl_id') = ? LIMIT 1)",
     )
     .run(old!);
@@ -109,7 +109,7 @@ test("keep_last keeps the newest N ended crawls per domain; a running crawl neit
     const ids = await crawlsOf(svc, domainId, 4);
     const other = await crawlsOf(svc, otherId, 2);
     // A crawl made to look running: never pruned, and it does not push an ended crawl out.
-    svc.runtime.store.sqlite.query("UPDATE crawls SET status = 'running', completed_at = NULL WHERE id = ?").run(ids[3]!);
+    svc.runtime.store.sqlite!.query("UPDATE crawls SET status = 'running', completed_at = NULL WHERE id = ?").run(ids[3]!);
 
     const report = await svc.runtime.retention.run();
     expect(report.crawls).toBe(1);
@@ -174,7 +174,7 @@ test("deleting a domain removes its crawls chunk by chunk, and the API keeps ans
 test("pruning finds a crawl's deliveries, and old deliveries, through indexes rather than by reading the whole outbox", async () => {
   svc = await startTestService();
   const plan = (sql: string) =>
-    (svc!.runtime.store.sqlite.query(`EXPLAIN QUERY PLAN ${sql}`).all("x") as { detail: string }[]).map((row) => row.detail).join("; ");
+    (svc!.runtime.store.sqlite!.query(`EXPLAIN QUERY PLAN ${sql}`).all("x") as { detail: string }[]).map((row) => row.detail).join("; ");
   expect(plan("DELETE FROM webhook_deliveries WHERE state != 'pending' AND json_extract(payload, '$.data.crawl_id') = ?")).toContain(
     "USING INDEX webhook_deliveries_crawl_idx",
   );

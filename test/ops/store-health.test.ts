@@ -7,9 +7,9 @@ import { startServeProcess, type ServeProcess, writeServeConfig } from "../helpe
 import { startTestService, type TestService } from "../helpers/service.ts";
 
 /**
- * /healthz reflects the store: 503 `{status: "unavailable", node, reason}` naming the file when it no longer holds a
+ * /healthz reflects the store: 503 `{status: "unavailable", node, store, reason}` naming the file when it no longer holds a
  * database, when it cannot be written (a read-only file system, an immutable file), or while the last write
- * failed; `{status: "ok", version, node}` again once a write succeeds.
+ * failed; `{status: "ok", version, node, store}` again once a write succeeds.
  */
 
 let svc: TestService | undefined;
@@ -47,7 +47,7 @@ test("a store file overwritten with garbage while running makes /healthz 503, na
 
 test("a closed store connection makes /healthz 503", async () => {
   svc = await startTestService({}, { startCrawls: false });
-  svc.runtime.store.sqlite.close();
+  svc.runtime.store.sqlite!.close();
   const after = await health(svc.origin);
   expect(after.status).toBe(503);
   expect(after.body.reason).toContain(svc.config.storage.path);
@@ -65,7 +65,7 @@ test("a store file replaced while running makes /healthz 503", async () => {
 
 test("a failed write makes /healthz 503 until a write succeeds again", async () => {
   svc = await startTestService({}, { startCrawls: false });
-  const sqlite = svc.runtime.store.sqlite;
+  const sqlite = svc.runtime.store.sqlite!;
   // What a store that turned read-only looks like to the service's connection: every write is refused.
   sqlite.exec("PRAGMA query_only = 1");
   const refused = await svc.call("POST", "/domains", { body: { name: "a.example" } });
@@ -73,14 +73,14 @@ test("a failed write makes /healthz 503 until a write succeeds again", async () 
 
   const failing = await health(svc.origin);
   expect(failing.status).toBe(503);
-  expect(failing.body).toEqual({ status: "unavailable", node: hostname(), reason: expect.stringContaining(svc.config.storage.path) });
+  expect(failing.body).toEqual({ status: "unavailable", node: hostname(), store: "sqlite", reason: expect.stringContaining(svc.config.storage.path) });
   expect(failing.body.reason).toMatch(/readonly/);
 
   sqlite.exec("PRAGMA query_only = 0");
   expect((await svc.call("POST", "/domains", { body: { name: "a.example" } })).status).toBe(201);
   const healed = await health(svc.origin);
   expect(healed.status).toBe(200);
-  expect(healed.body).toEqual({ status: "ok", version: expect.any(String), node: hostname() });
+  expect(healed.body).toEqual({ status: "ok", version: expect.any(String), node: hostname(), store: "sqlite" });
 });
 
 /** chattr +i works as root on ext4/xfs/btrfs, not on tmpfs or overlayfs. */

@@ -27,7 +27,7 @@ function scheduler(answers: Array<() => Promise<ScheduledDomain[]>>) {
   const instance = new CrawlScheduler({
     domains: () => answers[Math.min(reads++, answers.length - 1)]!(),
     startCrawl: async () => ({ id: "never" }),
-    lastScheduledAt: () => undefined,
+    lastScheduledAt: async () => undefined,
     catchUp: false,
     logger,
   });

@@ -83,7 +83,7 @@ test("a run missed while the service was down is caught up once at start-up; not
   const domainId = await verifiedDomain(svc, site.url("/"));
   await svc.call("PATCH", `/domains/${domainId}`, { body: { schedule: "0 3 * * *" } });
   const twoDaysAgo = new Date(Date.now() - 2 * 86_400_000).toISOString();
-  svc.runtime.store.sqlite.query("UPDATE domains SET updated_at = ? WHERE id = ?").run(twoDaysAgo, domainId);
+  svc.runtime.store.sqlite!.query("UPDATE domains SET updated_at = ? WHERE id = ?").run(twoDaysAgo, domainId);
   svc.runtime.scheduler.start();
   const [caughtUp] = await crawlsOf(domainId);
   expect(caughtUp).toBeDefined();
@@ -97,7 +97,7 @@ test("a run missed while the service was down is caught up once at start-up; not
   svc = await startTestService({ scheduler: { catch_up: false } });
   const other = await verifiedDomain(svc, site.url("/"));
   await svc.call("PATCH", `/domains/${other}`, { body: { schedule: "0 3 * * *" } });
-  svc.runtime.store.sqlite.query("UPDATE domains SET updated_at = ? WHERE id = ?").run(twoDaysAgo, other);
+  svc.runtime.store.sqlite!.query("UPDATE domains SET updated_at = ? WHERE id = ?").run(twoDaysAgo, other);
   svc.runtime.scheduler.start();
   expect(await crawlsOf(other)).toHaveLength(0);
 }, 30_000); // two service starts and a crawl; a loaded machine took past the 5 s default

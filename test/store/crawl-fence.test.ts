@@ -5,8 +5,8 @@ import { WarningTally } from "../../src/core/crawl-warnings.ts";
 import { CrawlEndedError } from "../../src/store/crawl-fence.ts";
 import { CrawlsRepo } from "../../src/store/crawls.repo.ts";
 import { migrate } from "../../src/store/migrate.ts";
-import { SqliteDb } from "../../src/store/sqlite-db.ts";
 import { openStore } from "../../src/store/sqlite.ts";
+import { SqliteDb } from "../../src/store/sqlite-db.ts";
 
 /**
  * The fence behind a final cancel: once a crawl is no longer running, every write its worker tries (a batch of
@@ -40,7 +40,7 @@ test("a cancelled crawl's worker can write nothing more, and its warnings and co
     [CRAWL],
   );
   const frontier = new Frontier(new SqliteDb(store.sqlite));
-  const crawls = new CrawlsRepo(store.sqlite);
+  const crawls = new CrawlsRepo(new SqliteDb(store.sqlite));
   await frontier.seed(CRAWL, ROOT);
   const [root] = await frontier.pull(CRAWL, 0, 10);
   const page = { url: ROOT, links: ["a", "b"].map((p) => ({ url: `${ROOT}${p}`, internal: true, kind: "anchor" as const, text: p })), cut: false };

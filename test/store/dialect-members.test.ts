@@ -40,7 +40,7 @@ for (const dialect of DIALECTS) {
     test("a crawl's status read with the fence's row lock, the larger of two values, the JSON flag, the index hints", async () => {
       const { db } = store;
       const d = db.dialect;
-      const status = await db.transaction((tx) => tx.get<{ status: string }>(`SELECT status FROM crawls WHERE id = $id ${d.lockRead}`, { id: "c1" }), {
+      const status = await db.transaction((tx) => tx.get<{ status: string }>(`SELECT status FROM crawls WHERE id = $id${d.shareLock}`, { id: "c1" }), {
         immediate: true,
       });
       expect(status).toEqual({ status: "running" });

@@ -26,18 +26,18 @@ afterAll(async () => {
 });
 
 const fileSize = () => {
-  svc.runtime.store.sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  svc.runtime.store.sqlite!.exec("PRAGMA wal_checkpoint(TRUNCATE)");
   return statSync(svc.config.storage.path).size;
 };
 
 test("a new store can give pages back", () => {
-  expect(svc.runtime.store.sqlite.query("PRAGMA auto_vacuum").get()).toEqual({ auto_vacuum: 2 });
+  expect(svc.runtime.store.sqlite!.query("PRAGMA auto_vacuum").get()).toEqual({ auto_vacuum: 2 });
 });
 
 test("deleting a domain with a big crawl shrinks the store file", async () => {
   const domainId = await verifiedDomain(svc, "http://big.example/");
   const crawlId = "01a20460-0000-7000-8000-0000000000d1";
-  const db = svc.runtime.store.sqlite;
+  const db = svc.runtime.store.sqlite!;
   db.run("INSERT INTO crawls (id, domain_id, status, options, created_at, completed_at) VALUES (?, ?, 'completed', '{}', '2026-01-01', '2026-01-01')", [
     crawlId,
     domainId,

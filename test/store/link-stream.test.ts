@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, expect, test } from "bun:test";
+import type { Db } from "../../src/store/db.ts";
 import type { LinkRecord } from "../../src/store/link-record.ts";
 import { LinksRepo } from "../../src/store/links.repo.ts";
-import { openStore, type Store } from "../../src/store/sqlite.ts";
-import { migrate } from "../../src/store/migrate.ts";
 import { TargetVerdicts } from "../../src/store/target-verdicts.ts";
+import { forEachDialect } from "../helpers/dbs.ts";
 
 /**
  * The whole-crawl link stream (`LinksRepo.each`, what `check` writes its report from) takes each link's
@@ -12,14 +12,13 @@ import { TargetVerdicts } from "../../src/store/target-verdicts.ts";
  * redirected targets (final URL not their own), errors, warnings, targets still queued or robots-skipped, and
  * links in an order unrelated to their targets'. Broken links take their broken_since from broken_links, read
  * beside the links in link order. The SQL-join fallback (a span too big for the arrays) must give the same stream.
+ * On both dialects.
  */
 
 // More checked targets per crawl than one batch of the verdict load (1,000).
 const TARGETS = 1_300;
 const LINKS = 4_321;
 const CRAWLS = ["a", "b"] as const;
-
-let store: Store;
 
 type TargetRow = {
   state: string;
@@ -43,19 +42,13 @@ function targetFor(i: number): TargetRow {
   return { ...plain, state: "done", status: 200, broken: 0 };
 }
 
-beforeAll(() => {
-  store = openStore(":memory:");
-  migrate(store.sqlite);
-  const db = store.sqlite;
-  db.run("INSERT INTO domains (id, name, root_url, verification_token) VALUES ('d1', 'example.test', 'http://example.test/', 'tok')");
+/** The fixture: crawls a and b interleaved, an empty crawl, and the broken links of both. */
+async function fill(db: Db): Promise<void> {
+  await db.run("INSERT INTO domains (id, name, root_url, verification_token) VALUES ('d1', 'example.test', 'http://example.test/', 'tok')");
   for (const id of [...CRAWLS, "empty"]) {
-    db.run("INSERT INTO crawls (id, domain_id, status, options, created_at) VALUES (?, 'd1', 'completed', '{}', '2026-01-01')", [id]);
+    await db.run("INSERT INTO crawls (id, domain_id, status, options, created_at) VALUES ($id, 'd1', 'completed', '{}', '2026-01-01')", { id });
   }
-  const insertTarget = db.query<{ id: number }, [string, string, string, number | null, number | null, string | null, string | null, string | null]>(
-    `INSERT INTO crawl_targets (crawl_id, url, internal, depth, state, status_code, is_broken, error, warning, final_url)
-     VALUES (?, ?, 1, 1, ?, ?, ?, ?, ?, ?) RETURNING id`,
-  );
-  db.transaction(() => {
+  await db.transaction(async (tx) => {
     const ids: Record<string, number[]> = { a: [], b: [] };
     // Interleaved: crawl a's ids are the odd ones, b's the even ones.
     for (let i = 0; i < TARGETS; i++) {
@@ -63,50 +56,58 @@ beforeAll(() => {
         const t = targetFor(crawlId === "a" ? i : i + 3);
         // Some URLs as an invalid href is recorded (non-ASCII, astral): the arrays hold each batch's URLs as one text.
         const url = i % 17 === 0 ? `http://example.test/${crawlId}/café-😀-${i}` : `http://example.test/${crawlId}/t${i}`;
-        ids[crawlId]!.push(insertTarget.get(crawlId, url, t.state, t.status, t.broken, t.error, t.warning, t.finalUrl(url))!.id);
+        const row = await tx.get<{ id: number }>(
+          `INSERT INTO crawl_targets (crawl_id, url, internal, depth, state, status_code, is_broken, error, warning, final_url)
+           VALUES ($crawlId, $url, 1, 1, $state, $status, $broken, $error, $warning, $finalUrl) RETURNING id`,
+          { crawlId, url, state: t.state, status: t.status, broken: t.broken, error: t.error, warning: t.warning, finalUrl: t.finalUrl(url) },
+        );
+        ids[crawlId]!.push(row!.id);
       }
     }
     for (let j = 0; j < LINKS; j++) {
       for (const crawlId of CRAWLS) {
         const target = ids[crawlId]![(j * 7919 + (j >> 3)) % TARGETS]!;
-        db.run("INSERT INTO links (crawl_id, source_url, target_id, link_text, kind) VALUES (?, ?, ?, ?, ?)", [
+        await tx.run("INSERT INTO links (crawl_id, source_url, target_id, link_text, kind) VALUES ($crawlId, $source, $target, $text, $kind)", {
           crawlId,
-          `http://example.test/${crawlId}/p${j >> 6}`,
+          source: `http://example.test/${crawlId}/p${j >> 6}`,
           target,
-          `link ${j}`,
-          j % 9 === 0 ? "image" : "anchor",
-        ]);
+          text: `link ${j}`,
+          kind: j % 9 === 0 ? "image" : "anchor",
+        });
       }
     }
     // Every link to a checked broken target is a broken link, each broken since a day of its own.
-    db.run(
+    await tx.run(
       `INSERT INTO broken_links (link_id, crawl_id, target_id, broken_since)
-       SELECT l.id, l.crawl_id, l.target_id, printf('2026-01-%02dT00:00:00.000Z', 1 + l.id % 28)
+       SELECT l.id, l.crawl_id, l.target_id, '2026-01-' || CASE WHEN 1 + l.id % 28 < 10 THEN '0' ELSE '' END || (1 + l.id % 28) || 'T00:00:00.000Z'
        FROM links l JOIN crawl_targets t ON t.id = l.target_id WHERE t.state = 'done' AND t.is_broken = 1`,
     );
-  })();
-});
-
-afterAll(() => store.close());
-
-/** The plain answer: each link joined with its checked target, in link id order. */
-function joined(crawlId: string): LinkRecord[] {
-  return store.sqlite
-    .query<Omit<LinkRecord, "is_broken"> & { is_broken: number }, [string]>(
-      `SELECT t.url, l.source_url, t.status_code, t.is_broken, l.link_text, l.kind, t.final_url, t.error, t.warning, b.broken_since
-       FROM links l JOIN crawl_targets t ON t.id = l.target_id LEFT JOIN broken_links b ON b.link_id = l.id
-       WHERE l.crawl_id = ? AND t.state = 'done' ORDER BY l.id`,
-    )
-    .all(crawlId)
-    .map((row) => ({ ...row, is_broken: row.is_broken === 1 }));
+  });
 }
 
-describe("LinksRepo.each", () => {
-  test("streams every checked link with its target's verdict, in discovery order", () => {
+/** The plain answer: each link joined with its checked target, in link id order. */
+async function joined(db: Db, crawlId: string): Promise<LinkRecord[]> {
+  const rows = await db.all<Omit<LinkRecord, "is_broken"> & { is_broken: number }>(
+    `SELECT t.url, l.source_url, t.status_code, t.is_broken, l.link_text, l.kind, t.final_url, t.error, t.warning, b.broken_since
+     FROM links l JOIN crawl_targets t ON t.id = l.target_id LEFT JOIN broken_links b ON b.link_id = l.id
+     WHERE l.crawl_id = $crawlId AND t.state = 'done' ORDER BY l.id`,
+    { crawlId },
+  );
+  return rows.map((row) => ({ ...row, is_broken: row.is_broken === 1 }));
+}
+
+/** Every link a stream of batches yields, in order. */
+async function streamed(batches: AsyncIterable<LinkRecord[]>): Promise<LinkRecord[]> {
+  return (await Array.fromAsync(batches)).flat();
+}
+
+forEachDialect("the whole-crawl link stream", (store) => {
+  beforeAll(() => fill(store()), 60_000);
+
+  test("LinksRepo.each streams every checked link with its target's verdict, in discovery order", async () => {
     for (const crawlId of CRAWLS) {
-      const expected = joined(crawlId);
-      const streamed = [...new LinksRepo(store.sqlite).each(crawlId)];
-      expect(streamed).toEqual(expected);
+      const expected = await joined(store(), crawlId);
+      expect(await streamed(new LinksRepo(store()).each(crawlId))).toEqual(expected);
       // The fixture holds every kind of target the arrays treat differently, so the comparison covers them.
       expect(expected.some((link) => link.final_url !== link.url && link.final_url !== null)).toBe(true);
       expect(expected.some((link) => link.final_url === null && link.error !== null)).toBe(true);
@@ -116,43 +117,40 @@ describe("LinksRepo.each", () => {
     }
   });
 
-  test("the caller decides the collections: its betweenBatches runs after each batch of verdicts loaded, before any link", () => {
+  test("the caller decides the collections: its betweenBatches runs after each batch of verdicts loaded, before any link", async () => {
     const seen: string[] = [];
-    const links = new LinksRepo(store.sqlite).each("a", () => seen.push("batch"));
-    links.next();
-    seen.push("first link");
+    const links = new LinksRepo(store()).each("a", () => seen.push("batch"));
+    await links.next();
+    seen.push("first batch of links");
+    await links.return(undefined);
     // 1,300 targets of crawl a, fewer of them checked: two batches of the load (1,000 each).
-    expect(seen).toEqual(["batch", "batch", "first link"]);
+    expect(seen).toEqual(["batch", "batch", "first batch of links"]);
   });
 
-  test("a crawl whose targets span more ids than the arrays may hold is joined in SQL, with the same result", () => {
-    const { span } = store.sqlite
-      .query<{ span: number }, []>("SELECT MAX(id) - MIN(id) + 1 AS span FROM crawl_targets WHERE crawl_id = 'a' AND state = 'done'")
-      .get()!;
-    expect(TargetVerdicts.load(store.sqlite, "a", span)).not.toBeNull();
-    expect(TargetVerdicts.load(store.sqlite, "a", span - 1)).toBeNull();
-    const narrow = new LinksRepo(store.sqlite, { maxVerdictSpan: 10 });
-    for (const crawlId of CRAWLS) expect([...narrow.each(crawlId)]).toEqual(joined(crawlId));
+  test("a crawl whose targets span more ids than the arrays may hold is joined in SQL, with the same result", async () => {
+    const { span } = (await store().get<{ span: number }>("SELECT MAX(id) - MIN(id) + 1 AS span FROM crawl_targets WHERE crawl_id = 'a' AND state = 'done'"))!;
+    expect(await TargetVerdicts.load(store(), "a", span)).not.toBeNull();
+    expect(await TargetVerdicts.load(store(), "a", span - 1)).toBeNull();
+    const narrow = new LinksRepo(store(), { maxVerdictSpan: 10 });
+    for (const crawlId of CRAWLS) expect(await streamed(narrow.each(crawlId))).toEqual(await joined(store(), crawlId));
   });
 
-  test("a crawl without checked targets streams nothing, either way", () => {
-    expect([...new LinksRepo(store.sqlite).each("empty")]).toEqual([]);
-    expect([...new LinksRepo(store.sqlite, { maxVerdictSpan: -1 }).each("empty")]).toEqual([]);
-    expect([...new LinksRepo(store.sqlite).each("no-such-crawl")]).toEqual([]);
+  test("a crawl without checked targets streams nothing, either way", async () => {
+    expect(await streamed(new LinksRepo(store()).each("empty"))).toEqual([]);
+    expect(await streamed(new LinksRepo(store(), { maxVerdictSpan: -1 }).each("empty"))).toEqual([]);
+    expect(await streamed(new LinksRepo(store()).each("no-such-crawl"))).toEqual([]);
   });
 
-  test("each record is a fresh object: changing one changes no other", () => {
-    const [first, second] = [...new LinksRepo(store.sqlite).each("a")].filter((link, _, all) => link.url === all[0]!.url);
+  test("each record is a fresh object: changing one changes no other", async () => {
+    const [first, second] = (await streamed(new LinksRepo(store()).each("a"))).filter((link, _, all) => link.url === all[0]!.url);
     expect(second).toBeDefined();
     first!.status_code = 999;
     expect(second!.status_code).not.toBe(999);
   });
-});
 
-describe("TargetVerdicts", () => {
-  test("answers only for checked targets of its crawl", () => {
-    const verdicts = TargetVerdicts.load(store.sqlite, "a")!;
-    const rows = store.sqlite.query<{ id: number; crawl_id: string; state: string }, []>("SELECT id, crawl_id, state FROM crawl_targets ORDER BY id").all();
+  test("TargetVerdicts answers only for checked targets of its crawl", async () => {
+    const verdicts = (await TargetVerdicts.load(store(), "a"))!;
+    const rows = await store().all<{ id: number; crawl_id: string; state: string }>("SELECT id, crawl_id, state FROM crawl_targets ORDER BY id");
     let answered = 0;
     for (const row of rows) {
       const link = verdicts.link(row.id, "http://example.test/", "text", "anchor");

@@ -17,7 +17,7 @@ import { freshDatabase, HAS_POSTGRES } from "../helpers/postgres.ts";
  * copied ids, and a copy into a database that is not empty, or from a store not yet migrated, is refused.
  */
 
-const FIXTURE = join(import.meta.dir, "../fixtures/upgrade/0014_page_validators/store.db");
+const FIXTURE = join(import.meta.dir, "../fixtures/upgrade/0015_cluster/store.db");
 const { snapshot } = newestSnapshot();
 
 /** A table's rows as comparable text, in one order: bigint comes back from PostgreSQL as a string, blobs as Buffers. */
@@ -66,8 +66,8 @@ describe.skipIf(!HAS_POSTGRES)("linkpatrol's SQLite store copied into PostgreSQL
 
   test("every row of every table arrives with every value, and identities go on after the copied ids", async () => {
     migrate(sqlite);
-    // Three tables the fixture leaves empty (page ids went with 0013's rehash; the waiting spill needs 262,144
-    // targets): a row each, so every table carries a row across, a blob among them.
+    // Tables the fixture leaves empty (page ids went with 0013's rehash; the waiting spill needs 262,144 targets;
+    // one node writes no cluster rows, sign-outs or shared buckets): a row each, so every table carries a row across, a blob among them.
     const link = sqlite.query("SELECT id, crawl_id, target_id FROM links LIMIT 1").get() as { id: number; crawl_id: string; target_id: number };
     sqlite
       .query("INSERT INTO crawl_page_ids (crawl_id, url, id_hashes, gap) VALUES (?, 'http://fixture.test/ids', ?, NULL)")
@@ -76,6 +76,15 @@ describe.skipIf(!HAS_POSTGRES)("linkpatrol's SQLite store copied into PostgreSQL
     sqlite
       .query("INSERT INTO link_fragments (link_id, crawl_id, target_id, fragments, gap) VALUES (?, ?, ?, '[\"top\"]', NULL)")
       .run(link.id, link.crawl_id, link.target_id);
+    const domain = sqlite.query("SELECT id FROM domains LIMIT 1").get() as { id: string };
+    sqlite.exec(
+      "INSERT INTO cluster_nodes (name, instance, version, started_at, heartbeat_at) VALUES ('appliance', 'i-1', '1.0.0', '2026-11-28T12:00:00.000Z', '2026-11-28T12:00:05.000Z')",
+    );
+    sqlite.exec("INSERT INTO work_leases (kind, key, holder, expires_at, fence) VALUES ('crawl', 'c-1', 'appliance', '2026-11-28T12:00:30.000Z', 3)");
+    sqlite.query("INSERT INTO schedule_runs (domain_id, due_at, node) VALUES (?, '2026-11-28T00:00:00.000Z', 'appliance')").run(domain.id);
+    sqlite.exec("INSERT INTO store_secrets (name, value) VALUES ('example', 'kept')");
+    sqlite.exec("INSERT INTO ended_sessions (nonce, expires_at) VALUES ('AAAAAAAAAAAAAAAAAAAAAA', '2026-11-29T00:00:00.000Z')");
+    sqlite.exec("INSERT INTO rate_buckets (caller, tokens, updated_at, allowed) VALUES ('key:k-1', 12.5, 1764331200000, 1)");
     const report = await copyStoreToPostgres(sqlite, pg, snapshot);
     expect(report.tables.map((t) => t.name).sort()).toEqual(Object.keys(snapshot.tables).sort());
     let total = 0;

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { positional } from "../../src/store/postgres/postgres-db.ts";
+import { connectPostgres } from "../../src/store/postgres/connect.ts";
+import { PostgresDb, positional } from "../../src/store/postgres/postgres-db.ts";
+import { freshDatabase } from "../helpers/postgres.ts";
 import { DIALECTS, type TestDb } from "../helpers/dbs.ts";
 
 /** The PostgreSQL Db: the repos' named parameters become `$1..$n`; int8 columns come back as numbers; transactions nest. */
@@ -49,6 +51,53 @@ describe.skipIf(!postgres.available)("on a real PostgreSQL server", () => {
       ).rejects.toThrow("inner fails");
     });
     expect((await store.db.all<{ body: string }>("SELECT body FROM notes WHERE size IS NULL")).map((row) => row.body)).toEqual(["kept"]);
+  });
+
+  test("many callers at once: each statement gets its own rows, each transaction its own statements (oven-sh/bun#32772)", async () => {
+    // Two connections for five callers: statements would share connections, as they did when results crossed.
+    const database = await freshDatabase();
+    const client = await connectPostgres(database.url, { bigint: true, max: 2 });
+    try {
+      const db = new PostgresDb(client);
+      await db.run("CREATE TABLE claims (k text PRIMARY KEY, tx text)");
+      let crossed = 0;
+      const claimers = Array.from({ length: 4 }, () =>
+        (async () => {
+          for (let i = 0; i < 100; i++) {
+            const key = `k${i % 5}`;
+            await db.transaction(async (tx) => {
+              const before = await tx.get<{ id: string }>("SELECT txid_current()::text AS id");
+              // Waits on another transaction's uncommitted row of the same key: the case that crossed results.
+              await tx.run("INSERT INTO claims (k, tx) VALUES ($k, $tx) ON CONFLICT DO NOTHING", { k: key, tx: before!.id });
+              const after = await tx.get<{ id: string }>("SELECT txid_current()::text AS id");
+              if (after?.id !== before?.id) crossed++;
+            });
+            await db.run("DELETE FROM claims WHERE k = $k", { k: key });
+          }
+        })(),
+      );
+      const reader = (async () => {
+        for (let i = 0; i < 400; i++) {
+          const counted = await db.all("SELECT count(*) AS n FROM claims");
+          const echoed = await db.get<{ v: string }>("SELECT CAST($v AS text) AS v", { v: `v${i}` });
+          if (counted.length !== 1 || echoed?.v !== `v${i}`) crossed++;
+        }
+      })();
+      await Promise.all([...claimers, reader]);
+      expect(crossed).toBe(0);
+    } finally {
+      await client.close();
+      await database.drop();
+    }
+  }, 60_000);
+
+  test("statements a transaction's body did not await still run, in order, before its commit", async () => {
+    await store.db.run("CREATE TABLE unawaited (n bigint)");
+    await store.db.transaction(async (tx) => {
+      void tx.run("INSERT INTO unawaited VALUES (1)");
+      void tx.run("INSERT INTO unawaited VALUES (2)");
+    });
+    expect(await store.db.all("SELECT n FROM unawaited ORDER BY n")).toEqual([{ n: 1 }, { n: 2 }]);
   });
 
   test("a parameter the statement names but the call omits is refused before it reaches the server", async () => {

@@ -56,7 +56,7 @@ describe.skipIf(!HAS_POSTGRES)("on a real PostgreSQL server", () => {
       is_nullable: string;
     }[];
     const found = new Map(columns.map((c) => [`${c.table_name}.${c.column_name}`, c]));
-    const types: Record<string, string> = { text: "text", integer: "bigint", blob: "bytea" };
+    const types: Record<string, string> = { text: "text", integer: "bigint", blob: "bytea", real: "double precision" };
     const { snapshot } = newestSnapshot();
     let checked = 0;
     for (const table of Object.values(snapshot.tables)) {

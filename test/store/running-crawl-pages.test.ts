@@ -30,7 +30,7 @@ beforeAll(() => {
   migrate(store.sqlite);
   store.sqlite.run("INSERT INTO domains (id, name, root_url, verification_token) VALUES ('d1', 'example.test', ?, 'tok')", [ROOT]);
   store.sqlite.run("INSERT INTO crawls (id, domain_id, status, options, created_at) VALUES (?, 'd1', 'running', '{}', '2026-01-01')", [CRAWL]);
-  repo = new CrawlsRepo(store.sqlite);
+  repo = new CrawlsRepo(new SqliteDb(store.sqlite));
   frontier = new Frontier(new SqliteDb(store.sqlite));
   // links() and broken() use neither the domains nor the runner.
   const unused = new Proxy(
@@ -41,7 +41,7 @@ beforeAll(() => {
       },
     },
   );
-  service = new CrawlsService({ repo, links: new LinksRepo(store.sqlite), domains: unused as DomainsService, runner: unused as CrawlRunner });
+  service = new CrawlsService({ repo, links: new LinksRepo(new SqliteDb(store.sqlite)), domains: unused as DomainsService, runner: unused as CrawlRunner });
 });
 
 afterAll(() => store.close());
@@ -85,11 +85,11 @@ test("a running crawl's pages follow every batch the crawler records", async () 
   expect(urls(await service.links(CRAWL, {}, 2, 2))).toEqual([`${ROOT}p3`]);
 
   // Filters and the broken listing move with the same batches.
-  expect(urls(service.broken(CRAWL, 1, 10))).toEqual([`${ROOT}p1`]);
+  expect(urls(await service.broken(CRAWL, 1, 10))).toEqual([`${ROOT}p1`]);
   expect(urls(await service.links(CRAWL, { statusCode: 200 }, 1, 10))).toEqual([`${ROOT}p0`, `${ROOT}p3`]);
   await frontier.commit(CRAWL, [check(byUrl.get(`${ROOT}p2`)!, gone)], LIMITS);
-  expect(service.broken(CRAWL, 1, 10)).toEqual({ items: expect.any(Array), total: 2 });
-  expect(urls(service.broken(CRAWL, 1, 10))).toEqual([`${ROOT}p1`, `${ROOT}p2`]);
+  expect(await service.broken(CRAWL, 1, 10)).toEqual({ items: expect.any(Array), total: 2 });
+  expect(urls(await service.broken(CRAWL, 1, 10))).toEqual([`${ROOT}p1`, `${ROOT}p2`]);
   expect(urls(await service.links(CRAWL, { statusCode: 200 }, 1, 10))).toEqual([`${ROOT}p0`, `${ROOT}p3`]);
   expect((await service.links(CRAWL, { statusCode: 404 }, 1, 10)).total).toBe(2);
 });
@@ -106,7 +106,7 @@ test("a deep page placed from stale positions while the crawl ran is exact once 
   store.sqlite.run("INSERT INTO domains (id, name, root_url, verification_token) VALUES ('d2', 'other.test', 'http://other.test/', 'tok')");
   store.sqlite.run("INSERT INTO crawls (id, domain_id, status, options, created_at) VALUES (?, 'd2', 'running', '{}', '2026-01-02')", [ending]);
   // Positions of the running listing are remembered for an hour here, so they go stale on purpose.
-  const slowLinks = new LinksRepo(store.sqlite, { marks: { movingMaxAgeMs: 3_600_000 } });
+  const slowLinks = new LinksRepo(new SqliteDb(store.sqlite), { marks: { movingMaxAgeMs: 3_600_000 } });
   const unused = new Proxy(
     {},
     {
@@ -131,6 +131,6 @@ test("a deep page placed from stale positions while the crawl ran is exact once 
   expect(whileRunning.total).toBe(500);
   expect(urls(whileRunning)).not.toEqual(children.slice(200, 210)); // placed from the stale positions
 
-  completeCrawl({ crawls: repo, links: slowLinks }, ending, { now: "2026-01-02T01:00:00Z" });
+  await completeCrawl(repo, ending, { now: "2026-01-02T01:00:00Z" });
   expect(urls(await slow.links(ending, {}, 21, 10))).toEqual(children.slice(200, 210));
 });

@@ -40,6 +40,8 @@ function downgradeTo0003(path: string): void {
   try {
     db.exec("PRAGMA foreign_keys = OFF");
     db.transaction(() => {
+      db.exec("DROP TABLE ended_sessions; DROP TABLE rate_buckets;"); // 0016
+      db.exec("DROP TABLE cluster_nodes; DROP TABLE work_leases; DROP TABLE schedule_runs; DROP TABLE store_secrets;"); // 0015
       db.exec(
         `${["etag", "last_modified", "body_hash", "body_bytes", "links_found", "excluded_links", "first_link_id", "link_count", "id_hashes", "ids_gap"]
           .map((column) => `ALTER TABLE crawl_pages DROP COLUMN ${column};`)
@@ -118,7 +120,7 @@ test("a crawl left half-done under schema 0003 resumes under 0004 and ends like 
   let crawlId: string;
   try {
     crawlId = await startCrawl(first, await verifiedDomain(first, site.url("/")), { scan_images: true });
-    for (let i = 0; i < 400 && first.runtime.crawls.get(crawlId).pages_crawled < 40; i++) await Bun.sleep(25);
+    for (let i = 0; i < 400 && (await first.runtime.crawls.get(crawlId)).pages_crawled < 40; i++) await Bun.sleep(25);
   } finally {
     await first.stop(); // the crawl stays running, to resume at the next start
   }

@@ -35,7 +35,7 @@ test.each(versions)("a store of schema %s migrates and reads back every record",
   const expected = JSON.parse(readFileSync(join(FIXTURES, version, "snapshot.json"), "utf8"));
 
   svc = await startTestService({ storage: { path, retention: { max_age: null, keep_last: null } } }, { startCrawls: false });
-  const applied = (svc.runtime.store.sqlite.query("SELECT tag FROM schema_migrations ORDER BY tag").all() as { tag: string }[]).map((r) => r.tag);
+  const applied = (svc.runtime.store.sqlite!.query("SELECT tag FROM schema_migrations ORDER BY tag").all() as { tag: string }[]).map((r) => r.tag);
   expect(applied).toEqual(MIGRATIONS.map((m) => m.tag));
 
   const keyNames = (expected.keys as { name: string }[]).map((key) => key.name);
@@ -57,7 +57,7 @@ test.each(versions)("a store of schema %s migrates and reads back every record",
   }
 
   // The migrated file is sound.
-  svc.runtime.store.sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  svc.runtime.store.sqlite!.exec("PRAGMA wal_checkpoint(TRUNCATE)");
   const check = new Database(path, { readonly: true });
   try {
     expect(check.query("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });

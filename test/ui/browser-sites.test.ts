@@ -177,7 +177,7 @@ describe.skipIf(!available)("managing a site in Chromium", () => {
       await page.waitForURL(`${svc.origin}/?notice=deleted`);
       expect(await page.getByRole("status").textContent()).toContain("Domain deleted");
       expect((await svc.runtime.domains.list(1, 100)).items.some((domain) => domain.id === id)).toBe(false);
-      expect(svc.runtime.crawls.list({ domainId: id }, 1, 10).total).toBe(0);
+      expect((await svc.runtime.crawls.list({ domainId: id }, 1, 10)).total).toBe(0);
       expect(dialogs).toEqual([]);
     },
     STEP_MS,

@@ -197,7 +197,7 @@ describe.skipIf(!available)("the dashboard in Chromium", () => {
   test(
     "export the report as CSV and JSON",
     async () => {
-      const detail = svc.runtime.crawls.get(crawlUrl.split("/").pop()!);
+      const detail = await svc.runtime.crawls.get(crawlUrl.split("/").pop()!);
       const [csv] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Download CSV" }).click()]);
       expect(csv.suggestedFilename()).toBe(`linkpatrol-${detail.id}.csv`);
       expect(
@@ -242,7 +242,7 @@ describe.skipIf(!available)("the dashboard in Chromium", () => {
       });
       await page.getByRole("button", { name: "Cancel crawl" }).click();
       expect(asked).toContain("Cancel this crawl?");
-      expect(["pending", "running", "completed"]).toContain(svc.runtime.crawls.get(id).status);
+      expect(["pending", "running", "completed"]).toContain((await svc.runtime.crawls.get(id)).status);
       await page.locator("h1 .badge", { hasText: "completed" }).waitFor({ timeout: 30_000 });
     },
     CRAWL_STEP_MS,

@@ -91,7 +91,7 @@ describe("crawl page", () => {
   });
 
   test("report downloads in CSV and JSON hold every link", async () => {
-    const detail = svc.runtime.crawls.get(crawlId);
+    const detail = await svc.runtime.crawls.get(crawlId);
     const csv = await client.get(`/ui/crawls/${crawlId}/report.csv`);
     expect(csv.status).toBe(200);
     expect(csv.headers.get("content-type")).toStartWith("text/csv");
@@ -105,7 +105,7 @@ describe("crawl page", () => {
 
   test("progress JSON gives the numbers only", async () => {
     const answer = await client.get(`/ui/crawls/${crawlId}/progress.json`);
-    const detail = svc.runtime.crawls.get(crawlId);
+    const detail = await svc.runtime.crawls.get(crawlId);
     expect(JSON.parse(answer.html)).toMatchObject({
       status: "completed",
       pages_crawled: detail.pages_crawled,
@@ -146,7 +146,7 @@ describe("crawl page", () => {
       expect(running.html).toContain('data-confirm="Cancel this crawl?');
       const cancelled = await client.post(`/ui/crawls/${id}/cancel`);
       expect(cancelled.status).toBe(303);
-      expect(svc.runtime.crawls.get(id)).toMatchObject({ status: "failed", error: "cancelled" });
+      expect(await svc.runtime.crawls.get(id)).toMatchObject({ status: "failed", error: "cancelled" });
       // It says cancelled wherever it is shown: its page, its domain's crawls, the overview.
       const badge = '<span class="badge neutral" title="status failed, failure cancelled">cancelled</span>';
       const shown = await client.get(`/ui/crawls/${id}`);

@@ -318,7 +318,7 @@ describe("downloads of the filtered view", () => {
 
   test("without filters the download is the whole crawl, as before", async () => {
     const json = JSON.parse((await client.get(`${base()}/report.json?sort=links&page=2`)).html);
-    expect(json.links).toHaveLength(svc.runtime.crawls.get(crawlId).total_links);
+    expect(json.links).toHaveLength((await svc.runtime.crawls.get(crawlId)).total_links);
   });
 });
 

@@ -107,18 +107,18 @@ afterAll(async () => {
 });
 
 describe.skipIf(!available)("honest crawl states in Chromium", () => {
-  test("the fixture: a completed crawl, then one failed because the start page refused", () => {
-    expect(svc.runtime.crawls.get(completedCrawl)).toMatchObject({ status: "completed" });
-    expect(svc.runtime.crawls.get(completedCrawl).broken_links).toBeGreaterThan(0);
-    expect(svc.runtime.crawls.get(failedCrawl)).toMatchObject({ status: "failed", failure: "start_page", broken_links: 0 });
-    expect(svc.runtime.crawls.get(failedCrawl).error).toMatch(/refused/i);
+  test("the fixture: a completed crawl, then one failed because the start page refused", async () => {
+    expect(await svc.runtime.crawls.get(completedCrawl)).toMatchObject({ status: "completed" });
+    expect((await svc.runtime.crawls.get(completedCrawl)).broken_links).toBeGreaterThan(0);
+    expect(await svc.runtime.crawls.get(failedCrawl)).toMatchObject({ status: "failed", failure: "start_page", broken_links: 0 });
+    expect((await svc.runtime.crawls.get(failedCrawl)).error).toMatch(/refused/i);
   });
 
   test(
     "a failed crawl shows why, and the last completed crawl's numbers with a link, on the overview, domain and crawl pages",
     async () => {
       page = await newPage();
-      const done = svc.runtime.crawls.get(completedCrawl);
+      const done = await svc.runtime.crawls.get(completedCrawl);
       const row = page.locator("tr", { has: page.locator(`a[href="/ui/domains/${downDomain}"]`) });
       const reason = await row.locator(".crawl-failure").innerText();
       expect(reason).toContain("Failed: start page could not be crawled.");
@@ -229,7 +229,7 @@ describe.skipIf(!available)("honest crawl states in Chromium", () => {
       expect(running.some((s) => /^\d+ %$/.test(s.percent))).toBe(true);
 
       await page.locator("h1 .badge", { hasText: "completed" }).waitFor({ timeout: 30_000 });
-      const done = svc.runtime.crawls.get(crawlId);
+      const done = await svc.runtime.crawls.get(crawlId);
       expect(done.broken_links).toBe(SLOW_PAGES + 1);
       await page.goto(`${svc.origin}/ui/domains/${slowDomain}`);
       expect(await page.getByRole("button", { name: "Start crawl" }).isEnabled()).toBe(true);

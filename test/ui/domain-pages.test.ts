@@ -129,7 +129,7 @@ describe("domain pages", () => {
     expect(started.status).toBe(303);
     expect(started.location).toMatch(/^\/ui\/crawls\/[0-9a-f-]{36}$/);
     const crawlId = started.location!.split("/").pop()!;
-    expect(svc.runtime.crawls.get(crawlId).options.scan_images).toBe(true);
+    expect((await svc.runtime.crawls.get(crawlId)).options.scan_images).toBe(true);
   });
 
   test("an unknown domain is a 404 page", async () => {

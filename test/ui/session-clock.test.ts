@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
 import { SESSION_TTL_MS, SessionCodec } from "../../src/ui/session.ts";
+import { SignOuts } from "../../src/ui/sign-outs.ts";
 
 /**
  * Session expiry is wall-clock time in a signed cookie (it outlives restarts), read against the clock of the
@@ -29,13 +30,15 @@ describe("session expiry across clock steps", () => {
     expect(codec.read(token, issuedAt + SESSION_TTL_MS + 1)).toBeNull();
   });
 
-  test("a signed-out session stays refused when the clock goes forward past its expiry and back", () => {
+  test("a signed-out session stays refused when the clock goes forward past its expiry and back", async () => {
     const codec = new SessionCodec(randomBytes(32));
+    const signOuts = new SignOuts();
     const { token, session } = codec.issue("0191c2a0-0000-7000-8000-000000000001", issuedAt);
-    codec.end(session, issuedAt + HOUR);
+    await signOuts.end(session, issuedAt + HOUR);
     // Someone else signs out while the clock is a day ahead (which once forgot the first sign-out).
     const other = codec.issue("0191c2a0-0000-7000-8000-000000000002", issuedAt + 24 * HOUR);
-    codec.end(other.session, issuedAt + 24 * HOUR);
-    expect(codec.read(token, issuedAt + 2 * HOUR)).toBeNull();
+    await signOuts.end(other.session, issuedAt + 24 * HOUR);
+    expect(codec.read(token, issuedAt + 2 * HOUR)).not.toBeNull();
+    expect(signOuts.isEnded(session)).toBe(true);
   });
 });

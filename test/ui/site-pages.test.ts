@@ -154,7 +154,7 @@ describe("adding a site", () => {
   });
 
   test("delete asks on a page of its own, then removes the domain and its crawls", async () => {
-    const crawlIds = svc.runtime.crawls.list({ domainId }, 1, 100).items.map((crawl) => crawl.id);
+    const crawlIds = (await svc.runtime.crawls.list({ domainId }, 1, 100)).items.map((crawl) => crawl.id);
     expect(crawlIds.length).toBe(1);
     const ask = await client.get(`/ui/domains/${domainId}/delete`);
     expect(ask.status).toBe(200);
@@ -165,8 +165,8 @@ describe("adding a site", () => {
     expect(deleted.location).toBe("/?notice=deleted");
     expect((await client.get("/?notice=deleted")).html).toContain("Domain deleted, with its crawls and their results.");
     expect((await client.get(`/ui/domains/${domainId}`)).status).toBe(404);
-    const rows = svc.runtime.store.sqlite
-      .query("SELECT (SELECT count(*) FROM crawls WHERE domain_id = ?1) + (SELECT count(*) FROM links WHERE crawl_id = ?2) AS n")
+    const rows = svc.runtime.store
+      .sqlite!.query("SELECT (SELECT count(*) FROM crawls WHERE domain_id = ?1) + (SELECT count(*) FROM links WHERE crawl_id = ?2) AS n")
       .get(domainId, crawlIds[0]!) as { n: number };
     expect(rows.n).toBe(0);
   });

@@ -19,7 +19,7 @@ test("a full disk: the dashboard's form answers a 503 page saying so, with Retry
   svc = await startTestService({}, { startCrawls: false });
   const client = await signedInClient(svc);
   // SQLite refuses to grow the file past this many pages with SQLITE_FULL, as on a full disk.
-  const sqlite = svc.runtime.store.sqlite;
+  const sqlite = svc.runtime.store.sqlite!;
   const pages = (sqlite.query("PRAGMA page_count").get() as { page_count: number }).page_count;
   sqlite.exec(`PRAGMA max_page_count = ${pages}`);
   // Some forms may fit in pages that are free; one of a bounded run will not.

@@ -32,7 +32,7 @@ beforeAll(async () => {
   broken.script({ status: 500 }, { status: 500 });
   const sixDaysAgo = new Date(Date.now() - 6 * 86_400_000).toISOString();
   // Both have been failing for six days; the healthy one is about to succeed.
-  svc.runtime.store.sqlite.query("UPDATE webhooks SET failing_since = ?").run(sixDaysAgo);
+  svc.runtime.store.sqlite!.query("UPDATE webhooks SET failing_since = ?").run(sixDaysAgo);
   await waitForCrawl(svc, await startCrawl(svc, await verifiedDomain(svc, site.url("/"))));
   await healthy.waitFor((requests) => requests.length === 1, 10_000);
   await broken.waitFor((requests) => requests.length === 1, 10_000);
@@ -59,7 +59,7 @@ test("a failure after five days of failures switches the webhook off and kills i
 
 test("a success resets the streak: the healthy webhook stays active", async () => {
   expect(await webhook("healthy")).toMatchObject({ active: true, disabled_reason: null });
-  const row = svc.runtime.store.sqlite.query("SELECT failing_since FROM webhooks WHERE id = ?").get(ids.healthy!) as { failing_since: string | null };
+  const row = svc.runtime.store.sqlite!.query("SELECT failing_since FROM webhooks WHERE id = ?").get(ids.healthy!) as { failing_since: string | null };
   expect(row.failing_since).toBeNull();
 });
 

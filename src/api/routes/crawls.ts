@@ -111,25 +111,25 @@ export function crawlsRouter(service: CrawlsService, basePath: string) {
       c.header("Location", `${basePath}/crawls/${crawl.id}`);
       return c.json({ data: crawl }, 201);
     })
-    .openapi(listCrawls, (c) => {
+    .openapi(listCrawls, async (c) => {
       const { page, limit, domain_id, status } = c.req.valid("query");
-      const { items, total } = service.list({ domainId: domain_id, status }, page, limit);
+      const { items, total } = await service.list({ domainId: domain_id, status }, page, limit);
       return c.json({ data: items, meta: { page, limit, total } }, 200);
     })
-    .openapi(getCrawl, (c) => c.json({ data: service.get(c.req.valid("param").id) }, 200))
+    .openapi(getCrawl, async (c) => c.json({ data: await service.get(c.req.valid("param").id) }, 200))
     .openapi(listLinks, async (c) => {
       const { page, limit, status_code, is_broken } = c.req.valid("query");
       const result = await service.links(c.req.valid("param").id, { statusCode: status_code, isBroken: is_broken }, page, limit);
       return c.json({ data: result.items, meta: { page, limit, total: result.total } }, 200);
     })
-    .openapi(listBroken, (c) => {
+    .openapi(listBroken, async (c) => {
       const { page, limit } = c.req.valid("query");
-      const result = service.broken(c.req.valid("param").id, page, limit);
+      const result = await service.broken(c.req.valid("param").id, page, limit);
       return c.json({ data: result.items, meta: { page, limit, total_broken: result.total } }, 200);
     })
-    .openapi(listChanges, (c) => {
+    .openapi(listChanges, async (c) => {
       const { page, limit } = c.req.valid("query");
-      const result = service.changes(c.req.valid("param").id, page, limit);
+      const result = await service.changes(c.req.valid("param").id, page, limit);
       const meta = {
         page,
         limit,
@@ -142,10 +142,10 @@ export function crawlsRouter(service: CrawlsService, basePath: string) {
       };
       return c.json({ data: result.items, meta }, 200);
     })
-    .openapi(listOrphans, (c) => {
+    .openapi(listOrphans, async (c) => {
       const { page, limit } = c.req.valid("query");
-      const result = service.orphans(c.req.valid("param").id, page, limit);
+      const result = await service.orphans(c.req.valid("param").id, page, limit);
       return c.json({ data: result.items, meta: { page, limit, total: result.total } }, 200);
     })
-    .openapi(cancelCrawl, (c) => c.json({ data: service.cancel(c.req.valid("param").id) }, 200));
+    .openapi(cancelCrawl, async (c) => c.json({ data: await service.cancel(c.req.valid("param").id) }, 200));
 }

@@ -10,13 +10,20 @@ import { jsonContent } from "../../http/schemas/common.ts";
  */
 
 const node = z.string().openapi({ description: "the name of the node that answered (cluster.node_name, or its host name)" });
-const HealthSchema = z.object({ status: z.literal("ok"), version: z.string(), node }).openapi("Health");
+const store = z.enum(["sqlite", "postgres"]).openapi({ description: "the store's engine: the SQLite file (storage.path) or PostgreSQL (storage.url)" });
+const HealthSchema = z.object({ status: z.literal("ok"), version: z.string(), node, store }).openapi("Health");
 const UnavailableSchema = z
-  .object({ status: z.literal("unavailable"), node, reason: z.string().openapi({ description: "what is wrong, naming the store file" }) })
+  .object({
+    status: z.literal("unavailable"),
+    node,
+    store,
+    reason: z.string().openapi({ description: "what is wrong, naming the store file or the PostgreSQL server and database" }),
+  })
   .openapi("Unavailable");
 
 /** What /healthz asks about the store: the problem, or null when it can serve. */
 export interface StoreCheck {
+  readonly engine: "sqlite" | "postgres";
   problem(): string | null;
 }
 
@@ -32,10 +39,10 @@ const health = createRoute({
 });
 
 /** The health router over `store`'s check, answering as node `node`. */
-export function healthRouter(store: StoreCheck, node: string) {
+export function healthRouter(check: StoreCheck, node: string) {
   return new OpenAPIHono<AppEnv>().openapi(health, (c) => {
-    const reason = store.problem();
-    if (reason !== null) return c.json({ status: "unavailable" as const, node, reason }, 503);
-    return c.json({ status: "ok" as const, version: VERSION, node }, 200);
+    const reason = check.problem();
+    if (reason !== null) return c.json({ status: "unavailable" as const, node, store: check.engine, reason }, 503);
+    return c.json({ status: "ok" as const, version: VERSION, node, store: check.engine }, 200);
   });
 }

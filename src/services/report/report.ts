@@ -8,8 +8,12 @@ import type { CrawlDetailView, LinkView, OrphanPageView } from "../crawl-view.ts
  * renderings. Pure: the caller gathers the data, these
  * functions only turn it into text, so every format shows the same links and the same totals. A big site has
  * hundreds of thousands of links, so the links are a stream read from the store and each rendering is a
- * stream of text chunks: neither is ever held whole in memory.
+ * stream of text chunks: neither is ever held whole in memory. The links come in the store's batches and a
+ * rendering awaits once per batch, never per link.
  */
+
+/** A stream of items in batches, as the store reads them (a plain array of batches in tests). */
+export type Batches<T> = AsyncIterable<readonly T[]> | Iterable<readonly T[]>;
 
 export interface CheckReport {
   url: string;
@@ -37,11 +41,11 @@ export interface CheckReport {
     orphan_pages?: number | null;
   };
   /** The reported links in report order; each call streams them again from the start. */
-  links: () => Iterable<LinkView>;
+  links: () => Batches<LinkView>;
   /** The broken ones among them, in the same order, read without the rest (the text and markdown reports). */
-  brokenLinks: () => Iterable<LinkView>;
+  brokenLinks: () => Batches<LinkView>;
   /** The reported orphan pages (`--sitemap`): listed in a sitemap, linked from no crawled page; streamed like links. */
-  orphans?: () => Iterable<OrphanPageView>;
+  orphans?: () => Batches<OrphanPageView>;
 }
 
 /** A report's summary from a crawl's detail, with how many links (and broken ones) the report itself holds. */
@@ -66,7 +70,7 @@ export function reportSummary(detail: CrawlDetailView, reported: { links: number
   };
 }
 
-function orphansOf(report: CheckReport): Iterable<OrphanPageView> {
+function orphansOf(report: CheckReport): Batches<OrphanPageView> {
   return report.orphans?.() ?? [];
 }
 
@@ -74,7 +78,7 @@ export const FORMATS = ["text", "json", "jsonl", "csv", "junit", "markdown"] as 
 export type ReportFormat = (typeof FORMATS)[number];
 
 /** The report in `format` as chunks of text, ending with a newline. */
-export function renderReport(report: CheckReport, format: ReportFormat): Iterable<string> {
+export function renderReport(report: CheckReport, format: ReportFormat): AsyncIterable<string> {
   return renderFormat(visibleReport(report), format);
 }
 
@@ -90,8 +94,8 @@ function visibleLink<T extends Pick<LinkView, "error" | "warning"> & { link_text
   return { ...link, ...(link.link_text !== undefined && { link_text: visibleText(text) }), error: visible(link.error), warning: visible(link.warning) };
 }
 
-function* mapped<T>(items: Iterable<T>, map: (item: T) => T): Generator<T> {
-  for (const item of items) yield map(item);
+async function* mapped<T>(batches: Batches<T>, map: (item: T) => T): AsyncGenerator<T[]> {
+  for await (const batch of batches) yield batch.map(map);
 }
 
 /**
@@ -110,10 +114,14 @@ function visibleReport(report: CheckReport): CheckReport {
   };
 }
 
-function renderFormat(report: CheckReport, format: ReportFormat): Iterable<string> {
+async function* whole(text: Promise<string>): AsyncGenerator<string> {
+  yield await text;
+}
+
+function renderFormat(report: CheckReport, format: ReportFormat): AsyncIterable<string> {
   switch (format) {
     case "text":
-      return [text(report)];
+      return whole(text(report));
     case "json":
       return json(report);
     case "jsonl":
@@ -123,7 +131,7 @@ function renderFormat(report: CheckReport, format: ReportFormat): Iterable<strin
     case "junit":
       return junit(report);
     case "markdown":
-      return [markdown(report)];
+      return whole(markdown(report));
   }
 }
 
@@ -132,21 +140,29 @@ function renderFormat(report: CheckReport, format: ReportFormat): Iterable<strin
  * A line per link keeps the report greppable, and smaller and faster to write than indenting every field
  * (bench/README.md, "Crawl time and its growth").
  */
-function* json(report: CheckReport): Generator<string> {
+async function* json(report: CheckReport): AsyncGenerator<string> {
   const { url, options, summary } = report;
   yield `${JSON.stringify({ url, options, summary }, null, 2).slice(0, -2)},\n  "links": [`;
   let first = true;
-  for (const link of report.links()) {
-    yield `${first ? "" : ","}\n    ${JSON.stringify(link)}`;
-    first = false;
+  for await (const batch of report.links()) {
+    let chunk = "";
+    for (const link of batch) {
+      chunk += `${first ? "" : ","}\n    ${JSON.stringify(link)}`;
+      first = false;
+    }
+    yield chunk;
   }
   yield first ? "]" : "\n  ]";
   if (report.orphans !== undefined) {
     yield `,\n  "orphans": [`;
     first = true;
-    for (const orphan of orphansOf(report)) {
-      yield `${first ? "" : ","}\n    ${JSON.stringify(orphan)}`;
-      first = false;
+    for await (const batch of orphansOf(report)) {
+      let chunk = "";
+      for (const orphan of batch) {
+        chunk += `${first ? "" : ","}\n    ${JSON.stringify(orphan)}`;
+        first = false;
+      }
+      yield chunk;
     }
     yield first ? "]" : "\n  ]";
   }
@@ -159,11 +175,11 @@ function* json(report: CheckReport): Generator<string> {
  * `{"type":"summary","url","options","summary"}` (the JSON report's head). A reader can take each line as it
  * comes, and a missing summary line tells a cut-off file from a complete one.
  */
-function* jsonLines(report: CheckReport): Generator<string> {
+async function* jsonLines(report: CheckReport): AsyncGenerator<string> {
   const { url, options, summary } = report;
   // The link's own JSON with the type spliced in: one stringify of one object shape per link.
-  for (const link of report.links()) yield `{"type":"link",${JSON.stringify(link).slice(1)}\n`;
-  for (const orphan of orphansOf(report)) yield `{"type":"orphan",${JSON.stringify(orphan).slice(1)}\n`;
+  for await (const batch of report.links()) yield batch.map((link) => `{"type":"link",${JSON.stringify(link).slice(1)}\n`).join("");
+  for await (const batch of orphansOf(report)) yield batch.map((orphan) => `{"type":"orphan",${JSON.stringify(orphan).slice(1)}\n`).join("");
   for (const message of summary.warnings) yield `${JSON.stringify({ type: "warning", message })}\n`;
   yield `${JSON.stringify({ type: "summary", url, options, summary })}\n`;
 }
@@ -173,12 +189,14 @@ function why(link: Pick<LinkView, "error" | "status_code">): string {
 }
 
 /** Broken links grouped by the page they are on, in report order. */
-function brokenBySource(report: CheckReport): Map<string, LinkView[]> {
+async function brokenBySource(report: CheckReport): Promise<Map<string, LinkView[]>> {
   const groups = new Map<string, LinkView[]>();
-  for (const link of report.brokenLinks()) {
-    const group = groups.get(link.source_url) ?? [];
-    group.push(link);
-    groups.set(link.source_url, group);
+  for await (const batch of report.brokenLinks()) {
+    for (const link of batch) {
+      const group = groups.get(link.source_url) ?? [];
+      group.push(link);
+      groups.set(link.source_url, group);
+    }
   }
   return groups;
 }
@@ -195,19 +213,21 @@ function summaryLine(report: CheckReport): string {
   );
 }
 
-function text(report: CheckReport): string {
+async function text(report: CheckReport): Promise<string> {
   const lines = [`linkpatrol check ${report.url}`, `checked: ${describeOptions(report.options)}`, summaryLine(report)];
   if (report.summary.error !== null) lines.push(`crawl ${report.summary.status}: ${report.summary.error}`);
   for (const warning of report.summary.warnings) lines.push(`warning: ${warning}`);
-  for (const [source, links] of brokenBySource(report)) {
+  for (const [source, links] of await brokenBySource(report)) {
     lines.push("", source);
     for (const link of links) lines.push(`  ✗ ${link.url}  ${why(link)}${link.link_text ? `  "${link.link_text}"` : ""}`);
   }
   let heading = false;
-  for (const orphan of orphansOf(report)) {
-    if (!heading) lines.push("", "orphan pages (listed in a sitemap, linked from no crawled page):");
-    heading = true;
-    lines.push(`  ○ ${orphan.url}  ${orphan.is_broken ? `✗ ${why(orphan)}` : why(orphan)}`);
+  for await (const batch of orphansOf(report)) {
+    for (const orphan of batch) {
+      if (!heading) lines.push("", "orphan pages (listed in a sitemap, linked from no crawled page):");
+      heading = true;
+      lines.push(`  ○ ${orphan.url}  ${orphan.is_broken ? `✗ ${why(orphan)}` : why(orphan)}`);
+    }
   }
   return `${lines.join("\n")}\n`;
 }
@@ -228,9 +248,9 @@ function csvField(value: unknown): string {
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
-function* csv(report: CheckReport): Generator<string> {
+async function* csv(report: CheckReport): AsyncGenerator<string> {
   yield `${CSV_COLUMNS.join(",")}\r\n`;
-  for (const link of report.links()) yield `${CSV_COLUMNS.map((column) => csvField(link[column])).join(",")}\r\n`;
+  for await (const batch of report.links()) yield batch.map((link) => `${CSV_COLUMNS.map((column) => csvField(link[column])).join(",")}\r\n`).join("");
 }
 
 function xml(text: string): string {
@@ -245,7 +265,7 @@ function xml(text: string): string {
 }
 
 /** A failed crawl is one failing test case of its own, so a CI dashboard never shows it as an empty green suite. */
-function* junit(report: CheckReport): Generator<string> {
+async function* junit(report: CheckReport): AsyncGenerator<string> {
   const { summary } = report;
   const seconds = (summary.duration_ms / 1000).toFixed(3);
   const failed = summary.status === "failed" ? 1 : 0;
@@ -258,21 +278,23 @@ function* junit(report: CheckReport): Generator<string> {
   ].join("\n");
   // What the crawl checked, and orphan pages (findings, not failures): properties of the suite, before its test cases.
   yield `    <properties>\n      <property name="options" value="${xml(describeOptions(report.options))}"/>\n`;
-  for (const orphan of orphansOf(report)) {
-    yield `      <property name="orphan_page" value="${xml(`${orphan.url} (${why(orphan)})`)}"/>\n`;
+  for await (const batch of orphansOf(report)) {
+    yield batch.map((orphan) => `      <property name="orphan_page" value="${xml(`${orphan.url} (${why(orphan)})`)}"/>\n`).join("");
   }
   yield "    </properties>\n";
   if (failed === 1) {
     const error = xml(summary.error ?? "the crawl failed");
     yield `    <testcase classname="linkpatrol" name="${xml(report.url)}">\n      <failure message="${error}" type="${xml(summary.failure ?? "crawl_failed")}">${error}</failure>\n    </testcase>\n`;
   }
-  for (const link of report.links()) {
-    const open = `    <testcase classname="${xml(link.source_url)}" name="${xml(link.url)}"`;
-    if (!link.is_broken) {
-      yield `${open}/>\n`;
-      continue;
+  for await (const batch of report.links()) {
+    let chunk = "";
+    for (const link of batch) {
+      const open = `    <testcase classname="${xml(link.source_url)}" name="${xml(link.url)}"`;
+      chunk += link.is_broken
+        ? `${open}>\n      <failure message="${xml(why(link))}" type="broken_link">${xml(`${link.kind} "${link.link_text}" on ${link.source_url}: ${why(link)}`)}</failure>\n    </testcase>\n`
+        : `${open}/>\n`;
     }
-    yield `${open}>\n      <failure message="${xml(why(link))}" type="broken_link">${xml(`${link.kind} "${link.link_text}" on ${link.source_url}: ${why(link)}`)}</failure>\n    </testcase>\n`;
+    yield chunk;
   }
   yield "  </testsuite>\n</testsuites>\n";
 }
@@ -290,7 +312,7 @@ function cell(text: string): string {
   return text.replace(/\s+/g, " ").replace(/[!-/:-@[-`{-~]/g, (c) => HTML_ENTITY[c] ?? `\\${c}`);
 }
 
-function markdown(report: CheckReport): string {
+async function markdown(report: CheckReport): Promise<string> {
   const { summary } = report;
   const lines = [
     `## Link check: ${cell(report.url)}`,
@@ -306,17 +328,19 @@ function markdown(report: CheckReport): string {
   for (const warning of summary.warnings) lines.push("", `**Warning:** ${cell(warning)}`);
   if (summary.reported_broken > 0) {
     lines.push("", "| page | link | status | text |", "|---|---|---|---|");
-    for (const link of report.brokenLinks()) {
-      lines.push(`| ${cell(link.source_url)} | ${cell(link.url)} | ${cell(why(link))} | ${cell(link.link_text)} |`);
+    for await (const batch of report.brokenLinks()) {
+      for (const link of batch) lines.push(`| ${cell(link.source_url)} | ${cell(link.url)} | ${cell(why(link))} | ${cell(link.link_text)} |`);
     }
   } else if (summary.status !== "failed") {
     lines.push("", "No broken links.");
   }
   let heading = false;
-  for (const orphan of orphansOf(report)) {
-    if (!heading) lines.push("", "**Orphan pages** (listed in a sitemap, linked from no crawled page):", "", "| page | status |", "|---|---|");
-    heading = true;
-    lines.push(`| ${cell(orphan.url)} | ${cell(why(orphan))}${orphan.is_broken ? " (broken)" : ""} |`);
+  for await (const batch of orphansOf(report)) {
+    for (const orphan of batch) {
+      if (!heading) lines.push("", "**Orphan pages** (listed in a sitemap, linked from no crawled page):", "", "| page | status |", "|---|---|");
+      heading = true;
+      lines.push(`| ${cell(orphan.url)} | ${cell(why(orphan))}${orphan.is_broken ? " (broken)" : ""} |`);
+    }
   }
   return `${lines.join("\n")}\n`;
 }

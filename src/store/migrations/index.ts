@@ -14,6 +14,8 @@ import m11 from "./0011_notification_channels.sql" with { type: "text" };
 import m12 from "./0012_sites.sql" with { type: "text" };
 import m13 from "./0013_fragment_links.sql" with { type: "text" };
 import m14 from "./0014_page_validators.sql" with { type: "text" };
+import m15 from "./0015_cluster.sql" with { type: "text" };
+import m16 from "./0016_shared_sessions_and_limits.sql" with { type: "text" };
 
 /** Every migration in order, with its SQL embedded at build time. */
 export const MIGRATIONS: readonly { tag: string; sql: string }[] = [
@@ -32,4 +34,6 @@ export const MIGRATIONS: readonly { tag: string; sql: string }[] = [
   { tag: "0012_sites", sql: m12 },
   { tag: "0013_fragment_links", sql: m13 },
   { tag: "0014_page_validators", sql: m14 },
+  { tag: "0015_cluster", sql: m15 },
+  { tag: "0016_shared_sessions_and_limits", sql: m16 },
 ];

@@ -1,12 +1,17 @@
-import type { SQL } from "bun";
+import type { ReservedSQL, SQL } from "bun";
 import type { Bindings, Db, Params, RunResult, TransactionOptions } from "../db.ts";
 import { POSTGRES } from "../dialect.ts";
 
 /**
  * The store's Db over Bun.SQL: the repos' statements, written with named `$name` parameters, are rewritten once
- * per statement text to PostgreSQL's `$1..$n` (and cached), and run through the client's pool. The client is
- * opened with `bigint: true`, so an int8 column comes back as a BigInt, told apart from text and turned into a
- * number here: every integer column of the schema is a bigint (schema-from-snapshot.ts), and the repos read numbers.
+ * per statement text to PostgreSQL's `$1..$n` (and cached). The client is opened with `bigint: true`, so an int8
+ * column comes back as a BigInt, told apart from text and turned into a number here: every integer column of the
+ * schema is a bigint (schema-from-snapshot.ts), and the repos read numbers.
+ *
+ * Every statement, and every transaction, runs on a connection reserved from the pool for it alone, one statement
+ * at a time: Bun 1.3.14 pipelines statements that share a connection, and then hands one statement's rows to
+ * another (a simple-protocol query beside a parameterised one: oven-sh/bun#32772) or lets a statement run inside
+ * another caller's transaction (docs/decisions.md, "Bun.SQL: one statement per connection at a time").
  */
 export class PostgresDb implements Db {
   readonly dialect = POSTGRES;
@@ -14,40 +19,132 @@ export class PostgresDb implements Db {
   constructor(private readonly sql: SQL) {}
 
   async all<T>(text: string, params?: Bindings): Promise<T[]> {
-    const rows = (await this.execute(text, params)) as Record<string, unknown>[];
-    return rows.map((row) => decodeRow(row) as T);
+    return this.reserved((connection) => query<T>(connection, text, params));
   }
 
   async get<T>(text: string, params?: Bindings): Promise<T | undefined> {
-    const rows = (await this.execute(text, params)) as Record<string, unknown>[];
-    return rows.length === 0 ? undefined : (decodeRow(rows[0]!) as T);
+    return (await this.all<T>(text, params))[0];
   }
 
   async run(text: string, params?: Bindings): Promise<RunResult> {
-    const result = (await this.execute(text, params)) as unknown as { count: number | null };
-    return { changes: result.count ?? 0 };
+    return this.reserved((connection) => execute(connection, text, params));
   }
 
   /** `options.immediate` asks nothing more here: PostgreSQL locks the rows a transaction writes or reads `FOR SHARE`. */
   transaction<T>(fn: (tx: Db) => Promise<T>, _options?: TransactionOptions): Promise<T> {
-    const inner = this.sql as SQL & { savepoint?: <R>(fn: (sql: SQL) => Promise<R>) => Promise<R> };
-    // Inside a transaction Bun's client offers savepoints (a nested transaction); outside, `begin` takes a connection.
-    if (typeof inner.savepoint === "function") return inner.savepoint((sp) => fn(new PostgresDb(sp)));
-    return this.sql.begin((tx) => fn(new PostgresDb(tx))) as Promise<T>;
+    return this.reserved(async (connection) => {
+      await connection.unsafe("BEGIN");
+      const tx = new PostgresTransaction(connection, 0);
+      try {
+        const result = await fn(tx);
+        await tx.settled();
+        await connection.unsafe("COMMIT");
+        return result;
+      } catch (error) {
+        await tx.settled().catch(() => {});
+        // A lost connection cannot roll back; the server ends the transaction with it.
+        await connection.unsafe("ROLLBACK").catch(() => {});
+        throw error;
+      } finally {
+        tx.close();
+      }
+    });
   }
 
-  private execute(text: string, params: Bindings | undefined) {
-    // Positional values go as they are: their statement was written with `$1..$n` (dialect.param).
-    if (Array.isArray(params)) return this.sql.unsafe(text, params as unknown[]);
-    const named = params as Params | undefined;
-    const statement = positional(text);
-    const values = statement.names.map((name) => {
-      const value = named?.[name];
-      if (value === undefined) throw new RangeError(`no value for $${name} in: ${text}`);
-      return value;
-    });
-    return this.sql.unsafe(statement.text, values);
+  private async reserved<R>(work: (connection: ReservedSQL) => Promise<R>): Promise<R> {
+    const connection = await this.sql.reserve();
+    try {
+      return await work(connection);
+    } finally {
+      connection.release();
+    }
   }
+}
+
+/** A transaction's Db: its statements run one after another on its reserved connection; nested ones are savepoints. */
+class PostgresTransaction implements Db {
+  readonly dialect = POSTGRES;
+  private open = true;
+  /** Settles when the last statement asked of this transaction has. */
+  private last: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly connection: ReservedSQL,
+    private readonly depth: number,
+  ) {}
+
+  close(): void {
+    this.open = false;
+  }
+
+  /** Waits for every statement asked so far (a body that did not await one still has it run before the commit). */
+  async settled(): Promise<void> {
+    await this.last;
+  }
+
+  all<T>(text: string, params?: Bindings): Promise<T[]> {
+    return this.inTurn(() => query<T>(this.connection, text, params));
+  }
+
+  async get<T>(text: string, params?: Bindings): Promise<T | undefined> {
+    return (await this.all<T>(text, params))[0];
+  }
+
+  run(text: string, params?: Bindings): Promise<RunResult> {
+    return this.inTurn(() => execute(this.connection, text, params));
+  }
+
+  transaction<T>(fn: (tx: Db) => Promise<T>, _options?: TransactionOptions): Promise<T> {
+    const name = `nested_${this.depth + 1}`;
+    return this.inTurn(async () => {
+      await this.connection.unsafe(`SAVEPOINT ${name}`);
+      const inner = new PostgresTransaction(this.connection, this.depth + 1);
+      try {
+        const result = await fn(inner);
+        await inner.settled();
+        await this.connection.unsafe(`RELEASE SAVEPOINT ${name}`);
+        return result;
+      } catch (error) {
+        await inner.settled().catch(() => {});
+        await this.connection.unsafe(`ROLLBACK TO SAVEPOINT ${name}`);
+        await this.connection.unsafe(`RELEASE SAVEPOINT ${name}`);
+        throw error;
+      } finally {
+        inner.close();
+      }
+    });
+  }
+
+  /** Runs `work` once every statement asked before it has settled: never two at once on the connection. */
+  private inTurn<R>(work: () => Promise<R>): Promise<R> {
+    if (!this.open) return Promise.reject(new Error("a statement ran on a transaction that has ended"));
+    const next = this.last.then(work, work);
+    this.last = next.catch(() => {});
+    return next;
+  }
+}
+
+async function query<T>(connection: ReservedSQL, text: string, params: Bindings | undefined): Promise<T[]> {
+  const rows = (await send(connection, text, params)) as Record<string, unknown>[];
+  return rows.map((row) => decodeRow(row) as T);
+}
+
+async function execute(connection: ReservedSQL, text: string, params: Bindings | undefined): Promise<RunResult> {
+  const result = (await send(connection, text, params)) as unknown as { count: number | null };
+  return { changes: result.count ?? 0 };
+}
+
+function send(connection: ReservedSQL, text: string, params: Bindings | undefined) {
+  // Positional values go as they are: their statement was written with `$1..$n` (dialect.param).
+  if (Array.isArray(params)) return connection.unsafe(text, params as unknown[]);
+  const named = params as Params | undefined;
+  const statement = positional(text);
+  const values = statement.names.map((name) => {
+    const value = named?.[name];
+    if (value === undefined) throw new RangeError(`no value for $${name} in: ${text}`);
+    return value;
+  });
+  return connection.unsafe(statement.text, values);
 }
 
 /** A statement rewritten for PostgreSQL: its text with `$1..$n`, and the parameter name each number stands for. */

@@ -4,16 +4,23 @@ import { ForbiddenError, UnauthorizedError } from "../../core/errors.ts";
 import type { KeysService } from "../../services/keys.service.ts";
 import { clearSessionCookie, SESSION_COOKIE } from "../session-cookie.ts";
 import type { SessionCodec } from "../session.ts";
+import type { SignOuts } from "../sign-outs.ts";
 import type { UiEnv } from "../ui-env.ts";
 
 /**
  * Who is signed in: a valid, unexpired session cookie whose key still exists and is not revoked, checked on
- * every request, so revoking a key ends its sessions with the next click. Only dashboard routes read the
- * cookie; the API under its base path never does (it takes Bearer keys only).
+ * every request, so revoking a key ends its sessions with the next click; one signed out (on any node sharing the
+ * store) is refused. Only dashboard routes read the cookie; the API under its base path never does (it takes
+ * Bearer keys only).
  */
-export function dashboardSession(keys: KeysService, codec: SessionCodec): MiddlewareHandler<UiEnv> {
+export function dashboardSession(keys: KeysService, codec: SessionCodec, signOuts: SignOuts): MiddlewareHandler<UiEnv> {
   return async function dashboardSessionMiddleware(c, next) {
-    const session = codec.read(getCookie(c, SESSION_COOKIE));
+    let session = codec.read(getCookie(c, SESSION_COOKIE));
+    if (session !== null) {
+      // A boolean from memory is used as it is: the appliance's request pays no await for it.
+      const ended = signOuts.isEnded(session);
+      if (ended === true || (ended !== false && (await ended))) session = null;
+    }
     let viewer = null;
     if (session !== null) {
       try {

@@ -21,11 +21,11 @@ const CONTENT_TYPES: Record<DownloadFormat, string> = {
   jsonl: "application/jsonl; charset=utf-8",
 };
 
-/** Chunks of report text sent per pull of the response stream. */
-const CHUNKS_PER_PULL = 512;
+/** Chunks of report text sent per pull of the response stream (a chunk is a batch of links, or a line of the head). */
+const CHUNKS_PER_PULL = 4;
 
 export async function crawlReport(crawls: CrawlsService, domains: DomainsService, id: string): Promise<CheckReport> {
-  const detail = crawls.get(id);
+  const detail = await crawls.get(id);
   return {
     url: (await domains.get(detail.domain_id)).root_url,
     options: detail.options,
@@ -38,29 +38,29 @@ export async function crawlReport(crawls: CrawlsService, domains: DomainsService
 
 /** The report of the links `filter` selects in crawl `id`. */
 export async function filteredCrawlReport(crawls: CrawlsService, domains: DomainsService, id: string, filter: BrokenTargetFilter): Promise<CheckReport> {
-  const detail = crawls.get(id);
-  const counts = crawls.results.linkCounts(detail.id, filter);
+  const detail = await crawls.get(id);
+  const counts = await crawls.results.linkCounts(detail.id, filter);
   const links = () => crawls.results.allLinks(detail.id, filter);
   return {
     url: (await domains.get(detail.domain_id)).root_url,
     options: detail.options,
     summary: reportSummary(detail, counts),
     links,
-    brokenLinks: function* () {
-      for (const link of links()) if (link.is_broken) yield link;
+    brokenLinks: async function* () {
+      for await (const batch of links()) yield batch.filter((link) => link.is_broken);
     },
   };
 }
 
 /** Answers with the report in `format` as an attachment named after the domain and the crawl. */
 export function reportResponse(c: Context, report: CheckReport, format: DownloadFormat, crawlId: string): Response {
-  const chunks = renderReport(report, format)[Symbol.iterator]();
+  const chunks = renderReport(report, format)[Symbol.asyncIterator]();
   const encoder = new TextEncoder();
   const body = new ReadableStream<Uint8Array>({
-    pull(controller) {
+    async pull(controller) {
       let text = "";
       for (let i = 0; i < CHUNKS_PER_PULL; i++) {
-        const next = chunks.next();
+        const next = await chunks.next();
         if (next.done) {
           if (text !== "") controller.enqueue(encoder.encode(text));
           controller.close();

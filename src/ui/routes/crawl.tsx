@@ -43,12 +43,12 @@ export function crawlRouter(crawls: CrawlsService, domains: DomainsService) {
   const rates = new RecentRates();
 
   /** The live numbers of an active crawl (each read is a sample of its recent rate); null once it ended. */
-  const liveProgress = (crawl: CrawlBriefView) => {
+  const liveProgress = async (crawl: CrawlBriefView) => {
     if (!isActive(crawl)) {
       rates.forget(crawl.id);
       return null;
     }
-    const frontier = crawls.progress(crawl.id);
+    const frontier = await crawls.progress(crawl.id);
     return progressOf(crawl, frontier, rates.observe(crawl.id, crawl.pages_crawled, frontier?.targets_checked ?? 0));
   };
 
@@ -57,31 +57,32 @@ export function crawlRouter(crawls: CrawlsService, domains: DomainsService) {
    * between reads, and the table must show what the counters say. Counts only grow while it runs, so equal
    * counts before and after mean the table saw that same state; after three tries the page says when it read.
    */
-  const consistentRead = <T,>(id: string, table: (crawl: CrawlDetailView) => T): CrawlRead & { table: T } => {
-    let crawl = crawls.get(id);
-    let rows = table(crawl);
+  const consistentRead = async <T,>(id: string, table: (crawl: CrawlDetailView) => Promise<T>): Promise<CrawlRead & { table: T }> => {
+    let crawl = await crawls.get(id);
+    let rows = await table(crawl);
     for (let attempt = 0; attempt < 3 && isActive(crawl); attempt++) {
-      const again = crawls.brief(id);
+      const again = await crawls.brief(id);
       if (again.status === crawl.status && again.broken_links === crawl.broken_links) break;
-      crawl = crawls.get(id);
-      rows = table(crawl);
+      crawl = await crawls.get(id);
+      rows = await table(crawl);
     }
-    const lastCompleted = crawl.status === "failed" ? lastCompletedOf(crawl.domain_id) : null;
-    return { crawl, table: rows, progress: liveProgress(crawl), lastCompleted, notChecked: crawls.notCheckedCount(crawl.id), asOf: new Date().toISOString() };
+    const lastCompleted = crawl.status === "failed" ? await lastCompletedOf(crawl.domain_id) : null;
+    const progress = await liveProgress(crawl);
+    return { crawl, table: rows, progress, lastCompleted, notChecked: await crawls.notCheckedCount(crawl.id), asOf: new Date().toISOString() };
   };
 
-  const lastCompletedOf = (domainId: string): LastCompletedCrawl => {
-    const last = crawls.lastCompleted(domainId);
-    return { crawl: last, pages: last === null ? null : crawls.brief(last.id).pages_crawled };
+  const lastCompletedOf = async (domainId: string): Promise<LastCompletedCrawl> => {
+    const last = await crawls.lastCompleted(domainId);
+    return { crawl: last, pages: last === null ? null : (await crawls.brief(last.id)).pages_crawled };
   };
 
   /** The grouped listing of crawl `crawl` under the filters and view of `query`. */
-  const targetsBody = (crawl: CrawlDetailView, query: Record<string, string>) => {
+  const targetsBody = async (crawl: CrawlDetailView, query: Record<string, string>) => {
     const filters = filtersFrom(query);
     const view = viewFrom(query, TARGET_SORTS);
     const filter = repoFilter(filters);
-    const page = crawls.results.targets(crawl.id, filter, sortingOf(view), view.page, view.size);
-    const hosts = crawls.results.hosts(crawl.id, { ...filter, host: undefined }, HOSTS_SHOWN);
+    const page = await crawls.results.targets(crawl.id, filter, sortingOf(view), view.page, view.size);
+    const hosts = await crawls.results.hosts(crawl.id, { ...filter, host: undefined }, HOSTS_SHOWN);
     return <BrokenTargets crawl={crawl} filters={filters} view={{ ...view, page: page.page }} page={page} hosts={hosts} />;
   };
 
@@ -91,39 +92,39 @@ export function crawlRouter(crawls: CrawlsService, domains: DomainsService) {
     return c.render(<CrawlPage viewer={viewer} {...read} body={body} tab={tab} refused={refused} />, head);
   };
 
-  router.get("/ui/crawls/:id", (c) => {
+  router.get("/ui/crawls/:id", async (c) => {
     const viewer = requireUiScope(c, "crawls:read");
     const query = c.req.query();
-    const read = consistentRead(c.req.param("id"), (crawl) => targetsBody(crawl, query));
+    const read = await consistentRead(c.req.param("id"), (crawl) => targetsBody(crawl, query));
     return crawlPage(c, viewer, read, read.table, "broken");
   });
 
-  router.get("/ui/crawls/:id/targets/:targetId", (c) => {
+  router.get("/ui/crawls/:id/targets/:targetId", async (c) => {
     const viewer = requireUiScope(c, "crawls:read");
-    const crawl = crawls.get(c.req.param("id"));
+    const crawl = await crawls.brief(c.req.param("id"));
     const targetId = c.req.param("targetId");
     if (!/^\d{1,15}$/.test(targetId)) throw new NotFoundError("target", targetId);
-    const target = crawls.results.target(crawl.id, Number(targetId));
+    const target = await crawls.results.target(crawl.id, Number(targetId));
     const filters = filtersFrom(c.req.query());
     const view = viewFrom(c.req.query(), SOURCE_SORTS);
-    const read = consistentRead(crawl.id, (current) => {
-      const page = crawls.results.sources(current.id, target.target_id, repoFilter(filters), sortingOf(view), view.page, view.size);
+    const read = await consistentRead(crawl.id, async (current) => {
+      const page = await crawls.results.sources(current.id, target.target_id, repoFilter(filters), sortingOf(view), view.page, view.size);
       return <TargetSources crawl={current} target={target} filters={filters} view={{ ...view, page: page.page }} page={page} />;
     });
     return crawlPage(c, viewer, read, read.table, "broken");
   });
 
-  router.get("/ui/crawls/:id/changes", (c) => {
+  router.get("/ui/crawls/:id/changes", async (c) => {
     const viewer = requireUiScope(c, "crawls:read");
     const page = Math.max(1, Math.min(1_000_000, Number.parseInt(c.req.query("page") ?? "1", 10) || 1));
-    const read = consistentRead(c.req.param("id"), (crawl) => crawls.changes(crawl.id, page, CHANGES_PER_PAGE));
+    const read = await consistentRead(c.req.param("id"), (crawl) => crawls.changes(crawl.id, page, CHANGES_PER_PAGE));
     return crawlPage(c, viewer, read, <Changes crawl={read.crawl} changes={read.table} page={page} />, "changes");
   });
 
-  router.get("/ui/crawls/:id/progress.json", (c) => {
+  router.get("/ui/crawls/:id/progress.json", async (c) => {
     requireUiScope(c, "crawls:read");
-    const crawl = crawls.brief(c.req.param("id"));
-    const progress = liveProgress(crawl) ?? progressOf(crawl, null, null);
+    const crawl = await crawls.brief(c.req.param("id"));
+    const progress = (await liveProgress(crawl)) ?? progressOf(crawl, null, null);
     return c.json({ ...progress, as_of: new Date().toISOString() });
   });
 
@@ -131,7 +132,7 @@ export function crawlRouter(crawls: CrawlsService, domains: DomainsService) {
     // Without filters the whole crawl, as ever; with any, exactly the links they select.
     router.get(`/ui/crawls/:id/report.${format}`, async (c) => {
       requireUiScope(c, "crawls:read");
-      const id = crawls.get(c.req.param("id")).id;
+      const id = (await crawls.brief(c.req.param("id"))).id;
       const filters: Filters = filtersFrom(c.req.query());
       const report =
         Object.keys(filters).length === 0 ? await crawlReport(crawls, domains, id) : await filteredCrawlReport(crawls, domains, id, repoFilter(filters));
@@ -139,14 +140,14 @@ export function crawlRouter(crawls: CrawlsService, domains: DomainsService) {
     });
   }
 
-  router.post("/ui/crawls/:id/cancel", (c) => {
+  router.post("/ui/crawls/:id/cancel", async (c) => {
     const viewer = requireUiScope(c, "crawls:write");
     const id = c.req.param("id");
     try {
-      crawls.cancel(id);
+      await crawls.cancel(id);
     } catch (error) {
-      return showAgain(c, error, "The crawl was not cancelled.", (problem) => {
-        const read = consistentRead(id, (crawl) => targetsBody(crawl, {}));
+      return showAgain(c, error, "The crawl was not cancelled.", async (problem) => {
+        const read = await consistentRead(id, (crawl) => targetsBody(crawl, {}));
         return crawlPage(c, viewer, read, read.table, "broken", problem);
       });
     }

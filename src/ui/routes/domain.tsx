@@ -45,16 +45,16 @@ export function domainRouter(domains: DomainsService, crawls: CrawlsService) {
   const page = async (c: Context<UiEnv>, viewer: Viewer, id: string, extra: Partial<DomainPageProps> = {}) => {
     const domain = await domains.get(id);
     const readable = can(viewer, "crawls:read");
-    const recent = readable ? crawls.list({ domainId: domain.id }, 1, 10).items : null;
-    const active = crawls.active(domain.id);
+    const recent = readable ? (await crawls.list({ domainId: domain.id }, 1, 10)).items : null;
+    const active = await crawls.active(domain.id);
     const newest = recent?.[0];
     let failed: DomainPageProps["failed"] = null;
     if (newest !== undefined && newest.status === "failed") {
-      const lastCompleted = crawls.lastCompleted(domain.id);
+      const lastCompleted = await crawls.lastCompleted(domain.id);
       failed = {
-        crawl: crawls.brief(newest.id),
+        crawl: await crawls.brief(newest.id),
         lastCompleted,
-        lastCompletedPages: lastCompleted === null ? null : crawls.brief(lastCompleted.id).pages_crawled,
+        lastCompletedPages: lastCompleted === null ? null : (await crawls.brief(lastCompleted.id)).pages_crawled,
       };
     }
     return c.render(<DomainPage viewer={viewer} domain={domain} crawls={recent} active={active} failed={failed} {...extra} />, { title: domain.name });
@@ -70,11 +70,11 @@ export function domainRouter(domains: DomainsService, crawls: CrawlsService) {
   };
 
   /** The confirmation of a domain's delete, with its history's size and the crawl that would stop it. */
-  const deletePage = (c: Context<UiEnv>, viewer: Viewer, domain: Awaited<ReturnType<DomainsService["get"]>>, refused?: Problem) => {
-    const history = crawls.list({ domainId: domain.id }, 1, 1).total;
+  const deletePage = async (c: Context<UiEnv>, viewer: Viewer, domain: Awaited<ReturnType<DomainsService["get"]>>, refused?: Problem) => {
+    const history = (await crawls.list({ domainId: domain.id }, 1, 1)).total;
     const running = [
-      ...crawls.list({ domainId: domain.id, status: "running" }, 1, 1).items,
-      ...crawls.list({ domainId: domain.id, status: "pending" }, 1, 1).items,
+      ...(await crawls.list({ domainId: domain.id, status: "running" }, 1, 1)).items,
+      ...(await crawls.list({ domainId: domain.id, status: "pending" }, 1, 1)).items,
     ][0];
     return c.render(<DeleteDomainPage viewer={viewer} domain={domain} history={history} running={running} refused={refused} />, {
       title: `Delete ${domain.name}?`,

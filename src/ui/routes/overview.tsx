@@ -25,19 +25,21 @@ const text = (value: unknown) => (typeof value === "string" ? value.trim() : "")
 /** The rows of the overview: each domain with its last crawl and its recent crawls for the trend. */
 async function overviewRows(domains: DomainsService, crawls: CrawlsService, page: number) {
   const list = await domains.list(page, DOMAINS_PER_PAGE);
-  const rows = list.items.map((domain) => {
-    const last = domain.last_crawl_id === null ? null : crawls.brief(domain.last_crawl_id);
-    const completed = last?.status === "failed" ? crawls.lastCompleted(domain.id) : null;
-    const shown = last?.status === "failed" ? completed : last;
-    return {
-      domain,
-      last,
-      recent: crawls.list({ domainId: domain.id }, 1, TREND_CRAWLS).items,
-      completed: completed === null ? null : crawls.brief(completed.id),
-      // Broken links the shown crawl did not check are outside its count: the row says so, or a drop reads as fixes.
-      notChecked: shown === null ? 0 : crawls.notCheckedCount(shown.id),
-    };
-  });
+  const rows = await Promise.all(
+    list.items.map(async (domain) => {
+      const last = domain.last_crawl_id === null ? null : await crawls.brief(domain.last_crawl_id);
+      const completed = last?.status === "failed" ? await crawls.lastCompleted(domain.id) : null;
+      const shown = last?.status === "failed" ? completed : last;
+      return {
+        domain,
+        last,
+        recent: (await crawls.list({ domainId: domain.id }, 1, TREND_CRAWLS)).items,
+        completed: completed === null ? null : await crawls.brief(completed.id),
+        // Broken links the shown crawl did not check are outside its count: the row says so, or a drop reads as fixes.
+        notChecked: shown === null ? 0 : await crawls.notCheckedCount(shown.id),
+      };
+    }),
+  );
   return { rows, total: list.total };
 }
 

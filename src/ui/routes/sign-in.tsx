@@ -8,6 +8,7 @@ import { SignInPage } from "../pages/sign-in-page.tsx";
 import { clearSessionCookie, clearSignInCookie, setSessionCookie, setSignInCookie, SIGN_IN_COOKIE } from "../session-cookie.ts";
 import { SessionCodec } from "../session.ts";
 import type { SignInBackoff } from "../sign-in-backoff.ts";
+import type { SignOuts } from "../sign-outs.ts";
 import type { UiEnv } from "../ui-env.ts";
 
 /**
@@ -15,6 +16,7 @@ import type { UiEnv } from "../ui-env.ts";
  * never its secret) and sign out. The sign-in form carries a token bound to a short-lived nonce cookie, so
  * another site cannot sign a browser in under a key of its own choosing. Failed attempts back off per address and
  * per key prefix (sign-in-backoff.ts): while either waits, an attempt is answered 429 without checking the key.
+ * Sign-out is recorded where every node sharing the store reads it (sign-outs.ts).
  */
 
 /** Only local paths may be returned to after sign-in (no open redirect). */
@@ -22,7 +24,7 @@ function localPath(next: string | undefined): string {
   return next !== undefined && /^\/(?!\/)[A-Za-z0-9/._~%?=&-]*$/.test(next) && !next.includes("\\") ? next : "/";
 }
 
-export function signInRouter(keys: KeysService, codec: SessionCodec, backoff: SignInBackoff) {
+export function signInRouter(keys: KeysService, codec: SessionCodec, backoff: SignInBackoff, signOuts: SignOuts) {
   const router = new Hono<UiEnv>();
 
   const form = (c: Context<UiEnv>, next: string, error?: string, status: 200 | 401 | 403 | 429 = 200) => {
@@ -77,7 +79,7 @@ export function signInRouter(keys: KeysService, codec: SessionCodec, backoff: Si
     if (viewer !== null && !codec.csrfValid(viewer.session, typeof body._csrf === "string" ? body._csrf : undefined)) {
       throw new ForbiddenError("missing or wrong form token (CSRF)");
     }
-    if (viewer !== null) codec.end(viewer.session);
+    if (viewer !== null) await signOuts.end(viewer.session);
     clearSessionCookie(c);
     return c.redirect("/ui/sign-in", 303);
   });
