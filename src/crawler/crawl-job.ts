@@ -7,7 +7,6 @@ import { createLogger, type Logger, type LogLevel } from "../core/logger.ts";
 import { crawlerFetchOptions } from "../net/crawler-fetch-options.ts";
 import type { Resolve } from "../net/resolve.ts";
 import { CrawlsRepo } from "../store/crawls.repo.ts";
-import { LinksRepo } from "../store/links.repo.ts";
 import type { Db } from "../store/db.ts";
 import { openDatabase } from "../store/sqlite.ts";
 import { SqliteDb } from "../store/sqlite-db.ts";
