@@ -99,6 +99,25 @@ for (const dialect of DIALECTS) {
       ]);
     });
 
+    test("targets beyond what memory holds are found in the store and wait in crawl_waiting, across a restart", async () => {
+      const small = new Frontier(store.db, { maxKnownTargets: 3 });
+      await small.seed(CRAWL, ROOT);
+      const [root] = await small.pull(CRAWL, 0, 10);
+      const shared = ["s0", "s1", "s2", "s3", "s4", "s5"];
+      await small.commit(CRAWL, [page(root!, shared)], LIMITS);
+      const queued = await small.pull(CRAWL, root!.id, 100);
+      await small.commit(CRAWL, [page(queued[0]!, shared), page(queued[1]!, shared)], LIMITS);
+      // A restart: what waits for what is rebuilt from the links, the targets past memory's room in crawl_waiting.
+      const resumed = new Frontier(store.db, { maxKnownTargets: 3 });
+      const left = (await resumed.pull(CRAWL, queued[1]!.id, 100)).filter((target) => target.url.includes("/s"));
+      expect(left.map((target) => target.url)).toEqual(shared.slice(2).map((path) => `${ROOT}${path}`));
+      await resumed.commit(CRAWL, [plain(left[0]!, gone), ...left.slice(1).map((target) => plain(target))], LIMITS);
+      // 1 + 2 pages x 6 links, all to checked targets now; s2's three links broken.
+      expect(await counts()).toMatchObject({ pages_crawled: 3, total_links: 18, broken_links: 3 });
+      expect(await store.db.get<{ n: number }>("SELECT COUNT(*) AS n FROM crawl_waiting")).toEqual({ n: 0 });
+      expect(await store.db.get<{ n: number }>("SELECT COUNT(*) AS n FROM crawl_targets")).toEqual({ n: 7 });
+    });
+
     test("a page past max_pages is checked, not parsed, and marks the crawl truncated", async () => {
       await frontier.seed(CRAWL, ROOT);
       const [root] = await frontier.pull(CRAWL, 0, 10);
