@@ -39,6 +39,7 @@ import { loadSessionSecret, loadSharedSessionSecret } from "./ui/session-secret.
 import { SignOuts } from "./ui/sign-outs.ts";
 import { SharedTokenBuckets } from "./http/shared-buckets.ts";
 import { SecretsRepo } from "./store/secrets.repo.ts";
+import { ScheduleRunsRepo } from "./store/schedule-runs.repo.ts";
 import { EndedSessionsRepo } from "./store/ended-sessions.repo.ts";
 import { RateBucketsRepo } from "./store/rate-buckets.repo.ts";
 import { nodeNameOf } from "./config/node-name.ts";
@@ -236,6 +237,7 @@ function buildRuntime(config: Config, store: ServiceStore, options: RuntimeOptio
     onProgress: (progress) => metrics.recordCrawlProgress(progress),
   });
   const crawls = new CrawlsService({ repo: crawlsRepo, links: linksRepo, domains, runner: crawlPool });
+  const scheduleRuns = new ScheduleRunsRepo(store.db);
   const scheduler: CrawlScheduler = new CrawlScheduler({
     domains: async () =>
       (await domains.scheduled()).map((row) => ({
@@ -253,6 +255,15 @@ function buildRuntime(config: Config, store: ServiceStore, options: RuntimeOptio
     lastScheduledAt: (domainId) => crawlsRepo.lastScheduledAt(domainId),
     catchUp: config.scheduler.catch_up,
     logger,
+    ...(store.engine === "postgres" && {
+      fireOnce: async (domainId: string, dueAt: Date) => {
+        if (!(await scheduleRuns.fireOnce(domainId, dueAt, nodeName))) return false;
+        // The rows only need to outlive the nodes' disagreement about a run: a week is ample, and keeps the table small.
+        await scheduleRuns.pruneBefore(new Date(dueAt.getTime() - 7 * 86_400_000));
+        return true;
+      },
+      reloadEveryMs: config.cluster.lease,
+    }),
   });
   const retention = new RetentionPruner({
     repo: new RetentionRepo(store.db),

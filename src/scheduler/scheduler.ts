@@ -2,7 +2,7 @@ import { Cron } from "croner";
 import { CrawlInProgressError, DomainNotVerifiedError, NotFoundError } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
 import type { CrawlOptions } from "../core/crawl-options.ts";
-import { nextRunOf } from "../services/schedule.ts";
+import { nextRunOf, runAtOrBefore } from "../services/schedule.ts";
 import { ClockStepGuard, type Clocks } from "./clock-step-guard.ts";
 
 /**
@@ -36,6 +36,13 @@ interface SchedulerDeps {
   logger: Logger;
   /** The clocks the step guard reads (tests); the system's by default. */
   clocks?: Clocks;
+  /**
+   * Several nodes on one store: true for exactly one node per domain and due time (store/schedule-runs.repo.ts),
+   * which alone starts the run. Absent on the appliance.
+   */
+  fireOnce?: (domainId: string, dueAt: Date) => Promise<boolean>;
+  /** Several nodes: schedules set through another node are read again this often. */
+  reloadEveryMs?: number;
 }
 
 export class CrawlScheduler {
@@ -44,6 +51,9 @@ export class CrawlScheduler {
   /** Counts reloads and stops: a reload whose read of the store was overtaken by a newer one leaves the jobs alone. */
   private generation = 0;
   private readonly guard: ClockStepGuard;
+  /** The schedules the jobs were made from, as read (JSON); null before the first load. */
+  private loaded: string | null = null;
+  private reloadTimer: ReturnType<typeof setInterval> | null = null;
 
   constructor(private readonly deps: SchedulerDeps) {
     this.guard = new ClockStepGuard(deps.clocks);
@@ -53,6 +63,10 @@ export class CrawlScheduler {
   async start(): Promise<void> {
     this.running = true;
     await this.reload();
+    if (this.deps.reloadEveryMs !== undefined && this.reloadTimer === null) {
+      this.reloadTimer = setInterval(() => void this.reload(), this.deps.reloadEveryMs);
+      this.reloadTimer.unref();
+    }
     if (!this.deps.catchUp || !this.running) return;
     const now = new Date();
     for (const domain of await this.deps.domains()) {
@@ -61,7 +75,7 @@ export class CrawlScheduler {
         .sort()
         .at(-1)!;
       const missed = nextRunOf(domain.schedule, domain.timezone, new Date(since));
-      if (missed !== null && missed < now) await this.fire(domain, "catch-up");
+      if (missed !== null && missed < now) await this.fire(domain, "catch-up", missed);
     }
   }
 
@@ -78,11 +92,19 @@ export class CrawlScheduler {
     }
     // Two reloads may overlap while the store answers: only the newest replaces the jobs, so no job is made twice.
     if (!this.running || generation !== this.generation) return;
+    // Unchanged schedules keep their jobs: a periodic reload (several nodes) must not drop a run due meanwhile.
+    const loaded = JSON.stringify(domains);
+    if (loaded === this.loaded) return;
+    this.loaded = loaded;
     for (const job of this.jobs) job.stop();
     this.guard.retain(new Set(domains.map((domain) => domain.id)));
     this.jobs = domains.map(
       (domain) =>
-        new Cron(domain.schedule, { timezone: domain.timezone ?? undefined, protect: true, name: domain.id }, () => void this.fire(domain, "schedule")),
+        new Cron(
+          domain.schedule,
+          { timezone: domain.timezone ?? undefined, protect: true, name: domain.id },
+          () => void this.fire(domain, "schedule", runAtOrBefore(domain.schedule, domain.timezone) ?? new Date()),
+        ),
     );
     this.deps.logger.debug("schedules loaded", { jobs: this.jobs.length });
   }
@@ -90,11 +112,14 @@ export class CrawlScheduler {
   stop(): void {
     this.running = false;
     this.generation++;
+    if (this.reloadTimer !== null) clearInterval(this.reloadTimer);
+    this.reloadTimer = null;
     for (const job of this.jobs) job.stop();
     this.jobs = [];
+    this.loaded = null;
   }
 
-  private async fire(domain: ScheduledDomain, reason: "schedule" | "catch-up"): Promise<void> {
+  private async fire(domain: ScheduledDomain, reason: "schedule" | "catch-up", dueAt: Date): Promise<void> {
     const { logger } = this.deps;
     const storedLastRun = await this.deps.lastScheduledAt(domain.id);
     if (!this.guard.admit(domain, () => storedLastRun)) {
@@ -102,6 +127,10 @@ export class CrawlScheduler {
       return;
     }
     try {
+      if (this.deps.fireOnce !== undefined && !(await this.deps.fireOnce(domain.id, dueAt))) {
+        logger.debug("scheduled run started by another node", { domain: domain.name, due_at: dueAt.toISOString(), reason });
+        return;
+      }
       const crawl = await this.deps.startCrawl(domain.id, domain.options);
       logger.info("scheduled crawl queued", { domain: domain.name, crawl_id: crawl.id, reason });
     } catch (error) {

@@ -56,8 +56,17 @@ export class KeysService {
    */
   async bootstrap(configured: string | null): Promise<{ key: ApiKeyView; secret: string; generated: boolean } | null> {
     if ((await this.repo.count()) > 0) return null;
-    if (configured !== null) return { ...(await this.insertKey("bootstrap", ["admin"], configured)), generated: false };
-    return { ...(await this.create("bootstrap", ["admin"])), generated: true };
+    const secret = configured ?? generateKeySecret();
+    // Nodes starting at once on an empty store (a cluster): one makes the key, the others find it made.
+    const row = await this.repo.insertFirst({
+      id: newId(),
+      name: "bootstrap",
+      prefix: displayPrefix(secret),
+      hash: hashKeySecret(secret),
+      scopes: ["admin"],
+      created_at: new Date().toISOString(),
+    });
+    return row === undefined ? null : { key: toView(row), secret, generated: configured === null };
   }
 
   async list(): Promise<ApiKeyView[]> {

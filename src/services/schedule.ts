@@ -48,3 +48,16 @@ export function nextRunOf(expression: string, timezone: string | null, from = ne
     job.stop();
   }
 }
+
+/**
+ * The schedule's latest run at or before `at`: the nominal time a run that fires now stands for (a node's timer
+ * fires a little after it), the same on every node however late each fires.
+ */
+export function runAtOrBefore(expression: string, timezone: string | null, at = new Date()): Date | null {
+  const job = new Cron(expression.trim(), { paused: true, timezone: timezone ?? undefined });
+  try {
+    return job.previousRuns(1, new Date(at.getTime() + 1))[0] ?? null;
+  } finally {
+    job.stop();
+  }
+}

@@ -40,6 +40,21 @@ export class KeysRepo {
     return toKey(raw)!;
   }
 
+  /**
+   * Inserts the store's first key, or nothing when another process made it meanwhile (undefined): the first to
+   * record the marker row makes it; a second waits on that row's commit, then finds it taken.
+   */
+  async insertFirst(row: Omit<ApiKeyRecord, "last_used_at" | "revoked_at">): Promise<ApiKeyRecord | undefined> {
+    return this.db.transaction(async (tx) => {
+      const marked = await tx.get("INSERT INTO store_secrets (name, value) VALUES ('bootstrap_key', $id) ON CONFLICT DO NOTHING RETURNING name", {
+        id: row.id,
+      });
+      if (marked === undefined) return undefined;
+      if (((await tx.get<{ n: number }>("SELECT COUNT(*) AS n FROM api_keys"))?.n ?? 0) > 0) return undefined;
+      return new KeysRepo(tx).insert(row);
+    });
+  }
+
   async findByHash(hash: string): Promise<ApiKeyRecord | undefined> {
     return toKey(await this.db.get<RawKey>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE hash = $hash`, { hash }));
   }
