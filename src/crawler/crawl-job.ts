@@ -12,7 +12,7 @@ import { openDatabase } from "../store/sqlite.ts";
 import { SqliteDb } from "../store/sqlite-db.ts";
 import { leasedFence } from "../store/crawl-fence.ts";
 import { LeaseLostError, type HeldLease } from "../store/leases.repo.ts";
-import { connectPostgres } from "../store/postgres/connect.ts";
+import { connectPostgres, postgresTarget } from "../store/postgres/connect.ts";
 import { PostgresDb } from "../store/postgres/postgres-db.ts";
 import { StoreFile, type FileIdentity } from "../store/store-file.ts";
 import { runCrawl, type CrawlProgress } from "./crawl.ts";
@@ -110,7 +110,7 @@ export async function executeCrawlJob(crawlId: string, settings: CrawlJobSetting
     }
     const failure = storeWriteFailure(error);
     if (failure === null) throw error;
-    const reason = describeStoreWriteFailure(failure, settings.dbPath);
+    const reason = describeStoreWriteFailure(failure, settings.storeUrl == null ? settings.dbPath : postgresTarget(settings.storeUrl).shown);
     logger.warn("crawl paused: the store refused a write", { crawl_id: crawlId, reason });
     return { kind: "paused", reason };
   }

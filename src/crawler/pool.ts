@@ -223,9 +223,13 @@ export class CrawlPool {
       const claimed = await claimNextCrawl(this.options.repo, new Date().toISOString());
       return claimed === undefined ? undefined : { id: claimed.id, lease: null };
     }
+    const leases = new LeasesRepo(cluster.db);
+    // Crawls this node holds but runs no job for (its job paused while the database was out of reach): resumed
+    // under the same lease, which the heartbeat kept alive.
+    const own = (await leases.heldBy(cluster.node, CRAWL_LEASE)).find((lease) => free(lease.key));
+    if (own !== undefined) return { id: own.key, lease: { kind: CRAWL_LEASE, key: own.key, node: cluster.node, fence: own.fence } };
     // Running crawls no live node holds (their node died or stopped): taken up with a new fence, so the old
     // holder's writes are refused from now on.
-    const leases = new LeasesRepo(cluster.db);
     for (const id of (await leases.unheldRunningCrawls(await storeNow(cluster.db), this.options.size * 4)).filter(free)) {
       const fence = await leases.claim(CRAWL_LEASE, id, cluster.node, cluster.leaseMs, await storeNow(cluster.db));
       if (fence !== null) return { id, lease: { kind: CRAWL_LEASE, key: id, node: cluster.node, fence } };
@@ -258,6 +262,10 @@ export class CrawlPool {
    */
   private async settle(crawlId: string, end: JobEnd, lease: HeldLease | null): Promise<string | null> {
     if (end.kind === "paused") return end.reason;
+    // The crawl was no longer running when its job looked (ended or deleted elsewhere): its lease is nobody's work.
+    if (end.kind === "gone" && lease !== null && this.options.cluster != null) {
+      await new LeasesRepo(this.options.cluster.db).finish(lease.kind, lease.key, lease.node, lease.fence).catch(() => false);
+    }
     if (end.kind !== "crashed" || this.stopping) return null;
     this.options.logger.error("crawl job crashed", { crawl_id: crawlId, error: end.error });
     try {

@@ -110,6 +110,11 @@ export class LeasesRepo {
     return result.changes > 0;
   }
 
+  /** The leases of `kind` that `node` holds, whatever their expiry. */
+  async heldBy(node: string, kind: string): Promise<Lease[]> {
+    return this.db.all<Lease>(`SELECT ${LEASE_COLUMNS} FROM work_leases WHERE holder = $node AND kind = $kind ORDER BY key`, { node, kind });
+  }
+
   /** The work is over, whoever held it (a crawl ended by a cancel on another node): its lease goes. */
   async forget(kind: string, key: string): Promise<void> {
     await this.db.run("DELETE FROM work_leases WHERE kind = $kind AND key = $key", { kind, key });

@@ -1,4 +1,5 @@
 import { StoreUnavailableError } from "../core/errors.ts";
+import { failureKind } from "./postgres/postgres-health.ts";
 import { StoreFileLostError } from "./store-file.ts";
 
 /**
@@ -9,7 +10,7 @@ import { StoreFileLostError } from "./store-file.ts";
  */
 
 /** Why the store refused a write. */
-export type StoreWriteFailure = "disk_full" | "io_error" | "file_lost";
+export type StoreWriteFailure = "disk_full" | "io_error" | "file_lost" | "unreachable";
 
 /** The kind of store write failure `error` is, or null when it is something else. */
 export function storeWriteFailure(error: unknown): StoreWriteFailure | null {
@@ -18,6 +19,8 @@ export function storeWriteFailure(error: unknown): StoreWriteFailure | null {
   if (code === "SQLITE_FULL") return "disk_full";
   // SQLITE_IOERR_WRITE, _FSYNC, _TRUNCATE…: a file-size limit, a failing disk, a read-only remount.
   if (code.startsWith("SQLITE_IOERR")) return "io_error";
+  // A PostgreSQL store: the connection lost, the server shutting down, out of space or read-only.
+  if (failureKind(error) !== null) return "unreachable";
   return null;
 }
 
@@ -30,6 +33,8 @@ export function describeStoreWriteFailure(failure: StoreWriteFailure, path: stri
       return `the store ${path} cannot be written (disk I/O error)`;
     case "file_lost":
       return `the store ${path} was deleted, moved or replaced while the service ran`;
+    case "unreachable":
+      return `the store ${path} could not be reached, or refused the write`;
   }
 }
 
@@ -44,5 +49,7 @@ export function storeUnavailable(failure: StoreWriteFailure): StoreUnavailableEr
       return new StoreUnavailableError(
         "the store's file was deleted, moved or replaced while the service ran: writes are refused until the operator puts it back and restarts the service; reads still work",
       );
+    case "unreachable":
+      return new StoreUnavailableError("the store's database could not be reached, or refused the write; nothing was changed: try again later");
   }
 }

@@ -13,7 +13,8 @@ import { startServeProcess, writeServeConfig, type ServeProcess } from "./serve-
 export interface ClusterNodes {
   url: string;
   configFile: string;
-  start(name: string): ServeProcess;
+  /** Starts node `name`; `url` reaches the store as another role (default: the database's own URL). */
+  start(name: string, url?: string): ServeProcess;
   stopAll(): Promise<void>;
 }
 
@@ -25,8 +26,8 @@ export async function clusterNodes(key: string, extra: string[] = [], crawler = 
   return {
     url: database.url,
     configFile,
-    start(name) {
-      const node = startServeProcess(configFile, [], { LINKPATROL_STORAGE_URL: database.url, LINKPATROL_CLUSTER_NODE_NAME: name });
+    start(name, url = database.url) {
+      const node = startServeProcess(configFile, [], { LINKPATROL_STORAGE_URL: url, LINKPATROL_CLUSTER_NODE_NAME: name });
       started.push(node);
       return node;
     },
