@@ -78,8 +78,11 @@ describe.skipIf(!HAS_POSTGRES)("a node cut off from the database", () => {
       }
       expect(crawl).toMatchObject({ status: "completed", pages_crawled: PAGES + 1 });
       const health = async () => (await fetch(`${baseA.replace(/\/v1$/, "")}/healthz`, { signal: AbortSignal.timeout(5_000) })).status;
-      let status = 0;
-      for (let i = 0; i < 100 && (status = await health()) !== 200; i++) await Bun.sleep(100);
+      let status = await health();
+      for (let i = 0; i < 100 && status !== 200; i++) {
+        await Bun.sleep(100);
+        status = await health();
+      }
       expect(status).toBe(200);
       expect((await api(baseA, "GET", `/crawls/${crawlId}`)).data).toMatchObject({ status: "completed", total_links: crawl.total_links });
       // Node A's half-done job wrote nothing after the takeover: the counts are those of one whole crawl.
