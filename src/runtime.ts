@@ -3,7 +3,7 @@ import type { Config } from "./config/schema.ts";
 import { silentLogger, type Logger } from "./core/logger.ts";
 import { openServiceStore, type ServiceStore } from "./store/service-store.ts";
 import { NodeHeartbeat } from "./cluster/node-heartbeat.ts";
-import { DeliveryClaims } from "./cluster/delivery-claims.ts";
+import { LeasedDeliveryClaims } from "./cluster/delivery-claims.ts";
 import { VERSION } from "./core/version.ts";
 import { policyFromCrawlerConfig } from "./net/address-policy.ts";
 import { systemResolve, type Resolve } from "./net/resolve.ts";
@@ -115,7 +115,7 @@ export interface RuntimeOptions {
 export async function openRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const logger = options.logger ?? silentLogger;
   if (options.temporaryStore && !options.inlineCrawls) throw new RangeError("a temporary store needs inline crawls");
-  const store = await openServiceStore(config, { ...options, logger });
+  const store = await openServiceStore(config.storage, { ...options, logger });
   try {
     return buildRuntime(config, store, options, logger);
   } catch (error) {
@@ -186,7 +186,7 @@ function buildRuntime(config: Config, store: ServiceStore, options: RuntimeOptio
     logger,
     onAttempt: (outcome, target) => (target === "webhook" ? metrics.recordWebhookAttempt(outcome) : metrics.recordNotificationAttempt(outcome)),
     storeProblem: storeFile.problem,
-    claims: store.engine === "postgres" ? new DeliveryClaims(store.db, deliveriesRepo, nodeName, config.cluster.lease) : null,
+    claims: store.engine === "postgres" ? new LeasedDeliveryClaims(store.db, deliveriesRepo, nodeName, config.cluster.lease) : null,
   });
   const channels = new ChannelsService({
     repo: channelsRepo,

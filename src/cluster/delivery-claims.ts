@@ -2,6 +2,7 @@ import type { Db } from "../store/db.ts";
 import type { DeliveriesRepo, DueDelivery } from "../store/deliveries.repo.ts";
 import { LeasesRepo, type HeldLease } from "../store/leases.repo.ts";
 import { storeNow } from "../store/store-clock.ts";
+import type { DeliveryClaims } from "../webhooks/dispatcher.ts";
 
 /**
  * Which node sends a delivery's next attempt, when several send from one store: the sender takes the lease of
@@ -14,7 +15,7 @@ import { storeNow } from "../store/store-clock.ts";
 
 export const DELIVERY_TARGET_LEASE = "delivery-target";
 
-export class DeliveryClaims {
+export class LeasedDeliveryClaims implements DeliveryClaims {
   private readonly leases: LeasesRepo;
 
   constructor(

@@ -1,5 +1,4 @@
 import type { Database } from "bun:sqlite";
-import type { Config } from "../config/schema.ts";
 import type { Logger } from "../core/logger.ts";
 import type { Db } from "./db.ts";
 import { migrate } from "./migrate.ts";
@@ -7,7 +6,7 @@ import { openPostgresStore } from "./postgres/open-postgres.ts";
 import { migrateLocked } from "./service-lock.ts";
 import { assertWritable, openStore } from "./sqlite.ts";
 import { admitOpenedStore, admitStoreFile } from "./store-admission.ts";
-import type { FileIdentity, StoreFile } from "./store-file.ts";
+import type { StoreFile } from "./store-file.ts";
 import { StoreHealth } from "./store-health.ts";
 import { StoreVersion } from "./store-version.ts";
 
@@ -16,11 +15,6 @@ import { StoreVersion } from "./store-version.ts";
  * the PostgreSQL database at `storage.url` (several nodes). What differs between the two for the composition
  * root is here; the repos only see `db`.
  */
-
-/** How a crawl job (its own thread and connection) reaches the same store. */
-export type JobStore =
-  | { engine: "sqlite"; dbPath: string; storeFile?: FileIdentity; busyTimeoutMs: number; temporaryStore: boolean }
-  | { engine: "postgres"; url: string };
 
 export interface ServiceStore {
   readonly engine: "sqlite" | "postgres";
@@ -38,10 +32,16 @@ export interface ServiceStore {
    * token is cheap (PostgreSQL, written by other nodes too: nothing is cached across requests).
    */
   readonly version: (() => string) | null;
-  readonly job: JobStore;
   /** Starts the store's own background checks (PostgreSQL's ping); `serve` calls it. */
   start(): void;
   close(): Promise<void>;
+}
+
+/** The storage settings the store is opened with (config's `storage`). */
+export interface StorageSettings {
+  path: string;
+  url: string | null;
+  busy_timeout: number;
 }
 
 export interface ServiceStoreOptions {
@@ -53,10 +53,10 @@ export interface ServiceStoreOptions {
 }
 
 /** Opens the configured store and applies pending migrations. */
-export async function openServiceStore(config: Config, options: ServiceStoreOptions): Promise<ServiceStore> {
-  if (config.storage.url === null) return openSqliteServiceStore(config, options);
+export async function openServiceStore(storage: StorageSettings, options: ServiceStoreOptions): Promise<ServiceStore> {
+  if (storage.url === null) return openSqliteServiceStore(storage, options);
   if (options.temporaryStore) throw new RangeError("a temporary store is a SQLite file of its own");
-  const pg = await openPostgresStore(config.storage.url);
+  const pg = await openPostgresStore(storage.url);
   if (pg.migrations.applied.length > 0) options.logger.info("migrations applied", { applied: pg.migrations.applied, store: pg.shown });
   return {
     engine: "postgres",
@@ -66,20 +66,19 @@ export async function openServiceStore(config: Config, options: ServiceStoreOpti
     file: null,
     health: pg.health,
     version: null,
-    job: { engine: "postgres", url: config.storage.url },
     start: () => pg.health.start(),
     close: () => pg.close(),
   };
 }
 
-function openSqliteServiceStore(config: Config, options: ServiceStoreOptions): ServiceStore {
+function openSqliteServiceStore(storage: StorageSettings, options: ServiceStoreOptions): ServiceStore {
   const { logger } = options;
-  const path = config.storage.path;
+  const path = storage.path;
   const admission = { mayCreate: options.createStore === true, newStore: options.newStore === true };
   // check's temporary store is a new file of its own, named by nobody else.
   const file = options.temporaryStore ? { create: true, record: null, setAside: null } : admitStoreFile(path, admission);
   if (file.setAside !== null) logger.warn("a WAL left without its store was moved aside before the new store was made", { path, moved_to: file.setAside });
-  const store = openStore(path, { busyTimeoutMs: config.storage.busy_timeout, temporary: options.temporaryStore, create: file.create });
+  const store = openStore(path, { busyTimeoutMs: storage.busy_timeout, temporary: options.temporaryStore, create: file.create });
   try {
     admitOpenedStore(store.sqlite, path, file, admission);
     assertWritable(store.sqlite, path);
@@ -98,13 +97,6 @@ function openSqliteServiceStore(config: Config, options: ServiceStoreOptions): S
     file: store.file,
     health: new StoreHealth(store.sqlite, path, store.file),
     version: () => storeVersion.current(),
-    job: {
-      engine: "sqlite",
-      dbPath: path,
-      storeFile: store.file?.opened,
-      busyTimeoutMs: config.storage.busy_timeout,
-      temporaryStore: options.temporaryStore === true,
-    },
     start: () => {},
     close: async () => store.close(),
   };

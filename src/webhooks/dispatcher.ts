@@ -2,7 +2,6 @@ import { untilAborted } from "../core/until-aborted.ts";
 import type { Logger } from "../core/logger.ts";
 import type { AttemptResult, DeliveriesRepo, DueDelivery } from "../store/deliveries.repo.ts";
 import type { AttemptOutcome } from "./attempt.ts";
-import type { DeliveryClaims } from "../cluster/delivery-claims.ts";
 import type { HeldLease } from "../store/leases.repo.ts";
 import { nextAttemptDelayMs } from "./retry-schedule.ts";
 
@@ -13,6 +12,14 @@ import { nextAttemptDelayMs } from "./retry-schedule.ts";
 
 /** What one attempt came to, as the dispatcher recorded it. */
 export type AttemptOutcomeLabel = "delivered" | "retrying" | "dead";
+
+/** Who sends a delivery's next attempt when several nodes send from one store (cluster/delivery-claims.ts). */
+export interface DeliveryClaims {
+  /** The lease to send `delivery`'s next attempt under, or null: another node is on its target, or sent it. */
+  take(delivery: DueDelivery): Promise<HeldLease | null>;
+  /** The attempt is recorded (or given up): its target is free for the next one. */
+  done(lease: HeldLease): Promise<void>;
+}
 
 interface DispatcherOptions {
   repo: DeliveriesRepo;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { DeliveryClaims } from "../../src/cluster/delivery-claims.ts";
+import { LeasedDeliveryClaims } from "../../src/cluster/delivery-claims.ts";
 import { silentLogger } from "../../src/core/logger.ts";
 import type { Db } from "../../src/store/db.ts";
 import { DeliveriesRepo, type DueDelivery } from "../../src/store/deliveries.repo.ts";
@@ -83,7 +83,7 @@ describe.skipIf(!HAS_POSTGRES)("deliveries sent by three nodes", () => {
         maxConcurrent: 4,
         logger: silentLogger,
         pollMs: 20,
-        claims: new DeliveryClaims(db, repo, `node-${i}`, 30_000),
+        claims: new LeasedDeliveryClaims(db, repo, `node-${i}`, 30_000),
       });
     });
     for (const dispatcher of dispatchers) dispatcher.start();

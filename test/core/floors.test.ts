@@ -43,6 +43,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   net: ["core", "config"],
   store: ["core"],
   webhooks: ["core", "config", "net", "store"],
+  cluster: ["core", "store", "webhooks"],
   notifications: ["core", "config", "net", "store", "webhooks"],
   crawler: ["core", "config", "net", "store", "notifications", "webhooks"],
   verification: ["core", "config", "net", "crawler"],
