@@ -113,6 +113,8 @@ export const CrawlDetailSchema = z
      * resumes by itself once it can write); null otherwise. Known to the serving process only, never stored.
      */
     waiting_reason: z.string().nullable(),
+    /** Several nodes on one PostgreSQL store: the node running the crawl now (its lease's holder); null otherwise. */
+    node: z.string().nullable(),
     /** While pending or running: targets found, checked and still queued (docs/api.md "Progress"); null once it has ended. */
     progress: CrawlProgressSchema.nullable(),
     created_at: z.string(),
@@ -180,7 +182,7 @@ export type CrawlRunOptions = z.output<typeof CrawlRunOptionsSchema>;
 export type CrawlSummaryView = z.output<typeof CrawlSummarySchema>;
 export type CrawlDetailView = z.output<typeof CrawlDetailSchema>;
 /** A crawl's detail without its warnings, for pages that list crawls (the overview). */
-export type CrawlBriefView = Omit<CrawlDetailView, "warnings" | "warning_causes" | "progress">;
+export type CrawlBriefView = Omit<CrawlDetailView, "warnings" | "warning_causes" | "progress" | "node">;
 export type CrawlProgressView = z.output<typeof CrawlProgressSchema>;
 export type LinkView = z.output<typeof LinkSchema>;
 export type BrokenLinkView = z.output<typeof BrokenLinkSchema>;

@@ -108,6 +108,7 @@ export class CrawlsService {
       ...toBrief(row, this.waitingReason(row)),
       warnings: describeWarnings(warnings),
       warning_causes: warningCauses(warnings),
+      node: row.status === "running" ? ((await this.deps.repo.runningNode(row.id)) ?? null) : null,
       progress: await this.progressOf(row),
     };
   }

@@ -214,6 +214,11 @@ export class CrawlsRepo {
     return toCrawl(await this.db.get<RawCrawl>(`SELECT ${CRAWL_COLUMNS} FROM crawls c JOIN domains d ON d.id = c.domain_id WHERE c.id = $id`, { id }));
   }
 
+  /** The node holding a running crawl's lease (several nodes on one store), or undefined. */
+  async runningNode(id: string): Promise<string | undefined> {
+    return (await this.db.get<{ holder: string }>("SELECT holder FROM work_leases WHERE kind = 'crawl' AND key = $id", { id }))?.holder;
+  }
+
   /** One page of crawls matching `filter`, newest first (UUIDv7 ids break ties in creation order). */
   async page(filter: CrawlFilter, offset: number, limit: number): Promise<CrawlRecord[]> {
     const where = crawlWhere(filter);

@@ -193,10 +193,13 @@ forEachStore("crawls: start, show, cancel", (store) => {
           "sitemap_urls",
           "orphan_pages",
           "waiting_reason",
+          "node",
           "progress",
           "pages_reused",
         ].sort(),
       );
+      // One node per store on the appliance; a crawl of a single PostgreSQL service runs under its lease.
+      expect(d.node === null || typeof d.node === "string").toBe(true);
       expect(d).toMatchObject({ id: crawl.id, domain_id: domain.id, domain_name: domain.name, options: crawl.options, created_at: crawl.created_at });
       expect(["pending", "running", "completed", "failed"]).toContain(d.status);
       for (const field of ["total_links", "broken_links", "pages_crawled", "skipped_links", "excluded_links", "pages_cut", "pages_reused"])

@@ -87,6 +87,9 @@ describe.skipIf(!HAS_POSTGRES)("three nodes on one PostgreSQL store", () => {
     expect(takenAfterMs).toBeLessThan(LEASE_MS + 5_000);
 
     const survivor = bases[Object.keys(started).find((name) => name !== holder)!]!;
+    // The crawl's detail names the node running it now, on any node asked.
+    const detail = (await api(survivor, "GET", `/crawls/${crawlId}`)).data;
+    if (detail.status === "running") expect(detail.node).toBe(taker);
     let crawl: any;
     for (let i = 0; i < 600; i++) {
       crawl = (await api(survivor, "GET", `/crawls/${crawlId}`)).data;
