@@ -73,7 +73,10 @@ export async function connectPostgres(url: string, options: { timeoutMs?: number
   const timeoutMs = options.timeoutMs ?? 5_000;
   const unreachable = await reachable(target.host, target.port, timeoutMs);
   if (unreachable !== null) throw new StoreConnectError(target.shown, unreachable);
-  const sql = new SQL(url, { max: options.max ?? 10, connectionTimeout: Math.ceil(timeoutMs / 1000), bigint: options.bigint ?? false });
+  // Unprepared statements: with Bun's per-connection prepared statements a crawl's node grew ~10 MiB per 1,000
+  // pages (each batch size of a multi-row INSERT is a statement of its own); unprepared it stays flat, as fast
+  // (bench/README.md, "The service on PostgreSQL").
+  const sql = new SQL(url, { max: options.max ?? 10, connectionTimeout: Math.ceil(timeoutMs / 1000), bigint: options.bigint ?? false, prepare: false });
   try {
     await sql`SELECT 1`;
     return sql;
