@@ -121,8 +121,8 @@ export class LeasesRepo {
   }
 
   /**
-   * Running crawls no live node holds, oldest first: never leased (an appliance's crawl, a node that died between
-   * its claim and its first beat is not one: the claim takes the lease in the same commit), released, or expired.
+   * Running crawls no live node holds, oldest first: never leased (an appliance's store copied up; a cluster's
+   * claim takes the lease in the same commit), released, or expired.
    */
   async unheldRunningCrawls(now: Date, limit: number): Promise<string[]> {
     const rows = await this.db.all<{ id: string }>(
