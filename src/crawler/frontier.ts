@@ -510,8 +510,10 @@ export class Frontier {
         changes.truncated = 1;
         continue;
       }
-      // The page's links will be the next ids: claimed with them, so a later crawl can read them back by id.
-      const firstLinkId = await s.repo.nextLinkId();
+      // The page's links will be the next ids: claimed with them, so a later crawl can read them back by id. The
+      // store is asked once a batch; its later pages follow on (nothing else writes links meanwhile: the batch holds
+      // the write lock, or on PostgreSQL the link ids' lock), and writeChanges checks the store agrees.
+      const firstLinkId = changes.nextLinkId ?? (await s.repo.nextLinkId());
       const excluded = result.page.excluded ?? 0;
       // The ids go with the page's record only: nothing reuses the page without one.
       const keptIds = ids != null && result.page.record != null ? { hashes: idBytes!, gap: ids.gap } : null;
