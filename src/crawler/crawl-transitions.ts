@@ -100,8 +100,9 @@ export function completeCrawl(repo: CrawlsRepo, id: string, at: { now: string } 
   const end: CrawlEnd = { kind: "completed" };
   return repo.transaction(async (crawls, tx) => {
     const links = new LinksRepo(tx);
-    await endLease(tx, id, at.lease);
     if (!(await crawls.markEnded(id, { ...storedEnd(end), now: at.now }))) return false;
+    // After the crawl's row, as a batch takes them (crawl-fence.ts): the other order deadlocks with a batch in flight.
+    await endLease(tx, id, at.lease);
     await recordEndWarnings(crawls, id);
     await settleOpenLinks(crawls.openLinks, (await crawls.findById(id))!, at.soft404Judged === true);
     const against = await comparedWith(crawls.openLinks, id);
@@ -119,8 +120,9 @@ export function completeCrawl(repo: CrawlsRepo, id: string, at: { now: string } 
  */
 export function failCrawl(repo: CrawlsRepo, id: string, end: Exclude<CrawlEnd, { kind: "completed" }>, at: { now: string } & RunFindings): Promise<boolean> {
   return repo.transaction(async (crawls, tx) => {
-    await endLease(tx, id, at.lease);
     if (!(await crawls.markEnded(id, { ...storedEnd(end), now: at.now }))) return false;
+    // After the crawl's row, as a batch takes them (crawl-fence.ts): the other order deadlocks with a batch in flight.
+    await endLease(tx, id, at.lease);
     await recordEndWarnings(crawls, id);
     await settleOpenLinks(crawls.openLinks, (await crawls.findById(id))!, at.soft404Judged === true);
     const crawl = await endedCrawl(crawls, id);
