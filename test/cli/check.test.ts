@@ -6,6 +6,7 @@ import { Parser } from "htmlparser2";
 import { type GroundTruthSites, startGroundTruthSites } from "../fixtures/site-generator.ts";
 import { runCli } from "../helpers/cli.ts";
 import { type LoopbackSite, startLoopbackSite } from "../helpers/loopback-site.ts";
+import { parseCsv } from "../helpers/csv.ts";
 
 /**
  * `linkpatrol check URL` as CI runs it (a child process, stdout not a terminal) against the ground-truth site:
@@ -33,26 +34,6 @@ afterAll(async () => {
 
 const check = (...args: string[]) => runCli(["check", ...args], { timeoutMs: 60_000 });
 const pair = (link: { source_url: string; url: string }) => `${link.source_url} → ${link.url}`;
-
-/** RFC 4180 rows: quoted fields may hold commas, doubled quotes and line breaks. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = "";
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (field += '"'), i++;
-      else if (c === '"') quoted = false;
-      else field += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ",") row.push(field), (field = "");
-    else if (c === "\r" && text[i + 1] === "\n") row.push(field), rows.push(row), (row = []), (field = ""), i++;
-    else field += c;
-  }
-  return rows;
-}
 
 describe("formats against the ground truth", () => {
   test("json: the model's totals and links, defaults and all options; exit 1", async () => {

@@ -5,6 +5,7 @@ import { startTestService, type TestService } from "../helpers/service.ts";
 import { signedInClient, type DashboardClient } from "./dashboard-client.ts";
 import { PAYLOAD_TEXTS } from "./xss-payloads.ts";
 import { forEachStore } from "../helpers/stores.ts";
+import { parseCsv } from "../helpers/csv.ts";
 
 /**
  * Results at scale on the crawl page, over real sockets: columns sorted both ways (and kept across pages and
@@ -259,29 +260,6 @@ forEachStore("the crawl page's results", (store) => {
       expect(sources.html).toContain(`href="${site.url("/")}"`);
     });
   });
-
-  /** RFC 4180 records (quoted fields may hold commas, quotes and line breaks). */
-  function parseCsv(text: string): string[][] {
-    const records: string[][] = [];
-    let field = "";
-    let record: string[] = [];
-    let quoted = false;
-    for (let i = 0; i < text.length; i++) {
-      const c = text[i]!;
-      if (quoted) {
-        if (c === '"' && text[i + 1] === '"') (field += '"'), i++;
-        else if (c === '"') quoted = false;
-        else field += c;
-      } else if (c === '"') quoted = true;
-      else if (c === ",") record.push(field), (field = "");
-      else if (c === "\r" && text[i + 1] === "\n") {
-        record.push(field);
-        records.push(record);
-        (record = []), (field = ""), i++;
-      } else field += c;
-    }
-    return records;
-  }
 
   describe("downloads of the filtered view", () => {
     for (const query of ["class=network", "class=4xx&scope=internal", `host=${"__HOST1__"}`, "class=warning", "q=only-1"]) {
