@@ -1,19 +1,9 @@
 /**
  * The batches of a keyset-paged query (`… AND id > $afterId ORDER BY id LIMIT size`): `read` is called with 0,
  * then with the last id of each full batch, until a batch comes back short. Memory stays at one batch however
- * many rows there are, and no batch walks the rows before it as an OFFSET would.
+ * many rows there are, and no batch walks the rows before it as an OFFSET would; one await per batch, never per row.
  */
-export function* keysetBatches<Row>(read: (afterId: number) => Row[], size: number, idOf: (row: Row) => number): Generator<Row[]> {
-  for (let afterId = 0; ; ) {
-    const rows = read(afterId);
-    yield rows;
-    if (rows.length < size) return;
-    afterId = idOf(rows[rows.length - 1]!);
-  }
-}
-
-/** keysetBatches over an asynchronous store (store/db.ts): one await per batch, never per row. */
-export async function* keysetBatchesAsync<Row>(read: (afterId: number) => Promise<Row[]>, size: number, idOf: (row: Row) => number): AsyncGenerator<Row[]> {
+export async function* keysetBatches<Row>(read: (afterId: number) => Promise<Row[]>, size: number, idOf: (row: Row) => number): AsyncGenerator<Row[]> {
   for (let afterId = 0; ; ) {
     const rows = await read(afterId);
     yield rows;

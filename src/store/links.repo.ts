@@ -1,7 +1,7 @@
 import { SAMPLE_LINKS } from "../core/crawl-events.ts";
 import type { CrawlRecord } from "./crawls.repo.ts";
 import type { Db } from "./db.ts";
-import { keysetBatchesAsync } from "./keyset-batches.ts";
+import { keysetBatches } from "./keyset-batches.ts";
 import { LinkMarks, type LinkMarksOptions } from "./link-marks.ts";
 import { LINK_COLUMNS, toLink, type LinkRecord, type RawLink } from "./link-record.ts";
 import { OrphansRepo } from "./orphans.repo.ts";
@@ -146,7 +146,7 @@ export class LinksRepo {
     const sinceOf = `SELECT link_id, broken_since FROM broken_links WHERE crawl_id = $crawlId AND link_id > $afterId AND link_id <= $lastId`;
     const read = (afterId: number) => this.db.all<StreamedLinkRow>(batch, { crawlId, afterId });
     let afterId = 0;
-    for await (const rows of keysetBatchesAsync(read, STREAM_BATCH, (row) => row.id)) {
+    for await (const rows of keysetBatches(read, STREAM_BATCH, (row) => row.id)) {
       if (rows.length === 0) continue;
       const lastId = rows[rows.length - 1]!.id;
       const since = new Map<number, string | null>();
@@ -194,7 +194,7 @@ export class LinksRepo {
   /** The links a query selects (with their id, after `$afterId`, in id order), read STREAM_BATCH at a time. */
   private async *joinedBatches(sql: string, params: Record<string, string | number>): AsyncGenerator<LinkRecord[]> {
     const batch = `${sql} LIMIT ${STREAM_BATCH}`;
-    for await (const rows of keysetBatchesAsync(
+    for await (const rows of keysetBatches(
       (afterId) => this.db.all<RawLink & { id: number }>(batch, { ...params, afterId }),
       STREAM_BATCH,
       (row) => row.id,

@@ -1,5 +1,6 @@
 import { breakageCause, type BreakageCause } from "../core/breakage-cause.ts";
 import type { Db } from "./db.ts";
+import { keysetBatches } from "./keyset-batches.ts";
 import { MultiRowInsert } from "./multi-row-insert.ts";
 import type { StoredLinkKind, TargetState } from "./schema.ts";
 
@@ -69,13 +70,7 @@ const INSERT_UNCHECKED = new MultiRowInsert(
 
 /** Every row `read(afterPos)` gives, batch after batch in `pos` order, until a batch comes back short. */
 async function* keysetRows<T extends { pos: number }>(read: (afterPos: number) => Promise<T[]>): AsyncGenerator<T> {
-  // Bounded: each turn moves past the rows it read.
-  for (let after = 0; ; ) {
-    const rows = await read(after);
-    yield* rows;
-    if (rows.length < BATCH) return;
-    after = rows[rows.length - 1]!.pos;
-  }
+  for await (const rows of keysetBatches(read, BATCH, (row) => row.pos)) yield* rows;
 }
 
 export class OpenLinksRepo {

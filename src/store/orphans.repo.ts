@@ -1,6 +1,6 @@
 import { UNLINKED_DEPTH } from "../core/sitemap-entry.ts";
 import type { Db } from "./db.ts";
-import { keysetBatchesAsync } from "./keyset-batches.ts";
+import { keysetBatches } from "./keyset-batches.ts";
 
 /**
  * Reading a crawl's orphan pages: the targets its sitemaps listed that no crawled page links to, stored at
@@ -46,7 +46,7 @@ export class OrphansRepo {
   /** Every checked orphan page of the crawl in discovery order, a batch at a time (check's report). */
   async *each(crawlId: string): AsyncGenerator<OrphanRecord[]> {
     const sql = `SELECT ${COLUMNS} ${ORPHANS} AND id > $afterId ORDER BY id LIMIT ${STREAM_BATCH}`;
-    for await (const rows of keysetBatchesAsync(
+    for await (const rows of keysetBatches(
       (afterId) => this.db.all<RawOrphan>(sql, { crawlId, afterId }),
       STREAM_BATCH,
       (row) => row.id,

@@ -1,5 +1,5 @@
 import type { Db, Dialect } from "./db.ts";
-import { keysetBatchesAsync } from "./keyset-batches.ts";
+import { keysetBatches } from "./keyset-batches.ts";
 import { LINK_COLUMNS, toLink, type LinkRecord, type RawLink } from "./link-record.ts";
 import type { StoredLinkKind } from "./schema.ts";
 
@@ -275,7 +275,7 @@ export class TargetResultsRepo {
   async *links(crawlId: string, filter: BrokenTargetFilter): AsyncGenerator<LinkRecord[]> {
     const rows = rowsOf(this.db.dialect, crawlId, filter);
     const batch = `SELECT ${rows.linkId} AS id, ${LINK_COLUMNS} FROM ${rows.from} AND ${rows.linkId} > $afterId ORDER BY ${rows.linkId} LIMIT ${STREAM_BATCH}`;
-    for await (const found of keysetBatchesAsync(
+    for await (const found of keysetBatches(
       (afterId) => this.db.all<RawLink & { id: number }>(batch, { ...rows.params, afterId }),
       STREAM_BATCH,
       (row) => row.id,

@@ -1,5 +1,5 @@
 import type { Db } from "./db.ts";
-import { keysetBatchesAsync } from "./keyset-batches.ts";
+import { keysetBatches } from "./keyset-batches.ts";
 import type { LinkRecord } from "./link-record.ts";
 import type { StoredLinkKind } from "./schema.ts";
 
@@ -79,7 +79,7 @@ export class TargetVerdicts {
        WHERE crawl_id = $crawlId AND state = 'done' AND id > $afterId AND id <= $lastId ORDER BY id LIMIT ${LOAD_BATCH}`;
     const lastId = firstId + span - 1;
     const read = (afterId: number) => db.all<VerdictRow>(sql, { crawlId, afterId, lastId });
-    for await (const rows of keysetBatchesAsync(read, LOAD_BATCH, (row) => row.id)) {
+    for await (const rows of keysetBatches(read, LOAD_BATCH, (row) => row.id)) {
       verdicts.add(rows);
       betweenBatches();
     }
