@@ -181,20 +181,50 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
     probeWarned = true;
     await env.frontier.addWarnings(input.crawlId, [{ cause: "soft_404_blind", sample: lesson.warning }]);
   };
-  // Called by the loop only, one at a time: a batch is written before the next is taken.
+  /**
+   * Writes the finished results as one batch. One batch at a time: the loop starts it (writeBehind) and checks go
+   * on while it is written, or waits for it (settle) where it needs the store to be up to date.
+   */
   const flush = async (): Promise<void> => {
     if (finished.length === 0) return;
-    const batch = await env.frontier.commit(input.crawlId, finished.splice(0), env.limits);
-    await recordProbeWarning();
-    pagesFull = batch.pagesCrawled >= env.limits.maxPages;
+    const results = finished.splice(0);
+    const reported = progress;
+    progress = { pages: 0, reused: 0, checked: 0, failures: {} };
     unwrittenLinks = 0;
     unwrittenIds = 0;
-    if (!stop.signal.aborted) buffer.unshift(...batch.redo);
     lastFlush = monotonicNow();
+    const batch = await env.frontier.commit(input.crawlId, results, env.limits);
+    await recordProbeWarning();
+    pagesFull = batch.pagesCrawled >= env.limits.maxPages;
+    if (!stop.signal.aborted) buffer.unshift(...batch.redo);
     env.gc.batchWritten();
-    env.onProgress?.(progress);
-    progress = { pages: 0, reused: 0, checked: 0, failures: {} };
+    env.onProgress?.(reported);
   };
+  /** The batch being written while checks go on (at most one), and how its write failed, if it did. */
+  let writing: Promise<void> | null = null;
+  let writeFailure: { error: unknown } | null = null;
+  // A store one round trip away (PostgreSQL) would otherwise leave every check slot idle while a batch is written.
+  const writeBehind = (): void => {
+    if (writing !== null || finished.length === 0) return;
+    writing = flush().then(
+      () => {
+        writing = null;
+        wakeUp?.();
+      },
+      (error: unknown) => {
+        writing = null;
+        writeFailure = { error };
+        wakeUp?.();
+      },
+    );
+  };
+  /** Waits for the batch being written; throws how it failed. */
+  const settle = async (): Promise<void> => {
+    if (writing !== null) await writing;
+    if (writeFailure !== null) throw writeFailure.error;
+  };
+  /** Whether the unwritten results reached a batch's size: written now, or no more checks start until they are. */
+  const batchFull = (): boolean => finished.length >= BATCH_SIZE || unwrittenLinks >= BATCH_LINKS || unwrittenIds >= BATCH_IDS;
   const refill = async (): Promise<void> => {
     const rows = await env.frontier.pull(input.crawlId, cursor, PULL_SIZE);
     if (rows.length > 0) cursor = rows[rows.length - 1]!.id;
@@ -263,15 +293,19 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
     context.softNotFound = notFound;
     // Each turn starts work, or waits for a check to finish; it ends when nothing is queued, in flight or unwritten.
     while (!stop.signal.aborted) {
+      if (writeFailure !== null) await settle();
       if (buffer.length === 0) {
+        await settle();
         await flush();
         await refill();
       }
-      while (inFlight < env.concurrency && buffer.length > 0) {
+      // While a batch is written, the next one fills up to its size and no further (memory stays bounded).
+      while (inFlight < env.concurrency && buffer.length > 0 && !(writing !== null && batchFull())) {
         inFlight++;
         void work(buffer.shift()!);
       }
       if (inFlight === 0 && buffer.length === 0) {
+        await settle();
         await flush();
         await refill();
         if (buffer.length === 0 && input.options.use_sitemap && !sitemapsRead) {
@@ -284,12 +318,12 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
         continue;
       }
       await nextEvent();
-      if (finished.length >= BATCH_SIZE || unwrittenLinks >= BATCH_LINKS || unwrittenIds >= BATCH_IDS || monotonicNow() - lastFlush >= BATCH_DELAY_MS)
-        await flush();
+      if (batchFull() || monotonicNow() - lastFlush >= BATCH_DELAY_MS) writeBehind();
     }
     // Stopped: let checks in flight notice the abort, then keep what was finished, unless the crawl was
     // cancelled: it has ended, and what it had written when it ended is its result (crawl-fence.ts).
     while (inFlight > 0) await nextEvent();
+    await settle();
     if (stop.signal.reason !== ("cancelled" satisfies StopReason)) await flush();
     // Bounded by the probe's own timeout, and aborted with the crawl.
     const lesson = await notFound.settled;
@@ -314,7 +348,7 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
     const reason: StopReason | null = error instanceof CrawlEndedError ? "cancelled" : error instanceof LeaseLostError ? "shutdown" : null;
     if (reason === null) throw error;
     if (!stop.signal.aborted) stop.abort(reason);
-    while (inFlight > 0) await nextEvent();
+    while (inFlight > 0 || writing !== null) await nextEvent();
     return { kind: "stopped", reason, soft404Judged: false };
   } finally {
     clearTimeout(deadline);
