@@ -11,6 +11,7 @@ import type { Db } from "../store/db.ts";
 import { openDatabase } from "../store/sqlite.ts";
 import { SqliteDb } from "../store/sqlite-db.ts";
 import { leasedFence } from "../store/crawl-fence.ts";
+import { refreshCrawlStatistics } from "../store/crawl-statistics.ts";
 import { LeaseLostError, type HeldLease } from "../store/leases.repo.ts";
 import { connectPostgres, postgresTarget } from "../store/postgres/connect.ts";
 import { PostgresDb } from "../store/postgres/postgres-db.ts";
@@ -172,6 +173,7 @@ async function runCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: C
     );
     // Nothing is ended (and no event queued for the webhooks) in a file that is no longer the store.
     storeFile?.assertSame();
+    if (run.kind === "finished") await refreshStatistics(store.db, crawlId, logger);
     const end = run.kind === "finished" ? judgeCrawlEnd(await readEndFacts(crawls, crawlId)) : stoppedEnd(run.reason, crawler.max_duration);
     const at = { now: new Date().toISOString(), soft404Judged: run.soft404Judged, lease: settings.lease };
     if (end.kind === "completed") {
@@ -185,6 +187,18 @@ async function runCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: C
   } finally {
     hooks.signal.removeEventListener("abort", forwardStop);
     await store.close();
+  }
+}
+
+/**
+ * Before the crawl's end is judged and its rows are listed: a crawl fills its tables faster than PostgreSQL's
+ * autovacuum analyzes them. A failure costs plans, not results, so it is logged and the crawl goes on to its end.
+ */
+async function refreshStatistics(db: Db, crawlId: string, logger: Logger): Promise<void> {
+  try {
+    await refreshCrawlStatistics(db);
+  } catch (error) {
+    logger.warn("could not refresh the planner's statistics after the crawl", { crawl_id: crawlId, error: String(error) });
   }
 }
 

@@ -87,6 +87,12 @@ export interface Dialect {
    * lock that every caller of these statements takes, held to the commit.
    */
   nextId(table: string): readonly string[];
+  /**
+   * The statements that bring the planner's statistics of `tables` up to date after a crawl filled them:
+   * PostgreSQL's ANALYZE (autovacuum would, up to a minute later; until then a fresh crawl's listings are planned
+   * blind). None on SQLite, whose repos name the indexes their scans use.
+   */
+  refreshStatistics(tables: readonly string[]): readonly string[];
 }
 
 /** A connection (or a pool of them) to the store; a transaction's own Db inside `transaction`. */

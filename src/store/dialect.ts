@@ -28,6 +28,7 @@ export const SQLITE: Dialect = {
   nextId: (table) => [
     `SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = '${table}'), 0), COALESCE((SELECT MAX(id) FROM ${table}), 0)) + 1 AS id`,
   ],
+  refreshStatistics: () => [],
 };
 
 export const POSTGRES: Dialect = {
@@ -56,4 +57,5 @@ export const POSTGRES: Dialect = {
     `SELECT pg_advisory_xact_lock(hashtext('${table}.id'))`,
     `SELECT CASE WHEN is_called THEN last_value + 1 ELSE last_value END AS id FROM ${table}_id_seq`,
   ],
+  refreshStatistics: (tables) => [`ANALYZE ${tables.join(", ")}`],
 };
