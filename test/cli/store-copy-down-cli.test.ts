@@ -5,6 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SQL } from "bun";
 import { MIGRATIONS } from "../../src/store/migrations/index.ts";
+import { connectPostgres } from "../../src/store/postgres/connect.ts";
+import { migratePostgres } from "../../src/store/postgres/migrate.ts";
 import { SKIPPED } from "../../src/store/postgres/copy-down.ts";
 import { storeTables } from "../../src/store/postgres/store-tables.ts";
 import { snapshotStore } from "../fixtures/upgrade/snapshot.ts";
@@ -246,4 +248,37 @@ describe.skipIf(!HAS_POSTGRES)("the service on a store moved back down", () => {
       await svc.stop();
     }
   }, 40_000);
+});
+
+describe.skipIf(!HAS_POSTGRES)("a store born on PostgreSQL", () => {
+  let database: Awaited<ReturnType<typeof freshDatabase>>;
+  afterAll(() => database?.drop());
+
+  test("moves down with its rows and gets an id of its own (PostgreSQL's schema has no id row)", async () => {
+    database = await freshDatabase();
+    const setup = await connectPostgres(database.url, { max: 1 });
+    try {
+      await migratePostgres(setup);
+    } finally {
+      await setup.close();
+    }
+    const key = await runCli(["keys", "create", "--name", "born-on-postgres"], { env: { LINKPATROL_STORAGE_URL: database.url } });
+    expect(key.exitCode).toBe(0);
+    const target = storeIn("born");
+    const copied = await down(database.url, target);
+    expect(copied.stderr).toBe("");
+    expect(copied.stdout).toMatch(/\n {2}api_keys +1\n/);
+    expect(copied.stdout).toMatch(/\n {2}store_identity +1\n/);
+    const sqlite = new Database(target, { readonly: true });
+    try {
+      expect(sqlite.query("SELECT name FROM api_keys").all()).toEqual([{ name: "born-on-postgres" }]);
+      expect((sqlite.query("SELECT store_id FROM store_identity").get() as { store_id: string }).store_id).toMatch(/^[0-9a-f]{32}$/);
+    } finally {
+      sqlite.close();
+    }
+    // The appliance's own commands read it.
+    const listed = await runCli(["keys", "list"], { env: { LINKPATROL_STORAGE_PATH: target } });
+    expect(listed.exitCode).toBe(0);
+    expect(listed.stdout).toContain("born-on-postgres");
+  }, 30_000);
 });
