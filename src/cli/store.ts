@@ -1,4 +1,5 @@
-import { existsSync, linkSync, rmSync } from "node:fs";
+import { chownSync, existsSync, linkSync, rmSync, statSync } from "node:fs";
+import { dirname } from "node:path";
 import { loadConfig } from "../config/load.ts";
 import type { Config } from "../config/schema.ts";
 import { migrate } from "../store/migrate.ts";
@@ -96,6 +97,16 @@ function removeBuilding(building: string): void {
   for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(`${building}${suffix}`, { force: true });
 }
 
+/**
+ * A store made by root (an operator's `sudo linkpatrol store copy --from`) goes to the owner of its directory, as the
+ * lock file does (store/service-lock.ts): else the service's user could not open it.
+ */
+function giveToDirectoryOwner(file: string, path: string): void {
+  if (process.getuid?.() !== 0) return;
+  const owner = statSync(dirname(path));
+  if (owner.uid !== 0 || owner.gid !== 0) chownSync(file, owner.uid, owner.gid);
+}
+
 async function copyDown(config: Config, url: string): Promise<number> {
   const source = postgresTarget(url);
   const path = config.storage.path;
@@ -121,6 +132,7 @@ async function copyDown(config: Config, url: string): Promise<number> {
       } finally {
         store.close();
       }
+      giveToDirectoryOwner(building, path);
       try {
         linkSync(building, path);
       } catch (error) {

@@ -117,10 +117,18 @@ export async function copyStoreFromPostgres(pg: SQL, sqlite: Database, leaseMs: 
         const list = columns.map((c) => `"${c}"`).join(", ");
         const insert = sqlite.prepare(`INSERT INTO "${table.name}" (${list}) VALUES (${columns.map(() => "?").join(", ")})`);
         await tx.unsafe(`DECLARE copy_down NO SCROLL CURSOR FOR SELECT ${list} FROM "${table.name}"`);
-        for (;;) {
-          const rows = (await tx.unsafe(`FETCH ${BATCH_ROWS} FROM copy_down`).values()) as unknown[][];
-          for (const row of rows) insert.run(...(row as never[]));
-          if (rows.length < BATCH_ROWS) break;
+        const fetchBatch = async () => (await tx.unsafe(`FETCH ${BATCH_ROWS} FROM copy_down`).values()) as unknown[][];
+        // The next batch is asked for before this one is written: PostgreSQL reads while SQLite writes.
+        for (let next = fetchBatch(); ; ) {
+          const rows = await next;
+          const more = rows.length === BATCH_ROWS;
+          if (more) {
+            next = fetchBatch();
+            // Awaited on the next turn; if this batch's writes fail first, the transaction's end reports that.
+            next.catch(() => {});
+          }
+          for (const row of rows) insert.run(...(row.map(sqliteValue) as never[]));
+          if (!more) break;
         }
         await tx.unsafe("CLOSE copy_down");
         insert.finalize();
@@ -156,4 +164,11 @@ export async function copyStoreFromPostgres(pg: SQL, sqlite: Database, leaseMs: 
 function raiseSequence(sqlite: Database, table: string, last: bigint): void {
   const updated = sqlite.query("UPDATE sqlite_sequence SET seq = MAX(seq, ?) WHERE name = ?").run(last, table);
   if (updated.changes === 0) sqlite.query("INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)").run(table, last);
+}
+
+const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** PostgreSQL's bigint as a number where it fits (bound about twice as fast as a BigInt: docs/decisions.md, "Moving back down"); else as is. */
+function sqliteValue(value: unknown): unknown {
+  return typeof value === "bigint" && value <= SAFE && value >= -SAFE ? Number(value) : value;
 }
