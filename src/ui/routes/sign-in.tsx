@@ -15,7 +15,8 @@ import type { UiEnv } from "../ui-env.ts";
  * Sign in with an API key (it is checked like a Bearer key, then forgotten: the cookie names the key's id,
  * never its secret) and sign out. The sign-in form carries a token bound to a short-lived nonce cookie, so
  * another site cannot sign a browser in under a key of its own choosing. Failed attempts back off per address and
- * per key prefix (sign-in-backoff.ts; shared by the nodes of a PostgreSQL store): while either waits, an attempt is answered 429 without checking the key.
+ * per key prefix (sign-in-backoff.ts; counted in the store on PostgreSQL, so across nodes): while either waits, an
+ * attempt is answered 429 without checking the key.
  * Sign-out is recorded where every node sharing the store reads it (sign-outs.ts).
  */
 
