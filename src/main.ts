@@ -19,6 +19,7 @@ Commands:
   migrate                    apply database migrations
   backup FILE                write a consistent copy of the store while it runs
   store copy --to URL        copy the SQLite store into an empty PostgreSQL database (several nodes)
+  store copy --from URL      copy a PostgreSQL store back into a new SQLite store (one appliance)
   config check [FILE]        validate a configuration file
   version                    print the version
 

@@ -37,6 +37,8 @@ import { KeysRepo } from "./store/keys.repo.ts";
 import { createDomainVerifier } from "./verification/verifier.ts";
 import { loadSessionSecret, loadSharedSessionSecret } from "./ui/session-secret.ts";
 import { SignOuts } from "./ui/sign-outs.ts";
+import { SharedSignInBackoff } from "./ui/shared-sign-in-backoff.ts";
+import { SignInFailuresRepo } from "./store/sign-in-failures.repo.ts";
 import { SharedTokenBuckets } from "./http/shared-buckets.ts";
 import { SecretsRepo } from "./store/secrets.repo.ts";
 import { ScheduleRunsRepo } from "./store/schedule-runs.repo.ts";
@@ -309,10 +311,11 @@ function buildRuntime(config: Config, store: ServiceStore, options: RuntimeOptio
     app: async () => {
       // The composition root is the one place that knows the dashboard: the API app is handed its routes.
       const [{ createApp }, ui] = await Promise.all([import("./api/app.ts"), config.ui.enabled ? import("./ui/dashboard.tsx") : null]);
-      // Several nodes share one store: the session key, sign-outs and rate limits live in it, not in one node.
+      // Several nodes share one store: the session key, sign-outs, rate limits and failed sign-ins live in it, not in one node.
       const shared = store.engine === "postgres";
       const sessionSecret = ui === null ? null : shared ? await loadSharedSessionSecret(new SecretsRepo(store.db)) : loadSessionSecret(config.storage.path);
       const signOuts = ui === null ? undefined : await SignOuts.load(new EndedSessionsRepo(store.db), shared);
+      const signInBackoff = shared ? new SharedSignInBackoff(new SignInFailuresRepo(store.db)) : undefined;
       return createApp({
         basePath: config.server.base_path,
         rateLimitPerMinute: config.auth.rate_limit,
@@ -339,7 +342,20 @@ function buildRuntime(config: Config, store: ServiceStore, options: RuntimeOptio
             : (app, limiter) =>
                 app.route(
                   "/",
-                  ui.dashboardRouter({ keys, domains, crawls, webhooks, channels, storeFile, logger, nodeName, sessionSecret, limiter, signOuts }),
+                  ui.dashboardRouter({
+                    keys,
+                    domains,
+                    crawls,
+                    webhooks,
+                    channels,
+                    storeFile,
+                    logger,
+                    nodeName,
+                    sessionSecret,
+                    limiter,
+                    signOuts,
+                    signInBackoff,
+                  }),
                 ),
       });
     },

@@ -599,3 +599,18 @@ export const rateBuckets = sqliteTable(
   },
   (t) => [index("rate_buckets_updated_idx").on(t.updatedAt)],
 );
+
+/**
+ * Failed dashboard sign-ins shared by the nodes of a PostgreSQL store, by bucket (`addr:<net>`, `key:<prefix>`):
+ * how many since the count was last forgotten, and when the last one was, in milliseconds on the store's clock.
+ * The appliance counts them in memory; the table is in both stores so they share one schema (ui/shared-sign-in-backoff.ts).
+ */
+export const signInFailures = sqliteTable(
+  "sign_in_failures",
+  {
+    bucket: text("bucket").primaryKey(),
+    failures: integer("failures").notNull(),
+    lastFailedAt: integer("last_failed_at").notNull(),
+  },
+  (t) => [index("sign_in_failures_last_idx").on(t.lastFailedAt)],
+);

@@ -24,7 +24,7 @@ import { signInRouter } from "./routes/sign-in.tsx";
 import { webhooksRouter } from "./routes/webhooks.tsx";
 import { channelsRouter } from "./routes/channels.tsx";
 import { SessionCodec } from "./session.ts";
-import { SignInBackoff } from "./sign-in-backoff.ts";
+import { SignInBackoff, type SignInGate } from "./sign-in-backoff.ts";
 import { SignOuts } from "./sign-outs.ts";
 import type { UiEnv } from "./ui-env.ts";
 
@@ -53,6 +53,8 @@ interface DashboardDeps {
    * store (`shared` on a PostgreSQL store); absent, in this process's memory only.
    */
   signOuts?: SignOuts;
+  /** Where failed sign-ins are counted: SharedSignInBackoff on a PostgreSQL store; absent, this process's memory. */
+  signInBackoff?: SignInGate;
 }
 
 const PAGES = ["/", "/ui/*"];
@@ -68,7 +70,7 @@ export function dashboardRouter(deps: DashboardDeps): Hono<UiEnv> {
     dashboard.use(path, dashboardRateLimit(deps.limiter));
   }
   dashboard.route("/", assetsRouter());
-  dashboard.route("/", signInRouter(deps.keys, codec, new SignInBackoff(), signOuts));
+  dashboard.route("/", signInRouter(deps.keys, codec, deps.signInBackoff ?? new SignInBackoff(), signOuts));
   for (const path of PAGES) {
     dashboard.use(path, requireViewer());
     dashboard.use(path, requireCsrf(codec));

@@ -3,10 +3,22 @@ import { monotonicNow } from "../core/clock.ts";
 
 /**
  * Failed sign-ins per address and per key prefix, each past a few free failures doubling the wait (up to a minute).
- * A blocked attempt is answered without checking the key. Tables are bounded; time is monotonic.
+ * A blocked attempt is answered without checking the key. This process counts them in memory (the appliance: one
+ * process); the nodes of a PostgreSQL store count them in the store (shared-sign-in-backoff.ts), by the same rules.
+ * Tables are bounded; time is monotonic.
  */
 
-interface BackoffSettings {
+/** What the sign-in form asks, wherever the failures are counted. */
+export interface SignInGate {
+  /** Whole seconds `address` must wait before an attempt from it is checked (0: none). */
+  addressWait(address: string): Promise<number>;
+  /** Whole seconds before an attempt with `submittedKey`'s prefix is checked (0: none). */
+  keyWait(submittedKey: string): Promise<number>;
+  /** Counts a failed attempt (a wrong key, or a form that was not ours) against the address and the prefix. */
+  failed(address: string, submittedKey: string): Promise<void>;
+}
+
+export interface BackoffSettings {
   /** Failures before any wait. */
   freeFailures: number;
   /** The first wait; each further failure doubles it. */
@@ -18,7 +30,7 @@ interface BackoffSettings {
   maxEntries: number;
 }
 
-const SIGN_IN_BACKOFF: BackoffSettings = {
+export const SIGN_IN_BACKOFF: BackoffSettings = {
   freeFailures: 5,
   firstDelayMs: 1_000,
   maxDelayMs: 60_000,
@@ -57,8 +69,8 @@ class FailureBackoff {
     if (entry === undefined || now - entry.lastAt > this.settings.forgetAfterMs) entry = { count: 0, lastAt: now, blockedUntil: 0 };
     entry.count += 1;
     entry.lastAt = now;
-    const over = entry.count - this.settings.freeFailures;
-    if (over > 0) entry.blockedUntil = now + Math.min(this.settings.maxDelayMs, this.settings.firstDelayMs * 2 ** Math.min(over - 1, 30));
+    const wait = waitAfterMs(entry.count, this.settings);
+    if (wait > 0) entry.blockedUntil = now + wait;
     // Re-inserted last: the map's order is least recently failed first.
     this.entries.set(id, entry);
     for (const oldest of this.entries.keys()) {
@@ -72,8 +84,8 @@ class FailureBackoff {
   }
 }
 
-/** The sign-in form's backoff, by client address and by attempted key prefix. */
-export class SignInBackoff {
+/** The sign-in form's backoff, by client address and by attempted key prefix, in this process's memory. */
+export class SignInBackoff implements SignInGate {
   private readonly byAddress: FailureBackoff;
   private readonly byPrefix: FailureBackoff;
 
@@ -82,21 +94,18 @@ export class SignInBackoff {
     this.byPrefix = new FailureBackoff(settings, now);
   }
 
-  /** Whole seconds `address` must wait before an attempt from it is checked (0: none). */
-  addressWait(address: string): number {
+  async addressWait(address: string): Promise<number> {
     return Math.ceil(this.byAddress.waitMs(addressBucketOf(address)) / 1000);
   }
 
-  /** Whole seconds before an attempt with `submittedKey`'s prefix is checked (0: none). */
-  keyWait(submittedKey: string): number {
-    const prefix = prefixOf(submittedKey);
+  async keyWait(submittedKey: string): Promise<number> {
+    const prefix = keyPrefixOf(submittedKey);
     return prefix === null ? 0 : Math.ceil(this.byPrefix.waitMs(prefix) / 1000);
   }
 
-  /** Counts a failed attempt (a wrong key, or a form that was not ours) against the address and the prefix. */
-  failed(address: string, submittedKey: string): void {
+  async failed(address: string, submittedKey: string): Promise<void> {
     this.byAddress.fail(addressBucketOf(address));
-    const prefix = prefixOf(submittedKey);
+    const prefix = keyPrefixOf(submittedKey);
     if (prefix !== null) this.byPrefix.fail(prefix);
   }
 
@@ -106,6 +115,13 @@ export class SignInBackoff {
   }
 }
 
-function prefixOf(submittedKey: string): string | null {
+/** The wait the `failures`-th failure in a row earns: none for the free ones, then 1 s doubling up to the cap. */
+export function waitAfterMs(failures: number, settings: BackoffSettings): number {
+  const over = failures - settings.freeFailures;
+  return over > 0 ? Math.min(settings.maxDelayMs, settings.firstDelayMs * 2 ** Math.min(over - 1, 30)) : 0;
+}
+
+/** The prefix bucket a submitted key counts against, or null for an empty one. */
+export function keyPrefixOf(submittedKey: string): string | null {
   return submittedKey === "" ? null : submittedKey.slice(0, KEY_PREFIX_LENGTH);
 }

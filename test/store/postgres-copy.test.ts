@@ -67,7 +67,7 @@ describe.skipIf(!HAS_POSTGRES)("linkpatrol's SQLite store copied into PostgreSQL
   test("every row of every table arrives with every value, and identities go on after the copied ids", async () => {
     migrate(sqlite);
     // Tables the fixture leaves empty (page ids went with 0013's rehash; the waiting spill needs 262,144 targets;
-    // one node writes no cluster rows, sign-outs or shared buckets): a row each, so every table carries a row across, a blob among them.
+    // one node writes no cluster rows, sign-outs, shared buckets or shared sign-in failures): a row each, so every table carries a row across, a blob among them.
     const link = sqlite.query("SELECT id, crawl_id, target_id FROM links LIMIT 1").get() as { id: number; crawl_id: string; target_id: number };
     sqlite
       .query("INSERT INTO crawl_page_ids (crawl_id, url, id_hashes, gap) VALUES (?, 'http://fixture.test/ids', ?, NULL)")
@@ -85,6 +85,7 @@ describe.skipIf(!HAS_POSTGRES)("linkpatrol's SQLite store copied into PostgreSQL
     sqlite.exec("INSERT INTO store_secrets (name, value) VALUES ('example', 'kept')");
     sqlite.exec("INSERT INTO ended_sessions (nonce, expires_at) VALUES ('AAAAAAAAAAAAAAAAAAAAAA', '2026-11-29T00:00:00.000Z')");
     sqlite.exec("INSERT INTO rate_buckets (caller, tokens, updated_at, allowed) VALUES ('key:k-1', 12.5, 1764331200000, 1)");
+    sqlite.exec("INSERT INTO sign_in_failures (bucket, failures, last_failed_at) VALUES ('addr:192.0.2.1', 3, 1764331200000)");
     const report = await copyStoreToPostgres(sqlite, pg, snapshot);
     expect(report.tables.map((t) => t.name).sort()).toEqual(Object.keys(snapshot.tables).sort());
     let total = 0;

@@ -108,7 +108,7 @@ describe.skipIf(!HAS_POSTGRES)("on a real PostgreSQL server", () => {
     expect((await older`SELECT to_regclass('half_done') AS t`) as unknown).toEqual([{ t: null }]);
     expect(((await older`SELECT count(*)::int AS n FROM schema_migrations`) as { n: number }[])[0]!.n).toBe(TAGS.indexOf(POSTGRES_BASE_TAG) + 1);
     expect(migratePostgres(older, later, POSTGRES_UPGRADES)).rejects.toThrow(
-      `this PostgreSQL store is at ${POSTGRES_BASE_TAG}; this binary has no PostgreSQL statements for ${[...AFTER_BASE, "9999_test_upgrade"].join(", ")} to upgrade it`,
+      `this PostgreSQL store is at ${POSTGRES_BASE_TAG}; this binary has no PostgreSQL statements for 9999_test_upgrade to upgrade it`,
     );
   }, 60_000);
 });

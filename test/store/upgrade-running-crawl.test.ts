@@ -40,6 +40,7 @@ function downgradeTo0003(path: string): void {
   try {
     db.exec("PRAGMA foreign_keys = OFF");
     db.transaction(() => {
+      db.exec("DROP TABLE sign_in_failures;"); // 0017
       db.exec("DROP TABLE ended_sessions; DROP TABLE rate_buckets;"); // 0016
       db.exec("DROP TABLE cluster_nodes; DROP TABLE work_leases; DROP TABLE schedule_runs; DROP TABLE store_secrets;"); // 0015
       db.exec(

@@ -143,23 +143,23 @@ describe("the sign-in backoff per key prefix, behind a trusted proxy", () => {
 });
 
 describe("SignInBackoff", () => {
-  test("waits double past the free failures, up to a minute, and forgets after a quiet spell", () => {
+  test("waits double past the free failures, up to a minute, and forgets after a quiet spell", async () => {
     let now = 0;
     const backoff = new SignInBackoff(undefined, () => now);
     const waits: number[] = [];
     for (let i = 0; i < 14; i++) {
-      backoff.failed("192.0.2.1", "");
-      waits.push(backoff.addressWait("192.0.2.1"));
+      await backoff.failed("192.0.2.1", "");
+      waits.push(await backoff.addressWait("192.0.2.1"));
     }
     expect(waits).toEqual([0, 0, 0, 0, 0, 1, 2, 4, 8, 16, 32, 60, 60, 60]);
     now += 16 * 60_000;
-    backoff.failed("192.0.2.1", "");
-    expect(backoff.addressWait("192.0.2.1")).toBe(0);
+    await backoff.failed("192.0.2.1", "");
+    expect(await backoff.addressWait("192.0.2.1")).toBe(0);
   });
 
-  test("memory is bounded whatever number of addresses and prefixes fail", () => {
+  test("memory is bounded whatever number of addresses and prefixes fail", async () => {
     const backoff = new SignInBackoff({ freeFailures: 5, firstDelayMs: 1_000, maxDelayMs: 60_000, forgetAfterMs: 900_000, maxEntries: 100 }, () => 0);
-    for (let i = 0; i < 5_000; i++) backoff.failed(`10.0.${i >> 8}.${i & 255}`, wrongKey(i));
+    for (let i = 0; i < 5_000; i++) await backoff.failed(`10.0.${i >> 8}.${i & 255}`, wrongKey(i));
     expect(backoff.sizes).toEqual({ addresses: 100, prefixes: 100 });
   });
 });

@@ -8,7 +8,7 @@ import { creationOrder, type Snapshot } from "./schema-from-snapshot.ts";
  * Moving an appliance up: every row of a SQLite store copied into an empty PostgreSQL database, in one
  * transaction (all of it or nothing), parents before the rows that name them, rows streamed from SQLite in
  * batches so a store of millions of links is never held whole; identity columns continue after the highest
- * id copied; then every table's count compared. The store's identity row goes with it: it is the same store.
+ * id SQLite handed out; then every table's count compared. The store's identity row goes with it: it is the same store.
  */
 
 /** Rows sent to PostgreSQL per INSERT. */
@@ -57,7 +57,9 @@ export async function copyStoreToPostgres(sqlite: Database, pg: SQL, snapshot: S
       }
       await send();
       for (const column of Object.values(table.columns).filter((c) => c.primaryKey && c.autoincrement === true)) {
-        await tx`SELECT setval(pg_get_serial_sequence(${table.name}, ${column.name}), (SELECT COALESCE(MAX(${tx(column.name)}), 0) + 1 FROM ${tx(table.name)}), false)`;
+        // Past SQLite's own sequence too: an id handed out once and deleted since is not handed out again.
+        const given = Number(sequenceOf(sqlite, table.name));
+        await tx`SELECT setval(pg_get_serial_sequence(${table.name}, ${column.name}), (SELECT GREATEST(COALESCE(MAX(${tx(column.name)}), 0), ${given}) + 1 FROM ${tx(table.name)}), false)`;
       }
       const [copied] = (await tx`SELECT COUNT(*)::int AS n FROM ${tx(table.name)}`) as { n: number }[];
       if (copied!.n !== rows) throw new Error(`${table.name}: ${rows} rows sent, ${copied!.n} in PostgreSQL`);
@@ -65,4 +67,10 @@ export async function copyStoreToPostgres(sqlite: Database, pg: SQL, snapshot: S
     }
   });
   return report;
+}
+
+/** The highest id SQLite's AUTOINCREMENT handed out for `table` (0: none). */
+function sequenceOf(sqlite: Database, table: string): number {
+  const known = sqlite.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sqlite_sequence'").get() !== null;
+  return known ? (sqlite.query<{ seq: number }, [string]>("SELECT seq FROM sqlite_sequence WHERE name = ?").get(table)?.seq ?? 0) : 0;
 }

@@ -35,9 +35,9 @@ const TYPES: Record<string, string> = { text: "text", integer: "bigint", blob: "
  * Tables PostgreSQL keeps out of its write-ahead log: the shared rate-limit buckets, written on every API request.
  * A logged write waits for the log's flush at each commit (0.4–1.2 ms a take measured, against 0.2–0.3 ms
  * unlogged: docs/decisions.md, "Rate limits across nodes"); after a crash the table is empty, every bucket full again,
- * as an appliance's buckets are after a restart.
+ * as an appliance's buckets are after a restart. Failed sign-ins likewise: an appliance forgets them at a restart.
  */
-const UNLOGGED = new Set(["rate_buckets"]);
+const UNLOGGED = new Set(["rate_buckets", "sign_in_failures"]);
 
 /** The ISO-8601 UTC timestamp SQLite's `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')` writes, as PostgreSQL writes it. */
 const NOW_ISO = `(to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))`;

@@ -7,7 +7,7 @@ import { assertSameOrigin } from "../middleware/dashboard-session.ts";
 import { SignInPage } from "../pages/sign-in-page.tsx";
 import { clearSessionCookie, clearSignInCookie, setSessionCookie, setSignInCookie, SIGN_IN_COOKIE } from "../session-cookie.ts";
 import { SessionCodec } from "../session.ts";
-import type { SignInBackoff } from "../sign-in-backoff.ts";
+import type { SignInGate } from "../sign-in-backoff.ts";
 import type { SignOuts } from "../sign-outs.ts";
 import type { UiEnv } from "../ui-env.ts";
 
@@ -15,7 +15,8 @@ import type { UiEnv } from "../ui-env.ts";
  * Sign in with an API key (it is checked like a Bearer key, then forgotten: the cookie names the key's id,
  * never its secret) and sign out. The sign-in form carries a token bound to a short-lived nonce cookie, so
  * another site cannot sign a browser in under a key of its own choosing. Failed attempts back off per address and
- * per key prefix (sign-in-backoff.ts): while either waits, an attempt is answered 429 without checking the key.
+ * per key prefix (sign-in-backoff.ts; counted in the store on PostgreSQL, so across nodes): while either waits, an
+ * attempt is answered 429 without checking the key.
  * Sign-out is recorded where every node sharing the store reads it (sign-outs.ts).
  */
 
@@ -24,7 +25,7 @@ function localPath(next: string | undefined): string {
   return next !== undefined && /^\/(?!\/)[A-Za-z0-9/._~%?=&-]*$/.test(next) && !next.includes("\\") ? next : "/";
 }
 
-export function signInRouter(keys: KeysService, codec: SessionCodec, backoff: SignInBackoff, signOuts: SignOuts) {
+export function signInRouter(keys: KeysService, codec: SessionCodec, backoff: SignInGate, signOuts: SignOuts) {
   const router = new Hono<UiEnv>();
 
   const form = (c: Context<UiEnv>, next: string, error?: string, status: 200 | 401 | 403 | 429 = 200) => {
@@ -47,16 +48,16 @@ export function signInRouter(keys: KeysService, codec: SessionCodec, backoff: Si
   router.post("/ui/sign-in", async (c) => {
     assertSameOrigin(c);
     const address = c.get("clientAddress");
-    const addressWait = backoff.addressWait(address);
+    const addressWait = await backoff.addressWait(address);
     if (addressWait > 0) return tooMany(c, "/", addressWait);
     const body = await c.req.parseBody({ all: true });
     const next = localPath(typeof body.next === "string" ? body.next : undefined);
     const token = typeof body._token === "string" ? body._token : undefined;
     const secret = typeof body.key === "string" ? body.key.trim() : "";
-    const keyWait = backoff.keyWait(secret);
+    const keyWait = await backoff.keyWait(secret);
     if (keyWait > 0) return tooMany(c, next, keyWait);
     if (!codec.signInValid(getCookie(c, SIGN_IN_COOKIE), token)) {
-      backoff.failed(address, "");
+      await backoff.failed(address, "");
       return form(c, next, "The sign-in form expired or came from elsewhere; please try again.", 403);
     }
     try {
@@ -67,7 +68,7 @@ export function signInRouter(keys: KeysService, codec: SessionCodec, backoff: Si
       return c.redirect(next, 303);
     } catch (error) {
       if (!(error instanceof UnauthorizedError)) throw error;
-      backoff.failed(address, secret);
+      await backoff.failed(address, secret);
       return form(c, next, `Sign-in refused: ${error.message}.`, 401);
     }
   });

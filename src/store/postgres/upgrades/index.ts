@@ -6,6 +6,8 @@
  * upgraded from the base differs in any table, column, index or constraint from a new one.
  */
 
+import u0017 from "./0017_shared_sign_in_failures.sql" with { type: "text" };
+
 export const POSTGRES_BASE_TAG = "0016_shared_sessions_and_limits";
 
-export const POSTGRES_UPGRADES: readonly { tag: string; sql: string }[] = [];
+export const POSTGRES_UPGRADES: readonly { tag: string; sql: string }[] = [{ tag: "0017_shared_sign_in_failures", sql: u0017 }];
