@@ -31,8 +31,20 @@ export const HAS_POSTGRES = answers;
 export async function freshDatabase(): Promise<{ name: string; url: string; drop(): Promise<void> }> {
   const name = `lp_test_${Date.now().toString(36)}_${crypto.getRandomValues(new Uint32Array(1))[0]!.toString(36)}`;
   const admin = new SQL(POSTGRES_ADMIN_URL, { max: 1 });
-  await admin.unsafe(`CREATE DATABASE "${name}"`);
-  await admin.close();
+  try {
+    // Two CREATE DATABASE at once (tests of other processes) refuse each other: template1 is "being accessed".
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await admin.unsafe(`CREATE DATABASE "${name}"`);
+        break;
+      } catch (error) {
+        if (attempt >= 20 || !/being accessed by other users/.test(String(error))) throw error;
+        await Bun.sleep(50 * attempt);
+      }
+    }
+  } finally {
+    await admin.close();
+  }
   const url = new URL(POSTGRES_ADMIN_URL);
   url.pathname = `/${name}`;
   return {
