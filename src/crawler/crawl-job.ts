@@ -11,7 +11,6 @@ import type { Db } from "../store/db.ts";
 import { openDatabase } from "../store/sqlite.ts";
 import { SqliteDb } from "../store/sqlite-db.ts";
 import { leasedFence } from "../store/crawl-fence.ts";
-import { refreshCrawlStatistics } from "../store/crawl-statistics.ts";
 import { LeaseLostError, type HeldLease } from "../store/leases.repo.ts";
 import { connectPostgres, postgresTarget } from "../store/postgres/connect.ts";
 import { PostgresDb } from "../store/postgres/postgres-db.ts";
@@ -23,6 +22,7 @@ import { Frontier } from "./frontier.ts";
 import { PageReuse } from "./page-reuse.ts";
 import { DEFAULT_RETRY_POLICY } from "./retry.ts";
 import { RobotsCache } from "./robots-cache.ts";
+import { StatisticsRhythm } from "./statistics-rhythm.ts";
 import { describeStoreWriteFailure, storeWriteFailure } from "../store/write-failure.ts";
 
 /** One crawl job, on a worker thread or the calling thread; everything it needs arrives as plain data. */
@@ -138,6 +138,9 @@ async function runCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: C
     // crawler.headers (a staging site's auth) go to the crawled site only, never to the hosts it links to.
     const fetchOptions = { ...crawlerFetchOptions(crawler, hooks.resolve), headersOrigin: new URL(crawl.root_url).origin };
     logger.info("crawl running", { crawl_id: crawlId, domain: crawl.domain_name });
+    const statistics = new StatisticsRhythm(store.db, (error) =>
+      logger.warn("could not refresh the planner's statistics of the crawl's tables", { crawl_id: crawlId, error: String(error) }),
+    );
 
     const run = await runCrawl(
       {
@@ -167,13 +170,16 @@ async function runCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: C
         signal: stop.signal,
         onProgress: (progress) => {
           hooks.onProgress?.(progress);
+          statistics.pagesWritten(progress.pages);
           if (storeFile?.problem() != null) stop.abort("shutdown" satisfies StopReason);
         },
       },
     );
     // Nothing is ended (and no event queued for the webhooks) in a file that is no longer the store.
     storeFile?.assertSame();
-    if (run.kind === "finished") await refreshStatistics(store.db, crawlId, logger);
+    // Before the crawl's end is judged and its links listed: a crawl fills its tables faster than autovacuum analyzes them.
+    if (run.kind === "finished") await statistics.atEnd();
+    else await statistics.settled();
     const end = run.kind === "finished" ? judgeCrawlEnd(await readEndFacts(crawls, crawlId)) : stoppedEnd(run.reason, crawler.max_duration);
     const at = { now: new Date().toISOString(), soft404Judged: run.soft404Judged, lease: settings.lease };
     if (end.kind === "completed") {
@@ -187,18 +193,6 @@ async function runCrawlJob(crawlId: string, settings: CrawlJobSettings, hooks: C
   } finally {
     hooks.signal.removeEventListener("abort", forwardStop);
     await store.close();
-  }
-}
-
-/**
- * Before the crawl's end is judged and its rows are listed: a crawl fills its tables faster than PostgreSQL's
- * autovacuum analyzes them. A failure costs plans, not results, so it is logged and the crawl goes on to its end.
- */
-async function refreshStatistics(db: Db, crawlId: string, logger: Logger): Promise<void> {
-  try {
-    await refreshCrawlStatistics(db);
-  } catch (error) {
-    logger.warn("could not refresh the planner's statistics after the crawl", { crawl_id: crawlId, error: String(error) });
   }
 }
 

@@ -102,14 +102,19 @@ export class LinksRepo {
   private listing(crawl: Pick<CrawlRecord, "id" | "status">, filter: LinkFilter) {
     const where = linkWhere(filter);
     const params = { ...where.params, crawlId: crawl.id };
-    const findMark = `SELECT l.id FROM links l JOIN crawl_targets t ON t.id = l.target_id ${where.sql} AND l.id > $afterId
-       ORDER BY l.id LIMIT 1 OFFSET $skip`;
+    // Every stride-th row of the next stride × count, numbered in the statement.
+    const findMarks = `SELECT id FROM (
+         SELECT id, ROW_NUMBER() OVER (ORDER BY id) AS n FROM (
+           SELECT l.id FROM links l JOIN crawl_targets t ON t.id = l.target_id ${where.sql} AND l.id > $afterId ORDER BY l.id LIMIT $rows
+         ) walked
+       ) numbered WHERE n % $stride = 0 ORDER BY id`;
     return {
       key: `${crawl.id}|${filter.statusCode ?? ""}|${filter.isBroken ?? ""}`,
       moving: crawl.status === "pending" || crawl.status === "running",
       where: where.sql,
       params,
-      find: async (afterId: number, skip: number) => (await this.db.get<{ id: number }>(findMark, { ...params, afterId, skip }))?.id ?? null,
+      find: async (afterId: number, stride: number, count: number) =>
+        (await this.db.all<{ id: number }>(findMarks, { ...params, afterId, stride, rows: stride * count })).map((row) => row.id),
     };
   }
 

@@ -196,11 +196,12 @@ test("a first deep page's positions are found a slice at a time, with the thread
   const slices: (() => void)[] = [];
   const marks = new LinkMarks({ defer: (task) => slices.push(task) });
   let finds = 0;
-  // A listing of 10,000 rows with ids 1..10000: the row `skip` positions after `afterId`.
-  const find = async (afterId: number, skip: number) => {
-    finds++;
-    const id = afterId + skip + 1;
-    return id <= 10_000 ? id : null;
+  // A listing of 10,000 rows with ids 1..10000: every `stride`-th row of the next stride × count after `afterId`.
+  const find = async (afterId: number, stride: number, count: number) => {
+    const ids: number[] = [];
+    for (let k = 1; k <= count && afterId + k * stride <= 10_000; k++) ids.push(afterId + k * stride);
+    finds += ids.length;
+    return ids;
   };
   let done = false;
   const reaching = marks.reach("l", 5_000, find).then(() => {
