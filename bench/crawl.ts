@@ -19,7 +19,10 @@
  *                      [--no-check] [--no-linkinator] [--linkinator-timeout S] [--linkinator-concurrency C]
  *                      [--no-wget2] [--api-load] [--api-load-seconds S] [--api-load-connections C] [--api-mix-seconds S]
  *                      [--api-mix-threads T] [--no-api-endpoints]
- *                      [--load-generator wrk|autocannon] [--growth-rounds R] [--strict]
+ *                      [--load-generator wrk|autocannon] [--growth-rounds R] [--store sqlite|postgres] [--strict]
+ *
+ * --store postgres runs the service on a fresh PostgreSQL database (bench/lib/postgres.ts; created for the run,
+ * dropped after) instead of its SQLite file: the same crawls and API mix, to compare the two stores.
  *
  * Exit: 0 the linkpatrol runs completed and match the ground truth; 3 completed but something differs;
  * 1 a linkpatrol run failed, timed out or the service died; 2 usage or set-up error; 4 (--strict only) all
@@ -31,6 +34,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { type ApiLoadResult, runApiLoad } from "./api-load.ts";
 import { loadGenerator } from "./lib/load-generators.ts";
+import { type BenchDatabase, freshBenchDatabase } from "./lib/postgres.ts";
 import { firstLine, round, tail } from "./lib/proc.ts";
 import { isCorrect, type ToolRun } from "./lib/tool-run.ts";
 import { GROWTH_BASE_PAGES, type GrowthResult, measureGrowth } from "./growth.ts";
@@ -50,7 +54,7 @@ const USAGE =
   "                          [--timeout S] [--concurrency C]\n" +
   "                          [--no-capacity] [--keep] [--no-check] [--no-linkinator] [--linkinator-timeout S] [--linkinator-concurrency C] [--no-wget2]\n" +
   "                          [--api-load] [--api-load-seconds S] [--api-load-connections C] [--api-mix-seconds S] [--api-mix-threads T] [--no-api-endpoints]\n" +
-  "                          [--load-generator wrk|autocannon] [--growth-rounds R] [--strict]";
+  "                          [--load-generator wrk|autocannon] [--growth-rounds R] [--store sqlite|postgres] [--strict]";
 
 /** The option sets the benchmark knows by name. */
 const OPTION_SETS = {
@@ -96,6 +100,8 @@ interface Args {
   loadGenerator: "wrk" | "autocannon" | undefined;
   /** Paired rounds measuring time growth from 10,000 pages (0: none; only above 10,000 pages). */
   growthRounds: number;
+  /** The service's store: its SQLite file, or a fresh PostgreSQL database. */
+  store: "sqlite" | "postgres";
   strict: boolean;
 }
 
@@ -139,6 +145,7 @@ function parse(argv: string[]): Args {
       "no-api-endpoints": { type: "boolean", default: false },
       "load-generator": { type: "string" },
       "growth-rounds": { type: "string", default: "3" },
+      store: { type: "string", default: "sqlite" },
       strict: { type: "boolean", default: false },
       help: { type: "boolean", default: false },
     },
@@ -181,6 +188,7 @@ function parse(argv: string[]): Args {
     apiEndpoints: !values["no-api-endpoints"],
     loadGenerator: oneOf("load-generator", values["load-generator"], ["wrk", "autocannon"] as const),
     growthRounds: pages > GROWTH_BASE_PAGES ? growthRounds : 0,
+    store: oneOf("store", values.store, ["sqlite", "postgres"] as const)!,
     strict: values.strict,
   };
 }
@@ -248,6 +256,7 @@ async function main(argv: string[]): Promise<number> {
     args.growthRounds > 0 ? await startSyntheticSite({ pages: GROWTH_BASE_PAGES, seed: args.seed, slowDelayMs: args.slowMs, profile: args.site }) : null;
   const dir = mkdtempSync(join(tmpdir(), "linkpatrol-crawl-bench-"));
   let service: Service | null = null;
+  let database: BenchDatabase | null = null;
   try {
     log(`site: ${site.rootUrl} (external ${site.external.origin}), ${args.site}, ${args.pages} pages, seed ${args.seed}`);
     const began = performance.now();
@@ -272,9 +281,13 @@ async function main(argv: string[]): Promise<number> {
     const port = freePort();
     const configPath = join(dir, "linkpatrol.yaml");
     const headerTimeoutS = Math.max(15, Math.ceil(args.slowMs / 1000) + 10);
+    if (args.store === "postgres") {
+      database = await freshBenchDatabase("crawl");
+      log(`store: PostgreSQL database ${database.name} (fresh; dropped at the end)`);
+    }
     const config = {
       server: { host: "127.0.0.1", port },
-      storage: { path: join(dir, "data", "linkpatrol.db") },
+      storage: database === null ? { path: join(dir, "data", "linkpatrol.db") } : { path: join(dir, "data", "linkpatrol.db"), url: database.url },
       auth: { bootstrap_key: KEY, rate_limit: 0 },
       crawler: {
         concurrency: args.concurrency,
@@ -295,7 +308,7 @@ async function main(argv: string[]): Promise<number> {
     let serviceFailed = false;
     let apiLoad: ApiLoadResult | null = null;
     try {
-      service = await startService({ command, dir, configPath, port, sites: small === null ? [site] : [site, small] });
+      service = await startService({ command, dir, configPath, port, sites: small === null ? [site] : [site, small], store: args.store });
     } catch (error) {
       console.error(`CRAWL BENCH FAILED: ${(error as Error).message}`);
       return /domains add failed/.test((error as Error).message) ? 2 : 1;
@@ -469,11 +482,11 @@ async function main(argv: string[]): Promise<number> {
       targets: targetList,
     };
     mkdirSync(resultsDir, { recursive: true });
-    const resultPath = join(resultsDir, `crawl-${args.site}-${args.pages}-${args.options}-${stamp()}.json`);
+    const resultPath = join(resultsDir, `crawl-${args.site}-${args.pages}-${args.options}${args.store === "postgres" ? "-postgres" : ""}-${stamp()}.json`);
     writeFileSync(resultPath, `${JSON.stringify(result, null, 2)}\n`);
 
     console.log(
-      `crawl benchmark: ${args.site} site, ${args.pages} pages, ${args.options} options, ${result.versions.mode} ${version}, ${result.machine.cpus} cores, concurrency ${args.concurrency}`,
+      `crawl benchmark: ${args.site} site, ${args.pages} pages, ${args.options} options, ${result.versions.mode} ${version}, store ${args.store}, ${result.machine.cpus} cores, concurrency ${args.concurrency}`,
     );
     console.log(
       `ground truth: ${truth.pages_crawled} pages, ${truth.total_links} links, ${truth.broken_links} broken (${truth.broken_urls.length} URLs), ${truth.skipped_links} skipped${kindsTruth ? `; all kinds, internal: ${kindsTruth.total_links} links, ${kindsTruth.broken_urls.length} broken URLs` : ""}`,
@@ -512,6 +525,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   } finally {
     if (service !== null) await service.stop();
+    await database?.drop();
     await site.stop();
     await small?.stop();
     if (args.keep) console.error(`[crawl-bench] kept ${dir}`);
