@@ -5,7 +5,10 @@
  * machine in the same state. Reads each run's result file and prints one row per run, the medians, and
  * PostgreSQL's median p99 as a multiple of SQLite's.
  *
- *   bun bench/api-mix-stores.ts [--rounds 3] [--pages 10000] [--binary-path FILE] [-- extra crawl.ts flags]
+ *   bun bench/api-mix-stores.ts [--rounds 3] [--pages 10000] [--binary-path FILE] [--analyze] [-- extra crawl.ts flags]
+ *
+ * --analyze: the PostgreSQL runs ANALYZE their database after the first crawl (crawl.ts --analyze), as autovacuum
+ * would have by then on a server that runs it.
  *
  * Exit 0 when every run completed with exact counts and the mix ran (the ratio is reported, not enforced);
  * 1 otherwise. Writes bench/out/api-mix-stores-<timestamp>.json.
@@ -45,7 +48,7 @@ function median(values: number[]): number | null {
 }
 
 /** One crawl.ts run; its stdout names the result file. */
-async function runOnce(round: number, store: Store, o: { pages: number; binary: string; extra: string[] }): Promise<MixRun> {
+async function runOnce(round: number, store: Store, o: { pages: number; binary: string; analyze: boolean; extra: string[] }): Promise<MixRun> {
   const cmd = [
     process.execPath,
     join(import.meta.dir, "crawl.ts"),
@@ -61,6 +64,7 @@ async function runOnce(round: number, store: Store, o: { pages: number; binary: 
     "--no-api-endpoints",
     "--store",
     store,
+    ...(store === "postgres" && o.analyze ? ["--analyze"] : []),
     ...o.extra,
   ];
   console.error(`[api-mix-stores] round ${round}, ${store}: ${cmd.slice(1).join(" ")}`);
@@ -115,24 +119,25 @@ async function main(argv: string[]): Promise<number> {
       rounds: { type: "string", default: "3" },
       pages: { type: "string", default: "10000" },
       "binary-path": { type: "string", default: join(ROOT, "dist", "linkpatrol") },
+      analyze: { type: "boolean", default: false },
     },
   });
   const rounds = Number(values.rounds);
   const pages = Number(values.pages);
   if (!Number.isInteger(rounds) || rounds < 1 || rounds > 20 || !Number.isInteger(pages) || pages < 100) {
-    console.error("usage: bun bench/api-mix-stores.ts [--rounds 1-20] [--pages N>=100] [--binary-path FILE] [-- crawl.ts flags]");
+    console.error("usage: bun bench/api-mix-stores.ts [--rounds 1-20] [--pages N>=100] [--binary-path FILE] [--analyze] [-- crawl.ts flags]");
     return 2;
   }
   const runs: MixRun[] = [];
   for (let round = 1; round <= rounds; round++) {
-    for (const store of STORES) runs.push(await runOnce(round, store, { pages, binary: values["binary-path"], extra: positionals }));
+    for (const store of STORES) runs.push(await runOnce(round, store, { pages, binary: values["binary-path"], analyze: values.analyze, extra: positionals }));
   }
   const lines = [
     "| round | store | crawl wall | mix req/s | p50 | p90 | p99 | max | non-2xx / errors | crawl pages during the mix | counts exact |",
     "|---|---|---|---|---|---|---|---|---|---|---|",
     ...runs.map(
       (r) =>
-        `| ${r.round} | ${r.store} | ${r.crawl_wall_s ?? "?"} s | ${r.req_per_s ?? "?"} | ${r.p50_ms ?? "?"} ms | ${r.p90_ms ?? "?"} ms | ${r.p99_ms ?? "?"} ms | ${r.max_ms ?? "?"} ms | ${r.non_2xx ?? "?"} / ${r.errors ?? "?"} | ${r.pages_during ?? "?"}${r.crawl_running_throughout ? "" : " (not throughout)"} | ${r.counts_ok ? "yes" : "NO"} |`,
+        `| ${r.round} | ${r.store} | ${r.crawl_wall_s ?? "?"} s | ${r.req_per_s ?? "?"} | ${r.p50_ms ?? "?"} ms | ${r.p90_ms ?? "?"} ms | ${r.p99_ms ?? "?"} ms | ${r.max_ms ?? "?"} ms | ${r.non_2xx ?? "?"} / ${r.errors ?? "?"} | ${r.pages_during ?? "?"}${r.crawl_running_throughout ? "" : r.pages_during?.endsWith("-> -1") ? " (its detail did not answer within 30 s after)" : " (not throughout)"} | ${r.counts_ok ? "yes" : "NO"} |`,
     ),
   ];
   const summary = Object.fromEntries(
@@ -156,7 +161,10 @@ async function main(argv: string[]): Promise<number> {
   const outDir = join(import.meta.dir, "out");
   mkdirSync(outDir, { recursive: true });
   const file = join(outDir, `api-mix-stores-${new Date().toISOString().replace(/[:.]/g, "-")}.json`);
-  writeFileSync(file, `${JSON.stringify({ bench: "api-mix-stores", pages, binary: values["binary-path"], runs, summary, p99_ratio: ratio }, null, 2)}\n`);
+  writeFileSync(
+    file,
+    `${JSON.stringify({ bench: "api-mix-stores", pages, binary: values["binary-path"], analyze: values.analyze, runs, summary, p99_ratio: ratio }, null, 2)}\n`,
+  );
   console.log(`result: ${file}`);
   return runs.every((r) => r.exit === 0 && r.counts_ok && r.p99_ms !== null) ? 0 : 1;
 }

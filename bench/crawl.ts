@@ -19,10 +19,12 @@
  *                      [--no-check] [--no-linkinator] [--linkinator-timeout S] [--linkinator-concurrency C]
  *                      [--no-wget2] [--api-load] [--api-load-seconds S] [--api-load-connections C] [--api-mix-seconds S]
  *                      [--api-mix-threads T] [--no-api-endpoints]
- *                      [--load-generator wrk|autocannon] [--growth-rounds R] [--store sqlite|postgres] [--strict]
+ *                      [--load-generator wrk|autocannon] [--growth-rounds R] [--store sqlite|postgres] [--analyze] [--strict]
  *
  * --store postgres runs the service on a fresh PostgreSQL database (bench/lib/postgres.ts; created for the run,
- * dropped after) instead of its SQLite file: the same crawls and API mix, to compare the two stores.
+ * dropped after) instead of its SQLite file: the same crawls and API mix, to compare the two stores. --analyze (with
+ * postgres) runs ANALYZE after the first crawl, before the API load: the statistics autovacuum gathers about a
+ * minute after tables fill, on a server that has it on (bench/README.md, issue 43's fifth session).
  *
  * Exit: 0 the linkpatrol runs completed and match the ground truth; 3 completed but something differs;
  * 1 a linkpatrol run failed, timed out or the service died; 2 usage or set-up error; 4 (--strict only) all
@@ -54,7 +56,7 @@ const USAGE =
   "                          [--timeout S] [--concurrency C]\n" +
   "                          [--no-capacity] [--keep] [--no-check] [--no-linkinator] [--linkinator-timeout S] [--linkinator-concurrency C] [--no-wget2]\n" +
   "                          [--api-load] [--api-load-seconds S] [--api-load-connections C] [--api-mix-seconds S] [--api-mix-threads T] [--no-api-endpoints]\n" +
-  "                          [--load-generator wrk|autocannon] [--growth-rounds R] [--store sqlite|postgres] [--strict]";
+  "                          [--load-generator wrk|autocannon] [--growth-rounds R] [--store sqlite|postgres] [--analyze] [--strict]";
 
 /** The option sets the benchmark knows by name. */
 const OPTION_SETS = {
@@ -102,6 +104,8 @@ interface Args {
   growthRounds: number;
   /** The service's store: its SQLite file, or a fresh PostgreSQL database. */
   store: "sqlite" | "postgres";
+  /** PostgreSQL only: ANALYZE after the first crawl, before the API load. */
+  analyze: boolean;
   strict: boolean;
 }
 
@@ -146,6 +150,7 @@ function parse(argv: string[]): Args {
       "load-generator": { type: "string" },
       "growth-rounds": { type: "string", default: "3" },
       store: { type: "string", default: "sqlite" },
+      analyze: { type: "boolean", default: false },
       strict: { type: "boolean", default: false },
       help: { type: "boolean", default: false },
     },
@@ -163,6 +168,7 @@ function parse(argv: string[]): Args {
   const timeoutS = values.timeout === undefined ? Math.max(120, Math.ceil(pages / 10)) : positive("timeout", values.timeout);
   const binary = values["binary-path"] ?? (values.binary ? BINARY : null);
   const growthRounds = Number(values["growth-rounds"]);
+  if (values.analyze && values.store !== "postgres") throw new UsageError("--analyze needs --store postgres");
   if (!Number.isInteger(growthRounds) || growthRounds < 0 || growthRounds > 20) throw new UsageError("--growth-rounds must be an integer from 0 to 20");
   return {
     pages,
@@ -189,6 +195,7 @@ function parse(argv: string[]): Args {
     loadGenerator: oneOf("load-generator", values["load-generator"], ["wrk", "autocannon"] as const),
     growthRounds: pages > GROWTH_BASE_PAGES ? growthRounds : 0,
     store: oneOf("store", values.store, ["sqlite", "postgres"] as const)!,
+    analyze: values.analyze,
     strict: values.strict,
   };
 }
@@ -336,6 +343,11 @@ async function main(argv: string[]): Promise<number> {
     if (args.apiLoad && !serviceFailed && generator === null) {
       console.error(`api-load skipped: ${args.loadGenerator ?? "neither wrk (apt-get install wrk) nor autocannon (npm ci --prefix bench)"} is installed`);
     } else if (args.apiLoad && !serviceFailed && generator !== null) {
+      if (database !== null && args.analyze) {
+        const t = performance.now();
+        await database.analyze();
+        log(`store: ANALYZE of ${database.name} in ${Math.round(performance.now() - t)} ms`);
+      }
       log(
         `api-load: a second crawl under ${args.apiLoadConnections} connections (${generator.name}): the mix for ${args.apiMixSeconds} s` +
           (args.apiEndpoints ? `, then ${args.apiLoadSeconds} s per endpoint` : ""),

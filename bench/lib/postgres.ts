@@ -11,6 +11,8 @@ export interface BenchDatabase {
   name: string;
   /** The database's URL, for storage.url. */
   url: string;
+  /** ANALYZE of every table: the statistics autovacuum would have gathered by then (this server may run without it). */
+  analyze(): Promise<void>;
   drop(): Promise<void>;
 }
 
@@ -28,6 +30,14 @@ export async function freshBenchDatabase(label: string): Promise<BenchDatabase> 
   return {
     name,
     url: url.href,
+    async analyze() {
+      const sql = new SQL(url.href, { max: 1, connectionTimeout: 5 });
+      try {
+        await sql.unsafe("ANALYZE");
+      } finally {
+        await sql.close();
+      }
+    },
     async drop() {
       const sql = new SQL(BENCH_POSTGRES_ADMIN_URL, { max: 1, connectionTimeout: 5 });
       try {
