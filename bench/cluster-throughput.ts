@@ -137,7 +137,11 @@ function freePort(): number {
   return port;
 }
 
-/** Starts `serve` as node `name` on `port`; resolves once /healthz answers 200, or throws after 30 s. */
+/**
+ * Starts `serve` as node `name` on `port`; resolves once the bench's key is accepted, or throws after 30 s. Not at
+ * the first /healthz 200: serve binds its port before it writes the bootstrap key (src/cli/serve.ts), and on
+ * PostgreSQL that write takes long enough for a request in between to be refused 401.
+ */
 async function startNode(o: { binary: string; dir: string; configPath: string; name: string; port: number }): Promise<Node> {
   const stderrPath = join(o.dir, `${o.name}.stderr.log`);
   const proc = Bun.spawn({
@@ -165,7 +169,7 @@ async function startNode(o: { binary: string; dir: string; configPath: string; n
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline && proc.exitCode === null) {
     try {
-      if ((await fetch(`${node.origin}/healthz`)).status === 200) return node;
+      if ((await api(node.origin, "GET", "/domains")).status === 200) return node;
     } catch {
       // not listening yet
     }
