@@ -18,7 +18,7 @@
  *                      [--slow-ms MS] [--timeout SECONDS] [--concurrency C] [--no-capacity] [--keep]
  *                      [--no-check] [--no-linkinator] [--linkinator-timeout S] [--linkinator-concurrency C]
  *                      [--no-wget2] [--api-load] [--api-load-seconds S] [--api-load-connections C] [--api-mix-seconds S]
- *                      [--api-mix-threads T] [--no-api-endpoints]
+ *                      [--api-mix-threads T] [--api-mix-warm] [--no-api-endpoints]
  *                      [--load-generator wrk|autocannon] [--growth-rounds R] [--store sqlite|postgres] [--analyze] [--strict]
  *
  * --store postgres runs the service on a fresh PostgreSQL database (bench/lib/postgres.ts; created for the run,
@@ -55,7 +55,7 @@ const USAGE =
   "usage: bun bench/crawl.ts [--pages N] [--site realistic|classic] [--options kinds|default|all] [--binary | --binary-path FILE] [--seed S] [--slow-ms MS]\n" +
   "                          [--timeout S] [--concurrency C]\n" +
   "                          [--no-capacity] [--keep] [--no-check] [--no-linkinator] [--linkinator-timeout S] [--linkinator-concurrency C] [--no-wget2]\n" +
-  "                          [--api-load] [--api-load-seconds S] [--api-load-connections C] [--api-mix-seconds S] [--api-mix-threads T] [--no-api-endpoints]\n" +
+  "                          [--api-load] [--api-load-seconds S] [--api-load-connections C] [--api-mix-seconds S] [--api-mix-threads T] [--api-mix-warm] [--no-api-endpoints]\n" +
   "                          [--load-generator wrk|autocannon] [--growth-rounds R] [--store sqlite|postgres] [--analyze] [--strict]";
 
 /** The option sets the benchmark knows by name. */
@@ -96,6 +96,8 @@ interface Args {
   /** The rotating mix under the crawl (0: none), and its load generator's threads. */
   apiMixSeconds: number;
   apiMixThreads: number;
+  /** One request per mix path alone before the mix. */
+  apiMixWarm: boolean;
   /** Whether each endpoint is also loaded alone after the mix. */
   apiEndpoints: boolean;
   /** Which load generator the API-load run uses; undefined: wrk when installed, else autocannon. */
@@ -146,6 +148,7 @@ function parse(argv: string[]): Args {
       "api-load-connections": { type: "string", default: "200" },
       "api-mix-seconds": { type: "string", default: "15" },
       "api-mix-threads": { type: "string", default: "2" },
+      "api-mix-warm": { type: "boolean", default: false },
       "no-api-endpoints": { type: "boolean", default: false },
       "load-generator": { type: "string" },
       "growth-rounds": { type: "string", default: "3" },
@@ -191,6 +194,7 @@ function parse(argv: string[]): Args {
     apiLoadConnections: Math.round(positive("api-load-connections", values["api-load-connections"])),
     apiMixSeconds: values["api-mix-seconds"] === "0" ? 0 : positive("api-mix-seconds", values["api-mix-seconds"]),
     apiMixThreads: Math.round(positive("api-mix-threads", values["api-mix-threads"])),
+    apiMixWarm: values["api-mix-warm"],
     apiEndpoints: !values["no-api-endpoints"],
     loadGenerator: oneOf("load-generator", values["load-generator"], ["wrk", "autocannon"] as const),
     growthRounds: pages > GROWTH_BASE_PAGES ? growthRounds : 0,
@@ -361,6 +365,7 @@ async function main(argv: string[]): Promise<number> {
           seconds: args.apiLoadSeconds,
           mixSeconds: args.apiMixSeconds,
           mixThreads: args.apiMixThreads,
+          mixWarm: args.apiMixWarm,
           endpoints: args.apiEndpoints,
           timeoutS: args.timeoutS + 120,
           dir,
