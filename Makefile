@@ -2,7 +2,7 @@
 BUN := node_modules/.bin/bun
 SETUP := node scripts/setup.mjs
 
-.PHONY: setup serve test build typecheck bench bench-crawl bench-options bench-50k bench-deps compare-real clean
+.PHONY: setup serve test build typecheck bench bench-crawl bench-options bench-50k bench-deps bench-api-stores bench-cluster compare-real clean
 
 setup:
 	@$(SETUP)
@@ -53,6 +53,17 @@ bench-crawl: build bench-deps
 # crawl, and the time growth from a 10k site measured in the same run (--growth-rounds, 3 paired rounds).
 bench-50k: build bench-deps
 	$(BUN) bench/crawl.ts --binary --pages 50000 --no-linkinator --api-load --api-load-seconds 5 $(ARGS)
+
+# The API mix during a crawl on SQLite and on a fresh PostgreSQL database, alternating rounds of one binary (issue 43:
+# PostgreSQL's p99 within 1.5x of SQLite's). PostgreSQL at LINKPATROL_BENCH_POSTGRES (default
+# postgres://postgres@127.0.0.1:5432/postgres); extra flags via ARGS, e.g. ARGS="--rounds 5".
+bench-api-stores: build bench-deps
+	$(BUN) bench/api-mix-stores.ts --binary-path $(CURDIR)/dist/linkpatrol $(ARGS)
+
+# One node against three on one PostgreSQL database, crawling many slow loopback sites (issue 43: three nodes finish
+# ~3x the crawls of one); extra flags via ARGS, e.g. ARGS="--rounds 2 --sites 18".
+bench-cluster: build
+	$(BUN) bench/cluster-throughput.ts --binary-path $(CURDIR)/dist/linkpatrol $(ARGS)
 
 # linkpatrol check, wget2 and LinkChecker on real Debian doc trees (Sphinx, DocBook, Doxygen) served by nginx on
 # 127.0.0.1; installs what is missing with apt (root or password-less sudo) and builds linkpatrol under /tmp.

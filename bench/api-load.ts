@@ -102,6 +102,8 @@ export async function runApiLoad(
     /** The mix's duration (0: no mix) and threads. */
     mixSeconds: number;
     mixThreads: number;
+    /** One request per mix path alone before the mix (a first deep page finds its positions then), as the endpoints get. */
+    mixWarm?: boolean;
     /** Whether each endpoint is then loaded alone. */
     endpoints: boolean;
     timeoutS: number;
@@ -125,6 +127,15 @@ export async function runApiLoad(
   let mix: MixLoad | null = null;
   if (o.mixSeconds > 0) {
     const rotation = mixPaths(crawlId, report, linksPage);
+    if (o.mixWarm === true) {
+      const t = performance.now();
+      for (const path of rotation) {
+        await fetch(`${service.origin}${path}`, { headers: { authorization: `Bearer ${KEY}` }, signal: AbortSignal.timeout(120_000) }).then((res) =>
+          res.arrayBuffer(),
+        );
+      }
+      o.log(`api-load: the mix's ${rotation.length} paths once each, alone, in ${Math.round(performance.now() - t)} ms`);
+    }
     const before = await crawlState(service, crawlId);
     try {
       const r = await o.generator.runMix(service.origin, rotation, {

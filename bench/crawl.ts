@@ -18,8 +18,13 @@
  *                      [--slow-ms MS] [--timeout SECONDS] [--concurrency C] [--no-capacity] [--keep]
  *                      [--no-check] [--no-linkinator] [--linkinator-timeout S] [--linkinator-concurrency C]
  *                      [--no-wget2] [--api-load] [--api-load-seconds S] [--api-load-connections C] [--api-mix-seconds S]
- *                      [--api-mix-threads T] [--no-api-endpoints]
- *                      [--load-generator wrk|autocannon] [--growth-rounds R] [--strict]
+ *                      [--api-mix-threads T] [--api-mix-warm] [--no-api-endpoints]
+ *                      [--load-generator wrk|autocannon] [--growth-rounds R] [--store sqlite|postgres] [--analyze] [--strict]
+ *
+ * --store postgres runs the service on a fresh PostgreSQL database (bench/lib/postgres.ts; created for the run,
+ * dropped after) instead of its SQLite file: the same crawls and API mix, to compare the two stores. --analyze (with
+ * postgres) runs ANALYZE after the first crawl, before the API load: the statistics autovacuum gathers about a
+ * minute after tables fill, on a server that has it on (bench/README.md, issue 43's fifth session).
  *
  * Exit: 0 the linkpatrol runs completed and match the ground truth; 3 completed but something differs;
  * 1 a linkpatrol run failed, timed out or the service died; 2 usage or set-up error; 4 (--strict only) all
@@ -31,6 +36,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { type ApiLoadResult, runApiLoad } from "./api-load.ts";
 import { loadGenerator } from "./lib/load-generators.ts";
+import { type BenchDatabase, freshBenchDatabase } from "./lib/postgres.ts";
 import { firstLine, round, tail } from "./lib/proc.ts";
 import { isCorrect, type ToolRun } from "./lib/tool-run.ts";
 import { GROWTH_BASE_PAGES, type GrowthResult, measureGrowth } from "./growth.ts";
@@ -49,8 +55,8 @@ const USAGE =
   "usage: bun bench/crawl.ts [--pages N] [--site realistic|classic] [--options kinds|default|all] [--binary | --binary-path FILE] [--seed S] [--slow-ms MS]\n" +
   "                          [--timeout S] [--concurrency C]\n" +
   "                          [--no-capacity] [--keep] [--no-check] [--no-linkinator] [--linkinator-timeout S] [--linkinator-concurrency C] [--no-wget2]\n" +
-  "                          [--api-load] [--api-load-seconds S] [--api-load-connections C] [--api-mix-seconds S] [--api-mix-threads T] [--no-api-endpoints]\n" +
-  "                          [--load-generator wrk|autocannon] [--growth-rounds R] [--strict]";
+  "                          [--api-load] [--api-load-seconds S] [--api-load-connections C] [--api-mix-seconds S] [--api-mix-threads T] [--api-mix-warm] [--no-api-endpoints]\n" +
+  "                          [--load-generator wrk|autocannon] [--growth-rounds R] [--store sqlite|postgres] [--analyze] [--strict]";
 
 /** The option sets the benchmark knows by name. */
 const OPTION_SETS = {
@@ -90,12 +96,18 @@ interface Args {
   /** The rotating mix under the crawl (0: none), and its load generator's threads. */
   apiMixSeconds: number;
   apiMixThreads: number;
+  /** One request per mix path alone before the mix. */
+  apiMixWarm: boolean;
   /** Whether each endpoint is also loaded alone after the mix. */
   apiEndpoints: boolean;
   /** Which load generator the API-load run uses; undefined: wrk when installed, else autocannon. */
   loadGenerator: "wrk" | "autocannon" | undefined;
   /** Paired rounds measuring time growth from 10,000 pages (0: none; only above 10,000 pages). */
   growthRounds: number;
+  /** The service's store: its SQLite file, or a fresh PostgreSQL database. */
+  store: "sqlite" | "postgres";
+  /** PostgreSQL only: ANALYZE after the first crawl, before the API load. */
+  analyze: boolean;
   strict: boolean;
 }
 
@@ -136,9 +148,12 @@ function parse(argv: string[]): Args {
       "api-load-connections": { type: "string", default: "200" },
       "api-mix-seconds": { type: "string", default: "15" },
       "api-mix-threads": { type: "string", default: "2" },
+      "api-mix-warm": { type: "boolean", default: false },
       "no-api-endpoints": { type: "boolean", default: false },
       "load-generator": { type: "string" },
       "growth-rounds": { type: "string", default: "3" },
+      store: { type: "string", default: "sqlite" },
+      analyze: { type: "boolean", default: false },
       strict: { type: "boolean", default: false },
       help: { type: "boolean", default: false },
     },
@@ -156,6 +171,7 @@ function parse(argv: string[]): Args {
   const timeoutS = values.timeout === undefined ? Math.max(120, Math.ceil(pages / 10)) : positive("timeout", values.timeout);
   const binary = values["binary-path"] ?? (values.binary ? BINARY : null);
   const growthRounds = Number(values["growth-rounds"]);
+  if (values.analyze && values.store !== "postgres") throw new UsageError("--analyze needs --store postgres");
   if (!Number.isInteger(growthRounds) || growthRounds < 0 || growthRounds > 20) throw new UsageError("--growth-rounds must be an integer from 0 to 20");
   return {
     pages,
@@ -178,9 +194,12 @@ function parse(argv: string[]): Args {
     apiLoadConnections: Math.round(positive("api-load-connections", values["api-load-connections"])),
     apiMixSeconds: values["api-mix-seconds"] === "0" ? 0 : positive("api-mix-seconds", values["api-mix-seconds"]),
     apiMixThreads: Math.round(positive("api-mix-threads", values["api-mix-threads"])),
+    apiMixWarm: values["api-mix-warm"],
     apiEndpoints: !values["no-api-endpoints"],
     loadGenerator: oneOf("load-generator", values["load-generator"], ["wrk", "autocannon"] as const),
     growthRounds: pages > GROWTH_BASE_PAGES ? growthRounds : 0,
+    store: oneOf("store", values.store, ["sqlite", "postgres"] as const)!,
+    analyze: values.analyze,
     strict: values.strict,
   };
 }
@@ -248,6 +267,7 @@ async function main(argv: string[]): Promise<number> {
     args.growthRounds > 0 ? await startSyntheticSite({ pages: GROWTH_BASE_PAGES, seed: args.seed, slowDelayMs: args.slowMs, profile: args.site }) : null;
   const dir = mkdtempSync(join(tmpdir(), "linkpatrol-crawl-bench-"));
   let service: Service | null = null;
+  let database: BenchDatabase | null = null;
   try {
     log(`site: ${site.rootUrl} (external ${site.external.origin}), ${args.site}, ${args.pages} pages, seed ${args.seed}`);
     const began = performance.now();
@@ -272,9 +292,13 @@ async function main(argv: string[]): Promise<number> {
     const port = freePort();
     const configPath = join(dir, "linkpatrol.yaml");
     const headerTimeoutS = Math.max(15, Math.ceil(args.slowMs / 1000) + 10);
+    if (args.store === "postgres") {
+      database = await freshBenchDatabase("crawl");
+      log(`store: PostgreSQL database ${database.name} (fresh; dropped at the end)`);
+    }
     const config = {
       server: { host: "127.0.0.1", port },
-      storage: { path: join(dir, "data", "linkpatrol.db") },
+      storage: database === null ? { path: join(dir, "data", "linkpatrol.db") } : { path: join(dir, "data", "linkpatrol.db"), url: database.url },
       auth: { bootstrap_key: KEY, rate_limit: 0 },
       crawler: {
         concurrency: args.concurrency,
@@ -295,7 +319,7 @@ async function main(argv: string[]): Promise<number> {
     let serviceFailed = false;
     let apiLoad: ApiLoadResult | null = null;
     try {
-      service = await startService({ command, dir, configPath, port, sites: small === null ? [site] : [site, small] });
+      service = await startService({ command, dir, configPath, port, sites: small === null ? [site] : [site, small], store: args.store });
     } catch (error) {
       console.error(`CRAWL BENCH FAILED: ${(error as Error).message}`);
       return /domains add failed/.test((error as Error).message) ? 2 : 1;
@@ -323,6 +347,11 @@ async function main(argv: string[]): Promise<number> {
     if (args.apiLoad && !serviceFailed && generator === null) {
       console.error(`api-load skipped: ${args.loadGenerator ?? "neither wrk (apt-get install wrk) nor autocannon (npm ci --prefix bench)"} is installed`);
     } else if (args.apiLoad && !serviceFailed && generator !== null) {
+      if (database !== null && args.analyze) {
+        const t = performance.now();
+        await database.analyze();
+        log(`store: ANALYZE of ${database.name} in ${Math.round(performance.now() - t)} ms`);
+      }
       log(
         `api-load: a second crawl under ${args.apiLoadConnections} connections (${generator.name}): the mix for ${args.apiMixSeconds} s` +
           (args.apiEndpoints ? `, then ${args.apiLoadSeconds} s per endpoint` : ""),
@@ -336,6 +365,7 @@ async function main(argv: string[]): Promise<number> {
           seconds: args.apiLoadSeconds,
           mixSeconds: args.apiMixSeconds,
           mixThreads: args.apiMixThreads,
+          mixWarm: args.apiMixWarm,
           endpoints: args.apiEndpoints,
           timeoutS: args.timeoutS + 120,
           dir,
@@ -469,11 +499,11 @@ async function main(argv: string[]): Promise<number> {
       targets: targetList,
     };
     mkdirSync(resultsDir, { recursive: true });
-    const resultPath = join(resultsDir, `crawl-${args.site}-${args.pages}-${args.options}-${stamp()}.json`);
+    const resultPath = join(resultsDir, `crawl-${args.site}-${args.pages}-${args.options}${args.store === "postgres" ? "-postgres" : ""}-${stamp()}.json`);
     writeFileSync(resultPath, `${JSON.stringify(result, null, 2)}\n`);
 
     console.log(
-      `crawl benchmark: ${args.site} site, ${args.pages} pages, ${args.options} options, ${result.versions.mode} ${version}, ${result.machine.cpus} cores, concurrency ${args.concurrency}`,
+      `crawl benchmark: ${args.site} site, ${args.pages} pages, ${args.options} options, ${result.versions.mode} ${version}, store ${args.store}, ${result.machine.cpus} cores, concurrency ${args.concurrency}`,
     );
     console.log(
       `ground truth: ${truth.pages_crawled} pages, ${truth.total_links} links, ${truth.broken_links} broken (${truth.broken_urls.length} URLs), ${truth.skipped_links} skipped${kindsTruth ? `; all kinds, internal: ${kindsTruth.total_links} links, ${kindsTruth.broken_urls.length} broken URLs` : ""}`,
@@ -512,6 +542,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   } finally {
     if (service !== null) await service.stop();
+    await database?.drop();
     await site.stop();
     await small?.stop();
     if (args.keep) console.error(`[crawl-bench] kept ${dir}`);
