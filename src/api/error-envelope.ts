@@ -54,6 +54,7 @@ export function errorResponse(c: Context<AppEnv>, error: unknown, logger: Logger
   return c.json(body("internal", "internal server error"), 500);
 }
 
-function body(code: ErrorCode, message: string, details?: ErrorDetail[]): ErrorBody {
+/** The envelope of an error (`{"error": {code, message, details?}}`), for a listener answering before the app. */
+export function body(code: ErrorCode, message: string, details?: ErrorDetail[]): ErrorBody {
   return { error: details && details.length > 0 ? { code, message, details } : { code, message } };
 }

@@ -77,9 +77,11 @@ async function serveStore(
     throw new ConfigError(scheduleProblems.map((problem) => `${file ?? "config"}: ${problem}`));
   }
   const app = await runtime.app();
+  // Until the bootstrap key is made and the workers run (below), requests get 503 (serve-api.ts).
+  let starting = true;
   let server: ReturnType<typeof Bun.serve>;
   try {
-    server = serveApi(app, { hostname: config.server.host, port: config.server.port });
+    server = serveApi(app, { hostname: config.server.host, port: config.server.port, starting: () => starting });
   } catch (error) {
     await runtime.close();
     throw error;
@@ -112,6 +114,7 @@ async function serveStore(
   runtime.storeWatch?.start();
   runtime.store.start();
   runtime.cluster?.start();
+  starting = false;
   const origin = localOrigin(server.hostname ?? config.server.host, server.port ?? config.server.port);
   logger.info("listening", {
     version: VERSION,
