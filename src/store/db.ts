@@ -81,12 +81,14 @@ export interface Dialect {
   /** 1 when the JSON boolean at `key` of JSON text column `column` is true, else 0. */
   jsonFlag(column: string, key: string): string;
   /**
-   * The statements, run in order inside a write transaction, whose last answers `{ id }`: the id the next row
-   * inserted into `table` (an AUTOINCREMENT or identity key) gets. The transaction's inserts into `table` then get
-   * consecutive ids from it: on SQLite the write lock holds every other writer off, on PostgreSQL a transaction
-   * lock that every caller of these statements takes, held to the commit.
+   * The statements, run in order inside a write transaction, whose last answers one row: for each of `tables` (an
+   * AUTOINCREMENT or identity key), in a column named after it, the id the next row inserted into it gets. The
+   * transaction's inserts into each table then get consecutive ids from it: on SQLite the write lock holds every
+   * other writer off, on PostgreSQL a transaction lock per table that every caller of these statements takes (in
+   * the order of `tables`: callers name them in one order), held to the commit. The last statement alone reads
+   * the ids again later in the same transaction.
    */
-  nextId(table: string): readonly string[];
+  nextIds(tables: readonly string[]): readonly string[];
 }
 
 /** A connection (or a pool of them) to the store; a transaction's own Db inside `transaction`. */

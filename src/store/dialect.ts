@@ -25,8 +25,12 @@ export const SQLITE: Dialect = {
   noIndex: (column) => `+${column}`,
   jsonFlag: (column, key) => `COALESCE(json_extract(${column}, '$.${key}'), 0)`,
   // AUTOINCREMENT: one more than the largest id the table ever held (sqlite_sequence), or than any it holds.
-  nextId: (table) => [
-    `SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = '${table}'), 0), COALESCE((SELECT MAX(id) FROM ${table}), 0)) + 1 AS id`,
+  nextIds: (tables) => [
+    `SELECT ${tables
+      .map(
+        (table) => `MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = '${table}'), 0), COALESCE((SELECT MAX(id) FROM ${table}), 0)) + 1 AS ${table}`,
+      )
+      .join(", ")}`,
   ],
 };
 
@@ -51,9 +55,10 @@ export const POSTGRES: Dialect = {
   greatest: "GREATEST",
   noIndex: (column) => column,
   jsonFlag: (column, key) => `(CASE WHEN (${column}::jsonb #>> '{${key}}') = 'true' THEN 1 ELSE 0 END)`,
-  // The identity's sequence, read under a lock to the commit, so no other transaction takes ids in between.
-  nextId: (table) => [
-    `SELECT pg_advisory_xact_lock(hashtext('${table}.id'))`,
-    `SELECT CASE WHEN is_called THEN last_value + 1 ELSE last_value END AS id FROM ${table}_id_seq`,
+  // The identities' sequences, read under locks to the commit (taken in the order named, one statement), so no
+  // other transaction takes ids in between.
+  nextIds: (tables) => [
+    `SELECT ${tables.map((table) => `pg_advisory_xact_lock(hashtext('${table}.id'))`).join(", ")}`,
+    `SELECT ${tables.map((table) => `(SELECT CASE WHEN is_called THEN last_value + 1 ELSE last_value END FROM ${table}_id_seq) AS ${table}`).join(", ")}`,
   ],
 };

@@ -57,16 +57,16 @@ for (const dialect of DIALECTS) {
       expect(hinted).toEqual([]);
     });
 
-    test("nextId names the id the next inserted rows get, consecutively, after rows deleted or inserted before", async () => {
+    test("nextIds names the id the next inserted rows get, consecutively, after rows deleted or inserted before", async () => {
       const { db } = store;
       const insert = (on: Db, n: number) =>
         on.run(
           `INSERT INTO links (crawl_id, source_url, target_id, link_text, kind) VALUES ${Array.from({ length: n }, () => "('c1', 's', 1, 't', 'anchor')").join(", ")}`,
         );
       const nextId = async (tx: Db) => {
-        let row: { id: number } | undefined;
-        for (const statement of tx.dialect.nextId("links")) row = await tx.get<{ id: number }>(statement);
-        return row!.id;
+        let row: { links: number } | undefined;
+        for (const statement of tx.dialect.nextIds(["links"])) row = await tx.get<{ links: number }>(statement);
+        return row!.links;
       };
       await insert(db, 3);
       await db.run("DELETE FROM links WHERE id = (SELECT MAX(id) FROM links)");
