@@ -78,6 +78,12 @@ export interface Dialect {
   readonly greatest: string;
   /** `column` kept off its indexes (SQLite's unary `+`); the column itself on PostgreSQL. */
   noIndex(column: string): string;
+  /**
+   * The most rows a multi-row statement (multi-row-insert.ts) takes here, below a shape's own cap: its text
+   * differs per row count, and SQLite keeps each text prepared (sqlite-db.ts), so a small cap keeps them few and
+   * reused; PostgreSQL runs them unprepared, and each statement is a round trip.
+   */
+  readonly rowsPerStatement: number;
   /** 1 when the JSON boolean at `key` of JSON text column `column` is true, else 0. */
   jsonFlag(column: string, key: string): string;
   /**

@@ -23,6 +23,7 @@ export const SQLITE: Dialect = {
   param: (n) => `?${n}`,
   greatest: "MAX",
   noIndex: (column) => `+${column}`,
+  rowsPerStatement: 100,
   jsonFlag: (column, key) => `COALESCE(json_extract(${column}, '$.${key}'), 0)`,
   // AUTOINCREMENT: one more than the largest id the table ever held (sqlite_sequence), or than any it holds.
   nextIds: (tables) => [
@@ -54,6 +55,7 @@ export const POSTGRES: Dialect = {
   param: (n) => `$${n}`,
   greatest: "GREATEST",
   noIndex: (column) => column,
+  rowsPerStatement: 1000,
   jsonFlag: (column, key) => `(CASE WHEN (${column}::jsonb #>> '{${key}}') = 'true' THEN 1 ELSE 0 END)`,
   // The identities' sequences, read under locks to the commit (taken in the order named, one statement), so no
   // other transaction takes ids in between.
