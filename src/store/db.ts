@@ -84,6 +84,17 @@ export interface Dialect {
    * reused; PostgreSQL runs them unprepared, and each statement is a round trip.
    */
   readonly rowsPerStatement: number;
+  /**
+   * Whether a statement of many rows takes them as one JSON array (jsonRows) rather than as positional values:
+   * PostgreSQL parses one JSON text faster than it binds thousands of parameters; bun:sqlite binds positional
+   * values faster than it reads JSON.
+   */
+  readonly rowsAsJson: boolean;
+  /**
+   * A subquery of the rows of JSON array parameter `param` (bound as its text): each row an array whose values
+   * become columns r0, r1, … (cast to `types`), in the array's order (`n`, from 1): `FROM ${jsonRows(2, types)} ORDER BY n`.
+   */
+  jsonRows(param: number, types: readonly ("text" | "bigint")[]): string;
   /** 1 when the JSON boolean at `key` of JSON text column `column` is true, else 0. */
   jsonFlag(column: string, key: string): string;
   /**

@@ -24,6 +24,9 @@ export const SQLITE: Dialect = {
   greatest: "MAX",
   noIndex: (column) => `+${column}`,
   rowsPerStatement: 100,
+  rowsAsJson: false,
+  jsonRows: (param, types) =>
+    `(SELECT ${types.map((type, i) => `CAST(json_extract(value, '$[${i}]') AS ${type}) AS r${i}`).join(", ")}, key + 1 AS n FROM json_each(?${param}))`,
   jsonFlag: (column, key) => `COALESCE(json_extract(${column}, '$.${key}'), 0)`,
   // AUTOINCREMENT: one more than the largest id the table ever held (sqlite_sequence), or than any it holds.
   nextIds: (tables) => [
@@ -56,6 +59,9 @@ export const POSTGRES: Dialect = {
   greatest: "GREATEST",
   noIndex: (column) => column,
   rowsPerStatement: 1000,
+  rowsAsJson: true,
+  jsonRows: (param, types) =>
+    `(SELECT ${types.map((type, i) => `CAST(x.v->>${i} AS ${type}) AS r${i}`).join(", ")}, x.n FROM json_array_elements(CAST($${param} AS text)::json) WITH ORDINALITY AS x (v, n))`,
   jsonFlag: (column, key) => `(CASE WHEN (${column}::jsonb #>> '{${key}}') = 'true' THEN 1 ELSE 0 END)`,
   // The identities' sequences, read under locks to the commit (taken in the order named, one statement), so no
   // other transaction takes ids in between.

@@ -114,6 +114,9 @@ const INSERT_LINKS = new MultiRowInsert(
   "",
   1000,
 );
+// The same rows as one JSON array (dialect.rowsAsJson), up to 5,000 a statement.
+const LINKS_AS_JSON = 5000;
+const LINK_COLUMNS = ["text", "bigint", "text", "text", "bigint", "text"] as const;
 // A batch's new targets, in the order of the ids the batch gave them (nextIds).
 const INSERT_TARGETS = new MultiRowInsert(
   "INSERT INTO crawl_targets (crawl_id, url, internal, as_page, depth, state, status_code, is_broken, error, warning, final_url) VALUES",
@@ -336,8 +339,17 @@ export class FrontierRepo {
   }
 
   /** Inserts links, flat (source url, target id, text, kind, waiting_prev_id, fragment) rows, in order (their ids). */
-  insertLinks(crawlId: string, rows: readonly SqlValue[]): Promise<void> {
-    return INSERT_LINKS.run(this.db, [crawlId], rows);
+  async insertLinks(crawlId: string, rows: readonly SqlValue[]): Promise<void> {
+    if (!this.db.dialect.rowsAsJson) return INSERT_LINKS.run(this.db, [crawlId], rows);
+    const perStatement = LINKS_AS_JSON * 6;
+    for (let at = 0; at < rows.length; at += perStatement) {
+      const some: SqlValue[][] = [];
+      for (let i = at; i < Math.min(rows.length, at + perStatement); i += 6) some.push(rows.slice(i, i + 6));
+      const text = `INSERT INTO links (crawl_id, source_url, target_id, link_text, kind, waiting_prev_id, fragment)
+        SELECT ${this.db.dialect.param(1)}, r0, r1, r2, r3, r4, r5 FROM ${this.db.dialect.jsonRows(2, LINK_COLUMNS)} AS rows ORDER BY n`;
+      const written = await this.db.run(text, [crawlId, JSON.stringify(some)]);
+      if (written.changes !== some.length) throw new Error(`expected ${some.length} links written, got ${written.changes}`);
+    }
   }
 
   /**

@@ -57,6 +57,24 @@ for (const dialect of DIALECTS) {
       expect(hinted).toEqual([]);
     });
 
+    test("jsonRows reads a JSON array's rows as typed columns, in order, nulls and text as they are", async () => {
+      const { db } = store;
+      const rows = [
+        ["b", 2, null],
+        ["a", 10, 'it\'s "quoted" é'],
+        ["", null, ""],
+      ];
+      const read = await db.all<{ r0: string; r1: number | null; r2: string | null; n: number }>(
+        `SELECT r0, r1, r2, n FROM ${db.dialect.jsonRows(1, ["text", "bigint", "text"])} AS rows ORDER BY n`,
+        [JSON.stringify(rows)],
+      );
+      expect(read).toEqual([
+        { r0: "b", r1: 2, r2: null, n: 1 },
+        { r0: "a", r1: 10, r2: 'it\'s "quoted" é', n: 2 },
+        { r0: "", r1: null, r2: "", n: 3 },
+      ]);
+    });
+
     test("nextIds names the id the next inserted rows get, consecutively, after rows deleted or inserted before", async () => {
       const { db } = store;
       const insert = (on: Db, n: number) =>
