@@ -77,6 +77,17 @@ export interface WaitingLink {
   fragment: string;
 }
 
+/**
+ * `rows` as JSON text for dialect.jsonRows. JSON.stringify escapes a lone surrogate (`\ud800`), which PostgreSQL's
+ * JSON refuses, where a bound parameter would carry U+FFFD: such strings are made well-formed first (rare: the
+ * test also meets a literal backslash-u, and only costs the slower pass).
+ */
+function rowsJson(rows: readonly (readonly SqlValue[])[]): string {
+  const json = JSON.stringify(rows);
+  if (!/\\u[dD][89a-fA-F]/.test(json)) return json;
+  return JSON.stringify(rows, (_key, value: unknown) => (typeof value === "string" ? value.toWellFormed() : value));
+}
+
 /** The ids the next link and the next target get (nextIds). */
 export interface NextIds {
   links: number;
@@ -347,7 +358,7 @@ export class FrontierRepo {
       for (let i = at; i < Math.min(rows.length, at + perStatement); i += 6) some.push(rows.slice(i, i + 6));
       const text = `INSERT INTO links (crawl_id, source_url, target_id, link_text, kind, waiting_prev_id, fragment)
         SELECT ${this.db.dialect.param(1)}, r0, r1, r2, r3, r4, r5 FROM ${this.db.dialect.jsonRows(2, LINK_COLUMNS)} AS rows ORDER BY n`;
-      const written = await this.db.run(text, [crawlId, JSON.stringify(some)]);
+      const written = await this.db.run(text, [crawlId, rowsJson(some)]);
       if (written.changes !== some.length) throw new Error(`expected ${some.length} links written, got ${written.changes}`);
     }
   }

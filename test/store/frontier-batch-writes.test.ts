@@ -207,11 +207,11 @@ for (const dialect of DIALECTS) {
         await frontier.commit(CRAWL, [parsed(root!, hubs)], LIMITS);
         const queued = await frontier.pull(CRAWL, root!.id, 1000);
         const before = counter.statements;
-        // Every hub a page of new targets, some shared with the next hub; every hub checked.
+        // Every hub a page of new targets; every hub checked.
         const results = queued.map((hub, i) =>
           parsed(
             hub,
-            Array.from({ length: linksPerPage }, (_, j) => anchor(`leaf${i + j}`)),
+            Array.from({ length: linksPerPage }, (_, j) => anchor(`leaf${i}-${j}`)),
           ),
         );
         await frontier.commit(CRAWL, results, LIMITS);
@@ -222,11 +222,33 @@ for (const dialect of DIALECTS) {
         });
         return batch;
       };
-      const small = await statementsFor(2, 3);
-      const large = await statementsFor(dialect.name === "sqlite" ? 9 : 99, 10);
+      const small = await statementsFor(2, 2);
+      const large = dialect.name === "sqlite" ? await statementsFor(8, 8) : await statementsFor(32, 30);
       expect(large).toBe(small);
       expect(small).toBeLessThanOrEqual(14);
     });
+
+    // PostgreSQL's JSON refuses a lone surrogate (rowsJson). bun:sqlite, binding values, writes one mangled with the
+    // next character: not this batch's doing, and not asserted here.
+    if (dialect.name === "postgres")
+      test("a link text with a lone surrogate is written as a bound value would be (U+FFFD), not refused", async () => {
+        const db = await open();
+        const frontier = new Frontier(db);
+        await frontier.seed(CRAWL, ROOT);
+        const [root] = await frontier.pull(CRAWL, 0, 10);
+        await frontier.commit(
+          CRAWL,
+          [
+            parsed(root!, [
+              { ...anchor("a"), text: "half \ud800 pair" },
+              { ...anchor("b"), text: "a \\ud800 backslash" },
+            ]),
+          ],
+          LIMITS,
+        );
+        const texts = await db.all<{ link_text: string }>("SELECT link_text FROM links ORDER BY id");
+        expect(texts.map((row) => row.link_text)).toEqual(["half \ufffd pair", "a \\ud800 backslash"]);
+      });
 
     test("a store that disagrees with memory takes nothing of the batch", async () => {
       const db = await open();
