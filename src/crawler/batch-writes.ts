@@ -26,6 +26,7 @@ export class BatchAccountingError extends Error {
 
 const TARGET_VALUES = 10; // url, internal, as_page, depth, state, status_code, is_broken, error, warning, final_url
 const LINK_VALUES = 6; // source url, target id, text, kind, waiting_prev_id, fragment
+const PAGE_VALUES = 12; // url, cut, etag, last_modified, body_hash, body_bytes, links_found, excluded, first link id, link count, ids, gap
 
 export class BatchWrites {
   private firstLinkId = 0;
@@ -75,6 +76,7 @@ export class BatchWrites {
    * skipped with `reason`, or still queued (made a page).
    */
   changeTarget(id: number, state: TargetState, asPage: boolean, verdict: LinkVerdict | null, finalUrl: string | null, reason: string | null = null): void {
+    if (!this.started || !this.predictsTargets) throw new Error("the batch does not hold its targets");
     if (id >= this.firstTargetId) {
       // Inserted by this batch: its row is changed before it is written.
       const at = (id - this.firstTargetId) * TARGET_VALUES;
@@ -137,7 +139,7 @@ export class BatchWrites {
     const updated = await repo.updateQueuedTargets(changed);
     if (updated !== this.changedTargets.size)
       throw new BatchAccountingError(`crawl ${crawlId}: ${this.changedTargets.size} queued targets changed in memory, ${updated} in the store`);
-    const pages = this.pages.length / 12;
+    const pages = this.pages.length / PAGE_VALUES;
     const claimed = await repo.claimPages(crawlId, this.pages);
     if (claimed !== pages) throw new BatchAccountingError(`crawl ${crawlId}: ${pages} pages claimed in memory, ${claimed} in the store`);
     await repo.insertLinks(crawlId, this.links);
