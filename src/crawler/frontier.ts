@@ -1,8 +1,8 @@
 import type { LinkVerdict } from "../core/link-outcome.ts";
-import type { Db, SqlValue } from "../store/db.ts";
+import type { Db } from "../store/db.ts";
 import { FragmentsRepo } from "../store/fragments.repo.ts";
 import type { CrawlFence } from "../store/crawl-fence.ts";
-import { FrontierRepo, type FrontierTarget, type StoredTarget } from "../store/frontier.repo.ts";
+import { FrontierRepo, type FrontierTarget, type StoredTarget, type WaitingLink } from "../store/frontier.repo.ts";
 import { OpenLinksRepo, type LinkSource } from "../store/open-links.repo.ts";
 import { BrokenSince } from "./broken-since.ts";
 import type { StoredLinkKind } from "../store/schema.ts";
@@ -10,6 +10,7 @@ import type { RedirectEnd } from "./check-target.ts";
 import { hashesToBytes, type PageIds } from "./page-ids.ts";
 import type { PageRecord } from "./page-reuse.ts";
 import { TargetTable, type KnownTarget } from "./target-table.ts";
+import { BatchAccountingError, BatchWrites } from "./batch-writes.ts";
 import type { SitemapList } from "./sitemap-discovery.ts";
 import { UNLINKED_DEPTH } from "../core/sitemap-entry.ts";
 import { mergeWarnings, type WarningInput, type WarningTally } from "../core/crawl-warnings.ts";
@@ -100,13 +101,7 @@ export interface BatchOutcome {
   pagesCrawled: number;
 }
 
-/**
- * A batch whose accounting does not add up (the store's counters against what the batch counted, a target's
- * waiting links against their chain). Thrown inside the batch's transaction, so nothing of the batch is written.
- */
-export class BatchAccountingError extends Error {
-  override readonly name = "BatchAccountingError";
-}
+export { BatchAccountingError };
 
 /** The page limits recording applies. */
 export interface PageLimits {
@@ -143,12 +138,14 @@ class BatchChanges {
   readonly targets = new Map<string, KnownTarget>();
   /** URLs whose crawl_waiting row must be written (upserted while queued with links, deleted otherwise). */
   readonly waiting = new Set<string>();
+  /** Broken targets whose waiting links become broken links (listWaiting), with the target as it waited. */
+  readonly brokenWaiting: { url: string; target: KnownTarget }[] = [];
   /** Triples of (link id, target id, broken since) of links that became broken links. */
   readonly brokenLinks: (number | string)[] = [];
   /** Links counted, by status code * 2 + broken. */
   readonly statusCounts = new Map<number, number>();
-  /** The id the next link gets once the batch's links are in (checked against the store's), or null when it wrote none. */
-  nextLinkId: number | null = null;
+  /** The rows the batch writes at its end (batch-writes.ts). */
+  readonly writes = new BatchWrites();
   pagesAdded = 0;
   stylesheetsAdded = 0;
   total = 0;
@@ -211,7 +208,9 @@ export class Frontier {
     await this.use(crawlId);
     const changes = new BatchChanges();
     await this.repo.whileRunning(crawlId, async (repo, tx) => {
+      await changes.writes.start(repo, crawlId, [], this.known.complete);
       await this.target(batchStore(repo, tx), crawlId, { url: rootUrl, internal: true, kind: "anchor" }, 0, changes);
+      await changes.writes.write(repo, crawlId);
     });
     this.keepCommitted(changes);
   }
@@ -317,33 +316,39 @@ export class Frontier {
     known: KnownTarget | undefined,
   ): Promise<KnownTarget> {
     const wantsPage = link.internal && link.kind === "anchor";
+    // With every target in memory, the batch holds its target rows to its end (batch-writes.ts); else the store decides.
+    const held = this.known.complete;
     if (known === undefined && link.verdict !== undefined) {
       // Judged without a request: recorded done with its verdict.
       const { status_code, is_broken } = link.verdict;
-      const id = (await s.repo.upsertDone(crawlId, link.url, link.internal, depth, link.verdict, null))!;
+      const id = held
+        ? changes.writes.addTarget(link.url, link.internal, false, depth, link.verdict, null)
+        : (await s.repo.upsertDone(crawlId, link.url, link.internal, depth, link.verdict, null))!;
       known = { id, state: "done", asPage: false, statusCode: status_code, isBroken: is_broken, waitingLinks: 0, lastWaitingLinkId: 0 };
       changes.targets.set(link.url, known);
     } else if (known === undefined) {
-      const id = await s.repo.insertTarget(crawlId, link.url, link.internal, wantsPage, depth);
+      const id = held
+        ? changes.writes.addTarget(link.url, link.internal, wantsPage, depth, null, null)
+        : await s.repo.insertTarget(crawlId, link.url, link.internal, wantsPage, depth);
       known = { id, state: "queued", asPage: wantsPage, statusCode: 0, isBroken: false, waitingLinks: 0, lastWaitingLinkId: 0 };
       changes.targets.set(link.url, known);
     } else if (wantsPage && !known.asPage && known.state === "queued") {
-      await s.repo.promoteToPage(known.id);
+      if (held) changes.writes.changeTarget(known.id, "queued", true, null, null);
+      else await s.repo.promoteToPage(known.id);
       known = { ...known, asPage: true };
       changes.targets.set(link.url, known);
     }
     return known;
   }
 
-  /** A queued target got its verdict: the links waiting for it count now, as broken links when it is broken. */
-  private async countWaiting(s: BatchStore, url: string, queued: KnownTarget, verdict: LinkVerdict, changes: BatchChanges): Promise<void> {
+  /**
+   * A queued target got its verdict: the links waiting for it count now; when it is broken, they are listed as
+   * broken links at the batch's end (listWaiting), once the batch's own links are in the store.
+   */
+  private countWaiting(url: string, queued: KnownTarget, verdict: LinkVerdict, changes: BatchChanges): void {
     if (queued.waitingLinks > 0) {
       changes.count(verdict.status_code, verdict.is_broken, queued.waitingLinks);
-      if (verdict.is_broken) {
-        const since = this.brokenSince();
-        for (const linkId of await this.waitingChain(s, queued))
-          changes.brokenLinks.push(linkId, queued.id, await since.of(url, (repo) => repo.linkSource(linkId), s.openLinks));
-      }
+      if (verdict.is_broken) changes.brokenWaiting.push({ url, target: queued });
       changes.waiting.add(url);
     }
     changes.targets.set(url, {
@@ -356,81 +361,77 @@ export class Frontier {
     });
   }
 
-  /** The ids of the links waiting for `target`, newest first (links.waiting_prev_id). */
-  private async waitingChain(s: BatchStore, target: KnownTarget): Promise<number[]> {
-    const ids: number[] = [];
-    // Bounded by the count kept with the chain's head.
-    for (let id = target.lastWaitingLinkId; id > 0 && ids.length < target.waitingLinks; ) {
-      ids.push(id);
-      id = await s.repo.previousWaiting(id);
+  /**
+   * Lists the links that waited for the batch's broken targets as broken links: every chain (links.waiting_prev_id,
+   * newest first) read in one statement, each checked against the count kept with its head.
+   */
+  private async listWaiting(s: BatchStore, changes: BatchChanges): Promise<void> {
+    if (changes.brokenWaiting.length === 0) return;
+    const chains = new Map<number, WaitingLink[]>();
+    for (const link of await s.repo.waitingChains(changes.brokenWaiting.map(({ target }) => target.lastWaitingLinkId))) {
+      const chain = chains.get(link.head);
+      if (chain === undefined) chains.set(link.head, [link]);
+      else chain.push(link);
     }
-    if (ids.length !== target.waitingLinks)
-      throw new BatchAccountingError(`waiting links of target ${target.id}: chain holds ${ids.length}, count says ${target.waitingLinks}`);
-    return ids;
+    const since = this.brokenSince();
+    for (const { url, target } of changes.brokenWaiting) {
+      const chain = (chains.get(target.lastWaitingLinkId) ?? []).sort((a, b) => b.id - a.id).slice(0, target.waitingLinks);
+      if (chain.length !== target.waitingLinks)
+        throw new BatchAccountingError(`waiting links of target ${target.id}: chain holds ${chain.length}, count says ${target.waitingLinks}`);
+      for (const link of chain) {
+        const when = since.of(url, link, s.openLinks);
+        changes.brokenLinks.push(link.id, target.id, typeof when === "string" ? when : await when);
+      }
+    }
   }
 
   /**
-   * Records one parsed page's links (one statement per 100) and counts those whose target is already checked.
-   * Each link's id is known before it is written (the table's next id, under the batch's write lock), so a
-   * link can join the chain of a queued target that an earlier link of the same page joined (with
+   * Records one parsed page's links (written with the batch's, batch-writes.ts) and counts those whose target is
+   * already checked. Each link's id is known before it is written (the batch's next one, taken under its write
+   * lock), so a link can join the chain of a queued target that an earlier link of the same page joined (with
    * check_fragments, `/a#x` and `/a#y` are two Links waiting for one target). Every link of every page passes
    * here: one that memory answers for takes no await (heldTarget, a broken_since known).
    */
-  private async recordLinks(
-    s: BatchStore,
-    crawlId: string,
-    page: { url: string; links: FoundLink[] },
-    depth: number,
-    changes: BatchChanges,
-    firstId: number,
-  ): Promise<void> {
-    // Flat rows built in one array.
-    const values: SqlValue[] = [];
-    const asked: (number | string)[] = [];
-    let linkId = firstId;
+  private async recordLinks(s: BatchStore, crawlId: string, page: { url: string; links: FoundLink[] }, depth: number, changes: BatchChanges): Promise<void> {
     for (const link of page.links) {
-      const fragment = link.fragment === undefined ? "" : `#${link.fragment}`;
-      const target = this.heldTarget(link, changes) ?? (await this.target(s, crawlId, link, depth, changes));
-      const since = this.countLink(s, page.url, link, fragment, linkId, target, changes, asked);
-      if (since !== null) changes.brokenLinks.push(linkId, target.id, typeof since === "string" ? since : await since);
-      values.push(target.id, link.text, link.kind, waitingPrevId(target), fragment);
-      linkId++;
+      const pending = this.recordLink(s, crawlId, page.url, link, depth, changes);
+      if (pending !== undefined) await pending;
     }
-    await this.insertLinks(s, crawlId, page.url, values, firstId, changes);
-    await s.fragments.insertLinkFragments(crawlId, asked);
   }
 
   /** recordLinks for a reused page's links, each read into one record in turn instead of an object each. */
-  private async recordReusedLinks(
-    s: BatchStore,
-    crawlId: string,
-    pageUrl: string,
-    rows: LinkRows,
-    depth: number,
-    changes: BatchChanges,
-    firstId: number,
-  ): Promise<void> {
-    const values: SqlValue[] = [];
-    const asked: (number | string)[] = [];
+  private async recordReusedLinks(s: BatchStore, crawlId: string, pageUrl: string, rows: LinkRows, depth: number, changes: BatchChanges): Promise<void> {
     const link: FoundLink = { url: "", internal: false, kind: "anchor", text: "" };
     for (let i = 0; i < rows.count; i++) {
       rows.read(i, link);
-      const fragment = link.fragment === undefined ? "" : `#${link.fragment}`;
-      const target = this.heldTarget(link, changes) ?? (await this.target(s, crawlId, link, depth, changes));
-      const since = this.countLink(s, pageUrl, link, fragment, firstId + i, target, changes, asked);
-      if (since !== null) changes.brokenLinks.push(firstId + i, target.id, typeof since === "string" ? since : await since);
-      values.push(target.id, link.text, link.kind, waitingPrevId(target), fragment);
+      const pending = this.recordLink(s, crawlId, pageUrl, link, depth, changes);
+      if (pending !== undefined) await pending;
     }
-    await this.insertLinks(s, crawlId, pageUrl, values, firstId, changes);
-    await s.fragments.insertLinkFragments(crawlId, asked);
   }
 
-  /** Writes a page's link rows, whose ids run from `firstId` (checked against the store once the batch's links are in). */
-  private async insertLinks(s: BatchStore, crawlId: string, pageUrl: string, values: SqlValue[], firstId: number, changes: BatchChanges): Promise<void> {
-    if (changes.nextLinkId !== null && changes.nextLinkId !== firstId)
-      throw new BatchAccountingError(`links of ${pageUrl}: expected ids from ${changes.nextLinkId}, the store gives ${firstId}`);
-    await s.repo.insertLinks(crawlId, pageUrl, values);
-    changes.nextLinkId = firstId + values.length / 5;
+  /**
+   * One link of page `pageUrl`: its target found (or created), counted, and its row added to the batch's; a
+   * promise only when the store must be asked.
+   */
+  private recordLink(s: BatchStore, crawlId: string, pageUrl: string, link: FoundLink, depth: number, changes: BatchChanges): Promise<void> | undefined {
+    const target = this.heldTarget(link, changes);
+    if (target === undefined) return this.target(s, crawlId, link, depth, changes).then((created) => this.addLink(s, pageUrl, link, created, changes));
+    return this.addLink(s, pageUrl, link, target, changes);
+  }
+
+  /** recordLink once the link's target is known. */
+  private addLink(s: BatchStore, pageUrl: string, link: FoundLink, target: KnownTarget, changes: BatchChanges): Promise<void> | undefined {
+    const { writes } = changes;
+    const fragment = link.fragment === undefined ? "" : `#${link.fragment}`;
+    const linkId = writes.nextLinkId;
+    const since = this.countLink(s, pageUrl, link, fragment, linkId, target, changes, writes.asked);
+    const add = (brokenSince: string | null) => {
+      if (brokenSince !== null) changes.brokenLinks.push(linkId, target.id, brokenSince);
+      writes.addLink(pageUrl, target.id, link.text, link.kind, waitingPrevId(target), fragment);
+    };
+    if (since !== null && typeof since !== "string") return since.then(add);
+    add(since);
+    return undefined;
   }
 
   /**
@@ -463,10 +464,18 @@ export class Frontier {
   private async recordBatch(s: BatchStore, crawlId: string, results: FrontierResult[], limits: PageLimits, changes: BatchChanges): Promise<FrontierTarget[]> {
     const redo: FrontierTarget[] = [];
     let pages = this.pages;
+    // With every target in memory, memory decides each target's row (held to the batch's end); else the store does.
+    const held = this.known.complete;
+    const pageUrls = results.flatMap((result) => (result.kind === "checked" && result.page !== null ? [result.page.url] : []));
+    await changes.writes.start(s.repo, crawlId, pageUrls, held);
     for (const result of results) {
       const { target } = result;
       if (result.kind === "skipped") {
-        if (!(await s.repo.markSkipped(target.id, result.reason))) continue;
+        if (held) {
+          const known = this.pulled(crawlId, target, changes);
+          if (known.state !== "queued") continue;
+          changes.writes.changeTarget(known.id, "skipped", known.asPage, null, null, result.reason);
+        } else if (!(await s.repo.markSkipped(target.id, result.reason))) continue;
         changes.skipped++;
         const known = await this.lookup(s, crawlId, target.url, changes);
         if (known !== undefined) {
@@ -476,25 +485,36 @@ export class Frontier {
         continue;
       }
       const { verdict } = result;
-      if (!(await s.repo.markDone(target, verdict, result.finalUrl))) {
-        // Still queued: an anchor found since it was pulled made it a page, so checking it as a target was not
-        // enough. Otherwise it was recorded already (a replay after a restart).
+      // Not marked done when no longer queued as it was pulled. Still queued: an anchor found since it was pulled
+      // made it a page, so checking it as a target was not enough. Otherwise it was recorded already (a replay
+      // after a restart).
+      if (held) {
+        const known = this.pulled(crawlId, target, changes);
+        if (known.state !== "queued") continue;
+        if (known.asPage !== target.asPage) {
+          redo.push({ ...target, asPage: true });
+          continue;
+        }
+        changes.writes.changeTarget(known.id, "done", known.asPage, verdict, result.finalUrl);
+      } else if (!(await s.repo.markDone(target, verdict, result.finalUrl))) {
         if (await s.repo.isQueued(target.id)) redo.push({ ...target, asPage: true });
         continue;
       }
       const queued = await this.lookup(s, crawlId, target.url, changes);
       if (queued === undefined) throw new Error(`target ${target.id} (${target.url}) is not in the frontier of crawl ${crawlId}`);
-      await this.countWaiting(s, target.url, queued, verdict, changes);
+      this.countWaiting(target.url, queued, verdict, changes);
       if (result.redirectEnd !== null) {
         const end = result.redirectEnd;
         const before = await this.lookup(s, crawlId, end.url, changes);
-        const id = await s.repo.upsertDone(crawlId, end.url, end.internal, target.depth, end.verdict, end.url);
+        const id = held
+          ? this.heldDone(end, target.depth, before, changes)
+          : await s.repo.upsertDone(crawlId, end.url, end.internal, target.depth, end.verdict, end.url);
         if (id !== null) {
           const waiting =
             before?.state === "queued"
               ? before
               : { id, state: "queued" as const, asPage: false, statusCode: 0, isBroken: false, waitingLinks: 0, lastWaitingLinkId: 0 };
-          await this.countWaiting(s, end.url, { ...waiting, id }, end.verdict, changes);
+          this.countWaiting(end.url, { ...waiting, id }, end.verdict, changes);
         }
       }
 
@@ -510,17 +530,15 @@ export class Frontier {
         changes.truncated = 1;
         continue;
       }
-      // The page's links will be the next ids: claimed with them, so a later crawl can read them back by id. The
-      // store is asked once a batch; its later pages follow on (nothing else writes links meanwhile: the batch holds
-      // the write lock, or on PostgreSQL the link ids' lock), and writeChanges checks the store agrees.
-      const firstLinkId = changes.nextLinkId ?? (await s.repo.nextLinkId());
+      // The page's links will be the batch's next ids: claimed with them, so a later crawl can read them back by id
+      // (nothing else writes links meanwhile: the batch holds the write lock, or on PostgreSQL the link ids' lock).
       const excluded = result.page.excluded ?? 0;
       // The ids go with the page's record only: nothing reuses the page without one.
       const keptIds = ids != null && result.page.record != null ? { hashes: idBytes!, gap: ids.gap } : null;
       const reusedLinks = result.page.reusedLinks ?? null;
       const linkCount = reusedLinks === null ? result.page.links.length : reusedLinks.count;
-      const claim = { cut: result.page.cut, record: result.page.record ?? null, excluded, firstLinkId, linkCount, ids: keptIds };
-      if (!(await s.repo.claimPage(crawlId, result.page.url, claim))) continue; // parsed under another URL
+      const claim = { cut: result.page.cut, record: result.page.record ?? null, excluded, linkCount, ids: keptIds };
+      if (!changes.writes.claimPage(result.page.url, claim)) continue; // parsed under another URL
       if (stylesheet) {
         changes.stylesheetsAdded++;
       } else {
@@ -530,30 +548,49 @@ export class Frontier {
       if (result.page.cut) changes.pagesCut++;
       if (result.page.reused === true) changes.pagesReused++;
       changes.excluded += excluded;
-      if (reusedLinks === null) await this.recordLinks(s, crawlId, result.page, target.depth + 1, changes, firstLinkId);
-      else await this.recordReusedLinks(s, crawlId, result.page.url, reusedLinks, target.depth + 1, changes, firstLinkId);
+      if (reusedLinks === null) await this.recordLinks(s, crawlId, result.page, target.depth + 1, changes);
+      else await this.recordReusedLinks(s, crawlId, result.page.url, reusedLinks, target.depth + 1, changes);
     }
     await this.writeChanges(s, crawlId, changes);
     return redo;
   }
 
   /**
-   * Writes what a batch counted: waiting links, broken links, status counts and the crawl's counters. The one
-   * check of a batch's counts: the store's pages_crawled moved by exactly the pages the batch claimed.
+   * A pulled target as memory holds it (the batch's changes first), when memory holds every target: it must be
+   * there, as pulled.
+   */
+  private pulled(crawlId: string, target: FrontierTarget, changes: BatchChanges): KnownTarget {
+    const known = changes.targets.get(target.url) ?? this.known.get(target.url);
+    if (known === undefined || known.id !== target.id) throw new Error(`target ${target.id} (${target.url}) is not in the frontier of crawl ${crawlId}`);
+    return known;
+  }
+
+  /**
+   * The store's upsertDone of a redirect's end, decided in memory (`before`: the end's target, if any): a new
+   * target recorded done, a queued one marked done; its id, or null when it had a verdict already.
+   */
+  private heldDone(end: RedirectEnd, depth: number, before: KnownTarget | undefined, changes: BatchChanges): number | null {
+    if (before === undefined) return changes.writes.addTarget(end.url, end.internal, false, depth, end.verdict, end.url);
+    if (before.state !== "queued") return null;
+    changes.writes.changeTarget(before.id, "done", before.asPage, end.verdict, end.url);
+    return before.id;
+  }
+
+  /**
+   * Writes what a batch counted: its held rows (batch-writes.ts), waiting links, broken links, status counts and
+   * the crawl's counters. The one check of a batch's counts: the store's pages_crawled moved by exactly the pages
+   * the batch claimed.
    */
   private async writeChanges(s: BatchStore, crawlId: string, changes: BatchChanges): Promise<void> {
+    await changes.writes.write(s.repo, crawlId);
+    await s.fragments.insertLinkFragments(crawlId, changes.writes.asked);
+    await this.listWaiting(s, changes);
     await this.writeWaiting(s, changes);
     await s.repo.insertBrokenLinks(crawlId, changes.brokenLinks);
     await s.repo.addStatusCounts(
       crawlId,
       [...changes.statusCounts].flatMap(([key, links]) => [Math.floor(key / 2), key % 2, links]),
     );
-    if (changes.nextLinkId !== null) {
-      // The ids the batch gave its links (chains, broken links, pages' link ranges) are the ones the store gave them.
-      const next = await s.repo.nextLinkId();
-      if (next !== changes.nextLinkId)
-        throw new BatchAccountingError(`crawl ${crawlId}: the batch's links end before id ${changes.nextLinkId}, the store's before ${next}`);
-    }
     const pages = await s.repo.addCounts(crawlId, changes);
     if (pages !== this.pages + changes.pagesAdded) {
       throw new BatchAccountingError(`crawl ${crawlId}: the store counts ${pages} pages, the frontier ${this.pages} + ${changes.pagesAdded} from this batch`);
@@ -574,6 +611,7 @@ export class Frontier {
     changes.excluded = excluded;
     await this.repo.whileRunning(crawlId, async (repo, tx) => {
       const s = batchStore(repo, tx);
+      await changes.writes.start(repo, crawlId, [], this.known.complete);
       const listed = new Set<string>();
       let orphans = 0;
       for (const list of lists) {
@@ -585,7 +623,7 @@ export class Frontier {
       }
       for (const list of lists) {
         const links: FoundLink[] = list.urls.map((url) => ({ url, internal: true, kind: "sitemap", text: "" }));
-        await this.recordLinks(s, crawlId, { url: list.sitemapUrl, links }, UNLINKED_DEPTH, changes, await repo.nextLinkId());
+        await this.recordLinks(s, crawlId, { url: list.sitemapUrl, links }, UNLINKED_DEPTH, changes);
       }
       await this.writeChanges(s, crawlId, changes);
       await repo.setSitemapCounts(crawlId, listed.size, orphans);

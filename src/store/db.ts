@@ -78,15 +78,34 @@ export interface Dialect {
   readonly greatest: string;
   /** `column` kept off its indexes (SQLite's unary `+`); the column itself on PostgreSQL. */
   noIndex(column: string): string;
+  /**
+   * The most rows a multi-row statement (multi-row-insert.ts) takes here, below a shape's own cap: its text
+   * differs per row count, and SQLite keeps each text prepared (sqlite-db.ts), so a small cap keeps them few and
+   * reused; PostgreSQL runs them unprepared, and each statement is a round trip.
+   */
+  readonly rowsPerStatement: number;
+  /**
+   * Whether a statement of many rows takes them as one JSON array (jsonRows) rather than as positional values:
+   * PostgreSQL parses one JSON text faster than it binds thousands of parameters; bun:sqlite binds positional
+   * values faster than it reads JSON.
+   */
+  readonly rowsAsJson: boolean;
+  /**
+   * A subquery of the rows of JSON array parameter `param` (bound as its text): each row an array whose values
+   * become columns r0, r1, … (cast to `types`), in the array's order (`n`, from 1): `FROM ${jsonRows(2, types)} ORDER BY n`.
+   */
+  jsonRows(param: number, types: readonly ("text" | "bigint")[]): string;
   /** 1 when the JSON boolean at `key` of JSON text column `column` is true, else 0. */
   jsonFlag(column: string, key: string): string;
   /**
-   * The statements, run in order inside a write transaction, whose last answers `{ id }`: the id the next row
-   * inserted into `table` (an AUTOINCREMENT or identity key) gets. The transaction's inserts into `table` then get
-   * consecutive ids from it: on SQLite the write lock holds every other writer off, on PostgreSQL a transaction
-   * lock that every caller of these statements takes, held to the commit.
+   * The statements, run in order inside a write transaction, whose last answers one row: for each of `tables` (an
+   * AUTOINCREMENT or identity key), in a column named after it, the id the next row inserted into it gets. The
+   * transaction's inserts into each table then get consecutive ids from it: on SQLite the write lock holds every
+   * other writer off, on PostgreSQL a transaction lock per table that every caller of these statements takes (in
+   * the order of `tables`: callers name them in one order), held to the commit. The last statement alone reads
+   * the ids again later in the same transaction.
    */
-  nextId(table: string): readonly string[];
+  nextIds(tables: readonly string[]): readonly string[];
   /**
    * The statements that bring the planner's statistics of `tables` up to date after a crawl filled them:
    * PostgreSQL's ANALYZE (autovacuum would, up to a minute later; until then a fresh crawl's listings are planned

@@ -23,10 +23,18 @@ export const SQLITE: Dialect = {
   param: (n) => `?${n}`,
   greatest: "MAX",
   noIndex: (column) => `+${column}`,
+  rowsPerStatement: 100,
+  rowsAsJson: false,
+  jsonRows: (param, types) =>
+    `(SELECT ${types.map((type, i) => `CAST(json_extract(value, '$[${i}]') AS ${type}) AS r${i}`).join(", ")}, key + 1 AS n FROM json_each(?${param}))`,
   jsonFlag: (column, key) => `COALESCE(json_extract(${column}, '$.${key}'), 0)`,
   // AUTOINCREMENT: one more than the largest id the table ever held (sqlite_sequence), or than any it holds.
-  nextId: (table) => [
-    `SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = '${table}'), 0), COALESCE((SELECT MAX(id) FROM ${table}), 0)) + 1 AS id`,
+  nextIds: (tables) => [
+    `SELECT ${tables
+      .map(
+        (table) => `MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = '${table}'), 0), COALESCE((SELECT MAX(id) FROM ${table}), 0)) + 1 AS ${table}`,
+      )
+      .join(", ")}`,
   ],
   refreshStatistics: () => [],
 };
@@ -51,11 +59,16 @@ export const POSTGRES: Dialect = {
   param: (n) => `$${n}`,
   greatest: "GREATEST",
   noIndex: (column) => column,
+  rowsPerStatement: 1000,
+  rowsAsJson: true,
+  jsonRows: (param, types) =>
+    `(SELECT ${types.map((type, i) => `CAST(x.v->>${i} AS ${type}) AS r${i}`).join(", ")}, x.n FROM json_array_elements(CAST($${param} AS text)::json) WITH ORDINALITY AS x (v, n))`,
   jsonFlag: (column, key) => `(CASE WHEN (${column}::jsonb #>> '{${key}}') = 'true' THEN 1 ELSE 0 END)`,
-  // The identity's sequence, read under a lock to the commit, so no other transaction takes ids in between.
-  nextId: (table) => [
-    `SELECT pg_advisory_xact_lock(hashtext('${table}.id'))`,
-    `SELECT CASE WHEN is_called THEN last_value + 1 ELSE last_value END AS id FROM ${table}_id_seq`,
+  // The identities' sequences, read under locks to the commit (taken in the order named, one statement), so no
+  // other transaction takes ids in between.
+  nextIds: (tables) => [
+    `SELECT ${tables.map((table) => `pg_advisory_xact_lock(hashtext('${table}.id'))`).join(", ")}`,
+    `SELECT ${tables.map((table) => `(SELECT CASE WHEN is_called THEN last_value + 1 ELSE last_value END FROM ${table}_id_seq) AS ${table}`).join(", ")}`,
   ],
   refreshStatistics: (tables) => [`ANALYZE ${tables.join(", ")}`],
 };

@@ -69,6 +69,34 @@ export interface WaitingCount {
   last_link_id: number;
 }
 
+/** A link waiting for a target (its page and fragment), and the newest link of its chain. */
+export interface WaitingLink {
+  head: number;
+  id: number;
+  source_url: string;
+  fragment: string;
+}
+
+/**
+ * `rows` as JSON text for dialect.jsonRows. JSON.stringify escapes a lone surrogate (`\ud800`), which PostgreSQL's
+ * JSON refuses, where a bound parameter would carry U+FFFD: such strings are made well-formed first (rare: the
+ * test also meets a literal backslash-u, and only costs the slower pass).
+ */
+function rowsJson(rows: readonly (readonly SqlValue[])[]): string {
+  const json = JSON.stringify(rows);
+  if (!/\\u[dD][89a-fA-F]/.test(json)) return json;
+  return JSON.stringify(rows, (_key, value: unknown) => (typeof value === "string" ? value.toWellFormed() : value));
+}
+
+/** The ids the next link and the next target get (nextIds). */
+export interface NextIds {
+  links: number;
+  crawl_targets: number;
+}
+
+// In this order everywhere: on PostgreSQL each table's lock is taken in it.
+const ID_TABLES = ["links", "crawl_targets"] as const;
+
 /** What a batch adds to a crawl's counters. */
 export interface CounterDelta {
   pagesAdded: number;
@@ -88,11 +116,43 @@ const STORED_TARGET_COLUMNS = `t.id, t.url, t.state, t.as_page, t.status_code, t
   w.links AS waiting_links, w.last_link_id AS last_waiting_link_id
   FROM crawl_targets t LEFT JOIN crawl_waiting w ON w.target_id = t.id`;
 
-// No conflict check: a page's links are recorded once (crawl_pages claim) and deduped per target (and fragment) before.
+// No conflict check: a page's links are recorded once (crawl_pages claim) and deduped per target (and fragment)
+// before. A batch's links go together, each row naming its page; 1,000 rows of 6 values a statement.
 const INSERT_LINKS = new MultiRowInsert(
   "INSERT INTO links (crawl_id, source_url, target_id, link_text, kind, waiting_prev_id, fragment) VALUES",
-  "(?1, ?2, ?, ?, ?, ?, ?)",
-  2,
+  "(?1, ?, ?, ?, ?, ?, ?)",
+  1,
+  "",
+  1000,
+);
+// The same rows as one JSON array (dialect.rowsAsJson), up to 5,000 a statement.
+const LINKS_AS_JSON = 5000;
+const LINK_COLUMNS = ["text", "bigint", "text", "text", "bigint", "text"] as const;
+// A batch's new targets, in the order of the ids the batch gave them (nextIds).
+const INSERT_TARGETS = new MultiRowInsert(
+  "INSERT INTO crawl_targets (crawl_id, url, internal, as_page, depth, state, status_code, is_broken, error, warning, final_url) VALUES",
+  "(?1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+  1,
+  "",
+  1000,
+);
+// A batch's changes to queued targets, one row each: typed values (PostgreSQL cannot type a bare parameter in VALUES).
+const UPDATE_QUEUED_TARGETS = new MultiRowInsert(
+  "WITH v (id, as_page, state, status_code, is_broken, error, warning, final_url) AS (VALUES",
+  "(CAST(? AS bigint), CAST(? AS bigint), CAST(? AS text), CAST(? AS bigint), CAST(? AS bigint), CAST(? AS text), CAST(? AS text), CAST(? AS text))",
+  0,
+  `) UPDATE crawl_targets SET state = v.state, as_page = v.as_page, status_code = v.status_code, is_broken = v.is_broken, error = v.error,
+     warning = v.warning, final_url = v.final_url
+   FROM v WHERE crawl_targets.id = v.id AND crawl_targets.state = 'queued'`,
+  1000,
+);
+const CLAIM_PAGES = new MultiRowInsert(
+  `INSERT INTO crawl_pages (crawl_id, url, cut, etag, last_modified, body_hash, body_bytes, links_found, excluded_links, first_link_id, link_count,
+     id_hashes, ids_gap) VALUES`,
+  "(?1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+  1,
+  "ON CONFLICT DO NOTHING",
+  1000,
 );
 const UPSERT_WAITING = new MultiRowInsert(
   "INSERT INTO crawl_waiting (target_id, links, last_link_id) VALUES",
@@ -211,34 +271,6 @@ export class FrontierRepo {
     await this.db.run("UPDATE crawl_targets SET as_page = 1 WHERE id = $id AND state = 'queued'", { id });
   }
 
-  /**
-   * Claims `url` as a parsed page or stylesheet of the crawl (`cut`: its links were cut short); false when it was
-   * parsed already (reached under another URL).
-   */
-  async claimPage(crawlId: string, url: string, claim: PageClaim): Promise<boolean> {
-    const { record } = claim;
-    const result = await this.db.run(
-      `INSERT INTO crawl_pages (crawl_id, url, cut, etag, last_modified, body_hash, body_bytes, links_found, excluded_links, first_link_id, link_count, id_hashes, ids_gap)
-       VALUES ($crawl, $url, $cut, $etag, $modified, $hash, $bytes, $found, $excluded, $first, $count, $ids, $gap) ON CONFLICT DO NOTHING`,
-      {
-        crawl: crawlId,
-        url,
-        cut: claim.cut ? 1 : 0,
-        etag: record?.etag ?? null,
-        modified: record?.lastModified ?? null,
-        hash: record?.bodyHash ?? null,
-        bytes: record?.bodyBytes ?? null,
-        found: record?.linksFound ?? null,
-        excluded: claim.excluded,
-        first: claim.firstLinkId,
-        count: claim.linkCount,
-        ids: claim.ids?.hashes ?? null,
-        gap: claim.ids?.gap ?? null,
-      },
-    );
-    return result.changes > 0;
-  }
-
   /** One target of the crawl by URL, with its waiting links as crawl_waiting holds them. */
   async findTarget(crawlId: string, url: string): Promise<StoredTarget | null> {
     return (await this.db.get<StoredTarget>(`SELECT ${STORED_TARGET_COLUMNS} WHERE t.crawl_id = $crawl AND t.url = $url`, { crawl: crawlId, url })) ?? null;
@@ -278,25 +310,91 @@ export class FrontierRepo {
     await this.db.run("DELETE FROM crawl_waiting WHERE target_id = $id", { id });
   }
 
-  /** The link that waited for the same target before link `id` (links.waiting_prev_id); 0 when none. */
-  async previousWaiting(id: number): Promise<number> {
-    return (await this.db.get<{ waiting_prev_id: number | null }>("SELECT waiting_prev_id FROM links WHERE id = $id", { id }))?.waiting_prev_id ?? 0;
+  /**
+   * Every link of the chains (links.waiting_prev_id) whose newest links are `heads`, each with its chain's head,
+   * in one statement (per 1,000 heads).
+   */
+  async waitingChains(heads: readonly number[]): Promise<WaitingLink[]> {
+    const links: WaitingLink[] = [];
+    for (let at = 0; at < heads.length; at += 1000) {
+      const some = heads.slice(at, at + 1000);
+      // Each step goes to an older link (l.id < c.id), so the recursion ends however the rows stand.
+      const rows = await this.db.all<WaitingLink>(
+        `WITH RECURSIVE chain (head, id, prev, source_url, fragment) AS (
+           SELECT id, id, waiting_prev_id, source_url, fragment FROM links WHERE id IN (${some.map((_, i) => this.db.dialect.param(i + 1)).join(", ")})
+           UNION ALL
+           SELECT c.head, l.id, l.waiting_prev_id, l.source_url, l.fragment FROM chain c JOIN links l ON l.id = c.prev AND l.id < c.id
+         )
+         SELECT head, id, source_url, fragment FROM chain`,
+        some,
+      );
+      for (const row of rows) links.push(row);
+    }
+    return links;
   }
 
   /**
-   * The id the next link inserted gets; only meaningful inside the transaction that inserts it, whose inserts of
-   * links then get consecutive ids from it (dialect.nextId).
+   * The ids the next link and the next target inserted get; only meaningful inside the transaction that inserts
+   * them, whose inserts then get consecutive ids from them (dialect.nextIds: on PostgreSQL, under the tables'
+   * locks to the commit).
    */
-  async nextLinkId(): Promise<number> {
-    const statements = this.db.dialect.nextId("links");
-    let row: { id: number } | undefined;
-    for (const statement of statements) row = await this.db.get<{ id: number }>(statement);
-    return row!.id;
+  async nextIds(): Promise<NextIds> {
+    let row: NextIds | undefined;
+    for (const statement of this.db.dialect.nextIds(ID_TABLES)) row = await this.db.get<NextIds>(statement);
+    return row!;
   }
 
-  /** Inserts the links of page `sourceUrl`, flat (target id, text, kind, waiting_prev_id, fragment) rows, 100 per statement, in order. */
-  insertLinks(crawlId: string, sourceUrl: string, rows: readonly SqlValue[]): Promise<void> {
-    return INSERT_LINKS.run(this.db, [crawlId, sourceUrl], rows);
+  /** nextIds() again, later in a transaction that took them (its locks held): the read alone. */
+  async nextIdsAgain(): Promise<NextIds> {
+    return (await this.db.get<NextIds>(this.db.dialect.nextIds(ID_TABLES).at(-1)!))!;
+  }
+
+  /** Inserts links, flat (source url, target id, text, kind, waiting_prev_id, fragment) rows, in order (their ids). */
+  async insertLinks(crawlId: string, rows: readonly SqlValue[]): Promise<void> {
+    if (!this.db.dialect.rowsAsJson) return INSERT_LINKS.run(this.db, [crawlId], rows);
+    const perStatement = LINKS_AS_JSON * 6;
+    for (let at = 0; at < rows.length; at += perStatement) {
+      const some: SqlValue[][] = [];
+      for (let i = at; i < Math.min(rows.length, at + perStatement); i += 6) some.push(rows.slice(i, i + 6));
+      const text = `INSERT INTO links (crawl_id, source_url, target_id, link_text, kind, waiting_prev_id, fragment)
+        SELECT ${this.db.dialect.param(1)}, r0, r1, r2, r3, r4, r5 FROM ${this.db.dialect.jsonRows(2, LINK_COLUMNS)} AS rows ORDER BY n`;
+      const written = await this.db.run(text, [crawlId, rowsJson(some)]);
+      if (written.changes !== some.length) throw new Error(`expected ${some.length} links written, got ${written.changes}`);
+    }
+  }
+
+  /**
+   * Inserts targets, flat (url, internal, as_page, depth, state, status_code, is_broken, error, warning, final_url)
+   * rows, in the order of their ids (nextIds).
+   */
+  insertTargets(crawlId: string, rows: readonly SqlValue[]): Promise<void> {
+    return INSERT_TARGETS.run(this.db, [crawlId], rows);
+  }
+
+  /**
+   * Sets targets still queued to what flat (id, as_page, state, status_code, is_broken, error, warning,
+   * final_url) rows say; the rows changed (a target no longer queued is left as it is).
+   */
+  updateQueuedTargets(rows: readonly SqlValue[]): Promise<number> {
+    return UPDATE_QUEUED_TARGETS.write(this.db, [], rows);
+  }
+
+  /**
+   * Claims parsed pages or stylesheets of the crawl, with what each keeps (PageClaim), flat (url, cut, etag, last_modified, body_hash, body_bytes, links_found,
+   * excluded_links, first_link_id, link_count, id_hashes, ids_gap) rows; the pages claimed (one parsed already is not).
+   */
+  claimPages(crawlId: string, rows: readonly SqlValue[]): Promise<number> {
+    return CLAIM_PAGES.write(this.db, [crawlId], rows);
+  }
+
+  /** Which of `urls` the crawl has claimed as pages already. */
+  async claimedPages(crawlId: string, urls: readonly string[]): Promise<Set<string>> {
+    if (urls.length === 0) return new Set();
+    const rows = await this.db.all<{ url: string }>(`SELECT url FROM crawl_pages WHERE crawl_id = $crawl AND url IN (${this.db.dialect.textArray("urls")})`, {
+      crawl: crawlId,
+      urls: JSON.stringify(urls),
+    });
+    return new Set(rows.map((row) => row.url));
   }
 
   /** Lists broken links, flat (link id, target id, broken since) triples. */

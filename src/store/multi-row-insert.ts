@@ -5,8 +5,10 @@ import type { Db, Dialect, DialectName, SqlValue } from "./db.ts";
  * binding, stepping, resetting; to PostgreSQL: the network) that is larger than the store's work for one small
  * row, so rows go in groups of up to `maxRows`. Values shared by every row are bound once per statement. Values
  * are positional (dialect.param): an object of named values per row measured 2.5x slower on bun:sqlite. The
- * statement text is built once per (dialect, row count) and kept; 100 rows of up to 13 values stay far below
- * SQLite's 32,766 variables and PostgreSQL's 65,535 parameters.
+ * statement text is built once per (dialect, row count) and kept; a statement holds up to the shape's `maxRows`
+ * (100 unless given; within SQLite's 32,766 variables, checked, and PostgreSQL's 65,535 parameters) and the
+ * dialect's rowsPerStatement. Besides INSERTs, the shape
+ * serves a `WITH v (…) AS (VALUES …) UPDATE … FROM v` (write()).
  */
 export class MultiRowInsert {
   private readonly texts = new Map<string, string>();
@@ -30,14 +32,23 @@ export class MultiRowInsert {
 
   /** Inserts `values.length / perRow` rows (each row's own values, flat, in order) with the `shared` values, on `db`. */
   async run(db: Db, shared: readonly SqlValue[], values: readonly SqlValue[]): Promise<void> {
+    const rows = values.length / this.perRow;
+    const changes = await this.write(db, shared, values);
+    if (changes !== rows) throw new Error(`expected ${rows} rows written, got ${changes}`);
+  }
+
+  /** run() for a statement that may write fewer rows than it is given (ON CONFLICT DO NOTHING, UPDATE … FROM): the rows written, for the caller to judge. */
+  async write(db: Db, shared: readonly SqlValue[], values: readonly SqlValue[]): Promise<number> {
     if (shared.length !== this.shared || values.length % this.perRow !== 0) throw new RangeError("parameter count does not match the row shape");
     const total = values.length / this.perRow;
-    for (let offset = 0; offset < total; offset += this.maxRows) {
-      const rows = Math.min(this.maxRows, total - offset);
+    const most = Math.min(this.maxRows, db.dialect.rowsPerStatement);
+    let changes = 0;
+    for (let offset = 0; offset < total; offset += most) {
+      const rows = Math.min(most, total - offset);
       const bound = offset === 0 && rows === total ? values : values.slice(offset * this.perRow, (offset + rows) * this.perRow);
-      const result = await db.run(this.text(db.dialect, rows), this.shared === 0 ? bound : [...shared, ...bound]);
-      if (result.changes !== rows) throw new Error(`expected ${rows} rows written, got ${result.changes}`);
+      changes += (await db.run(this.text(db.dialect, rows), this.shared === 0 ? bound : [...shared, ...bound])).changes;
     }
+    return changes;
   }
 
   /** The statement for `rows` rows in `dialect`'s placeholders: the shared values first, then each row's in turn. */
@@ -49,7 +60,8 @@ export class MultiRowInsert {
       const tuples: string[] = [];
       for (let r = 0; r < rows; r++) tuples.push(this.row.replace(/\?(\d*)/g, (_, n: string) => dialect.param(n === "" ? next++ : Number(n))));
       text = `${this.head} ${tuples.join(", ")} ${this.tail}`;
-      this.texts.set(key, text);
+      // Kept for the small counts and the full one: keeping every count up to a large cap would hold megabytes.
+      if (rows <= 100 || rows === Math.min(this.maxRows, dialect.rowsPerStatement)) this.texts.set(key, text);
     }
     return text;
   }

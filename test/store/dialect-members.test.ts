@@ -57,16 +57,34 @@ for (const dialect of DIALECTS) {
       expect(hinted).toEqual([]);
     });
 
-    test("nextId names the id the next inserted rows get, consecutively, after rows deleted or inserted before", async () => {
+    test("jsonRows reads a JSON array's rows as typed columns, in order, nulls and text as they are", async () => {
+      const { db } = store;
+      const rows = [
+        ["b", 2, null],
+        ["a", 10, 'it\'s "quoted" é'],
+        ["", null, ""],
+      ];
+      const read = await db.all<{ r0: string; r1: number | null; r2: string | null; n: number }>(
+        `SELECT r0, r1, r2, n FROM ${db.dialect.jsonRows(1, ["text", "bigint", "text"])} AS rows ORDER BY n`,
+        [JSON.stringify(rows)],
+      );
+      expect(read).toEqual([
+        { r0: "b", r1: 2, r2: null, n: 1 },
+        { r0: "a", r1: 10, r2: 'it\'s "quoted" é', n: 2 },
+        { r0: "", r1: null, r2: "", n: 3 },
+      ]);
+    });
+
+    test("nextIds names the id the next inserted rows get, consecutively, after rows deleted or inserted before", async () => {
       const { db } = store;
       const insert = (on: Db, n: number) =>
         on.run(
           `INSERT INTO links (crawl_id, source_url, target_id, link_text, kind) VALUES ${Array.from({ length: n }, () => "('c1', 's', 1, 't', 'anchor')").join(", ")}`,
         );
       const nextId = async (tx: Db) => {
-        let row: { id: number } | undefined;
-        for (const statement of tx.dialect.nextId("links")) row = await tx.get<{ id: number }>(statement);
-        return row!.id;
+        let row: { links: number } | undefined;
+        for (const statement of tx.dialect.nextIds(["links"])) row = await tx.get<{ links: number }>(statement);
+        return row!.links;
       };
       await insert(db, 3);
       await db.run("DELETE FROM links WHERE id = (SELECT MAX(id) FROM links)");
