@@ -119,11 +119,6 @@ export class OpenLinksRepo {
     );
   }
 
-  /** The page link `linkId` was found on, and its fragment. */
-  async linkSource(linkId: number): Promise<LinkSource> {
-    return (await this.db.get<LinkSource>("SELECT source_url, fragment FROM links WHERE id = $id", { id: linkId })) ?? { source_url: "", fragment: "" };
-  }
-
   /** Every open link of crawl `crawl`, its broken links then its unchecked ones, read in batches. */
   async *eachOpen(crawl: CrawlRef): AsyncGenerator<OpenLinkRecord> {
     const readBroken = (after: number) =>
