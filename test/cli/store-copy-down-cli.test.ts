@@ -12,6 +12,7 @@ import { storeTables } from "../../src/store/postgres/store-tables.ts";
 import { snapshotStore } from "../fixtures/upgrade/snapshot.ts";
 import { readAll, waitForCrawl } from "../helpers/crawls.ts";
 import { runCli } from "../helpers/cli.ts";
+import { fillEmptyTables } from "../helpers/every-table-row.ts";
 import { freshDatabase, HAS_POSTGRES } from "../helpers/postgres.ts";
 import { startTestService } from "../helpers/service.ts";
 
@@ -84,26 +85,8 @@ describe.skipIf(!HAS_POSTGRES)("SQLite → PostgreSQL → SQLite", () => {
     copyFileSync(join(FIXTURE_DIR, "store.db"), source);
     const sqlite = new Database(source);
     try {
-      // Tables the fixture leaves empty get a row each (a blob among them), as in test/store/postgres-copy.test.ts.
-      const link = sqlite.query("SELECT id, crawl_id, target_id FROM links LIMIT 1").get() as { id: number; crawl_id: string; target_id: number };
-      sqlite
-        .query("INSERT INTO crawl_page_ids (crawl_id, url, id_hashes, gap) VALUES (?, 'http://fixture.test/ids', ?, NULL)")
-        .run(link.crawl_id, new Uint8Array([0, 1, 2, 254, 255]));
-      sqlite.query("INSERT INTO crawl_waiting (target_id, links, last_link_id) VALUES (?, 3, ?)").run(link.target_id, link.id);
-      sqlite
-        .query("INSERT INTO link_fragments (link_id, crawl_id, target_id, fragments, gap) VALUES (?, ?, ?, '[\"top\"]', NULL)")
-        .run(link.id, link.crawl_id, link.target_id);
-      const domain = sqlite.query("SELECT id FROM domains LIMIT 1").get() as { id: string };
-      sqlite.query("INSERT INTO schedule_runs (domain_id, due_at, node) VALUES (?, '2026-11-28T00:00:00.000Z', 'node-a')").run(domain.id);
-      sqlite.exec("INSERT INTO store_secrets (name, value) VALUES ('example', 'kept')");
-      sqlite.exec("INSERT INTO ended_sessions (nonce, expires_at) VALUES ('AAAAAAAAAAAAAAAAAAAAAA', '2026-11-29T00:00:00.000Z')");
-      // The cluster's own state, from a node long gone: left behind.
-      sqlite.exec(
-        "INSERT INTO cluster_nodes (name, instance, version, started_at, heartbeat_at) VALUES ('node-a', 'i-1', '1.0.0', '2026-11-28T12:00:00.000Z', '2026-11-28T12:00:05.000Z')",
-      );
-      sqlite.exec("INSERT INTO work_leases (kind, key, holder, expires_at, fence) VALUES ('crawl', 'c-1', 'node-a', '2026-11-28T12:00:30.000Z', 3)");
-      sqlite.exec("INSERT INTO rate_buckets (caller, tokens, updated_at, allowed) VALUES ('key:k-1', 12.5, 1764331200000, 1)");
-      sqlite.exec("INSERT INTO sign_in_failures (bucket, failures, last_failed_at) VALUES ('addr:192.0.2.1', 3, 1764331200000)");
+      // Every table gets a row; the cluster's own state is from a node long gone: left behind.
+      fillEmptyTables(sqlite, "node-a");
       // The newest attempt deleted: its id was handed out once and must not be again.
       sqlite.exec("DELETE FROM webhook_attempts WHERE id = (SELECT MAX(id) FROM webhook_attempts)");
     } finally {
