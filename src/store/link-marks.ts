@@ -41,9 +41,14 @@ export interface LinkMarksOptions {
   defer?: (task: () => unknown) => void;
 }
 
-interface Listing {
+/** Marks being found: the marks so far, and the statement under way from each id (callers at once share it). */
+interface MarkRun {
   /** marks[k] is the id of the link just before position k * STRIDE (marks[0] = 0, before all). */
   marks: number[];
+  finding: Map<number, Promise<number[]>>;
+}
+
+interface Listing extends MarkRun {
   /** When the marks were found (moving listings only). */
   foundAt: number;
   refreshing: boolean;
@@ -70,7 +75,7 @@ export class LinkMarks {
     const key = moving ? `~${listing}` : listing;
     const entry = this.touch(key);
     const wanted = Math.floor(offset / MARK_STRIDE);
-    await extend(entry.marks, wanted, find);
+    await extend(entry, wanted, find);
     const k = Math.min(wanted, entry.marks.length - 1);
     const start = { afterId: entry.marks[k]!, skip: offset - k * MARK_STRIDE };
     if (moving && entry.marks.length > 1 && !entry.refreshing && this.now() - entry.foundAt > this.movingMaxAgeMs) this.refresh(key, entry, find);
@@ -88,10 +93,10 @@ export class LinkMarks {
     const wanted = Math.floor(offset / MARK_STRIDE);
     // Bounded: each turn finds at least one more mark, or stops where the listing ends.
     for (;;) {
-      const { marks } = this.touch(key);
-      if (marks.length > wanted) return;
-      if (!(await extend(marks, Math.min(wanted, marks.length - 1 + SLICE_MARKS), find, performance.now() + SLICE_BUDGET_MS))) return;
-      if (marks.length > wanted) return;
+      const entry = this.touch(key);
+      if (entry.marks.length > wanted) return;
+      if (!(await extend(entry, Math.min(wanted, entry.marks.length - 1 + SLICE_MARKS), find, performance.now() + SLICE_BUDGET_MS))) return;
+      if (entry.marks.length > wanted) return;
       await new Promise<void>((resolve) => this.defer(resolve));
     }
   }
@@ -101,7 +106,7 @@ export class LinkMarks {
     let entry = this.listings.get(key);
     if (entry === undefined) {
       if (this.listings.size >= MAX_LISTINGS) this.listings.delete(this.listings.keys().next().value!);
-      entry = { marks: [0], foundAt: this.now(), refreshing: false };
+      entry = { marks: [0], finding: new Map(), foundAt: this.now(), refreshing: false };
     } else {
       this.listings.delete(key);
     }
@@ -114,12 +119,14 @@ export class LinkMarks {
     entry.refreshing = true;
     const startedAt = this.now();
     const depth = entry.marks.length - 1;
-    const fresh = [0];
+    const fresh: MarkRun = { marks: [0], finding: new Map() };
     const slice = async (): Promise<void> => {
       if (this.listings.get(key) !== entry) return; // forgotten meanwhile: nobody reads these marks any more
       let ended = false;
       try {
-        ended = !(await extend(fresh, Math.min(depth, fresh.length - 1 + SLICE_MARKS), find, performance.now() + SLICE_BUDGET_MS)) || fresh.length > depth;
+        ended =
+          !(await extend(fresh, Math.min(depth, fresh.marks.length - 1 + SLICE_MARKS), find, performance.now() + SLICE_BUDGET_MS)) ||
+          fresh.marks.length > depth;
       } catch {
         // The store went away (shutdown) or is busy: keep the old marks, try again on a later request.
         entry.refreshing = false;
@@ -129,7 +136,8 @@ export class LinkMarks {
         this.defer(runSlice);
         return;
       }
-      entry.marks = fresh;
+      entry.marks = fresh.marks;
+      entry.finding = fresh.finding;
       entry.foundAt = startedAt;
       entry.refreshing = false;
     };
@@ -141,17 +149,33 @@ export class LinkMarks {
 
 /**
  * Appends marks until `marks[wanted]` exists, or (with `until`, a performance.now() time) until that time has
- * passed, after at least one statement; false when the listing ended first. One statement finds up to a slice.
+ * passed, after at least one statement; false when the listing ended first. One statement finds up to a slice,
+ * and callers that need the same slice at once wait for the same statement: on a store a round trip away, two
+ * hundred first requests for a deep page each sent every statement of the walk.
  */
-async function extend(marks: number[], wanted: number, find: MarkFinder, until = Number.POSITIVE_INFINITY): Promise<boolean> {
-  while (marks.length <= wanted) {
-    const known = marks.length;
-    const count = Math.min(wanted + 1 - known, SLICE_MARKS);
-    const found = await find(marks[known - 1]!, MARK_STRIDE, count);
+async function extend(run: MarkRun, wanted: number, find: MarkFinder, until = Number.POSITIVE_INFINITY): Promise<boolean> {
+  const { marks } = run;
+  while (run.marks.length <= wanted) {
+    const known = run.marks.length;
+    const afterId = run.marks[known - 1]!;
+    let finding = run.finding.get(afterId);
+    if (finding === undefined) {
+      finding = find(afterId, MARK_STRIDE, SLICE_MARKS);
+      run.finding.set(afterId, finding);
+      // Settled either way; every waiter reads the outcome from its own await.
+      finding.then(
+        () => run.finding.delete(afterId),
+        () => run.finding.delete(afterId),
+      );
+    }
+    const found = await finding;
     // Another caller extended the same marks while this one waited on the store: continue from its last mark.
-    if (marks.length !== known) continue;
+    if (run.marks !== marks || run.marks.length !== known) {
+      if (run.marks !== marks) return true;
+      continue;
+    }
     marks.push(...found);
-    if (found.length < count) return false;
+    if (found.length < SLICE_MARKS) return marks.length > wanted;
     if (performance.now() >= until) break;
   }
   return true;
