@@ -53,7 +53,8 @@ export function migrate(sqlite: Database, migrations: readonly { tag: string; sq
   const record = sqlite.prepare("INSERT INTO schema_migrations (tag, applied_at) VALUES (?, ?)");
   const apply = (migration: { tag: string; sql: string }) => {
     for (const statement of migration.sql.split(STATEMENT_BREAK)) {
-      if (statement.trim()) sqlite.exec(statement);
+      // A part of comments alone (a PostgreSQL-only migration's SQLite side) is no statement to bun:sqlite.
+      if (statement.replace(/--.*$/gm, "").trim()) sqlite.exec(statement);
     }
     record.run(migration.tag, new Date().toISOString());
   };

@@ -149,6 +149,36 @@ for (const dialect of DIALECTS) {
       expect(await repo.target(crawlId(1), "http://d1.test/none")).toBeUndefined();
     });
 
+    test("deleting a crawl, alone or with its domain, deletes its links and no other crawl's", async () => {
+      // On PostgreSQL a trigger does what the foreign key's cascade does on SQLite (migration 0018).
+      for (const [n, domainId] of [
+        [1, "d1"],
+        [2, "d2"],
+      ] as const) {
+        await pending(repo, n, domainId);
+        await store.db.run(
+          `INSERT INTO crawl_targets (crawl_id, url, internal, depth, state, status_code, is_broken, final_url)
+           VALUES ($crawlId, $url, 1, 0, 'done', 200, 0, $url)`,
+          { crawlId: crawlId(n), url: `http://${domainId}.test/` },
+        );
+        const target = await store.db.get<{ id: number }>("SELECT id FROM crawl_targets WHERE crawl_id = $crawlId", { crawlId: crawlId(n) });
+        for (const text of ["one", "two", "three"])
+          await store.db.run("INSERT INTO links (crawl_id, source_url, target_id, link_text, kind) VALUES ($crawlId, $source, $targetId, $text, 'anchor')", {
+            crawlId: crawlId(n),
+            source: `http://${domainId}.test/`,
+            targetId: target!.id,
+            text,
+          });
+      }
+      const links = async (n: number) =>
+        Number((await store.db.get<{ n: number }>("SELECT COUNT(*) AS n FROM links WHERE crawl_id = $crawlId", { crawlId: crawlId(n) }))!.n);
+      expect([await links(1), await links(2)]).toEqual([3, 3]);
+      await store.db.run("DELETE FROM crawls WHERE id = $id", { id: crawlId(1) });
+      expect([await links(1), await links(2)]).toEqual([0, 3]);
+      await store.db.run("DELETE FROM domains WHERE id = 'd2'");
+      expect([await links(1), await links(2)]).toEqual([0, 0]);
+    });
+
     test("claiming queues crawl.started in the claim's transaction, for the webhooks subscribed to it", async () => {
       await store.db.run(
         `INSERT INTO webhooks (id, url, name, events, secret, created_at)

@@ -3,8 +3,7 @@ import type { SQL } from "bun";
 import { MIGRATIONS } from "../../src/store/migrations/index.ts";
 import { connectPostgres } from "../../src/store/postgres/connect.ts";
 import { migratePostgres } from "../../src/store/postgres/migrate.ts";
-import { postgresSchema } from "../../src/store/postgres/schema-from-snapshot.ts";
-import { snapshotOf } from "../../src/store/postgres/snapshot-file.ts";
+import { postgresSchemaAt } from "../../src/store/postgres/snapshot-file.ts";
 import { POSTGRES_BASE_TAG, POSTGRES_UPGRADES } from "../../src/store/postgres/upgrades/index.ts";
 import { freshDatabase, HAS_POSTGRES } from "../helpers/postgres.ts";
 
@@ -23,7 +22,7 @@ test("every migration after the first PostgreSQL schema has its PostgreSQL state
   for (const upgrade of POSTGRES_UPGRADES) expect(upgrade.sql.trim()).not.toBe("");
 });
 
-/** Tables, columns, indexes and constraints of the public schema, as comparable lines. */
+/** Tables, columns, indexes, constraints, triggers and functions of the public schema, as comparable lines. */
 async function catalog(sql: SQL): Promise<string[]> {
   const rows = (await sql.unsafe(`
     SELECT 'table ' || c.relname || ' ' || c.relpersistence::text AS line FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -33,7 +32,10 @@ async function catalog(sql: SQL): Promise<string[]> {
       FROM information_schema.columns WHERE table_schema = 'public'
     UNION ALL SELECT 'index ' || indexdef FROM pg_indexes WHERE schemaname = 'public'
     UNION ALL SELECT 'constraint ' || conrelid::regclass::text || ' ' || conname || ' ' || pg_get_constraintdef(oid)
-      FROM pg_constraint WHERE connamespace = 'public'::regnamespace`)) as { line: string }[];
+      FROM pg_constraint WHERE connamespace = 'public'::regnamespace
+    UNION ALL SELECT 'trigger ' || pg_get_triggerdef(t.oid) FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+      WHERE c.relnamespace = 'public'::regnamespace AND NOT t.tgisinternal
+    UNION ALL SELECT 'function ' || proname || ' ' || pg_get_functiondef(oid) FROM pg_proc WHERE pronamespace = 'public'::regnamespace`)) as { line: string }[];
   return rows.map((row) => row.line).sort();
 }
 
@@ -41,7 +43,7 @@ async function catalog(sql: SQL): Promise<string[]> {
 async function storeMadeAt(sql: SQL, tag: string): Promise<void> {
   await sql.begin(async (tx) => {
     await tx`CREATE TABLE schema_migrations (tag text PRIMARY KEY NOT NULL, applied_at text NOT NULL)`;
-    await tx.unsafe(postgresSchema(snapshotOf(tag).snapshot));
+    await tx.unsafe(postgresSchemaAt(tag));
     for (const done of TAGS.slice(0, TAGS.indexOf(tag) + 1))
       await tx`INSERT INTO schema_migrations (tag, applied_at) VALUES (${done}, '2026-11-28T00:00:00.000Z')`;
   });
@@ -75,6 +77,11 @@ describe.skipIf(!HAS_POSTGRES)("on a real PostgreSQL server", () => {
     expect(await catalog(older)).not.toEqual(await catalog(fresh));
     await older`CREATE INDEX links_crawl_order_idx ON links (crawl_id, id)`;
     await older`ALTER TABLE rate_buckets SET LOGGED`;
+    expect(await catalog(older)).not.toEqual(await catalog(fresh));
+    await older`ALTER TABLE rate_buckets SET UNLOGGED`;
+    expect(await catalog(older)).toEqual(await catalog(fresh));
+    // …or a trigger gone (a crawl's links would then outlive it).
+    await older`DROP TRIGGER crawls_delete_links ON crawls`;
     expect(await catalog(older)).not.toEqual(await catalog(fresh));
     expect(((await older`SELECT store_id FROM store_identity`) as { store_id: string }[])[0]?.store_id).toBe("kept-across-the-upgrade");
   }, 60_000);

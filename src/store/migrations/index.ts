@@ -17,6 +17,7 @@ import m14 from "./0014_page_validators.sql" with { type: "text" };
 import m15 from "./0015_cluster.sql" with { type: "text" };
 import m16 from "./0016_shared_sessions_and_limits.sql" with { type: "text" };
 import m17 from "./0017_shared_sign_in_failures.sql" with { type: "text" };
+import m18 from "./0018_links_cascade_by_trigger.sql" with { type: "text" };
 
 /** Every migration in order, with its SQL embedded at build time. */
 export const MIGRATIONS: readonly { tag: string; sql: string }[] = [
@@ -38,4 +39,5 @@ export const MIGRATIONS: readonly { tag: string; sql: string }[] = [
   { tag: "0015_cluster", sql: m15 },
   { tag: "0016_shared_sessions_and_limits", sql: m16 },
   { tag: "0017_shared_sign_in_failures", sql: m17 },
+  { tag: "0018_links_cascade_by_trigger", sql: m18 },
 ];

@@ -1,9 +1,10 @@
 /**
  * The PostgreSQL schema, derived from the SQLite store's: drizzle-kit keeps a snapshot of the whole schema after
  * each migration (src/store/migrations/meta/), and this turns the newest into PostgreSQL DDL. Every difference
- * between the two dialects' schemas is a line of this file: the column types, the timestamp default, the
- * generated keys. scripts/postgres-schema.ts writes the result to schema.sql beside it, and a test regenerates it
- * and fails on any difference, so the two stores cannot drift apart.
+ * between the two dialects' schemas is a line of this file (the column types, the timestamp default, the
+ * generated keys) or a PostgreSQL-only migration (upgrades/index.ts). scripts/postgres-schema.ts writes the
+ * result to schema.sql beside it, and a test regenerates it and fails on any difference, so the two stores cannot
+ * drift apart.
  */
 
 interface SnapshotColumn {

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Snapshot } from "./schema-from-snapshot.ts";
+import { postgresSchema, type Snapshot } from "./schema-from-snapshot.ts";
+import { postgresOnlyUpTo } from "./upgrades/index.ts";
 
 /** Where the snapshots and the generated PostgreSQL schema live in the source tree (the script and its test read them). */
 const META = join(import.meta.dir, "../migrations/meta");
@@ -25,4 +26,9 @@ export function snapshotOf(tag: string): { tag: string; snapshot: Snapshot } {
   const entry = journal().find((e) => e.tag === tag);
   if (entry === undefined) throw new Error(`no migration ${tag} in the journal`);
   return snapshotAt(entry);
+}
+
+/** The PostgreSQL schema of a store made at migration `tag`: its snapshot's, then the PostgreSQL-only migrations up to it. */
+export function postgresSchemaAt(tag: string): string {
+  return postgresSchema(snapshotOf(tag).snapshot) + postgresOnlyUpTo(tag);
 }

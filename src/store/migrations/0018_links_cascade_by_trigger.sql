@@ -1,0 +1,3 @@
+-- Nothing changes in a SQLite store: a link still names its crawl by a foreign key, whose check costs SQLite
+-- one lookup a row. A PostgreSQL store drops that key and deletes a crawl's links by a trigger on crawls
+-- instead (src/store/postgres/upgrades/0018_links_cascade_by_trigger.sql; docs/decisions.md).
