@@ -75,6 +75,11 @@ export interface CrawlRunEnv {
 const PULL_SIZE = 256;
 /** Results written per transaction at most, and the longest a finished result waits to be written. */
 const BATCH_SIZE = 64;
+/**
+ * Results held at most while a batch is written: checks go on until this many wait, and the next batch takes
+ * them all, so batches grow while the store is slow to write them (PostgreSQL) and stay BATCH_SIZE where it is not.
+ */
+const BACKLOG_SIZE = 4 * BATCH_SIZE;
 /** Links held unwritten at most: a few pages with tens of thousands of links each are written at once. */
 const BATCH_LINKS = 20_000;
 /** Page ids held unwritten at most (8 bytes each; check_fragments): a few pages with 100,000 ids each are written at once. */
@@ -225,6 +230,8 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
   };
   /** Whether the unwritten results reached a batch's size: written now, or no more checks start until they are. */
   const batchFull = (): boolean => finished.length >= BATCH_SIZE || unwrittenLinks >= BATCH_LINKS || unwrittenIds >= BATCH_IDS;
+  /** Whether no more checks start until the batch being written is done (memory stays bounded). */
+  const backlogFull = (): boolean => finished.length >= BACKLOG_SIZE || unwrittenLinks >= BATCH_LINKS || unwrittenIds >= BATCH_IDS;
   const refill = async (): Promise<void> => {
     const rows = await env.frontier.pull(input.crawlId, cursor, PULL_SIZE);
     if (rows.length > 0) cursor = rows[rows.length - 1]!.id;
@@ -299,8 +306,8 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
         await flush();
         await refill();
       }
-      // While a batch is written, the next one fills up to its size and no further (memory stays bounded).
-      while (inFlight < env.concurrency && buffer.length > 0 && !(writing !== null && batchFull())) {
+      // While a batch is written, the next one fills up to the backlog's size and no further.
+      while (inFlight < env.concurrency && buffer.length > 0 && !(writing !== null && backlogFull())) {
         inFlight++;
         void work(buffer.shift()!);
       }
