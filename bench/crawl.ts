@@ -22,7 +22,7 @@
  *                      [--load-generator wrk|autocannon] [--growth-rounds R] [--store sqlite|postgres] [--analyze] [--strict]
  *
  * --store postgres runs the service on a fresh PostgreSQL database (bench/lib/postgres.ts; created for the run,
- * dropped after) instead of its SQLite file: the same crawls and API mix, to compare the two stores. --analyze (with
+ * dropped after unless --keep) instead of its SQLite file: the same crawls and API mix, to compare the two stores. --analyze (with
  * postgres) runs ANALYZE after the first crawl, before the API load: the statistics autovacuum gathers about a
  * minute after tables fill, on a server that has it on (bench/README.md, issue 43's fifth session).
  *
@@ -542,7 +542,8 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   } finally {
     if (service !== null) await service.stop();
-    await database?.drop();
+    if (args.keep && database !== null) console.error(`[crawl-bench] kept database ${database.name}`);
+    else await database?.drop();
     await site.stop();
     await small?.stop();
     if (args.keep) console.error(`[crawl-bench] kept ${dir}`);
