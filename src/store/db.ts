@@ -79,6 +79,13 @@ export interface Dialect {
   /** `column` kept off its indexes (SQLite's unary `+`); the column itself on PostgreSQL. */
   noIndex(column: string): string;
   /**
+   * One crawl's rows after an id, in id order, read through the table's (crawl, id) index: `WHERE ${where} …
+   * ORDER BY ${orderBy}`. Told `crawl = $c AND id > $a ORDER BY id LIMIT n`, PostgreSQL may walk the primary key
+   * from `$a` and filter, as if a crawl's rows were spread evenly over the ids: a crawl whose rows follow
+   * another's then walks all of the other's first. A row comparison asks for the order only that index has.
+   */
+  crawlRowsAfter(crawl: string, id: string, crawlParam: string, afterParam: string): { where: string; orderBy: string };
+  /**
    * The most rows a multi-row statement (multi-row-insert.ts) takes here, below a shape's own cap: its text
    * differs per row count, and SQLite keeps each text prepared (sqlite-db.ts), so a small cap keeps them few and
    * reused; PostgreSQL runs them unprepared, and each statement is a round trip.

@@ -23,6 +23,7 @@ export const SQLITE: Dialect = {
   param: (n) => `?${n}`,
   greatest: "MAX",
   noIndex: (column) => `+${column}`,
+  crawlRowsAfter: (crawl, id, crawlParam, afterParam) => ({ where: `${crawl} = ${crawlParam} AND ${id} > ${afterParam}`, orderBy: id }),
   rowsPerStatement: 100,
   rowsAsJson: false,
   jsonRows: (param, types) =>
@@ -59,6 +60,11 @@ export const POSTGRES: Dialect = {
   param: (n) => `$${n}`,
   greatest: "GREATEST",
   noIndex: (column) => column,
+  // No equality on the crawl: with one, the crawl drops out of the order and the primary key's order serves again.
+  crawlRowsAfter: (crawl, id, crawlParam, afterParam) => ({
+    where: `(${crawl}, ${id}) > (CAST(${crawlParam} AS text), CAST(${afterParam} AS bigint)) AND (${crawl}, ${id}) <= (CAST(${crawlParam} AS text), CAST(9223372036854775807 AS bigint))`,
+    orderBy: `${crawl}, ${id}`,
+  }),
   rowsPerStatement: 1000,
   rowsAsJson: true,
   jsonRows: (param, types) =>

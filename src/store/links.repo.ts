@@ -1,6 +1,6 @@
 import { SAMPLE_LINKS } from "../core/crawl-events.ts";
 import type { CrawlRecord } from "./crawls.repo.ts";
-import type { Db } from "./db.ts";
+import type { Db, Dialect } from "./db.ts";
 import { keysetBatches } from "./keyset-batches.ts";
 import { LinkMarks, type LinkMarksOptions } from "./link-marks.ts";
 import { LINK_COLUMNS, toLink, type LinkRecord, type RawLink } from "./link-record.ts";
@@ -38,9 +38,13 @@ interface StreamedLinkRow {
 /** Links read per query when a whole crawl is streamed. */
 const STREAM_BATCH = 1_000;
 
-/** Only links whose target has been checked are results; queued and robots-skipped ones are not yet, or never. */
-function linkWhere(filter: LinkFilter): { sql: string; params: Record<string, string | number> } {
-  const clauses = ["l.crawl_id = $crawlId", "t.state = 'done'"];
+/**
+ * Only links whose target has been checked are results; queued and robots-skipped ones are not yet, or never.
+ * `sql` selects the crawl's links after `$afterId`, `orderBy` puts them in id order (dialect.crawlRowsAfter).
+ */
+function linkWhere(dialect: Dialect, filter: LinkFilter): { sql: string; orderBy: string; params: Record<string, string | number> } {
+  const crawl = dialect.crawlRowsAfter("l.crawl_id", "l.id", "$crawlId", "$afterId");
+  const clauses = [crawl.where, "t.state = 'done'"];
   const params: Record<string, string | number> = {};
   if (filter.statusCode !== undefined) {
     clauses.push("t.status_code = $statusCode");
@@ -49,7 +53,7 @@ function linkWhere(filter: LinkFilter): { sql: string; params: Record<string, st
   if (filter.isBroken !== undefined) {
     clauses.push(filter.isBroken ? "(t.is_broken = 1 OR l.fragment_error IS NOT NULL)" : "t.is_broken = 0 AND l.fragment_error IS NULL");
   }
-  return { sql: `WHERE ${clauses.join(" AND ")}`, params };
+  return { sql: `WHERE ${clauses.join(" AND ")}`, orderBy: crawl.orderBy, params };
 }
 
 export class LinksRepo {
@@ -85,7 +89,7 @@ export class LinksRepo {
     const start = await this.marks.seek(listing.key, offset, listing.find, listing.moving);
     const rows = await this.db.all<RawLink>(
       `SELECT ${LINK_COLUMNS} FROM links l JOIN crawl_targets t ON t.id = l.target_id LEFT JOIN broken_links b ON b.link_id = l.id
-       ${listing.where} AND l.id > $afterId ORDER BY l.id LIMIT $limit OFFSET $skip`,
+       ${listing.where} ORDER BY ${listing.orderBy} LIMIT $limit OFFSET $skip`,
       { ...listing.params, afterId: start.afterId, skip: start.skip, limit },
     );
     return rows.map(toLink);
@@ -100,18 +104,19 @@ export class LinksRepo {
 
   /** A link listing of a crawl: its key among remembered positions, its WHERE clause and how to find a position. */
   private listing(crawl: Pick<CrawlRecord, "id" | "status">, filter: LinkFilter) {
-    const where = linkWhere(filter);
+    const where = linkWhere(this.db.dialect, filter);
     const params = { ...where.params, crawlId: crawl.id };
     // Every stride-th row of the next stride × count, numbered in the statement.
     const findMarks = `SELECT id FROM (
          SELECT id, ROW_NUMBER() OVER (ORDER BY id) AS n FROM (
-           SELECT l.id FROM links l JOIN crawl_targets t ON t.id = l.target_id ${where.sql} AND l.id > $afterId ORDER BY l.id LIMIT $rows
+           SELECT l.id FROM links l JOIN crawl_targets t ON t.id = l.target_id ${where.sql} ORDER BY ${where.orderBy} LIMIT $rows
          ) walked
        ) numbered WHERE n % $stride = 0 ORDER BY id`;
     return {
       key: `${crawl.id}|${filter.statusCode ?? ""}|${filter.isBroken ?? ""}`,
       moving: crawl.status === "pending" || crawl.status === "running",
       where: where.sql,
+      orderBy: where.orderBy,
       params,
       find: async (afterId: number, stride: number, count: number) =>
         (await this.db.all<{ id: number }>(findMarks, { ...params, afterId, stride, rows: stride * count })).map((row) => row.id),
@@ -188,10 +193,10 @@ export class LinksRepo {
   }
 
   private eachJoined(crawlId: string): AsyncGenerator<LinkRecord[]> {
-    const where = linkWhere({});
+    const where = linkWhere(this.db.dialect, {});
     return this.joinedBatches(
       `SELECT l.id, ${LINK_COLUMNS} FROM links l JOIN crawl_targets t ON t.id = l.target_id LEFT JOIN broken_links b ON b.link_id = l.id
-       ${where.sql} AND l.id > $afterId ORDER BY l.id`,
+       ${where.sql} ORDER BY ${where.orderBy}`,
       { ...where.params, crawlId },
     );
   }
