@@ -150,8 +150,9 @@ export class LinksRepo {
       yield* this.eachJoined(crawlId);
       return;
     }
+    const crawlLinks = this.db.dialect.crawlRowsAfter("crawl_id", "id", "$crawlId", "$afterId");
     const batch = `SELECT id, target_id, source_url, link_text, kind, fragment_error, fragment_warning, fragment FROM links
-       WHERE crawl_id = $crawlId AND id > $afterId ORDER BY id LIMIT ${STREAM_BATCH}`;
+       WHERE ${crawlLinks.where} ORDER BY ${crawlLinks.orderBy} LIMIT ${STREAM_BATCH}`;
     // The broken_since of a batch's broken links: at most one row per link of the batch, through their own index.
     const sinceOf = `SELECT link_id, broken_since FROM broken_links WHERE crawl_id = $crawlId AND link_id > $afterId AND link_id <= $lastId`;
     const read = (afterId: number) => this.db.all<StreamedLinkRow>(batch, { crawlId, afterId });
