@@ -131,7 +131,9 @@ function buildRuntime(config: Config, store: ServiceStore, options: RuntimeOptio
   // Every writer asks before it writes or tells anyone: a store file deleted, moved or replaced under the service
   // would keep taking writes into the file it opened, and lose them (store/store-file.ts).
   const storeFile = { problem: () => store.file?.problem() ?? null };
-  const version = store.version;
+  // On PostgreSQL with shared rate limits every API request commits its take, so the snapshot never repeats from
+  // one request to the next: reading it would cost a round trip and keep nothing (docs/decisions.md).
+  const version = store.engine === "postgres" && config.auth.rate_limit > 0 ? null : store.version;
   const keys = new KeysService(new KeysRepo(store.db), version ?? undefined);
   const resolve = options.resolve ?? systemResolve;
   // A running crawl's deep-page positions are found again by walking its listing: on PostgreSQL, a round trip and
@@ -336,8 +338,7 @@ function buildRuntime(config: Config, store: ServiceStore, options: RuntimeOptio
         nodeName,
         metrics,
         metricsOnApi: config.metrics.enabled && config.metrics.port === null,
-        // A crawl's detail also says why it waits, which the pool holds in memory: answers are kept under both.
-        storeVersion: version === null ? null : () => `${version()}.${crawlPool.stateVersion}`,
+        storeVersion: version === null ? null : poolAware(version, crawlPool),
         dashboard:
           ui === null || sessionSecret === null
             ? null
@@ -365,5 +366,13 @@ function buildRuntime(config: Config, store: ServiceStore, options: RuntimeOptio
       storeWatch?.stop();
       await store.close();
     },
+  };
+}
+
+/** The store's version with the crawl pool's: a crawl's detail also says why it waits, which the pool holds in memory. */
+function poolAware(version: () => string | Promise<string>, pool: CrawlPool): () => string | Promise<string> {
+  return () => {
+    const token = version();
+    return typeof token === "string" ? `${token}.${pool.stateVersion}` : token.then((read) => `${read}.${pool.stateVersion}`);
   };
 }

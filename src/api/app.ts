@@ -19,6 +19,7 @@ import { requestHeadLimit } from "./middleware/request-head-limit/request-head-l
 import { requestLog } from "./middleware/request-log/request-log.ts";
 import { requestMetrics } from "./middleware/request-metrics/request-metrics.ts";
 import { ResponseCache, responseCache } from "./middleware/response-cache/response-cache.ts";
+import { storeVersionToken } from "./middleware/store-version-token.ts";
 import { storeGuard, WRITE_METHODS, type StoreFileCheck } from "../http/store-guard.ts";
 import type { ServiceMetrics } from "../metrics/service-metrics.ts";
 import { metricsRouter } from "./routes/metrics.ts";
@@ -62,8 +63,8 @@ interface AppDeps {
   metrics: ServiceMetrics;
   /** Serve GET /metrics here (for keys with metrics:read); false when it has a listener of its own or is off. */
   metricsOnApi: boolean;
-  /** The store's version token (store/store-version.ts): GET answers are kept while it stays the same; null: none kept. */
-  storeVersion: (() => string) | null;
+  /** The store's version token (store/store-version.ts): keys and GET answers are kept while it stays the same; null: none kept. */
+  storeVersion: (() => string | Promise<string>) | null;
   /**
    * Mounts the web dashboard's routes at / (ui.enabled): given by the composition root (runtime.ts), with the
    * app's rate limiter, which leaves the dashboard's paths to it; null: / answers 404.
@@ -86,6 +87,7 @@ export function createApp(deps: AppDeps) {
   app.use("*", requestMetrics(deps.metrics));
   app.use("*", requestLog(logger));
   app.use("*", requestHeadLimit());
+  if (deps.storeVersion !== null) app.use("*", storeVersionToken(deps.storeVersion));
   app.use("*", authenticate(deps.keys));
   const openapiPath = `${deps.basePath}/openapi.json`;
   const limiter = new RateLimiter({
@@ -96,8 +98,7 @@ export function createApp(deps: AppDeps) {
   app.use("*", rateLimit(limiter, deps.dashboard === null ? undefined : isDashboardPath));
   // Only requests that may write are checked: a GET pays nothing.
   app.on(WRITE_METHODS, `${deps.basePath}/*`, storeGuard(deps.storeFile, logger));
-  // No token to key kept answers on (a PostgreSQL store, written by other nodes too): every GET reads the store.
-  if (deps.storeVersion !== null) app.use("*", responseCache(new ResponseCache({ version: deps.storeVersion })));
+  if (deps.storeVersion !== null) app.use("*", responseCache(new ResponseCache()));
   // Only requests that may carry a body pass through the limit: one middleware less on every GET.
   app.on(
     WRITE_METHODS,

@@ -12,6 +12,11 @@ export interface AppEnv {
     principal: Principal | null;
     /** Why credentials were refused, kept until a route that needs them reports it. */
     authError: UnauthorizedError | null;
+    /**
+     * The store's version token as the request began (api/middleware/store-version-token.ts), which the kept keys
+     * and answers are checked against; null when it could not be read, unset when the store has none.
+     */
+    storeVersion: string | null | undefined;
     /** Set by a route whose 200 answers the response cache may keep: the scope a key needs to be given one. */
     keepAnswerFor: Scope | undefined;
   };

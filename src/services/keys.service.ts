@@ -42,7 +42,7 @@ export class KeysService {
 
   constructor(
     private readonly repo: KeysRepo,
-    private readonly storeVersion?: () => string,
+    private readonly storeVersion?: () => string | Promise<string>,
   ) {}
 
   /** Creates a key and returns it with its secret, which is never retrievable again. */
@@ -91,10 +91,11 @@ export class KeysService {
   }
 
   /** Resolves a bearer secret to its principal; throws UnauthorizedError for anything unusable. */
-  async authenticate(secret: string): Promise<Principal> {
+  /** `token`: the store's version as the request began (the API reads it once per request); absent: read here. */
+  async authenticate(secret: string, token?: string | null): Promise<Principal> {
     if (!KEY_PATTERN.test(secret)) throw new UnauthorizedError("invalid API key");
     const hash = hashKeySecret(secret);
-    const version = this.storeVersion?.();
+    const version = token === undefined ? await this.storeVersion?.() : (token ?? undefined);
     const remembered = this.principals.get(hash);
     if (remembered !== undefined && remembered.version === version) {
       if (this.useDue(remembered.principal.keyId)) await this.repo.touchLastUsed(remembered.principal.keyId, new Date().toISOString());

@@ -28,10 +28,10 @@ export interface ServiceStore {
   /** /healthz's check; `noteFailure` is told of every failed request. */
   readonly health: { readonly engine: "sqlite" | "postgres"; problem(): string | null; noteFailure(error: unknown): void };
   /**
-   * A token that changes whenever anything is committed to the store, for caches keyed on it; null when no such
-   * token is cheap (PostgreSQL, written by other nodes too: nothing is cached across requests).
+   * A token that changes whenever anything is committed to the store, for caches keyed on it: read in-process on
+   * SQLite (store-version.ts), a shared round trip on PostgreSQL (postgres/snapshot-version.ts); null: none.
    */
-  readonly version: (() => string) | null;
+  readonly version: (() => string | Promise<string>) | null;
   /** Starts the store's own background checks (PostgreSQL's ping); `serve` calls it. */
   start(): void;
   close(): Promise<void>;
@@ -65,7 +65,7 @@ export async function openServiceStore(storage: StorageSettings, options: Servic
     sqlite: null,
     file: null,
     health: pg.health,
-    version: null,
+    version: () => pg.version.current(),
     start: () => pg.health.start(),
     close: () => pg.close(),
   };

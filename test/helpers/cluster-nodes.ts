@@ -13,8 +13,8 @@ import { startServeProcess, writeServeConfig, type ServeProcess } from "./serve-
 export interface ClusterNodes {
   url: string;
   configFile: string;
-  /** Starts node `name`; `url` reaches the store as another role (default: the database's own URL). */
-  start(name: string, url?: string): ServeProcess;
+  /** Starts node `name`; `url` reaches the store as another role (default: the database's own URL); `env` is added. */
+  start(name: string, url?: string, env?: Record<string, string>): ServeProcess;
   stopAll(): Promise<void>;
 }
 
@@ -26,8 +26,8 @@ export async function clusterNodes(key: string, extra: string[] = [], crawler = 
   return {
     url: database.url,
     configFile,
-    start(name, url = database.url) {
-      const node = startServeProcess(configFile, [], { LINKPATROL_STORAGE_URL: url, LINKPATROL_CLUSTER_NODE_NAME: name });
+    start(name, url = database.url, env = {}) {
+      const node = startServeProcess(configFile, [], { ...env, LINKPATROL_STORAGE_URL: url, LINKPATROL_CLUSTER_NODE_NAME: name });
       started.push(node);
       return node;
     },

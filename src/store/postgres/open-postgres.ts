@@ -4,11 +4,12 @@ import { connectPostgres, postgresTarget } from "./connect.ts";
 import { migratePostgres } from "./migrate.ts";
 import { PostgresDb } from "./postgres-db.ts";
 import { PostgresHealth } from "./postgres-health.ts";
+import { SnapshotVersion } from "./snapshot-version.ts";
 
 /**
  * The PostgreSQL store as a node opens it (`storage.url`): connected, brought to this binary's schema (one node
  * applies, the others wait: migrate.ts), with its Db and its health. A node's connections are a pool of
- * `maxConnections`; each crawl job opens a small pool of its own (crawler/crawl-job.ts).
+ * `maxConnections`, plus one for the version token; each crawl job opens a small pool of its own (crawler/crawl-job.ts).
  */
 
 export interface PostgresStore {
@@ -17,6 +18,8 @@ export interface PostgresStore {
   /** The URL as it may be shown: password replaced. */
   shown: string;
   health: PostgresHealth;
+  /** The store's version token, read on a connection of its own: a read never waits behind the pool's statements. */
+  version: SnapshotVersion;
   migrations: MigrationReport;
   close(): Promise<void>;
 }
@@ -31,16 +34,24 @@ export async function openPostgresStore(url: string, options: { maxConnections?:
     await sql.close().catch(() => {});
     throw error;
   }
+  let versionSql: SQL;
+  try {
+    versionSql = await connectPostgres(url, { bigint: true, max: 1, timeoutMs: options.timeoutMs });
+  } catch (error) {
+    await sql.close().catch(() => {});
+    throw error;
+  }
   const health = new PostgresHealth(sql, { shown });
   return {
     sql,
     db: new PostgresDb(sql),
     shown,
     health,
+    version: new SnapshotVersion(new PostgresDb(versionSql)),
     migrations,
     async close() {
       health.stop();
-      await sql.close();
+      await Promise.all([sql.close(), versionSql.close()]);
     },
   };
 }

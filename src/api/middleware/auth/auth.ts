@@ -21,12 +21,12 @@ interface Caller {
 }
 
 /** Resolves an `Authorization: Bearer <key>` header (absent: null) to its caller; rejects nothing yet. */
-async function identifyCaller(keys: KeysService, header: string | null | undefined): Promise<Caller> {
+async function identifyCaller(keys: KeysService, header: string | null | undefined, token: string | null | undefined): Promise<Caller> {
   if (header === null || header === undefined) return { principal: null, authError: null };
   const match = BEARER.exec(header);
   try {
     if (!match) throw new UnauthorizedError("Authorization header must be: Bearer <API key>");
-    return { principal: await keys.authenticate(match[1]!), authError: null };
+    return { principal: await keys.authenticate(match[1]!, token), authError: null };
   } catch (error) {
     if (!(error instanceof UnauthorizedError)) throw error;
     return { principal: null, authError: error };
@@ -36,7 +36,7 @@ async function identifyCaller(keys: KeysService, header: string | null | undefin
 /** Records who is calling (see `identifyCaller`) for the rate limiter and the routes. */
 export function authenticate(keys: KeysService): MiddlewareHandler<AppEnv> {
   return async function authenticateMiddleware(c, next) {
-    const caller = await identifyCaller(keys, c.req.header("Authorization"));
+    const caller = await identifyCaller(keys, c.req.header("Authorization"), c.get("storeVersion"));
     c.set("principal", caller.principal);
     c.set("authError", caller.authError);
     await next();

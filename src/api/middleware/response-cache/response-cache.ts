@@ -4,14 +4,13 @@ import { hasScope, type Scope } from "../../../core/scopes.ts";
 import type { AppEnv } from "../../../http/env.ts";
 
 /**
- * GET answers kept under the store's version token (store/store-version.ts), so a kept answer equals a fresh one
- * until the next commit or `maxAgeMs` (bench/README.md, "One cache for a GET"). It runs after auth and the rate
- * limit; a kept answer is given only to a key holding the scope the route checked (`keepAnswer(scope)`).
+ * GET answers kept under the store's version token (store/store-version.ts, store/postgres/snapshot-version.ts),
+ * read as the request began (store-version-token.ts), so a kept answer equals a fresh one until the next commit or
+ * `maxAgeMs` (bench/README.md, "One cache for a GET"). It runs after auth and the rate limit; a kept answer is
+ * given only to a key holding the scope the route checked (`keepAnswer(scope)`).
  */
 
 interface ResponseCacheOptions {
-  /** The store's version token. */
-  version: () => string;
   /** Monotonic milliseconds (a wall-clock step must not keep an answer, or drop one). */
   now?: () => number;
   maxAgeMs?: number;
@@ -40,16 +39,16 @@ const DEFAULTS = { maxAgeMs: 1_000, maxBodyBytes: 128 * 1024, maxBytes: 4 * 1024
 
 /** The kept answers, by path and query; see the module comment. */
 export class ResponseCache {
-  readonly version: () => string;
   private readonly now: () => number;
   private readonly maxAgeMs: number;
   private readonly maxBodyBytes: number;
   private readonly maxBytes: number;
   private readonly entries = new Map<string, Entry>();
+  /** Answers being computed, one per key (the newest version's): see `computing`. */
+  private readonly inFlight = new Map<string, { version: string; answer: Promise<KeptAnswer | undefined> }>();
   private bytes = 0;
 
-  constructor(options: ResponseCacheOptions) {
-    this.version = options.version;
+  constructor(options: ResponseCacheOptions = {}) {
     this.now = options.now ?? monotonicNow;
     this.maxAgeMs = options.maxAgeMs ?? DEFAULTS.maxAgeMs;
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULTS.maxBodyBytes;
@@ -78,6 +77,28 @@ export class ResponseCache {
     }
   }
 
+  /**
+   * The answer an earlier request is computing for `key` under `version`, if one is: requests that miss at once
+   * share it rather than each running the route, so a commit is followed by one computation per path, not one per
+   * waiting client (on PostgreSQL, 200 of them each holding a pooled connection; bench/README.md). Resolves to
+   * undefined when that request's answer is not one to keep (an error, a route that keeps nothing).
+   */
+  computing(key: string, version: string): Promise<KeptAnswer | undefined> | undefined {
+    const flight = this.inFlight.get(key);
+    return flight !== undefined && flight.version === version ? flight.answer : undefined;
+  }
+
+  /** Notes that this request computes `key` under `version`; call what it returns with the answer, or undefined. */
+  compute(key: string, version: string): (answer: KeptAnswer | undefined) => void {
+    let settle!: (answer: KeptAnswer | undefined) => void;
+    const flight = { version, answer: new Promise<KeptAnswer | undefined>((resolve) => (settle = resolve)) };
+    this.inFlight.set(key, flight);
+    return (answer) => {
+      if (this.inFlight.get(key) === flight) this.inFlight.delete(key);
+      settle(answer);
+    };
+  }
+
   private forget(key: string, entry: Entry): void {
     this.entries.delete(key);
     this.bytes -= entry.answer.body.size;
@@ -98,25 +119,31 @@ function cacheKeyOf(url: string): string {
 export function responseCache(cache: ResponseCache): MiddlewareHandler<AppEnv> {
   return async function responseCacheMiddleware(c, next) {
     if (c.req.method !== "GET") return next();
-    const key = cacheKeyOf(c.req.url);
-    let version: string;
-    try {
-      // Read before the route runs: a commit meanwhile then files its answer under a version already gone.
-      version = cache.version();
-    } catch {
-      // A store that fails (closed at a shutdown timeout, an I/O error) is the route's to report (/healthz's 503).
-      return next();
-    }
-    const kept = cache.get(key, version);
+    // Null: the store failed as the token was read (closed at a shutdown timeout, an I/O error), the route's to report.
+    const version = c.get("storeVersion");
+    if (version === null || version === undefined) return next();
+    // Kept answers come from routes that require a key (secured-route.ts): a request without one has none to use.
     const principal = c.get("principal");
-    if (kept !== undefined && principal !== null && hasScope(principal.scopes, kept.scope)) return answer(c, kept.body, kept.contentType);
-    await next();
-    const scope = c.get("keepAnswerFor");
-    const contentType = c.res.headers.get("content-type");
-    if (scope === undefined || c.res.status !== 200 || contentType === null) return;
-    const body = await c.res.blob();
-    cache.set(key, version, { body, contentType, scope });
-    c.res = answer(c, body, contentType);
+    if (principal === null) return next();
+    const key = cacheKeyOf(c.req.url);
+    // No await between finding no answer and `compute` below: requests arriving together must see each other.
+    const computing = cache.get(key, version) ?? cache.computing(key, version);
+    const kept = computing instanceof Promise ? await computing : computing;
+    if (kept !== undefined && hasScope(principal.scopes, kept.scope)) return answer(c, kept.body, kept.contentType);
+    const settle = cache.compute(key, version);
+    let computed: KeptAnswer | undefined;
+    try {
+      await next();
+      const scope = c.get("keepAnswerFor");
+      const contentType = c.res.headers.get("content-type");
+      if (scope === undefined || c.res.status !== 200 || contentType === null) return;
+      const body = await c.res.blob();
+      computed = { body, contentType, scope };
+      cache.set(key, version, computed);
+      c.res = answer(c, body, contentType);
+    } finally {
+      settle(computed);
+    }
   };
 }
 
