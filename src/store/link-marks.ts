@@ -39,6 +39,11 @@ export interface LinkMarksOptions {
   now?: () => number;
   /** Schedules the next slice of a background refresh; setImmediate by default (after pending I/O). A task may return the promise of its work. */
   defer?: (task: () => unknown) => void;
+  /**
+   * Marks one statement finds; default 16. A store in another process (PostgreSQL) walks the rows on its own
+   * cores, not this thread, so it takes bigger slices: a round trip each, under load the larger cost.
+   */
+  sliceMarks?: number;
 }
 
 /** Marks being found: the marks so far, and the statement under way from each id (callers at once share it). */
@@ -59,8 +64,10 @@ export class LinkMarks {
   private readonly movingMaxAgeMs: number;
   private readonly now: () => number;
   private readonly defer: (task: () => unknown) => void;
+  private readonly sliceMarks: number;
 
   constructor(options: LinkMarksOptions = {}) {
+    this.sliceMarks = options.sliceMarks ?? SLICE_MARKS;
     this.movingMaxAgeMs = options.movingMaxAgeMs ?? 5_000;
     this.now = options.now ?? Date.now;
     this.defer = options.defer ?? ((task) => void setImmediate(task));
@@ -75,7 +82,7 @@ export class LinkMarks {
     const key = moving ? `~${listing}` : listing;
     const entry = this.touch(key);
     const wanted = Math.floor(offset / MARK_STRIDE);
-    await extend(entry, wanted, find);
+    await extend(entry, wanted, find, this.sliceMarks);
     const k = Math.min(wanted, entry.marks.length - 1);
     const start = { afterId: entry.marks[k]!, skip: offset - k * MARK_STRIDE };
     if (moving && entry.marks.length > 1 && !entry.refreshing && this.now() - entry.foundAt > this.movingMaxAgeMs) this.refresh(key, entry, find);
@@ -95,7 +102,8 @@ export class LinkMarks {
     for (;;) {
       const entry = this.touch(key);
       if (entry.marks.length > wanted) return;
-      if (!(await extend(entry, Math.min(wanted, entry.marks.length - 1 + SLICE_MARKS), find, performance.now() + SLICE_BUDGET_MS))) return;
+      if (!(await extend(entry, Math.min(wanted, entry.marks.length - 1 + this.sliceMarks), find, this.sliceMarks, performance.now() + SLICE_BUDGET_MS)))
+        return;
       if (entry.marks.length > wanted) return;
       await new Promise<void>((resolve) => this.defer(resolve));
     }
@@ -125,7 +133,7 @@ export class LinkMarks {
       let ended = false;
       try {
         ended =
-          !(await extend(fresh, Math.min(depth, fresh.marks.length - 1 + SLICE_MARKS), find, performance.now() + SLICE_BUDGET_MS)) ||
+          !(await extend(fresh, Math.min(depth, fresh.marks.length - 1 + this.sliceMarks), find, this.sliceMarks, performance.now() + SLICE_BUDGET_MS)) ||
           fresh.marks.length > depth;
       } catch {
         // The store went away (shutdown) or is busy: keep the old marks, try again on a later request.
@@ -153,14 +161,14 @@ export class LinkMarks {
  * and callers that need the same slice at once wait for the same statement: on a store a round trip away, two
  * hundred first requests for a deep page each sent every statement of the walk.
  */
-async function extend(run: MarkRun, wanted: number, find: MarkFinder, until = Number.POSITIVE_INFINITY): Promise<boolean> {
+async function extend(run: MarkRun, wanted: number, find: MarkFinder, sliceMarks: number, until = Number.POSITIVE_INFINITY): Promise<boolean> {
   const { marks } = run;
   while (run.marks.length <= wanted) {
     const known = run.marks.length;
     const afterId = run.marks[known - 1]!;
     let finding = run.finding.get(afterId);
     if (finding === undefined) {
-      finding = find(afterId, MARK_STRIDE, SLICE_MARKS);
+      finding = find(afterId, MARK_STRIDE, sliceMarks);
       run.finding.set(afterId, finding);
       // Settled either way; every waiter reads the outcome from its own await.
       finding.then(
@@ -175,7 +183,7 @@ async function extend(run: MarkRun, wanted: number, find: MarkFinder, until = Nu
       continue;
     }
     marks.push(...found);
-    if (found.length < SLICE_MARKS) return marks.length > wanted;
+    if (found.length < sliceMarks) return marks.length > wanted;
     if (performance.now() >= until) break;
   }
   return true;

@@ -122,22 +122,28 @@ forEachDialect("link listings", (store) => {
     };
   }
 
-  test("every page of an ended crawl matches plain OFFSET, for every filter, in any order of requests", async () => {
-    const crawl = (await repo.findById("ended"))!;
-    expect(crawl.total_links).toBeGreaterThan(3 * MARK_STRIDE);
-    for (const filter of FILTERS) {
-      const all = await expected(store(), "ended", filter);
-      expect(await links.count(crawl, filter)).toBe(all.length);
-      // Deep first (marks are found on the way), then shallow, then around mark boundaries and past the end.
-      const offsets = [all.length - 1, 0, 1, 999, 1000, 1001, 2_997, 3_000, 2 * MARK_STRIDE - 50, all.length, all.length + 5_000].filter((at) => at >= 0);
-      for (const offset of offsets) {
-        for (const limit of [1, 100]) {
-          const page = texts(await links.page(crawl, filter, offset, limit));
-          expect({ filter, offset, limit, page }).toEqual({ filter, offset, limit, page: all.slice(offset, offset + limit) });
+  test.each([16, 64])(
+    "every page of an ended crawl matches plain OFFSET, for every filter, in any order of requests (%i marks a statement)",
+    async (sliceMarks) => {
+      const crawl = (await repo.findById("ended"))!;
+      expect(crawl.total_links).toBeGreaterThan(3 * MARK_STRIDE);
+      // A fresh repo each time: its marks are found again, in slices of this size (64: a PostgreSQL node's).
+      const links = new LinksRepo(store(), { marks: { sliceMarks } });
+      for (const filter of FILTERS) {
+        const all = await expected(store(), "ended", filter);
+        expect(await links.count(crawl, filter)).toBe(all.length);
+        // Deep first (marks are found on the way), then shallow, then around mark boundaries and past the end.
+        const offsets = [all.length - 1, 0, 1, 999, 1000, 1001, 2_997, 3_000, 2 * MARK_STRIDE - 50, all.length, all.length + 5_000].filter((at) => at >= 0);
+        for (const offset of offsets) {
+          for (const limit of [1, 100]) {
+            const page = texts(await links.page(crawl, filter, offset, limit));
+            expect({ filter, offset, limit, page }).toEqual({ filter, offset, limit, page: all.slice(offset, offset + limit) });
+          }
         }
       }
-    }
-  }, 30_000);
+    },
+    30_000,
+  );
 
   test("a running crawl's deep pages use positions at most max-age old, refreshed in slices between requests", async () => {
     const { repo: driven, advance, slices } = drivenRepo();
@@ -233,4 +239,9 @@ test("many first requests for one deep page at once share each statement of the 
   expect(starts.every((start) => start.afterId === 50_000 && start.skip === 0)).toBe(true);
   // 500 marks at 16 a statement: 32 statements, as one caller alone would send.
   expect(finds).toBe(32);
+  // A PostgreSQL node's 64 a statement: 8.
+  const bigger = new LinkMarks({ sliceMarks: 64 });
+  finds = 0;
+  await Promise.all(Array.from({ length: 200 }, () => bigger.seek("l", 50_000, find)));
+  expect(finds).toBe(8);
 });
