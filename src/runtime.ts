@@ -149,7 +149,7 @@ function buildRuntime(config: Config, store: ServiceStore, options: RuntimeOptio
     policy: policyFromCrawlerConfig(config.crawler),
     resolve,
     activeCrawlOf: (domainId) => crawlsRepo.activeCrawlId(domainId),
-    lastCrawlOf: (domainId) => crawlsRepo.lastCrawlId(domainId),
+    lastCrawlsOf: (domainIds) => crawlsRepo.lastCrawlIds(domainIds),
     onScheduleChange: () => scheduler.reload(),
     removeEndedCrawlsOf: (domainId) => retention.removeEndedCrawlsOf(domainId),
   });

@@ -29,8 +29,8 @@ export interface DomainsServiceDeps {
   resolve: Resolve;
   /** The domain's pending or running crawl, if any: a domain is not deleted from under a crawl. */
   activeCrawlOf?: (domainId: string) => Promise<string | undefined>;
-  /** The domain's newest crawl, for `last_crawl_id`. */
-  lastCrawlOf?: (domainId: string) => Promise<string | undefined>;
+  /** The newest crawl of each domain that has one, for `last_crawl_id` (a page of domains in one statement). */
+  lastCrawlsOf?: (domainIds: readonly string[]) => Promise<Map<string, string>>;
   /** A domain's schedule changed (or the domain went): the scheduler reloads its jobs (awaited, so the answer follows the reload). */
   onScheduleChange?: () => Promise<void> | void;
   /** Removes the domain's ended crawls a little at a time (services/retention.ts), before the domain goes. */
@@ -103,7 +103,8 @@ export class DomainsService {
 
   async list(page: number, limit: number): Promise<Page<DomainView>> {
     const rows = await this.deps.repo.page((page - 1) * limit, limit);
-    return { items: await Promise.all(rows.map((row) => this.view(row))), total: await this.deps.repo.count() };
+    const lastCrawls = (await this.deps.lastCrawlsOf?.(rows.map((row) => row.id))) ?? new Map<string, string>();
+    return { items: rows.map((row) => toDomainView(row, { lastCrawlId: lastCrawls.get(row.id) ?? null })), total: await this.deps.repo.count() };
   }
 
   async get(id: string): Promise<DomainView> {
@@ -112,7 +113,7 @@ export class DomainsService {
 
   /** The resource: the stored row plus what is derived (next scheduled run, newest crawl). */
   private async view(row: DomainRecord): Promise<DomainView> {
-    return toDomainView(row, { lastCrawlId: (await this.deps.lastCrawlOf?.(row.id)) ?? null });
+    return toDomainView(row, { lastCrawlId: (await this.deps.lastCrawlsOf?.([row.id]))?.get(row.id) ?? null });
   }
 
   /** The stored row, for services that act on a domain (crawls). */

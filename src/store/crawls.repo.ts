@@ -186,7 +186,21 @@ export class CrawlsRepo {
 
   /** The domain's newest crawl, if any. */
   async lastCrawlId(domainId: string): Promise<string | undefined> {
-    return (await this.db.get<{ id: string }>("SELECT id FROM crawls WHERE domain_id = $domainId ORDER BY created_at DESC, id DESC LIMIT 1", { domainId }))?.id;
+    return (await this.lastCrawlIds([domainId])).get(domainId);
+  }
+
+  /**
+   * The newest crawl of each of `domainIds` that has one, in one statement: a page of domains asked one statement a
+   * domain, 20 round trips a page on PostgreSQL.
+   */
+  async lastCrawlIds(domainIds: readonly string[]): Promise<Map<string, string>> {
+    if (domainIds.length === 0) return new Map();
+    const rows = await this.db.all<{ domain_id: string; id: string | null }>(
+      `SELECT d.id AS domain_id, (SELECT c.id FROM crawls c WHERE c.domain_id = d.id ORDER BY c.created_at DESC, c.id DESC LIMIT 1) AS id
+       FROM domains d WHERE d.id IN (${this.db.dialect.textArray("ids")})`,
+      { ids: JSON.stringify(domainIds) },
+    );
+    return new Map(rows.flatMap((row) => (row.id === null ? [] : [[row.domain_id, row.id] as const])));
   }
 
   /** When the domain's newest scheduled crawl was created, if any (the scheduler's catch-up reads it). */

@@ -60,6 +60,15 @@ for (const dialect of DIALECTS) {
       expect(await repo.activeCrawlId("d1")).toBeUndefined();
       expect(await pending(repo, 4, "d1")).toEqual({ inserted: true });
       expect(await repo.lastCrawlId("d1")).toBe(crawlId(4));
+      // A page of domains in one statement: each domain's newest crawl, none for a domain without one.
+      await domain(store.db, "d3");
+      expect(await repo.lastCrawlIds(["d1", "d2", "d3", "unknown"])).toEqual(
+        new Map([
+          ["d1", crawlId(4)],
+          ["d2", crawlId(3)],
+        ]),
+      );
+      expect(await repo.lastCrawlIds([])).toEqual(new Map());
       expect(await repo.countByStatus()).toEqual({ pending: 2, failed: 1 });
     });
 
