@@ -51,6 +51,8 @@ describe.skipIf(!HAS_POSTGRES)("two nodes keep keys and answers only while nothi
 
   test("a node answers from what it kept while the domains table is locked, so long as nothing committed", async () => {
     expect((await post(a, "/domains", { name: "kept-one.example" })).status).toBe(201);
+    // The key's first use on node B is written (last_used_at), a commit: made before the rounds.
+    expect((await get(b, "/domains")).status).toBe(200);
     // A node's own background writes (its heartbeat) may commit between two requests: such a round is tried again.
     let served = false;
     for (let round = 0; round < 5 && !served; round++) {
@@ -85,6 +87,21 @@ describe.skipIf(!HAS_POSTGRES)("two nodes keep keys and answers only while nothi
     expect((await post(b, "/domains", { name: "kept-three.example" })).status).toBe(201);
     expect(names((await get(a, "/domains")).body)).toEqual([...before, "kept-two.example", "kept-three.example"].sort());
   }, 20_000);
+
+  test("connections ended by the server (the token's own too): answers come back, and are fresh", async () => {
+    expect((await get(b, "/domains")).status).toBe(200);
+    await db`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`;
+    // The pools connect again; a request caught on a dead connection may fail once, none afterwards.
+    let status = 0;
+    for (let i = 0; i < 50 && status !== 200; i++) {
+      status = (await get(b, "/domains").catch(() => ({ status: 0 }))).status;
+      if (status !== 200) await Bun.sleep(100);
+    }
+    expect(status).toBe(200);
+    const before = names((await get(b, "/domains")).body);
+    expect((await post(a, "/domains", { name: "kept-four.example" })).status).toBe(201);
+    expect(names((await get(b, "/domains")).body)).toEqual([...before, "kept-four.example"].sort());
+  }, 30_000);
 
   test("a key revoked beside the cluster is refused by both nodes at their very next request", async () => {
     const env = { env: { LINKPATROL_STORAGE_URL: nodes.url } };

@@ -67,16 +67,24 @@ function reachable(host: string, port: number, timeoutMs: number): Promise<strin
   });
 }
 
+/**
+ * A client that connects at its first statement (a second client to a server `connectPostgres` reached).
+ * Unprepared statements: with Bun's per-connection prepared statements a crawl's node grew ~10 MiB per 1,000
+ * pages (each batch size of a multi-row INSERT is a statement of its own); unprepared it stays flat, as fast
+ * (bench/README.md, "The service on PostgreSQL").
+ */
+export function postgresClient(url: string, options: { timeoutMs?: number; max?: number; bigint?: boolean } = {}): SQL {
+  const timeoutMs = options.timeoutMs ?? 5_000;
+  return new SQL(url, { max: options.max ?? 10, connectionTimeout: Math.ceil(timeoutMs / 1000), bigint: options.bigint ?? false, prepare: false });
+}
+
 /** Connects and asks one query; the client is the caller's to close. `bigint`: int8 columns as BigInt (the store's Db), not strings. */
 export async function connectPostgres(url: string, options: { timeoutMs?: number; max?: number; bigint?: boolean } = {}): Promise<SQL> {
   const target = postgresTarget(url);
   const timeoutMs = options.timeoutMs ?? 5_000;
   const unreachable = await reachable(target.host, target.port, timeoutMs);
   if (unreachable !== null) throw new StoreConnectError(target.shown, unreachable);
-  // Unprepared statements: with Bun's per-connection prepared statements a crawl's node grew ~10 MiB per 1,000
-  // pages (each batch size of a multi-row INSERT is a statement of its own); unprepared it stays flat, as fast
-  // (bench/README.md, "The service on PostgreSQL").
-  const sql = new SQL(url, { max: options.max ?? 10, connectionTimeout: Math.ceil(timeoutMs / 1000), bigint: options.bigint ?? false, prepare: false });
+  const sql = postgresClient(url, options);
   try {
     await sql`SELECT 1`;
     return sql;

@@ -1,6 +1,6 @@
 import type { SQL } from "bun";
 import type { MigrationReport } from "../migrate.ts";
-import { connectPostgres, postgresTarget } from "./connect.ts";
+import { connectPostgres, postgresClient, postgresTarget } from "./connect.ts";
 import { migratePostgres } from "./migrate.ts";
 import { PostgresDb } from "./postgres-db.ts";
 import { PostgresHealth } from "./postgres-health.ts";
@@ -34,13 +34,8 @@ export async function openPostgresStore(url: string, options: { maxConnections?:
     await sql.close().catch(() => {});
     throw error;
   }
-  let versionSql: SQL;
-  try {
-    versionSql = await connectPostgres(url, { bigint: true, max: 1, timeoutMs: options.timeoutMs });
-  } catch (error) {
-    await sql.close().catch(() => {});
-    throw error;
-  }
+  // Connects at its first read: a node with rate limits on reads no token (runtime.ts) and opens no connection for it.
+  const versionSql = postgresClient(url, { bigint: true, max: 1, timeoutMs: options.timeoutMs });
   const health = new PostgresHealth(sql, { shown });
   return {
     sql,
