@@ -168,8 +168,10 @@ export class CrawlsService {
   /** One page of a crawl's links; a deep page's positions are found first without holding the thread long. */
   async links(id: string, filter: LinkFilter, page: number, limit: number): Promise<Page<LinkView>> {
     const offset = (page - 1) * limit;
-    await this.deps.links.preparePage(await this.require(id), filter, offset);
-    const crawl = await this.require(id); // as it is now: the crawl may have moved on while positions were found
+    const before = await this.require(id);
+    await this.deps.links.preparePage(before, filter, offset);
+    // As it is now: a running crawl may have moved on while positions were found (an ended one's links never change).
+    const crawl = isActive(before.status) ? await this.require(id) : before;
     return { items: (await this.deps.links.page(crawl, filter, offset, limit)).map(toLinkView), total: await this.deps.links.count(crawl, filter) };
   }
 
