@@ -20,11 +20,14 @@
  *                      [--no-wget2] [--api-load] [--api-load-seconds S] [--api-load-connections C] [--api-mix-seconds S]
  *                      [--api-mix-threads T] [--api-mix-warm] [--no-api-endpoints]
  *                      [--load-generator wrk|autocannon] [--growth-rounds R] [--store sqlite|postgres] [--analyze] [--strict]
+ *                      [--rate-limit N]
  *
  * --store postgres runs the service on a fresh PostgreSQL database (bench/lib/postgres.ts; created for the run,
  * dropped after unless --keep) instead of its SQLite file: the same crawls and API mix, to compare the two stores. --analyze (with
  * postgres) runs ANALYZE after the first crawl, before the API load: the statistics autovacuum gathers about a
  * minute after tables fill, on a server that has it on (bench/README.md, issue 43's fifth session).
+ * --rate-limit N: the service's `auth.rate_limit` (default 0, off). A limit too high to refuse anything still counts
+ * every request: on PostgreSQL one shared take a request, and no kept answers (docs/cluster.md).
  *
  * Exit: 0 the linkpatrol runs completed and match the ground truth; 3 completed but something differs;
  * 1 a linkpatrol run failed, timed out or the service died; 2 usage or set-up error; 4 (--strict only) all
@@ -56,7 +59,8 @@ const USAGE =
   "                          [--timeout S] [--concurrency C]\n" +
   "                          [--no-capacity] [--keep] [--no-check] [--no-linkinator] [--linkinator-timeout S] [--linkinator-concurrency C] [--no-wget2]\n" +
   "                          [--api-load] [--api-load-seconds S] [--api-load-connections C] [--api-mix-seconds S] [--api-mix-threads T] [--api-mix-warm] [--no-api-endpoints]\n" +
-  "                          [--load-generator wrk|autocannon] [--growth-rounds R] [--store sqlite|postgres] [--analyze] [--strict]";
+  "                          [--load-generator wrk|autocannon] [--growth-rounds R] [--store sqlite|postgres] [--analyze] [--strict]\n" +
+  "                          [--rate-limit N]";
 
 /** The option sets the benchmark knows by name. */
 const OPTION_SETS = {
@@ -108,6 +112,7 @@ interface Args {
   store: "sqlite" | "postgres";
   /** PostgreSQL only: ANALYZE after the first crawl, before the API load. */
   analyze: boolean;
+  rateLimit: number;
   strict: boolean;
 }
 
@@ -154,6 +159,7 @@ function parse(argv: string[]): Args {
       "growth-rounds": { type: "string", default: "3" },
       store: { type: "string", default: "sqlite" },
       analyze: { type: "boolean", default: false },
+      "rate-limit": { type: "string", default: "0" },
       strict: { type: "boolean", default: false },
       help: { type: "boolean", default: false },
     },
@@ -172,6 +178,8 @@ function parse(argv: string[]): Args {
   const binary = values["binary-path"] ?? (values.binary ? BINARY : null);
   const growthRounds = Number(values["growth-rounds"]);
   if (values.analyze && values.store !== "postgres") throw new UsageError("--analyze needs --store postgres");
+  const rateLimit = Number(values["rate-limit"]);
+  if (!Number.isInteger(rateLimit) || rateLimit < 0 || rateLimit > 1_000_000) throw new UsageError("--rate-limit must be 0 to 1000000");
   if (!Number.isInteger(growthRounds) || growthRounds < 0 || growthRounds > 20) throw new UsageError("--growth-rounds must be an integer from 0 to 20");
   return {
     pages,
@@ -200,6 +208,7 @@ function parse(argv: string[]): Args {
     growthRounds: pages > GROWTH_BASE_PAGES ? growthRounds : 0,
     store: oneOf("store", values.store, ["sqlite", "postgres"] as const)!,
     analyze: values.analyze,
+    rateLimit,
     strict: values.strict,
   };
 }
@@ -299,7 +308,7 @@ async function main(argv: string[]): Promise<number> {
     const config = {
       server: { host: "127.0.0.1", port },
       storage: database === null ? { path: join(dir, "data", "linkpatrol.db") } : { path: join(dir, "data", "linkpatrol.db"), url: database.url },
-      auth: { bootstrap_key: KEY, rate_limit: 0 },
+      auth: { bootstrap_key: KEY, rate_limit: args.rateLimit },
       crawler: {
         concurrency: args.concurrency,
         per_host_concurrency: args.concurrency,
