@@ -137,7 +137,7 @@ function buildRuntime(config: Config, store: ServiceStore, options: RuntimeOptio
   const keys = new KeysService(new KeysRepo(store.db), version ?? undefined);
   const resolve = options.resolve ?? systemResolve;
   // A running crawl's deep-page positions are found again by walking its listing: on PostgreSQL, a round trip and
-  // ~25 µs a row where SQLite takes ~1 µs, so a minute between walks rather than 5 s, and 256 marks a statement
+  // ~25 µs a row where SQLite takes ~1 µs, so a minute between walks rather than 5 s, and 64 marks a statement
   // rather than 16, since the server's cores walk them, not this thread (docs/decisions.md).
   const postgres = store.engine === "postgres";
   const linksRepo = new LinksRepo(store.db, { marks: { movingMaxAgeMs: postgres ? 60_000 : 5_000, sliceMarks: postgres ? 64 : 16 } });

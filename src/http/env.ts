@@ -17,6 +17,12 @@ export interface AppEnv {
      * and answers are checked against; null when it could not be read, unset when the store has none.
      */
     storeVersion: string | null | undefined;
+    /**
+     * Set by the response cache on a miss, asked by a route that keeps its answers (`keepAnswer`): the answer another
+     * request's run of the route is computing under the same version, or undefined, and then this request's run is
+     * the one others wait for.
+     */
+    shareAnswer: (() => Promise<{ body: Blob; contentType: string } | undefined> | undefined) | undefined;
     /** Set by a route whose 200 answers the response cache may keep: the scope a key needs to be given one. */
     keepAnswerFor: Scope | undefined;
   };

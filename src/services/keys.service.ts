@@ -90,8 +90,10 @@ export class KeysService {
     return toView((await this.repo.findById(row.id))!);
   }
 
-  /** Resolves a bearer secret to its principal; throws UnauthorizedError for anything unusable. */
-  /** `token`: the store's version as the request began (the API reads it once per request); absent: read here. */
+  /**
+   * Resolves a bearer secret to its principal; throws UnauthorizedError for anything unusable. `token`: the store's
+   * version as the request began (the API reads it once per request); null: none could be read; absent: read here.
+   */
   async authenticate(secret: string, token?: string | null): Promise<Principal> {
     if (!KEY_PATTERN.test(secret)) throw new UnauthorizedError("invalid API key");
     const hash = hashKeySecret(secret);

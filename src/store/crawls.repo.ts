@@ -184,11 +184,6 @@ export class CrawlsRepo {
     return (await this.db.get("SELECT 1 AS queued FROM crawl_targets WHERE crawl_id = $crawlId AND state = 'queued' LIMIT 1", { crawlId })) !== undefined;
   }
 
-  /** The domain's newest crawl, if any. */
-  async lastCrawlId(domainId: string): Promise<string | undefined> {
-    return (await this.lastCrawlIds([domainId])).get(domainId);
-  }
-
   /**
    * The newest crawl of each of `domainIds` that has one, in one statement: a page of domains asked one statement a
    * domain, 20 round trips a page on PostgreSQL.

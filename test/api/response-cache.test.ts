@@ -203,6 +203,32 @@ describe("ResponseCache", () => {
     expect(await (await app.request("/x")).json()).toEqual({ run: 2 });
   });
 
+  test("a route that keeps nothing (metrics, a download) is never waited for: requests at once each run it", async () => {
+    let runs = 0;
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const app = new Hono<AppEnv>()
+      .use(storeVersionToken(() => "v1"))
+      .use((c, next) => {
+        c.set("principal", { keyId: "k", name: "k", scopes: ["admin"] });
+        return next();
+      })
+      .use(responseCache(new ResponseCache()))
+      .get("/plain", async (c) => {
+        const run = ++runs;
+        await gate;
+        return c.json({ run });
+      });
+    const both = [app.request("/plain"), app.request("/plain")];
+    for (let i = 0; i < 50 && runs < 2; i++) await Bun.sleep(1);
+    // Both are inside the route before either has answered.
+    expect(runs).toBe(2);
+    open();
+    expect((await Promise.all(both.map(async (res) => (await res).json()))).map((body) => body.run).sort()).toEqual([1, 2]);
+  });
+
   test("a store that fails while its version is read: the route answers (and reports it)", async () => {
     const failing = () => {
       throw new Error("SQLITE_IOERR");

@@ -126,11 +126,16 @@ export function responseCache(cache: ResponseCache): MiddlewareHandler<AppEnv> {
     const principal = c.get("principal");
     if (principal === null) return next();
     const key = cacheKeyOf(c.req.url);
-    // No await between finding no answer and `compute` below: requests arriving together must see each other.
-    const computing = cache.get(key, version) ?? cache.computing(key, version);
-    const kept = computing instanceof Promise ? await computing : computing;
+    const kept = cache.get(key, version);
     if (kept !== undefined && hasScope(principal.scopes, kept.scope)) return answer(c, kept.body, kept.contentType);
-    const settle = cache.compute(key, version);
+    let settle: ((answer: KeptAnswer | undefined) => void) | undefined;
+    // Asked by `keepAnswer` once the route's scope check passed: join a run of the route under way, or lead one.
+    // Only routes that keep their answers share them: a run of any other route is never waited for.
+    c.set("shareAnswer", () => {
+      const running = cache.computing(key, version);
+      if (running === undefined) settle = cache.compute(key, version);
+      return running;
+    });
     let computed: KeptAnswer | undefined;
     try {
       await next();
@@ -142,15 +147,21 @@ export function responseCache(cache: ResponseCache): MiddlewareHandler<AppEnv> {
       cache.set(key, version, computed);
       c.res = answer(c, body, contentType);
     } finally {
-      settle(computed);
+      settle?.(computed);
     }
   };
 }
 
-/** Lets `responseCache` keep the route's 200 answers, for keys holding `scope` (the route's own scope check). */
+/**
+ * Lets `responseCache` keep the route's 200 answers, for keys holding `scope` (the route's own scope check), and
+ * gives a request the answer another request's run of the route is computing under the same version, if one is.
+ */
 export function keepAnswer(scope: Scope): MiddlewareHandler<AppEnv> {
-  return function keepAnswerMiddleware(c, next) {
+  return async function keepAnswerMiddleware(c, next) {
+    const running = c.get("shareAnswer")?.();
+    const shared = running === undefined ? undefined : await running;
+    if (shared !== undefined) return answer(c, shared.body, shared.contentType);
     c.set("keepAnswerFor", scope);
-    return next();
+    await next();
   };
 }
