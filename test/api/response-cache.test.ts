@@ -140,6 +140,8 @@ describe("authenticated keys kept while the store is unchanged", () => {
 });
 
 describe("ResponseCache", () => {
+  /** The middleware under test reads the version only for a request that carries a key (what the key is: not its concern). */
+  const KEYED = { authorization: `Bearer lp_${"T".repeat(40)}` };
   const body = (text: string) => ({ body: new Blob([text]), contentType: "application/json", scope: "domains:read" as const });
 
   test("an answer is kept under its version, and not past its age", async () => {
@@ -188,8 +190,8 @@ describe("ResponseCache", () => {
         return c.json({ run });
       })
       .onError((error, c) => c.text(error.message, 403));
-    const waiting = Array.from({ length: 20 }, () => app.request("/x"));
-    const other = app.request("/x", { headers: { "x-scope": "crawls:read" } });
+    const waiting = Array.from({ length: 20 }, () => app.request("/x", { headers: KEYED }));
+    const other = app.request("/x", { headers: { ...KEYED, "x-scope": "crawls:read" } });
     for (let i = 0; i < 50 && runs === 0; i++) await Bun.sleep(1);
     open();
     const bodies = await Promise.all(waiting.map(async (res) => (await res).json()));
@@ -198,9 +200,9 @@ describe("ResponseCache", () => {
     expect((await other).status).toBe(403);
     expect(runs).toBe(1);
     // Kept: the next request under the same version runs nothing; under a new one, the route runs again.
-    expect(await (await app.request("/x")).json()).toEqual({ run: 1 });
+    expect(await (await app.request("/x", { headers: KEYED })).json()).toEqual({ run: 1 });
     version = "v2";
-    expect(await (await app.request("/x")).json()).toEqual({ run: 2 });
+    expect(await (await app.request("/x", { headers: KEYED })).json()).toEqual({ run: 2 });
   });
 
   test("a route that keeps nothing (metrics, a download) is never waited for: requests at once each run it", async () => {
@@ -221,7 +223,7 @@ describe("ResponseCache", () => {
         await gate;
         return c.json({ run });
       });
-    const both = [app.request("/plain"), app.request("/plain")];
+    const both = [app.request("/plain", { headers: KEYED }), app.request("/plain", { headers: KEYED })];
     for (let i = 0; i < 50 && runs < 2; i++) await Bun.sleep(1);
     // Both are inside the route before either has answered.
     expect(runs).toBe(2);
@@ -237,8 +239,24 @@ describe("ResponseCache", () => {
       .use(storeVersionToken(failing))
       .use(responseCache(new ResponseCache()))
       .get("/x", (c) => c.text("from the route", 503));
-    const res = await app.request("/x");
+    const res = await app.request("/x", { headers: KEYED });
     expect(res.status).toBe(503);
     expect(await res.text()).toBe("from the route");
+  });
+
+  test("a request without an API key reads no version (it could use no kept key or answer)", async () => {
+    let reads = 0;
+    const app = new Hono<AppEnv>()
+      .use(
+        storeVersionToken(() => {
+          reads++;
+          return "v1";
+        }),
+      )
+      .get("/x", (c) => c.text(String(c.get("storeVersion"))));
+    expect(await (await app.request("/x")).text()).toBe("undefined");
+    expect(reads).toBe(0);
+    expect(await (await app.request("/x", { headers: KEYED })).text()).toBe("v1");
+    expect(reads).toBe(1);
   });
 });
