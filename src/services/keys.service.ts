@@ -39,6 +39,8 @@ const MAX_REMEMBERED_PRINCIPALS = 1_000;
 export class KeysService {
   private readonly lastTouched = new Map<string, number>();
   private readonly principals = new Map<string, { version: string; principal: Principal }>();
+  /** Lookups under way, by key hash, each under the version its caller read: callers under that version share it. */
+  private readonly lookups = new Map<string, { version: string; row: Promise<ApiKeyRecord | undefined> }>();
 
   constructor(
     private readonly repo: KeysRepo,
@@ -103,7 +105,7 @@ export class KeysService {
       if (this.useDue(remembered.principal.keyId)) await this.repo.touchLastUsed(remembered.principal.keyId, new Date().toISOString());
       return remembered.principal;
     }
-    const row = await this.repo.findByHash(hash);
+    const row = await this.lookUp(hash, version);
     if (!row || !digestsEqual(row.hash, hash)) throw new UnauthorizedError("invalid API key");
     if (row.revoked_at) throw new UnauthorizedError("API key revoked");
     const principal = { keyId: row.id, name: row.name, scopes: row.scopes.filter(isScope) };
@@ -113,6 +115,24 @@ export class KeysService {
     }
     await this.noteUse(row.id);
     return principal;
+  }
+
+  /**
+   * The key's row; callers that hold the same version token share one lookup. Under load a commit left every
+   * waiting request missing at once, and each read the key itself (on PostgreSQL ~870 lookups a second for one
+   * key, bench/README.md). Equal tokens see the same rows, so a shared row is what each would have read.
+   */
+  private lookUp(hash: string, version: string | undefined): Promise<ApiKeyRecord | undefined> {
+    if (version === undefined) return this.repo.findByHash(hash);
+    const under = this.lookups.get(hash);
+    if (under !== undefined && under.version === version) return under.row;
+    const lookup = { version, row: this.repo.findByHash(hash) };
+    this.lookups.set(hash, lookup);
+    const done = () => {
+      if (this.lookups.get(hash) === lookup) this.lookups.delete(hash);
+    };
+    lookup.row.then(done, done);
+    return lookup.row;
   }
 
   /**

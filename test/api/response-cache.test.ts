@@ -6,6 +6,9 @@ import { keepAnswer, ResponseCache, responseCache } from "../../src/api/middlewa
 import { storeVersionToken } from "../../src/api/middleware/store-version-token.ts";
 import { requireScope } from "../../src/api/middleware/auth/auth.ts";
 import { createLogger } from "../../src/core/logger.ts";
+import { KeysService } from "../../src/services/keys.service.ts";
+import { KeysRepo } from "../../src/store/keys.repo.ts";
+import { DIALECTS } from "../helpers/dbs.ts";
 import { runCli } from "../helpers/cli.ts";
 import { expectErrorEnvelope, startTestService, type TestService } from "../helpers/service.ts";
 
@@ -137,22 +140,51 @@ describe("authenticated keys kept while the store is unchanged", () => {
     expect(revoked.exitCode).toBe(0);
     expectErrorEnvelope(await svc.call("GET", "/domains", { key: secret }), 401, "unauthorized");
   });
+
+  test("requests under one version that miss at once share one lookup of the key; a new version looks again", async () => {
+    const opened = await DIALECTS[0]!.open();
+    try {
+      let lookups = 0;
+      class CountingKeysRepo extends KeysRepo {
+        override findByHash(hash: string) {
+          lookups++;
+          return super.findByHash(hash);
+        }
+      }
+      const repo = new CountingKeysRepo(opened.db);
+      const keys = new KeysService(repo);
+      const { key, secret } = await keys.create("shared", ["domains:read"]);
+      const principals = await Promise.all(Array.from({ length: 50 }, () => keys.authenticate(secret, "v1")));
+      expect(new Set(principals.map((p) => p.keyId))).toEqual(new Set([key.id]));
+      expect(lookups).toBe(1);
+      await keys.authenticate(secret, "v1");
+      expect(lookups).toBe(1);
+      // Revoked, then asked under the version the commit made: every caller looks again, and is refused.
+      await keys.revoke(key.id);
+      const refused = await Promise.allSettled(Array.from({ length: 10 }, () => keys.authenticate(secret, "v2")));
+      expect(refused.map((r) => r.status)).toEqual(Array.from({ length: 10 }, () => "rejected"));
+      expect(lookups).toBe(2);
+    } finally {
+      await opened.close();
+    }
+  });
 });
 
 describe("ResponseCache", () => {
   /** The middleware under test reads the version only for a request that carries a key (what the key is: not its concern). */
   const KEYED = { authorization: `Bearer lp_${"T".repeat(40)}` };
   const body = (text: string) => ({ body: new Blob([text]), contentType: "application/json", scope: "domains:read" as const });
+  const textOf = (kept: { body: Blob | Uint8Array } | undefined) => (kept === undefined ? undefined : new Blob([kept.body as Blob]).text());
 
   test("an answer is kept under its version, and not past its age", async () => {
     let now = 0;
     const cache = new ResponseCache({ now: () => now, maxAgeMs: 1_000 });
     cache.set("/a", "1", body("one"));
-    expect(await cache.get("/a", "1")?.body.text()).toBe("one");
+    expect(await textOf(cache.get("/a", "1"))).toBe("one");
     expect(cache.get("/a", "2")).toBeUndefined();
     cache.set("/a", "2", body("two"));
     now = 1_000;
-    expect(await cache.get("/a", "2")?.body.text()).toBe("two");
+    expect(await textOf(cache.get("/a", "2"))).toBe("two");
     now = 1_001;
     expect(cache.get("/a", "2")).toBeUndefined();
   });
@@ -163,8 +195,8 @@ describe("ResponseCache", () => {
     cache.set("/b", "1", body("bbbb"));
     cache.set("/c", "1", body("cccc"));
     expect(cache.get("/a", "1")).toBeUndefined();
-    expect(await cache.get("/b", "1")?.body.text()).toBe("bbbb");
-    expect(await cache.get("/c", "1")?.body.text()).toBe("cccc");
+    expect(await textOf(cache.get("/b", "1"))).toBe("bbbb");
+    expect(await textOf(cache.get("/c", "1"))).toBe("cccc");
     cache.set("/d", "1", body("ddddddd"));
     expect(cache.get("/d", "1")).toBeUndefined();
   });
@@ -203,6 +235,43 @@ describe("ResponseCache", () => {
     expect(await (await app.request("/x", { headers: KEYED })).json()).toEqual({ run: 1 });
     version = "v2";
     expect(await (await app.request("/x", { headers: KEYED })).json()).toEqual({ run: 2 });
+  });
+
+  test("with streamAboveBytes, a big answer (computed, kept, shared) is written as a stream, whole; a small one as it was", async () => {
+    let runs = 0;
+    const big = { data: Array.from({ length: 400 }, (_, i) => ({ url: `https://example.com/page/${i}`, status: 200 })) };
+    const app = new Hono<AppEnv>()
+      .use(storeVersionToken(async () => "v1"))
+      .use((c, next) => {
+        c.set("principal", { keyId: "k", name: "k", scopes: ["domains:read"] });
+        return next();
+      })
+      .use(responseCache(new ResponseCache({ streamAboveBytes: 1_000 })))
+      .get("/big", requireScope("domains:read"), keepAnswer("domains:read"), async (c) => {
+        runs++;
+        await Bun.sleep(20);
+        return c.json(big);
+      })
+      .get("/small", requireScope("domains:read"), keepAnswer("domains:read"), (c) => c.json({ data: "small" }));
+    const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: app.fetch });
+    try {
+      const get = (path: string) => fetch(`http://127.0.0.1:${server.port}${path}`, { headers: KEYED });
+      // Two at once (one computes, one shares), then one kept.
+      const answers = [...(await Promise.all([get("/big"), get("/big")])), await get("/big")];
+      expect(runs).toBe(1);
+      for (const res of answers) {
+        expect(res.status).toBe(200);
+        expect(res.headers.get("content-type")).toStartWith("application/json");
+        expect(res.headers.get("transfer-encoding")).toBe("chunked");
+        expect(await res.json()).toEqual(big);
+      }
+      for (const res of [await get("/small"), await get("/small")]) {
+        expect(res.headers.get("content-length")).toBe(String(JSON.stringify({ data: "small" }).length));
+        expect(await res.json()).toEqual({ data: "small" });
+      }
+    } finally {
+      server.stop(true);
+    }
   });
 
   test("a route that keeps nothing (metrics, a download) is never waited for: requests at once each run it", async () => {

@@ -13,30 +13,31 @@ import type { Db } from "../db.ts";
  */
 export class SnapshotVersion {
   private running: Promise<string> | null = null;
-  private queued: Promise<string> | null = null;
+  /** The callers that asked while a read was under way: they share the read sent the moment that one ends. */
+  private next: PromiseWithResolvers<string> | null = null;
 
   constructor(private readonly db: Db) {}
 
   /** The token as of a moment after this call. */
   current(): Promise<string> {
     if (this.running === null) return this.start();
-    this.queued ??= this.running.then(settled, settled).then(() => {
-      this.queued = null;
-      return this.start();
-    });
-    return this.queued;
+    this.next ??= Promise.withResolvers<string>();
+    return this.next.promise;
   }
 
   private start(): Promise<string> {
     const read = this.db.get<{ snapshot: string }>("SELECT CAST(pg_current_snapshot() AS text) AS snapshot").then((row) => row!.snapshot);
     this.running = read;
-    // Registered before any queued caller's continuation, so the next read starts with this one cleared.
-    const clear = () => {
-      if (this.running === read) this.running = null;
+    // Registered before any caller's continuation, so the next read is on its way before the callers this one
+    // releases run: a busy API thread otherwise sent it only after them, and every token read took that long.
+    const ended = () => {
+      this.running = null;
+      const waiting = this.next;
+      if (waiting === null) return;
+      this.next = null;
+      this.start().then(waiting.resolve, waiting.reject);
     };
-    read.then(clear, clear);
+    read.then(ended, ended);
     return read;
   }
 }
-
-function settled(): void {}

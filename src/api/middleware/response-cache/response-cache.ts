@@ -16,15 +16,24 @@ interface ResponseCacheOptions {
   maxAgeMs?: number;
   maxBodyBytes?: number;
   maxBytes?: number;
+  /**
+   * Answers bigger than this are written as a stream (chunked); default never. Bun 1.3.14 writes an answer that
+   * completes after an await, too big for its 16 KiB cork buffer, with one send() per header piece (19 for ours);
+   * as a stream it leaves in 4. Given where answers complete after a round trip (PostgreSQL); on SQLite they
+   * complete within the request's own callback, corked, and a stream would cost more (docs/decisions.md,
+   * "Big answers streamed on PostgreSQL").
+   */
+  streamAboveBytes?: number;
 }
 
 /** A kept answer and the scope a key needs to be given it. */
 interface KeptAnswer {
   /**
    * The bytes, encoded once. A Blob because a Response made from one shares its bytes where one made from a
-   * Uint8Array copies them: less garbage and CPU per hit (bench/README.md, "Hot-path changes").
+   * Uint8Array copies them: less garbage and CPU per hit (bench/README.md, "Hot-path changes"); the bytes
+   * themselves for an answer written as a stream (`streamAboveBytes`).
    */
-  body: Blob;
+  body: Blob | Uint8Array;
   contentType: string;
   scope: Scope;
 }
@@ -35,7 +44,14 @@ interface Entry {
   answer: KeptAnswer;
 }
 
-const DEFAULTS = { maxAgeMs: 1_000, maxBodyBytes: 128 * 1024, maxBytes: 4 * 1024 * 1024 };
+/** The biggest answer Bun 1.3.14 still writes in one send() after an await, with our headers (measured: 15,000 B yes, 15,500 no). */
+export const CORKED_ANSWER_BYTES = 14 * 1024;
+
+const DEFAULTS = { maxAgeMs: 1_000, maxBodyBytes: 128 * 1024, maxBytes: 4 * 1024 * 1024, streamAboveBytes: Number.POSITIVE_INFINITY };
+
+function sizeOf(body: Blob | Uint8Array): number {
+  return body instanceof Blob ? body.size : body.byteLength;
+}
 
 /** The kept answers, by path and query; see the module comment. */
 export class ResponseCache {
@@ -43,6 +59,7 @@ export class ResponseCache {
   private readonly maxAgeMs: number;
   private readonly maxBodyBytes: number;
   private readonly maxBytes: number;
+  private readonly streamAboveBytes: number;
   private readonly entries = new Map<string, Entry>();
   /** Answers being computed, one per key (the newest version's): see `computing`. */
   private readonly inFlight = new Map<string, { version: string; answer: Promise<KeptAnswer | undefined> }>();
@@ -53,6 +70,13 @@ export class ResponseCache {
     this.maxAgeMs = options.maxAgeMs ?? DEFAULTS.maxAgeMs;
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULTS.maxBodyBytes;
     this.maxBytes = options.maxBytes ?? DEFAULTS.maxBytes;
+    this.streamAboveBytes = options.streamAboveBytes ?? DEFAULTS.streamAboveBytes;
+  }
+
+  /** A route's 200 answer as it is kept and written: its bytes, read once. */
+  async answerOf(res: Response, contentType: string, scope: Scope): Promise<KeptAnswer> {
+    const blob = await res.blob();
+    return { body: blob.size > this.streamAboveBytes ? await blob.bytes() : blob, contentType, scope };
   }
 
   /** The answer kept for `key` (a path and query) under `version`, if it is still fresh. */
@@ -66,11 +90,11 @@ export class ResponseCache {
 
   /** Keeps an answer computed under `version`; the least recently stored ones go when over `maxBytes`. */
   set(key: string, version: string, answer: KeptAnswer): void {
-    if (answer.body.size > this.maxBodyBytes) return;
+    if (sizeOf(answer.body) > this.maxBodyBytes) return;
     const previous = this.entries.get(key);
     if (previous !== undefined) this.forget(key, previous);
     this.entries.set(key, { version, storedAt: this.now(), answer });
-    this.bytes += answer.body.size;
+    this.bytes += sizeOf(answer.body);
     for (const [oldest, entry] of this.entries) {
       if (this.bytes <= this.maxBytes) break;
       this.forget(oldest, entry);
@@ -101,13 +125,22 @@ export class ResponseCache {
 
   private forget(key: string, entry: Entry): void {
     this.entries.delete(key);
-    this.bytes -= entry.answer.body.size;
+    this.bytes -= sizeOf(entry.answer.body);
   }
 }
 
 /** A 200 with a kept body (Hono's `Data` type leaves Blob out; its Response takes one). */
-function answer(c: Context<AppEnv>, body: Blob, contentType: string): Response {
-  return c.body(body as unknown as ArrayBuffer, 200, { "Content-Type": contentType });
+function answer(c: Context<AppEnv>, { body, contentType }: Pick<KeptAnswer, "body" | "contentType">): Response {
+  if (body instanceof Blob) return c.body(body as unknown as ArrayBuffer, 200, { "Content-Type": contentType });
+  // Bun's "direct" stream: the bytes are written as they are, in one chunk.
+  const stream = new ReadableStream({
+    type: "direct",
+    pull(controller: { write(bytes: Uint8Array): void; end(): void }) {
+      controller.write(body);
+      controller.end();
+    },
+  } as unknown as UnderlyingDefaultSource<Uint8Array>);
+  return c.body(stream, 200, { "Content-Type": contentType });
 }
 
 /** The cache key of a request URL: its path and query, whatever the Host. */
@@ -127,7 +160,7 @@ export function responseCache(cache: ResponseCache): MiddlewareHandler<AppEnv> {
     if (principal === null) return next();
     const key = cacheKeyOf(c.req.url);
     const kept = cache.get(key, version);
-    if (kept !== undefined && hasScope(principal.scopes, kept.scope)) return answer(c, kept.body, kept.contentType);
+    if (kept !== undefined && hasScope(principal.scopes, kept.scope)) return answer(c, kept);
     let settle: ((answer: KeptAnswer | undefined) => void) | undefined;
     // Asked by `keepAnswer` once the route's scope check passed: join a run of the route under way, or lead one.
     // Only routes that keep their answers share them: a run of any other route is never waited for.
@@ -142,10 +175,9 @@ export function responseCache(cache: ResponseCache): MiddlewareHandler<AppEnv> {
       const scope = c.get("keepAnswerFor");
       const contentType = c.res.headers.get("content-type");
       if (scope === undefined || c.res.status !== 200 || contentType === null) return;
-      const body = await c.res.blob();
-      computed = { body, contentType, scope };
+      computed = await cache.answerOf(c.res, contentType, scope);
       cache.set(key, version, computed);
-      c.res = answer(c, body, contentType);
+      c.res = answer(c, computed);
     } finally {
       settle?.(computed);
     }
@@ -160,7 +192,7 @@ export function keepAnswer(scope: Scope): MiddlewareHandler<AppEnv> {
   return async function keepAnswerMiddleware(c, next) {
     const running = c.get("shareAnswer")?.();
     const shared = running === undefined ? undefined : await running;
-    if (shared !== undefined) return answer(c, shared.body, shared.contentType);
+    if (shared !== undefined) return answer(c, shared);
     c.set("keepAnswerFor", scope);
     await next();
   };
