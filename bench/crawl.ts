@@ -328,7 +328,7 @@ async function main(argv: string[]): Promise<number> {
     let serviceFailed = false;
     let apiLoad: ApiLoadResult | null = null;
     try {
-      service = await startService({ command, dir, configPath, port, sites: small === null ? [site] : [site, small], store: args.store });
+      service = await startService({ command, dir, configPath, port, sites: small === null ? [site] : [site, small] });
     } catch (error) {
       console.error(`CRAWL BENCH FAILED: ${(error as Error).message}`);
       return /domains add failed/.test((error as Error).message) ? 2 : 1;

@@ -47,25 +47,14 @@ export async function api(origin: string, method: string, path: string, body?: u
 }
 
 /** Registers the sites (the first is the benchmark's) and starts `serve`; throws when it is not healthy in 30 s. */
-export async function startService(o: {
-  command: string[];
-  dir: string;
-  configPath: string;
-  port: number;
-  sites: RunningSite<SiteTable>[];
-  /** The config's store; "postgres": storage.url names a database. Default "sqlite". */
-  store?: "sqlite" | "postgres";
-}): Promise<Service> {
+export async function startService(o: { command: string[]; dir: string; configPath: string; port: number; sites: RunningSite<SiteTable>[] }): Promise<Service> {
   const version = Bun.spawnSync([...o.command, "version"], { cwd: o.dir })
     .stdout.toString()
     .trim();
-  // `domains add` no longer creates a missing SQLite store (store/store-admission.ts): `migrate` makes it first.
-  // `migrate` only knows the SQLite file (it would create one beside a PostgreSQL store); on PostgreSQL the first
-  // command to open the database applies the schema.
-  if (o.store !== "postgres") {
-    const migrated = Bun.spawnSync([...o.command, "migrate", "--config", o.configPath], { cwd: o.dir });
-    if (migrated.exitCode !== 0) throw new Error(`migrate failed (exit ${migrated.exitCode}): ${migrated.stderr.toString()}`);
-  }
+  // `domains add` no longer creates a missing SQLite store (store/store-admission.ts): `migrate` makes it first,
+  // or brings the PostgreSQL database named by storage.url to the schema, as an operator's set-up does.
+  const migrated = Bun.spawnSync([...o.command, "migrate", "--config", o.configPath], { cwd: o.dir });
+  if (migrated.exitCode !== 0) throw new Error(`migrate failed (exit ${migrated.exitCode}): ${migrated.stderr.toString()}`);
   const domainIds = o.sites.map((site) => {
     const added = Bun.spawnSync(
       [...o.command, "domains", "add", site.internal.host, "--root-url", site.rootUrl, "--verified", "--json", "--config", o.configPath],
