@@ -102,6 +102,8 @@ export async function runApiLoad(
     /** The mix's duration (0: no mix) and threads. */
     mixSeconds: number;
     mixThreads: number;
+    /** Accept-Encoding of every request of the mix and the endpoints (absent: none, as wrk sends). */
+    acceptEncoding?: string;
     /** One request per mix path alone before the mix (a first deep page finds its positions then), as the endpoints get. */
     mixWarm?: boolean;
     /** Whether each endpoint is then loaded alone. */
@@ -145,6 +147,7 @@ export async function runApiLoad(
         key: KEY,
         dir: o.dir,
         label: "mix",
+        acceptEncoding: o.acceptEncoding,
       });
       const after = await crawlState(service, crawlId);
       mix = {
@@ -195,6 +198,7 @@ export async function runApiLoad(
         key: KEY,
         dir: o.dir,
         label: String(endpoints.length),
+        acceptEncoding: o.acceptEncoding,
       });
     } catch (error) {
       o.log(`api-load: ${o.generator.name} on ${path} failed: ${(error as Error).message}`);

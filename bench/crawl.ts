@@ -18,7 +18,7 @@
  *                      [--slow-ms MS] [--timeout SECONDS] [--concurrency C] [--no-capacity] [--keep]
  *                      [--no-check] [--no-linkinator] [--linkinator-timeout S] [--linkinator-concurrency C]
  *                      [--no-wget2] [--api-load] [--api-load-seconds S] [--api-load-connections C] [--api-mix-seconds S]
- *                      [--api-mix-threads T] [--api-mix-warm] [--no-api-endpoints]
+ *                      [--api-mix-threads T] [--api-mix-warm] [--no-api-endpoints] [--accept-encoding E]
  *                      [--load-generator wrk|autocannon] [--growth-rounds R] [--store sqlite|postgres] [--analyze] [--strict]
  *                      [--rate-limit N]
  *
@@ -58,7 +58,7 @@ const USAGE =
   "usage: bun bench/crawl.ts [--pages N] [--site realistic|classic] [--options kinds|default|all] [--binary | --binary-path FILE] [--seed S] [--slow-ms MS]\n" +
   "                          [--timeout S] [--concurrency C]\n" +
   "                          [--no-capacity] [--keep] [--no-check] [--no-linkinator] [--linkinator-timeout S] [--linkinator-concurrency C] [--no-wget2]\n" +
-  "                          [--api-load] [--api-load-seconds S] [--api-load-connections C] [--api-mix-seconds S] [--api-mix-threads T] [--api-mix-warm] [--no-api-endpoints]\n" +
+  "                          [--api-load] [--api-load-seconds S] [--api-load-connections C] [--api-mix-seconds S] [--api-mix-threads T] [--api-mix-warm] [--no-api-endpoints] [--accept-encoding E]\n" +
   "                          [--load-generator wrk|autocannon] [--growth-rounds R] [--store sqlite|postgres] [--analyze] [--strict]\n" +
   "                          [--rate-limit N]";
 
@@ -100,6 +100,8 @@ interface Args {
   /** The rotating mix under the crawl (0: none), and its load generator's threads. */
   apiMixSeconds: number;
   apiMixThreads: number;
+  /** --accept-encoding: what the API load's requests accept (most clients: gzip); null: nothing, as wrk sends. */
+  acceptEncoding: string | null;
   /** One request per mix path alone before the mix. */
   apiMixWarm: boolean;
   /** Whether each endpoint is also loaded alone after the mix. */
@@ -153,6 +155,7 @@ function parse(argv: string[]): Args {
       "api-load-connections": { type: "string", default: "200" },
       "api-mix-seconds": { type: "string", default: "15" },
       "api-mix-threads": { type: "string", default: "2" },
+      "accept-encoding": { type: "string" },
       "api-mix-warm": { type: "boolean", default: false },
       "no-api-endpoints": { type: "boolean", default: false },
       "load-generator": { type: "string" },
@@ -202,6 +205,7 @@ function parse(argv: string[]): Args {
     apiLoadConnections: Math.round(positive("api-load-connections", values["api-load-connections"])),
     apiMixSeconds: values["api-mix-seconds"] === "0" ? 0 : positive("api-mix-seconds", values["api-mix-seconds"]),
     apiMixThreads: Math.round(positive("api-mix-threads", values["api-mix-threads"])),
+    acceptEncoding: values["accept-encoding"] ?? null,
     apiMixWarm: values["api-mix-warm"],
     apiEndpoints: !values["no-api-endpoints"],
     loadGenerator: oneOf("load-generator", values["load-generator"], ["wrk", "autocannon"] as const),
@@ -374,6 +378,7 @@ async function main(argv: string[]): Promise<number> {
           seconds: args.apiLoadSeconds,
           mixSeconds: args.apiMixSeconds,
           mixThreads: args.apiMixThreads,
+          acceptEncoding: args.acceptEncoding ?? undefined,
           mixWarm: args.apiMixWarm,
           endpoints: args.apiEndpoints,
           timeoutS: args.timeoutS + 120,

@@ -341,7 +341,6 @@ function buildRuntime(config: Config, store: ServiceStore, options: RuntimeOptio
         metrics,
         metricsOnApi: config.metrics.enabled && config.metrics.port === null,
         storeVersion: version === null ? null : poolAware(version, crawlPool),
-        streamBigAnswers: shared,
         dashboard:
           ui === null || sessionSecret === null
             ? null

@@ -32,6 +32,8 @@ export interface LoadOptions {
   key: string;
   dir: string;
   label: string;
+  /** Sent as Accept-Encoding (as most HTTP clients do: "gzip"); none when absent. */
+  acceptEncoding?: string;
 }
 
 export interface LoadGenerator {
@@ -81,7 +83,9 @@ async function runWrk(url: string, o: LoadOptions & { threads: number }, extra =
   writeFileSync(script, WRK_REPORT + extra);
   const stdoutPath = join(o.dir, `wrk-${o.label}.out`);
   const stderrPath = join(o.dir, `wrk-${o.label}.err`);
-  const cmd = ["wrk", `-t${o.threads}`, `-c${o.connections}`, `-d${o.seconds}s`, "--timeout", "10s", "-s", script, "-H", `Authorization: Bearer ${o.key}`, url];
+  const cmd = ["wrk", `-t${o.threads}`, `-c${o.connections}`, `-d${o.seconds}s`, "--timeout", "10s", "-s", script, "-H", `Authorization: Bearer ${o.key}`];
+  if (o.acceptEncoding !== undefined) cmd.push("-H", `Accept-Encoding: ${o.acceptEncoding}`);
+  cmd.push(url);
   const measured = await runMeasured(cmd, { cwd: o.dir, timeoutS: o.seconds + 60, stdoutPath, stderrPath });
   const line = readFileSync(stdoutPath, "utf8")
     .split("\n")
@@ -115,9 +119,10 @@ function wrk(): LoadGenerator {
  * round. Prints the result object the CLI's -j prints.
  */
 const AUTOCANNON_MIX = `
-const [origin, key, connections, seconds, paths] = process.argv.slice(2);
+const [origin, key, connections, seconds, paths, acceptEncoding] = process.argv.slice(2);
 require(${JSON.stringify(join(import.meta.dir, "..", "node_modules", "autocannon"))})(
-  { url: origin, connections: Number(connections), duration: Number(seconds), headers: { authorization: "Bearer " + key },
+  { url: origin, connections: Number(connections), duration: Number(seconds),
+    headers: { authorization: "Bearer " + key, ...(acceptEncoding ? { "accept-encoding": acceptEncoding } : {}) },
     requests: JSON.parse(paths).map((path) => ({ method: "GET", path })) },
   (error, result) => { if (error) { console.error(error); process.exit(1); } process.stdout.write(JSON.stringify(result)); },
 );
@@ -147,11 +152,26 @@ function autocannon(): LoadGenerator {
     name: "autocannon",
     version: firstLine(["node", AUTOCANNON_CLI, "--version"])?.split(/\s+/)[1] ?? null,
     run: (url, o) =>
-      runAutocannon(["node", AUTOCANNON_CLI, "-c", String(o.connections), "-d", String(o.seconds), "-j", "-H", `authorization=Bearer ${o.key}`, url], o),
+      runAutocannon(
+        [
+          "node",
+          AUTOCANNON_CLI,
+          "-c",
+          String(o.connections),
+          "-d",
+          String(o.seconds),
+          "-j",
+          "-H",
+          `authorization=Bearer ${o.key}`,
+          ...(o.acceptEncoding === undefined ? [] : ["-H", `accept-encoding=${o.acceptEncoding}`]),
+          url,
+        ],
+        o,
+      ),
     runMix(origin, paths, o) {
       const script = join(o.dir, `autocannon-${o.label}.cjs`);
       writeFileSync(script, AUTOCANNON_MIX);
-      return runAutocannon(["node", script, origin, o.key, String(o.connections), String(o.seconds), JSON.stringify(paths)], o);
+      return runAutocannon(["node", script, origin, o.key, String(o.connections), String(o.seconds), JSON.stringify(paths), o.acceptEncoding ?? ""], o);
     },
   };
 }

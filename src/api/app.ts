@@ -18,7 +18,7 @@ import { requestId } from "./middleware/request-id/request-id.ts";
 import { requestHeadLimit } from "./middleware/request-head-limit/request-head-limit.ts";
 import { requestLog } from "./middleware/request-log/request-log.ts";
 import { requestMetrics } from "./middleware/request-metrics/request-metrics.ts";
-import { CORKED_ANSWER_BYTES, ResponseCache, responseCache } from "./middleware/response-cache/response-cache.ts";
+import { ResponseCache, responseCache } from "./middleware/response-cache/response-cache.ts";
 import { storeVersionToken } from "./middleware/store-version-token.ts";
 import { storeGuard, WRITE_METHODS, type StoreFileCheck } from "../http/store-guard.ts";
 import type { ServiceMetrics } from "../metrics/service-metrics.ts";
@@ -65,8 +65,6 @@ interface AppDeps {
   metricsOnApi: boolean;
   /** The store's version token (store/store-version.ts): keys and GET answers are kept while it stays the same; null: none kept. */
   storeVersion: (() => string | Promise<string>) | null;
-  /** Kept answers too big to leave corked are written as a stream: where they complete after a round trip (response-cache.ts). */
-  streamBigAnswers: boolean;
   /**
    * Mounts the web dashboard's routes at / (ui.enabled): given by the composition root (runtime.ts), with the
    * app's rate limiter, which leaves the dashboard's paths to it; null: / answers 404.
@@ -100,7 +98,7 @@ export function createApp(deps: AppDeps) {
   app.use("*", rateLimit(limiter, deps.dashboard === null ? undefined : isDashboardPath));
   // Only requests that may write are checked: a GET pays nothing.
   app.on(WRITE_METHODS, `${deps.basePath}/*`, storeGuard(deps.storeFile, logger));
-  if (deps.storeVersion !== null) app.use("*", responseCache(new ResponseCache({ streamAboveBytes: deps.streamBigAnswers ? CORKED_ANSWER_BYTES : undefined })));
+  app.use("*", responseCache(new ResponseCache()));
   // Only requests that may carry a body pass through the limit: one middleware less on every GET.
   app.on(
     WRITE_METHODS,

@@ -22,7 +22,7 @@ export interface AppEnv {
      * request's run of the route is computing under the same version, or undefined, and then this request's run is
      * the one others wait for.
      */
-    shareAnswer: (() => Promise<{ body: Blob | Uint8Array; contentType: string } | undefined> | undefined) | undefined;
+    shareAnswer: (() => Promise<{ body: Blob; gzip: Blob | null; contentType: string } | undefined> | undefined) | undefined;
     /** Set by a route whose 200 answers the response cache may keep: the scope a key needs to be given one. */
     keepAnswerFor: Scope | undefined;
   };

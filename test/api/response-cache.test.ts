@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { Hono } from "hono";
 import type { AppEnv } from "../../src/http/env.ts";
-import { keepAnswer, ResponseCache, responseCache } from "../../src/api/middleware/response-cache/response-cache.ts";
+import { acceptsGzip, keepAnswer, ResponseCache, responseCache } from "../../src/api/middleware/response-cache/response-cache.ts";
 import { storeVersionToken } from "../../src/api/middleware/store-version-token.ts";
 import { requireScope } from "../../src/api/middleware/auth/auth.ts";
 import { createLogger } from "../../src/core/logger.ts";
@@ -173,8 +173,8 @@ describe("authenticated keys kept while the store is unchanged", () => {
 describe("ResponseCache", () => {
   /** The middleware under test reads the version only for a request that carries a key (what the key is: not its concern). */
   const KEYED = { authorization: `Bearer lp_${"T".repeat(40)}` };
-  const body = (text: string) => ({ body: new Blob([text]), contentType: "application/json", scope: "domains:read" as const });
-  const textOf = (kept: { body: Blob | Uint8Array } | undefined) => (kept === undefined ? undefined : new Blob([kept.body as Blob]).text());
+  const body = (text: string) => ({ body: new Blob([text]), gzip: null, contentType: "application/json", scope: "domains:read" as const });
+  const textOf = (kept: { body: Blob } | undefined) => kept?.body.text();
 
   test("an answer is kept under its version, and not past its age", async () => {
     let now = 0;
@@ -237,7 +237,7 @@ describe("ResponseCache", () => {
     expect(await (await app.request("/x", { headers: KEYED })).json()).toEqual({ run: 2 });
   });
 
-  test("with streamAboveBytes, a big answer (computed, kept, shared) is written as a stream, whole; a small one as it was", async () => {
+  test("a big answer (computed, shared, kept) is gzipped for a client that accepts it, whole for one that does not", async () => {
     let runs = 0;
     const big = { data: Array.from({ length: 400 }, (_, i) => ({ url: `https://example.com/page/${i}`, status: 200 })) };
     const app = new Hono<AppEnv>()
@@ -246,7 +246,7 @@ describe("ResponseCache", () => {
         c.set("principal", { keyId: "k", name: "k", scopes: ["domains:read"] });
         return next();
       })
-      .use(responseCache(new ResponseCache({ streamAboveBytes: 1_000 })))
+      .use(responseCache(new ResponseCache()))
       .get("/big", requireScope("domains:read"), keepAnswer("domains:read"), async (c) => {
         runs++;
         await Bun.sleep(20);
@@ -255,23 +255,71 @@ describe("ResponseCache", () => {
       .get("/small", requireScope("domains:read"), keepAnswer("domains:read"), (c) => c.json({ data: "small" }));
     const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: app.fetch });
     try {
-      const get = (path: string) => fetch(`http://127.0.0.1:${server.port}${path}`, { headers: KEYED });
+      // Bytes as they came over the socket (fetch would inflate them), asked with `encoding` as Accept-Encoding.
+      const raw = async (path: string, encoding: string) => {
+        const res = await fetch(`http://127.0.0.1:${server.port}${path}`, { headers: { ...KEYED, "Accept-Encoding": encoding }, decompress: false });
+        return { res, bytes: new Uint8Array(await res.arrayBuffer()) };
+      };
+      const json = JSON.stringify(big);
       // Two at once (one computes, one shares), then one kept.
-      const answers = [...(await Promise.all([get("/big"), get("/big")])), await get("/big")];
+      const gzipped = [...(await Promise.all([raw("/big", "gzip, deflate"), raw("/big", "br, gzip;q=0.5")])), await raw("/big", "*")];
       expect(runs).toBe(1);
-      for (const res of answers) {
+      for (const { res, bytes } of gzipped) {
         expect(res.status).toBe(200);
+        expect(res.headers.get("content-encoding")).toBe("gzip");
+        expect(res.headers.get("vary")).toBe("Accept-Encoding");
         expect(res.headers.get("content-type")).toStartWith("application/json");
-        expect(res.headers.get("transfer-encoding")).toBe("chunked");
-        expect(await res.json()).toEqual(big);
+        expect(bytes.length).toBeLessThan(json.length / 4);
+        expect(new TextDecoder().decode(Bun.gunzipSync(bytes))).toBe(json);
       }
-      for (const res of [await get("/small"), await get("/small")]) {
-        expect(res.headers.get("content-length")).toBe(String(JSON.stringify({ data: "small" }).length));
-        expect(await res.json()).toEqual({ data: "small" });
+      for (const encoding of ["identity", "gzip;q=0, deflate", "br"]) {
+        const { res, bytes } = await raw("/big", encoding);
+        expect(res.headers.get("content-encoding")).toBeNull();
+        expect(res.headers.get("vary")).toBe("Accept-Encoding");
+        expect(new TextDecoder().decode(bytes)).toBe(json);
       }
+      expect(runs).toBe(1);
+      // A small answer is not worth it.
+      const small = await raw("/small", "gzip");
+      expect(small.res.headers.get("content-encoding")).toBeNull();
+      expect(new TextDecoder().decode(small.bytes)).toBe(JSON.stringify({ data: "small" }));
     } finally {
       server.stop(true);
     }
+  });
+
+  test("with no version to keep answers under (rate limits on PostgreSQL), a big answer is still gzipped, and run every time", async () => {
+    let runs = 0;
+    const big = { data: Array.from({ length: 400 }, (_, i) => ({ url: `https://example.com/page/${i}` })) };
+    const app = new Hono<AppEnv>()
+      .use((c, next) => {
+        c.set("principal", { keyId: "k", name: "k", scopes: ["domains:read"] });
+        return next();
+      })
+      .use(responseCache(new ResponseCache()))
+      .get("/big", requireScope("domains:read"), keepAnswer("domains:read"), (c) => {
+        runs++;
+        return c.json(big);
+      });
+    for (let i = 0; i < 2; i++) {
+      const res = await app.request("/big", { headers: { ...KEYED, "Accept-Encoding": "gzip" } });
+      expect(res.headers.get("content-encoding")).toBe("gzip");
+      expect(JSON.parse(new TextDecoder().decode(Bun.gunzipSync(new Uint8Array(await res.arrayBuffer()))))).toEqual(big);
+    }
+    expect(await (await app.request("/big", { headers: KEYED })).json()).toEqual(big);
+    expect(runs).toBe(3);
+  });
+
+  test("acceptsGzip reads Accept-Encoding by name, wildcard and q", () => {
+    expect(acceptsGzip(undefined)).toBe(false);
+    expect(acceptsGzip("")).toBe(false);
+    expect(acceptsGzip("gzip")).toBe(true);
+    expect(acceptsGzip("deflate, GZIP;q=0.8")).toBe(true);
+    expect(acceptsGzip("x-gzip")).toBe(true);
+    expect(acceptsGzip("*")).toBe(true);
+    expect(acceptsGzip("gzip;q=0")).toBe(false);
+    expect(acceptsGzip("gzip; q=0.0, br")).toBe(false);
+    expect(acceptsGzip("identity, br, deflate")).toBe(false);
   });
 
   test("a route that keeps nothing (metrics, a download) is never waited for: requests at once each run it", async () => {

@@ -16,24 +16,24 @@ interface ResponseCacheOptions {
   maxAgeMs?: number;
   maxBodyBytes?: number;
   maxBytes?: number;
-  /**
-   * Answers bigger than this are written as a stream (chunked); default never. Bun 1.3.14 writes an answer that
-   * completes after an await, too big for its 16 KiB cork buffer, with one send() per header piece (19 for ours);
-   * as a stream it leaves in 4. Given where answers complete after a round trip (PostgreSQL); on SQLite they
-   * complete within the request's own callback, corked, and a stream would cost more (docs/decisions.md,
-   * "Big answers streamed on PostgreSQL").
-   */
-  streamAboveBytes?: number;
+  /** Answers bigger than this are also kept gzipped, for clients that accept it; default 1 KiB. */
+  gzipAboveBytes?: number;
 }
 
 /** A kept answer and the scope a key needs to be given it. */
 interface KeptAnswer {
   /**
    * The bytes, encoded once. A Blob because a Response made from one shares its bytes where one made from a
-   * Uint8Array copies them: less garbage and CPU per hit (bench/README.md, "Hot-path changes"); the bytes
-   * themselves for an answer written as a stream (`streamAboveBytes`).
+   * Uint8Array copies them: less garbage and CPU per hit (bench/README.md, "Hot-path changes").
    */
-  body: Blob | Uint8Array;
+  body: Blob;
+  /**
+   * The same bytes gzipped (level 1) for a client that accepts it; null for a small answer. Beside saving the
+   * bytes, it keeps a big answer within Bun 1.3.14's 16 KiB cork buffer: one completed after an await (every
+   * answer on PostgreSQL) and bigger than that leaves with one send() per header piece, 19 for ours
+   * (docs/decisions.md, "Big answers gzipped").
+   */
+  gzip: Blob | null;
   contentType: string;
   scope: Scope;
 }
@@ -44,13 +44,10 @@ interface Entry {
   answer: KeptAnswer;
 }
 
-/** The biggest answer Bun 1.3.14 still writes in one send() after an await, with our headers (measured: 15,000 B yes, 15,500 no). */
-export const CORKED_ANSWER_BYTES = 14 * 1024;
+const DEFAULTS = { maxAgeMs: 1_000, maxBodyBytes: 128 * 1024, maxBytes: 4 * 1024 * 1024, gzipAboveBytes: 1024 };
 
-const DEFAULTS = { maxAgeMs: 1_000, maxBodyBytes: 128 * 1024, maxBytes: 4 * 1024 * 1024, streamAboveBytes: Number.POSITIVE_INFINITY };
-
-function sizeOf(body: Blob | Uint8Array): number {
-  return body instanceof Blob ? body.size : body.byteLength;
+function sizeOf(answer: KeptAnswer): number {
+  return answer.body.size + (answer.gzip?.size ?? 0);
 }
 
 /** The kept answers, by path and query; see the module comment. */
@@ -59,7 +56,7 @@ export class ResponseCache {
   private readonly maxAgeMs: number;
   private readonly maxBodyBytes: number;
   private readonly maxBytes: number;
-  private readonly streamAboveBytes: number;
+  private readonly gzipAboveBytes: number;
   private readonly entries = new Map<string, Entry>();
   /** Answers being computed, one per key (the newest version's): see `computing`. */
   private readonly inFlight = new Map<string, { version: string; answer: Promise<KeptAnswer | undefined> }>();
@@ -70,13 +67,14 @@ export class ResponseCache {
     this.maxAgeMs = options.maxAgeMs ?? DEFAULTS.maxAgeMs;
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULTS.maxBodyBytes;
     this.maxBytes = options.maxBytes ?? DEFAULTS.maxBytes;
-    this.streamAboveBytes = options.streamAboveBytes ?? DEFAULTS.streamAboveBytes;
+    this.gzipAboveBytes = options.gzipAboveBytes ?? DEFAULTS.gzipAboveBytes;
   }
 
-  /** A route's 200 answer as it is kept and written: its bytes, read once. */
+  /** A route's 200 answer as it is kept and written: its bytes, read once, and gzipped once when big. */
   async answerOf(res: Response, contentType: string, scope: Scope): Promise<KeptAnswer> {
-    const blob = await res.blob();
-    return { body: blob.size > this.streamAboveBytes ? await blob.bytes() : blob, contentType, scope };
+    const body = await res.blob();
+    const gzip = body.size > this.gzipAboveBytes ? new Blob([Bun.gzipSync(await body.bytes(), { level: 1 })]) : null;
+    return { body, gzip, contentType, scope };
   }
 
   /** The answer kept for `key` (a path and query) under `version`, if it is still fresh. */
@@ -90,11 +88,11 @@ export class ResponseCache {
 
   /** Keeps an answer computed under `version`; the least recently stored ones go when over `maxBytes`. */
   set(key: string, version: string, answer: KeptAnswer): void {
-    if (sizeOf(answer.body) > this.maxBodyBytes) return;
+    if (answer.body.size > this.maxBodyBytes) return;
     const previous = this.entries.get(key);
     if (previous !== undefined) this.forget(key, previous);
     this.entries.set(key, { version, storedAt: this.now(), answer });
-    this.bytes += sizeOf(answer.body);
+    this.bytes += sizeOf(answer);
     for (const [oldest, entry] of this.entries) {
       if (this.bytes <= this.maxBytes) break;
       this.forget(oldest, entry);
@@ -125,22 +123,28 @@ export class ResponseCache {
 
   private forget(key: string, entry: Entry): void {
     this.entries.delete(key);
-    this.bytes -= sizeOf(entry.answer.body);
+    this.bytes -= sizeOf(entry.answer);
   }
 }
 
-/** A 200 with a kept body (Hono's `Data` type leaves Blob out; its Response takes one). */
-function answer(c: Context<AppEnv>, { body, contentType }: Pick<KeptAnswer, "body" | "contentType">): Response {
-  if (body instanceof Blob) return c.body(body as unknown as ArrayBuffer, 200, { "Content-Type": contentType });
-  // Bun's "direct" stream: the bytes are written as they are, in one chunk.
-  const stream = new ReadableStream({
-    type: "direct",
-    pull(controller: { write(bytes: Uint8Array): void; end(): void }) {
-      controller.write(body);
-      controller.end();
-    },
-  } as unknown as UnderlyingDefaultSource<Uint8Array>);
-  return c.body(stream, 200, { "Content-Type": contentType });
+/** Whether an Accept-Encoding header accepts gzip (by name or `*`, with a q above 0). */
+export function acceptsGzip(header: string | undefined): boolean {
+  if (header === undefined) return false;
+  for (const part of header.split(",")) {
+    const [name = "", ...params] = part.split(";").map((piece) => piece.trim().toLowerCase());
+    if (name !== "gzip" && name !== "x-gzip" && name !== "*") continue;
+    const q = params.find((param) => param.startsWith("q="));
+    if (q === undefined || Number(q.slice(2)) > 0) return true;
+  }
+  return false;
+}
+
+/** A 200 with a kept body, gzipped when it has that form and the client accepts it (Hono's `Data` type leaves Blob out; its Response takes one). */
+function answer(c: Context<AppEnv>, { body, gzip, contentType }: Pick<KeptAnswer, "body" | "gzip" | "contentType">): Response {
+  if (gzip === null) return c.body(body as unknown as ArrayBuffer, 200, { "Content-Type": contentType });
+  const headers = { "Content-Type": contentType, Vary: "Accept-Encoding" };
+  if (acceptsGzip(c.req.header("Accept-Encoding"))) return c.body(gzip as unknown as ArrayBuffer, 200, { ...headers, "Content-Encoding": "gzip" });
+  return c.body(body as unknown as ArrayBuffer, 200, headers);
 }
 
 /** The cache key of a request URL: its path and query, whatever the Host. */
@@ -148,16 +152,18 @@ function cacheKeyOf(url: string): string {
   return url.slice(url.indexOf("/", url.indexOf("//") + 2));
 }
 
-/** Answers a GET from `cache` when the caller may read the kept answer; else lets it through and keeps a 200. */
+/**
+ * Answers a GET from `cache` when the caller may read the kept answer; else lets it through and keeps a 200. A
+ * node that keeps nothing (no version token: PostgreSQL with rate limits on) still sends big answers gzipped.
+ */
 export function responseCache(cache: ResponseCache): MiddlewareHandler<AppEnv> {
   return async function responseCacheMiddleware(c, next) {
     if (c.req.method !== "GET") return next();
     // Null: the store failed as the token was read (closed at a shutdown timeout, an I/O error), the route's to report.
     const version = c.get("storeVersion");
-    if (version === null || version === undefined) return next();
     // Kept answers come from routes that require a key (secured-route.ts): a request without one has none to use.
     const principal = c.get("principal");
-    if (principal === null) return next();
+    if (version === null || version === undefined || principal === null) return passWithoutKeeping(c, next, cache);
     const key = cacheKeyOf(c.req.url);
     const kept = cache.get(key, version);
     if (kept !== undefined && hasScope(principal.scopes, kept.scope)) return answer(c, kept);
@@ -182,6 +188,15 @@ export function responseCache(cache: ResponseCache): MiddlewareHandler<AppEnv> {
       settle?.(computed);
     }
   };
+}
+
+/** Runs the route without keeping its answer (no version to keep it under), sent as a kept one would be. */
+async function passWithoutKeeping(c: Context<AppEnv>, next: () => Promise<void>, cache: ResponseCache): Promise<void> {
+  await next();
+  const scope = c.get("keepAnswerFor");
+  const contentType = c.res.headers.get("content-type");
+  if (scope === undefined || c.res.status !== 200 || contentType === null) return;
+  c.res = answer(c, await cache.answerOf(c.res, contentType, scope));
 }
 
 /**
