@@ -178,10 +178,8 @@ export function responseCache(cache: ResponseCache): MiddlewareHandler<AppEnv> {
     let computed: KeptAnswer | undefined;
     try {
       await next();
-      const scope = c.get("keepAnswerFor");
-      const contentType = c.res.headers.get("content-type");
-      if (scope === undefined || c.res.status !== 200 || contentType === null) return;
-      computed = await cache.answerOf(c.res, contentType, scope);
+      computed = await keptForm(c, cache);
+      if (computed === undefined) return;
       cache.set(key, version, computed);
       c.res = answer(c, computed);
     } finally {
@@ -190,13 +188,19 @@ export function responseCache(cache: ResponseCache): MiddlewareHandler<AppEnv> {
   };
 }
 
+/** The route's answer as it is kept and sent, when it is one to keep: a 200 of a route that keeps its answers. */
+async function keptForm(c: Context<AppEnv>, cache: ResponseCache): Promise<KeptAnswer | undefined> {
+  const scope = c.get("keepAnswerFor");
+  const contentType = c.res.headers.get("content-type");
+  if (scope === undefined || c.res.status !== 200 || contentType === null) return undefined;
+  return cache.answerOf(c.res, contentType, scope);
+}
+
 /** Runs the route without keeping its answer (no version to keep it under), sent as a kept one would be. */
 async function passWithoutKeeping(c: Context<AppEnv>, next: () => Promise<void>, cache: ResponseCache): Promise<void> {
   await next();
-  const scope = c.get("keepAnswerFor");
-  const contentType = c.res.headers.get("content-type");
-  if (scope === undefined || c.res.status !== 200 || contentType === null) return;
-  c.res = answer(c, await cache.answerOf(c.res, contentType, scope));
+  const kept = await keptForm(c, cache);
+  if (kept !== undefined) c.res = answer(c, kept);
 }
 
 /**
