@@ -10,7 +10,7 @@ import { VERSION } from "../core/version.ts";
 import { openRuntime, type Runtime } from "../runtime.ts";
 import { untilAborted } from "../core/until-aborted.ts";
 import { metricsListenerFetch } from "../api/routes/metrics.ts";
-import { apiListenerFor, serveApi, type ApiServer } from "../api/serve-api.ts";
+import { serveApi } from "../api/serve-api.ts";
 import { err, EXIT_OK, out, parseCommandArgs, rejectExtraArgs } from "./usage.ts";
 
 const SERVE_HELP = `Usage: linkpatrol serve [--config FILE] [--new-store]
@@ -79,14 +79,9 @@ async function serveStore(
   const app = await runtime.app();
   // Until the bootstrap key is made and the workers run (below), requests get 503 (serve-api.ts).
   let starting = true;
-  let server: ApiServer;
+  let server: ReturnType<typeof Bun.serve>;
   try {
-    server = await serveApi(app, {
-      hostname: config.server.host,
-      port: config.server.port,
-      listener: apiListenerFor(runtime.store.engine),
-      starting: () => starting,
-    });
+    server = serveApi(app, { hostname: config.server.host, port: config.server.port, starting: () => starting });
   } catch (error) {
     await runtime.close();
     throw error;
@@ -182,7 +177,7 @@ export function localOrigin(hostname: string, port: number): string {
  * the scheduler and retention stop, running crawls checkpoint (they resume on the next start) and webhook attempts in flight
  * finish. Returns false when `timeoutMs` ran out first; the rest is then cut off.
  */
-async function stopServing(server: ApiServer, runtime: Runtime, timeoutMs: number): Promise<boolean> {
+async function stopServing(server: ReturnType<typeof Bun.serve>, runtime: Runtime, timeoutMs: number): Promise<boolean> {
   const deadline = AbortSignal.timeout(timeoutMs);
   runtime.scheduler.stop();
   const drained = Promise.all([server.stop(), runtime.crawlPool.stop(deadline), runtime.dispatcher.stop(deadline), runtime.retention.stop()]);

@@ -6,7 +6,7 @@ import { configSchema, type Config } from "../../src/config/schema.ts";
 import type { Resolve } from "../../src/net/resolve.ts";
 import { createLogger, type Logger } from "../../src/core/logger.ts";
 import { openRuntime, type Runtime } from "../../src/runtime.ts";
-import { apiListenerFor, serveApi, type ApiListener } from "../../src/api/serve-api.ts";
+import { serveApi } from "../../src/api/serve-api.ts";
 import { tableResolver } from "./table-resolver.ts";
 import { freshDatabase } from "./postgres.ts";
 
@@ -56,7 +56,7 @@ type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? (T[K] extends unk
 /** Starts a service; always `await stop()` in afterAll/afterEach. */
 export async function startTestService(
   overrides: DeepPartial<Record<keyof Config, Record<string, unknown>>> = {},
-  options: { resolve?: Resolve; logger?: Logger; startCrawls?: boolean; store?: "sqlite" | "postgres"; listener?: ApiListener } = {},
+  options: { resolve?: Resolve; logger?: Logger; startCrawls?: boolean; store?: "sqlite" | "postgres" } = {},
 ): Promise<TestService> {
   const dir = mkdtempSync(join(tmpdir(), "linkpatrol-test-"));
   // LINKPATROL_TEST_STORE=postgres runs every service test on a fresh PostgreSQL database (helpers/postgres.ts).
@@ -81,8 +81,8 @@ export async function startTestService(
   if (options.startCrawls !== false) runtime.crawlPool.start();
   runtime.dispatcher.start();
   const adminKey = (await runtime.keys.create("test-admin", ["admin"])).secret;
-  // The listener `linkpatrol serve` uses for this store (unless `options.listener` names one), with its limits.
-  const server = await serveApi(await runtime.app(), { hostname: "127.0.0.1", port: 0, listener: options.listener ?? apiListenerFor(runtime.store.engine) });
+  // The listener `linkpatrol serve` uses, with its limits.
+  const server = serveApi(await runtime.app(), { hostname: "127.0.0.1", port: 0 });
   const origin = `http://127.0.0.1:${server.port}`;
   const base = `${origin}${config.server.base_path}`;
 

@@ -3,7 +3,6 @@ import { renderReport, reportSummary, type CheckReport, type ReportFormat } from
 import type { CrawlsService } from "../../services/crawls.service.ts";
 import type { DomainsService } from "../../services/domains.service.ts";
 import type { BrokenTargetFilter } from "../../services/crawl-results.ts";
-import { streamedBody } from "../../http/streamed-body.ts";
 
 /**
  * A crawl's report as a download, rendered by the same code as `linkpatrol check --format csv|json`, so the
@@ -57,23 +56,21 @@ export async function filteredCrawlReport(crawls: CrawlsService, domains: Domain
 export function reportResponse(c: Context, report: CheckReport, format: DownloadFormat, crawlId: string): Response {
   const chunks = renderReport(report, format)[Symbol.asyncIterator]();
   const encoder = new TextEncoder();
-  const body = streamedBody(
-    new ReadableStream<Uint8Array>({
-      async pull(controller) {
-        let text = "";
-        for (let i = 0; i < CHUNKS_PER_PULL; i++) {
-          const next = await chunks.next();
-          if (next.done) {
-            if (text !== "") controller.enqueue(encoder.encode(text));
-            controller.close();
-            return;
-          }
-          text += next.value;
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let text = "";
+      for (let i = 0; i < CHUNKS_PER_PULL; i++) {
+        const next = await chunks.next();
+        if (next.done) {
+          if (text !== "") controller.enqueue(encoder.encode(text));
+          controller.close();
+          return;
         }
-        controller.enqueue(encoder.encode(text));
-      },
-    }),
-  );
+        text += next.value;
+      }
+      controller.enqueue(encoder.encode(text));
+    },
+  });
   c.header("Content-Type", CONTENT_TYPES[format]);
   c.header("Content-Disposition", `attachment; filename="linkpatrol-${crawlId}.${format}"`);
   return c.body(body);
