@@ -57,7 +57,8 @@ bench-50k: build bench-deps
 # The API mix during a crawl on SQLite and on a fresh PostgreSQL database, alternating rounds of one binary (issue 43:
 # PostgreSQL's p99 within 1.5x of SQLite's). PostgreSQL at LINKPATROL_BENCH_POSTGRES (default
 # postgres://postgres@127.0.0.1:5432/postgres); extra flags via ARGS, e.g. ARGS="--rounds 5", or
-# ARGS="--analyze -- --accept-encoding gzip" for clients that accept gzip, as most do (bench/README.md, eighth session).
+# ARGS="--analyze -- --accept-encoding gzip" for clients that accept gzip, as most do (bench/README.md, eighth session),
+# or ARGS="--analyze -- --api-mix-rate 2000" for latency at one offered load on both stores (ninth session).
 bench-api-stores: build bench-deps
 	$(BUN) bench/api-mix-stores.ts --binary-path $(CURDIR)/dist/linkpatrol $(ARGS)
 

@@ -106,6 +106,8 @@ export async function runApiLoad(
     acceptEncoding?: string;
     /** One request per mix path alone before the mix (a first deep page finds its positions then), as the endpoints get. */
     mixWarm?: boolean;
+    /** The mix's offered requests/s in all (absent: as many as answered). */
+    mixRate?: number;
     /** Whether each endpoint is then loaded alone. */
     endpoints: boolean;
     timeoutS: number;
@@ -148,6 +150,7 @@ export async function runApiLoad(
         dir: o.dir,
         label: "mix",
         acceptEncoding: o.acceptEncoding,
+        rate: o.mixRate,
       });
       const after = await crawlState(service, crawlId);
       mix = {

@@ -18,7 +18,7 @@
  *                      [--slow-ms MS] [--timeout SECONDS] [--concurrency C] [--no-capacity] [--keep]
  *                      [--no-check] [--no-linkinator] [--linkinator-timeout S] [--linkinator-concurrency C]
  *                      [--no-wget2] [--api-load] [--api-load-seconds S] [--api-load-connections C] [--api-mix-seconds S]
- *                      [--api-mix-threads T] [--api-mix-warm] [--no-api-endpoints] [--accept-encoding E]
+ *                      [--api-mix-threads T] [--api-mix-warm] [--api-mix-rate R] [--no-api-endpoints] [--accept-encoding E]
  *                      [--load-generator wrk|autocannon] [--growth-rounds R] [--store sqlite|postgres] [--analyze] [--strict]
  *                      [--rate-limit N]
  *
@@ -26,6 +26,9 @@
  * dropped after unless --keep) instead of its SQLite file: the same crawls and API mix, to compare the two stores. --analyze (with
  * postgres) runs ANALYZE after the first crawl, before the API load: the statistics autovacuum gathers about a
  * minute after tables fill, on a server that has it on (bench/README.md, issue 43's fifth session).
+ * --api-mix-rate R: the mix offers about R requests/s in all (each connection waits connections ÷ R between its
+ * requests; wrk's delay hook) instead of as many as the service answers: latency at the same load on both stores,
+ * rather than at each one's saturation, where p99 mostly measures the queue. The result says the rate reached.
  * --rate-limit N: the service's `auth.rate_limit` (default 0, off). A limit too high to refuse anything still counts
  * every request: on PostgreSQL one shared take a request, and no kept answers (docs/cluster.md).
  *
@@ -58,7 +61,7 @@ const USAGE =
   "usage: bun bench/crawl.ts [--pages N] [--site realistic|classic] [--options kinds|default|all] [--binary | --binary-path FILE] [--seed S] [--slow-ms MS]\n" +
   "                          [--timeout S] [--concurrency C]\n" +
   "                          [--no-capacity] [--keep] [--no-check] [--no-linkinator] [--linkinator-timeout S] [--linkinator-concurrency C] [--no-wget2]\n" +
-  "                          [--api-load] [--api-load-seconds S] [--api-load-connections C] [--api-mix-seconds S] [--api-mix-threads T] [--api-mix-warm] [--no-api-endpoints] [--accept-encoding E]\n" +
+  "                          [--api-load] [--api-load-seconds S] [--api-load-connections C] [--api-mix-seconds S] [--api-mix-threads T] [--api-mix-warm] [--api-mix-rate R] [--no-api-endpoints] [--accept-encoding E]\n" +
   "                          [--load-generator wrk|autocannon] [--growth-rounds R] [--store sqlite|postgres] [--analyze] [--strict]\n" +
   "                          [--rate-limit N]";
 
@@ -104,6 +107,8 @@ interface Args {
   acceptEncoding: string | null;
   /** One request per mix path alone before the mix. */
   apiMixWarm: boolean;
+  /** --api-mix-rate: the mix's offered requests/s in all; null: as many as answered. */
+  apiMixRate: number | null;
   /** Whether each endpoint is also loaded alone after the mix. */
   apiEndpoints: boolean;
   /** Which load generator the API-load run uses; undefined: wrk when installed, else autocannon. */
@@ -157,6 +162,7 @@ function parse(argv: string[]): Args {
       "api-mix-threads": { type: "string", default: "2" },
       "accept-encoding": { type: "string" },
       "api-mix-warm": { type: "boolean", default: false },
+      "api-mix-rate": { type: "string" },
       "no-api-endpoints": { type: "boolean", default: false },
       "load-generator": { type: "string" },
       "growth-rounds": { type: "string", default: "3" },
@@ -207,6 +213,7 @@ function parse(argv: string[]): Args {
     apiMixThreads: Math.round(positive("api-mix-threads", values["api-mix-threads"])),
     acceptEncoding: values["accept-encoding"] ?? null,
     apiMixWarm: values["api-mix-warm"],
+    apiMixRate: values["api-mix-rate"] === undefined ? null : Math.round(positive("api-mix-rate", values["api-mix-rate"])),
     apiEndpoints: !values["no-api-endpoints"],
     loadGenerator: oneOf("load-generator", values["load-generator"], ["wrk", "autocannon"] as const),
     growthRounds: pages > GROWTH_BASE_PAGES ? growthRounds : 0,
@@ -380,6 +387,7 @@ async function main(argv: string[]): Promise<number> {
           mixThreads: args.apiMixThreads,
           acceptEncoding: args.acceptEncoding ?? undefined,
           mixWarm: args.apiMixWarm,
+          mixRate: args.apiMixRate ?? undefined,
           endpoints: args.apiEndpoints,
           timeoutS: args.timeoutS + 120,
           dir,

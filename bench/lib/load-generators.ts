@@ -34,6 +34,8 @@ export interface LoadOptions {
   label: string;
   /** Sent as Accept-Encoding (as most HTTP clients do: "gzip"); none when absent. */
   acceptEncoding?: string;
+  /** Requests/s offered in all (runMix only): each connection waits connections ÷ rate between requests; absent: none. */
+  rate?: number;
 }
 
 export interface LoadGenerator {
@@ -77,6 +79,15 @@ end
 `;
 }
 
+/** A wrk `delay` hook: every connection waits `seconds` after each answer before its next request. */
+function wrkDelay(seconds: number): string {
+  return `
+delay = function()
+  return ${Math.max(1, Math.round(seconds * 1000))}
+end
+`;
+}
+
 /** Runs wrk with a Lua script (the report hook plus `extra`) and reads the report line. */
 async function runWrk(url: string, o: LoadOptions & { threads: number }, extra = ""): Promise<LoadResult> {
   const script = join(o.dir, `wrk-${o.label}.lua`);
@@ -110,7 +121,7 @@ function wrk(): LoadGenerator {
     name: "wrk",
     version: wrkVersion(),
     run: (url, o) => runWrk(url, { ...o, threads: 1 }),
-    runMix: (origin, paths, o) => runWrk(`${origin}${paths[0]}`, o, wrkRotation(paths)),
+    runMix: (origin, paths, o) => runWrk(`${origin}${paths[0]}`, o, wrkRotation(paths) + (o.rate === undefined ? "" : wrkDelay(o.connections / o.rate))),
   };
 }
 
@@ -119,9 +130,9 @@ function wrk(): LoadGenerator {
  * round. Prints the result object the CLI's -j prints.
  */
 const AUTOCANNON_MIX = `
-const [origin, key, connections, seconds, paths, acceptEncoding] = process.argv.slice(2);
+const [origin, key, connections, seconds, paths, acceptEncoding, rate] = process.argv.slice(2);
 require(${JSON.stringify(join(import.meta.dir, "..", "node_modules", "autocannon"))})(
-  { url: origin, connections: Number(connections), duration: Number(seconds),
+  { url: origin, connections: Number(connections), duration: Number(seconds), ...(rate ? { overallRate: Number(rate) } : {}),
     headers: { authorization: "Bearer " + key, ...(acceptEncoding ? { "accept-encoding": acceptEncoding } : {}) },
     requests: JSON.parse(paths).map((path) => ({ method: "GET", path })) },
   (error, result) => { if (error) { console.error(error); process.exit(1); } process.stdout.write(JSON.stringify(result)); },
@@ -171,7 +182,20 @@ function autocannon(): LoadGenerator {
     runMix(origin, paths, o) {
       const script = join(o.dir, `autocannon-${o.label}.cjs`);
       writeFileSync(script, AUTOCANNON_MIX);
-      return runAutocannon(["node", script, origin, o.key, String(o.connections), String(o.seconds), JSON.stringify(paths), o.acceptEncoding ?? ""], o);
+      return runAutocannon(
+        [
+          "node",
+          script,
+          origin,
+          o.key,
+          String(o.connections),
+          String(o.seconds),
+          JSON.stringify(paths),
+          o.acceptEncoding ?? "",
+          o.rate === undefined ? "" : String(o.rate),
+        ],
+        o,
+      );
     },
   };
 }
