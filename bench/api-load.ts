@@ -40,6 +40,8 @@ export interface EndpointLoad extends LoadResult {
 export interface MixLoad extends LoadResult {
   threads: number;
   seconds: number;
+  /** --api-mix-rate: the requests/s offered in all (req_per_s says what was reached); null: as many as answered. */
+  offered_rate: number | null;
   /** The rotation, crawl ids as {running} and {report}. */
   paths: string[];
   crawl_running_before: boolean;
@@ -158,6 +160,7 @@ export async function runApiLoad(
         // autocannon runs in one Node.js thread whatever is asked.
         threads: o.generator.name === "wrk" ? o.mixThreads : 1,
         seconds: o.mixSeconds,
+        offered_rate: o.mixRate ?? null,
         paths: rotation.map(placeholders),
         crawl_running_before: running(before.status),
         crawl_running_after: running(after.status),

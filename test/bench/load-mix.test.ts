@@ -68,4 +68,19 @@ for (const name of ["wrk", "autocannon"] as const) {
     },
     15_000,
   ); // a 1 s load run in a child process, plus its start-up (autocannon: Node.js)
+
+  test.skipIf(generator === null)(
+    `${name} with a rate offers about that many requests a second, not as many as answered`,
+    async () => {
+      hits.clear();
+      const paths = mixPaths("RUN", "DONE", 7);
+      const origin = `http://127.0.0.1:${server.port}`;
+      // 4 connections at 20 requests/s in all: each waits 200 ms between requests, ~40 in 2 s (thousands unpaced).
+      const result = await generator!.runMix(origin, paths, { connections: 4, threads: 2, seconds: 2, key: KEY, dir, label: `rate-${name}`, rate: 20 });
+      expect({ non_2xx: result.non_2xx, errors: result.errors }).toEqual({ non_2xx: 0, errors: 0 });
+      expect(result.requests).toBeGreaterThanOrEqual(8);
+      expect(result.requests).toBeLessThanOrEqual(80);
+    },
+    15_000,
+  ); // a 2 s load run in a child process, plus its start-up
 }
