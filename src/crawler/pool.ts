@@ -165,19 +165,27 @@ export class CrawlPool {
       this.fillAgain = true;
       return;
     }
-    this.filling = this.fillWhileAsked()
-      .catch((error: unknown) => this.options.logger.error("crawl pool could not start a crawl", { error: String(error) }))
-      .finally(() => {
-        this.filling = null;
-      });
+    this.filling = this.fillWhileAsked();
   }
 
+  /**
+   * Fills until no fill was asked for meanwhile. The last look at `fillAgain` and letting go of `filling` happen in
+   * one synchronous step: a wake between them would be lost, and on one node nothing else looks for pending crawls.
+   */
   private async fillWhileAsked(): Promise<void> {
-    // Bounded: each turn is a fill asked for during the previous one.
-    do {
-      this.fillAgain = false;
-      await this.fillOnce();
-    } while (this.fillAgain && !this.stopping);
+    try {
+      // Bounded: each turn is a fill asked for during the previous one.
+      do {
+        this.fillAgain = false;
+        try {
+          await this.fillOnce();
+        } catch (error) {
+          this.options.logger.error("crawl pool could not start a crawl", { error: String(error) });
+        }
+      } while (this.fillAgain && !this.stopping);
+    } finally {
+      this.filling = null;
+    }
   }
 
   private async fillOnce(): Promise<void> {
