@@ -137,13 +137,15 @@ const INSERT_TARGETS = new MultiRowInsert(
   1000,
 );
 // A batch's changes to queued targets, one row each: typed values (PostgreSQL cannot type a bare parameter in VALUES).
+// "Still queued" is compared with a column of v, not a constant: statistics from the previous crawl's end know no
+// queued target, and PostgreSQL then scanned the whole table once per row (docs/decisions.md, "A re-audit on PostgreSQL").
 const UPDATE_QUEUED_TARGETS = new MultiRowInsert(
-  "WITH v (id, as_page, state, status_code, is_broken, error, warning, final_url) AS (VALUES",
-  "(CAST(? AS bigint), CAST(? AS bigint), CAST(? AS text), CAST(? AS bigint), CAST(? AS bigint), CAST(? AS text), CAST(? AS text), CAST(? AS text))",
+  "WITH v (id, as_page, state, status_code, is_broken, error, warning, final_url, was) AS (VALUES",
+  "(CAST(? AS bigint), CAST(? AS bigint), CAST(? AS text), CAST(? AS bigint), CAST(? AS bigint), CAST(? AS text), CAST(? AS text), CAST(? AS text), 'queued')",
   0,
   `) UPDATE crawl_targets SET state = v.state, as_page = v.as_page, status_code = v.status_code, is_broken = v.is_broken, error = v.error,
      warning = v.warning, final_url = v.final_url
-   FROM v WHERE crawl_targets.id = v.id AND crawl_targets.state = 'queued'`,
+   FROM v WHERE crawl_targets.id = v.id AND crawl_targets.state = v.was`,
   1000,
 );
 const CLAIM_PAGES = new MultiRowInsert(
