@@ -235,6 +235,8 @@ export async function runCrawl(input: CrawlRunInput, env: CrawlRunEnv): Promise<
   const refill = async (): Promise<void> => {
     const rows = await env.frontier.pull(input.crawlId, cursor, PULL_SIZE);
     if (rows.length > 0) cursor = rows[rows.length - 1]!.id;
+    // The previous crawl's records of the pulled pages, in one statement rather than one as each is checked.
+    await context.reuse?.readAhead(rows.filter((row) => row.asPage).map((row) => row.url));
     buffer.push(...rows);
   };
   const work = async (target: FrontierTarget): Promise<void> => {

@@ -35,6 +35,8 @@ export interface StoredPage {
   linkCount: number;
   /** Its ids, when the previous crawl checked fragments (and so does this one: reuse-cover.ts). */
   ids: PageIds | null;
+  /** Its link rows, when they were read ahead with it (readAhead); links() reads them otherwise. */
+  readLinks?: StoredPageLinkRow[];
 }
 
 /**
@@ -76,6 +78,18 @@ export function conditionalHeaders(page: StoredPage): Record<string, string> {
 
 /** Targets of the previous crawl held at most (a page's links mostly name targets other pages named): ~10 MiB. */
 const MAX_HELD_TARGETS = 1 << 16;
+/** Targets read in one statement at most. */
+const TARGETS_PER_READ = 1000;
+/** Stored pages read ahead and not asked for yet, held at most (a crawl's pull is 256 targets). */
+const MAX_PAGES_AHEAD = 4096;
+/** Link rows read ahead with one pull's pages at most (~2–3 MiB); pages past it read theirs when asked. */
+const LINKS_AHEAD = 16_384;
+
+/** A page read ahead: its row, and its links when they were read with it. */
+interface AheadPage {
+  row: StoredPageRow & { url: string };
+  links: StoredPageLinkRow[] | undefined;
+}
 
 /** A target of the previous crawl as its links name it: one per target, however many links share it. */
 interface HeldTarget {
@@ -89,6 +103,8 @@ interface HeldTarget {
 export class PageReuse {
   /** Targets of the previous crawl by id; null for one that is gone. */
   private readonly targets = new Map<number, HeldTarget | null>();
+  /** Pages read ahead (readAhead) by URL until storedPage takes them; null for one that cannot be reused. */
+  private readonly ahead = new Map<string, AheadPage | null>();
 
   constructor(
     private readonly repo: PageReuseRepo,
@@ -96,6 +112,8 @@ export class PageReuse {
     readonly previousCrawlId: string,
     /** The crawls check fragments: links keep theirs, and some wait for a verdict against their page's ids. */
     private readonly fragments: boolean,
+    /** Link rows read ahead with one pull's pages at most. */
+    private readonly linksAhead = LINKS_AHEAD,
   ) {}
 
   /**
@@ -113,26 +131,77 @@ export class PageReuse {
     return covered ? new PageReuse(new PageReuseRepo(db), previous.id, crawl.options.check_fragments) : null;
   }
 
+  /**
+   * Reads the previous crawl's pages at `urls` (the targets the crawl just pulled) in one statement, for
+   * storedPage to find: on PostgreSQL every statement is a round trip, and a page asked for alone is one more each.
+   */
+  async readAhead(urls: readonly string[]): Promise<void> {
+    const wanted = urls.filter((url) => !this.ahead.has(url));
+    if (wanted.length === 0) return;
+    const rows = await this.repo.pages(this.previousCrawlId, wanted);
+    const found = new Map<string, AheadPage>(rows.map((row) => [row.url, { row, links: undefined }]));
+    await this.readLinksAhead(found);
+    if (this.ahead.size + wanted.length > MAX_PAGES_AHEAD) this.ahead.clear();
+    for (const url of wanted) this.ahead.set(url, found.get(url) ?? null);
+  }
+
+  /** The link rows of `pages`, in one statement, for as many of them as `linksAhead` allows (in id order). */
+  private async readLinksAhead(pages: Map<string, AheadPage>): Promise<void> {
+    const chosen: AheadPage[] = [];
+    let rows = 0;
+    for (const page of [...pages.values()].sort((a, b) => a.row.first_link_id - b.row.first_link_id)) {
+      if (page.row.link_count === 0) page.links = [];
+      else if (rows + page.row.link_count <= this.linksAhead) {
+        chosen.push(page);
+        rows += page.row.link_count;
+      }
+    }
+    if (chosen.length === 0) return;
+    const read = await this.repo.linksOfPages(
+      this.previousCrawlId,
+      chosen.map((page) => [page.row.first_link_id, page.row.link_count, page.row.url] as const),
+    );
+    // Rows in id order, pages in first-id order and their ranges apart: each page's rows are the next run of them.
+    let at = 0;
+    for (const page of chosen) {
+      const end = page.row.first_link_id + page.row.link_count;
+      while (at < read.length && read[at]!.id < page.row.first_link_id) at++;
+      const start = at;
+      while (at < read.length && read[at]!.id < end) at++;
+      page.links = read.slice(start, at);
+    }
+  }
+
   /** The previous crawl's page at `url`, when it can stand for this crawl's reading of it under `limits`. */
   async storedPage(url: string, limits: ReadLimits): Promise<StoredPage | null> {
-    const row = await this.repo.page(this.previousCrawlId, url);
+    const ahead = this.ahead.get(url);
+    if (ahead !== undefined) this.ahead.delete(url);
+    const row = ahead !== undefined ? (ahead?.row ?? null) : await this.repo.page(this.previousCrawlId, url);
     if (row === null || row.links_found > limits.maxLinksPerPage || row.body_bytes > limits.maxBodyBytes) return null;
     // A page without its ids cannot stand for one read with check_fragments.
     if (this.fragments && row.id_hashes === null) return null;
-    return toStoredPage(url, row);
+    const page = toStoredPage(url, row);
+    if (ahead?.links !== undefined) page.readLinks = ahead.links;
+    return page;
   }
 
   /** The stored page's links as this crawl records them; null when they are no longer all there (pruned meanwhile). */
   async links(page: StoredPage): Promise<ReusedLinks | null> {
-    const rows = await this.repo.links(this.previousCrawlId, page.firstLinkId, page.linkCount, page.url);
+    const rows = page.readLinks ?? (await this.repo.links(this.previousCrawlId, page.firstLinkId, page.linkCount, page.url));
     if (rows.length !== page.linkCount) return null;
+    // Held targets are answered at once; those not yet held are read together.
+    const found: (HeldTarget | null | undefined)[] = rows.map((row) => this.targets.get(row.target_id));
+    const unheld = new Set<number>();
+    for (let i = 0; i < rows.length; i++) if (found[i] === undefined) unheld.add(rows[i]!.target_id);
+    if (unheld.size > 0) {
+      const read = await this.readTargets([...unheld]);
+      for (let i = 0; i < rows.length; i++) found[i] ??= read.get(rows[i]!.target_id) ?? null;
+    }
     const targets: HeldTarget[] = new Array(rows.length);
     for (let i = 0; i < rows.length; i++) {
-      const { target_id: targetId, fragment, on_page: onPage } = rows[i]!;
-      // Held targets are answered at once; only a target not yet held is read.
-      let target = this.targets.get(targetId);
-      if (target === undefined) target = await this.target(targetId);
-      if (target === null || onPage !== 1 || (!this.fragments && fragment !== "")) return null;
+      const { fragment, on_page: onPage } = rows[i]!;
+      const target = found[i];
+      if (target == null || onPage !== 1 || (!this.fragments && fragment !== "")) return null;
       targets[i] = target;
     }
     // As gateLinks (crawl.ts) decides it for a parsed page, from the same page URL, ids and links.
@@ -144,20 +213,25 @@ export class PageReuse {
     };
   }
 
-  private async target(id: number): Promise<HeldTarget | null> {
-    let target = this.targets.get(id);
-    if (target !== undefined) return target;
-    const row = await this.repo.target(id);
-    if (this.targets.size >= MAX_HELD_TARGETS) this.targets.clear();
-    if (row === null) target = null;
-    else {
-      const { url, internal, error, is_broken: isBroken, warning } = row;
-      // Judged without a request there, so again here, with the verdict (muted alike: the same rules) it got.
-      const verdict = error !== null && isUncheckableVerdict(0, error) ? { status_code: 0, is_broken: isBroken === 1, error, warning } : undefined;
-      target = { url, internal: internal === 1, verdict };
+  /** Targets `ids`, read from the store and held; null for one that is gone. */
+  private async readTargets(ids: readonly number[]): Promise<Map<number, HeldTarget | null>> {
+    const read = new Map<number, HeldTarget | null>();
+    // Bounded: a page's links are at most max_links_per_page, so its new targets come in a few statements.
+    for (let at = 0; at < ids.length; at += TARGETS_PER_READ) {
+      for (const row of await this.repo.targets(ids.slice(at, at + TARGETS_PER_READ))) {
+        const { id, url, internal, error, is_broken: isBroken, warning } = row;
+        // Judged without a request there, so again here, with the verdict (muted alike: the same rules) it got.
+        const verdict = error !== null && isUncheckableVerdict(0, error) ? { status_code: 0, is_broken: isBroken === 1, error, warning } : undefined;
+        read.set(id, { url, internal: internal === 1, verdict });
+      }
     }
-    this.targets.set(id, target);
-    return target;
+    if (this.targets.size + ids.length > MAX_HELD_TARGETS) this.targets.clear();
+    for (const id of ids) {
+      const target = read.get(id) ?? null;
+      read.set(id, target);
+      this.targets.set(id, target);
+    }
+    return read;
   }
 }
 

@@ -42,6 +42,11 @@ export interface Dialect {
   readonly name: DialectName;
   /** A subquery of the strings in parameter `param`, a JSON array (bound as its text): `x IN (${textArray("ids")})`. */
   textArray(param: string): string;
+  /**
+   * The condition that integer `column` is one of the integers in parameter `param`, a JSON array (bound as its
+   * text), each looked up through the column's index: PostgreSQL plans a join to a JSON list as a scan of the table.
+   */
+  idIn(column: string, param: string): string;
   /** A subquery of the strings in `expression`, JSON array text (a column): `$x IN (${textElements("t.events")})`. */
   textElements(expression: string): string;
   /** The hidden column that names a row of any table, for deleting a chunk of rows: `rowid`, `ctid`. */

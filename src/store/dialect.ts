@@ -9,6 +9,7 @@ import type { Dialect } from "./db.ts";
 export const SQLITE: Dialect = {
   name: "sqlite",
   textArray: (param) => `SELECT value FROM json_each($${param})`,
+  idIn: (column, param) => `${column} IN (SELECT value FROM json_each($${param}))`,
   textElements: (expression) => `SELECT value FROM json_each(${expression})`,
   rowKey: "rowid",
   jsonText: (column, path) => `json_extract(${column}, '$.${path.join(".")}')`,
@@ -44,6 +45,8 @@ export const POSTGRES: Dialect = {
   name: "postgres",
   // Cast to text first: bound straight to a json parameter, Bun's client sends the string as a JSON string (a scalar).
   textArray: (param) => `SELECT json_array_elements_text(CAST($${param} AS text)::json)`,
+  // An array, not `IN (subquery)`: the planner reads each id through the index rather than hashing the list and scanning the table.
+  idIn: (column, param) => `${column} = ANY(ARRAY(SELECT CAST(x AS bigint) FROM json_array_elements_text(CAST($${param} AS text)::json) AS x))`,
   textElements: (expression) => `SELECT json_array_elements_text(CAST(${expression} AS text)::json)`,
   rowKey: "ctid",
   // The expression of the schema's index on a delivery's crawl (postgres/schema-from-snapshot.ts), so the index serves it.

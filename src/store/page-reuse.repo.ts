@@ -44,21 +44,30 @@ export interface StoredTargetRow {
   warning: string | null;
 }
 
+/**
+ * A stored page that can be reused: only an HTML page read whole and judged without a warning, answered at its own
+ * URL (no redirect): its links and its verdict are then the answer's and the body's alone.
+ */
+const REUSABLE_PAGES = `SELECT p.url, p.etag, p.last_modified, p.body_hash, p.body_bytes, p.links_found, p.excluded_links, p.first_link_id, p.link_count,
+     p.id_hashes, p.ids_gap, t.status_code
+   FROM crawl_pages p JOIN crawl_targets t ON t.crawl_id = p.crawl_id AND t.url = p.url
+   WHERE p.crawl_id = $crawl AND p.cut = 0 AND p.body_hash IS NOT NULL AND p.first_link_id IS NOT NULL
+     AND t.state = 'done' AND t.final_url = t.url AND t.warning IS NULL AND t.is_broken = 0`;
+
 export class PageReuseRepo {
   constructor(private readonly db: Db) {}
 
   /** Page `url` of crawl `crawlId`, when that crawl kept what reusing it needs. */
   async page(crawlId: string, url: string): Promise<StoredPageRow | null> {
-    // Only an HTML page read whole and judged without a warning, answered at its own URL (no redirect): its
-    // links and its verdict are then the answer's and the body's alone.
-    const row = await this.db.get<StoredPageRow>(
-      `SELECT p.etag, p.last_modified, p.body_hash, p.body_bytes, p.links_found, p.excluded_links, p.first_link_id, p.link_count, p.id_hashes, p.ids_gap, t.status_code
-       FROM crawl_pages p JOIN crawl_targets t ON t.crawl_id = p.crawl_id AND t.url = p.url
-       WHERE p.crawl_id = $crawl AND p.url = $url AND p.cut = 0 AND p.body_hash IS NOT NULL AND p.first_link_id IS NOT NULL
-         AND t.state = 'done' AND t.final_url = t.url AND t.warning IS NULL AND t.is_broken = 0`,
-      { crawl: crawlId, url },
-    );
-    return row ?? null;
+    return (await this.db.get<StoredPageRow & { url: string }>(`${REUSABLE_PAGES} AND p.url = $url`, { crawl: crawlId, url })) ?? null;
+  }
+
+  /** page() for each of `urls` in one statement: the pages found, each with its URL (one that cannot be reused is left out). */
+  pages(crawlId: string, urls: readonly string[]): Promise<(StoredPageRow & { url: string })[]> {
+    return this.db.all<StoredPageRow & { url: string }>(`${REUSABLE_PAGES} AND p.url IN (${this.db.dialect.textArray("urls")})`, {
+      crawl: crawlId,
+      urls: JSON.stringify(urls),
+    });
   }
 
   /** The links `first`..`first + count - 1` of crawl `crawlId`, in the page's order (fewer when they are gone); `sourceUrl` the page they must be on. */
@@ -72,15 +81,33 @@ export class PageReuseRepo {
     );
   }
 
-  /** Target `id` (of the crawl whose links named it); null when it is gone. */
-  async target(id: number): Promise<StoredTargetRow | null> {
-    const row = await this.db.get<StoredTargetRow>(
-      `SELECT url, internal, CASE WHEN final_url IS NULL AND status_code = 0 THEN error END AS error,
-         CASE WHEN final_url IS NULL AND status_code = 0 THEN is_broken END AS is_broken,
-         CASE WHEN final_url IS NULL AND status_code = 0 THEN warning END AS warning
-       FROM crawl_targets WHERE id = $id`,
-      { id },
+  /**
+   * links() for several pages in one statement: `pages` as [first link id, link count, page URL]; the rows of all of
+   * them in id order, each with its id.
+   */
+  linksOfPages(crawlId: string, pages: readonly (readonly [number, number, string])[]): Promise<(StoredPageLinkRow & { id: number })[]> {
+    const { dialect } = this.db;
+    // CROSS JOIN: SQLite then loops over the ranges and seeks each in the key; left to choose, it scanned every
+    // link in id order for the ORDER BY and matched each against the ranges. PostgreSQL plans it as any join.
+    return this.db.all<StoredPageLinkRow & { id: number }>(
+      `SELECT l.id, l.target_id, l.link_text, l.kind, l.fragment, CASE WHEN l.source_url = r.r2 THEN 1 ELSE 0 END AS on_page
+       FROM ${dialect.jsonRows(1, ["bigint", "bigint", "text"])} AS r CROSS JOIN links l
+       WHERE l.id >= r.r0 AND l.id < r.r0 + r.r1 AND ${dialect.noIndex("l.crawl_id")} = ${dialect.param(2)} ORDER BY l.id`,
+      [JSON.stringify(pages), crawlId],
     );
-    return row ?? null;
+  }
+
+  /**
+   * Targets `ids` (of the crawl whose links named them) in one statement, each with its id; one that is gone is
+   * left out. One round trip for a page's new targets rather than one each: on PostgreSQL every statement is one.
+   */
+  targets(ids: readonly number[]): Promise<(StoredTargetRow & { id: number })[]> {
+    return this.db.all<StoredTargetRow & { id: number }>(
+      `SELECT t.id, t.url, t.internal, CASE WHEN t.final_url IS NULL AND t.status_code = 0 THEN t.error END AS error,
+         CASE WHEN t.final_url IS NULL AND t.status_code = 0 THEN t.is_broken END AS is_broken,
+         CASE WHEN t.final_url IS NULL AND t.status_code = 0 THEN t.warning END AS warning
+       FROM crawl_targets t WHERE ${this.db.dialect.idIn("t.id", "ids")}`,
+      { ids: JSON.stringify(ids) },
+    );
   }
 }

@@ -1,4 +1,4 @@
-import { afterAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,6 +9,7 @@ import { SqliteDb } from "../../src/store/sqlite-db.ts";
 import { PageReuseRepo } from "../../src/store/page-reuse.repo.ts";
 import type { FrontierTarget } from "../../src/store/frontier.repo.ts";
 import { migrate } from "../../src/store/migrate.ts";
+import { DIALECTS, type TestDb } from "../helpers/dbs.ts";
 
 /**
  * A reused page's links, read from the previous crawl's rows one at a time into one record (no object per link),
@@ -142,3 +143,90 @@ test("rows pruned after the page was read: the page's links are written as read"
   // Read again, the page's links are no longer all there: it is not reused (the caller reads it in full).
   expect(await reuse.links((await reuse.storedPage(ROOT, LIMITS_READ))!)).toBeNull();
 });
+
+/** A previous crawl with three pages read, each with links of its own (and /c past the pages, never read). */
+async function previousPages(frontier: Frontier, crawlId: string): Promise<void> {
+  await frontier.seed(crawlId, ROOT);
+  const [root] = await frontier.pull(crawlId, 0, 10);
+  const link = (path: string, text: string) => ({ url: `${ROOT}${path}`, internal: true, kind: "anchor" as const, text });
+  const page = (url: string, links: ReturnType<typeof link>[]) => ({ url, links, cut: false, record: { ...RECORD, linksFound: links.length } });
+  await frontier.commit(
+    crawlId,
+    [
+      {
+        kind: "checked",
+        target: root!,
+        verdict: ok,
+        finalUrl: ROOT,
+        redirectEnd: null,
+        page: page(ROOT, [link("a", "to a"), link("b", "to b"), link("c", "to c")]),
+      },
+    ],
+    LIMITS,
+  );
+  const [a, b, c] = await frontier.pull(crawlId, root!.id, 10);
+  const read = (target: FrontierTarget, links: ReturnType<typeof link>[]): FrontierResult => ({
+    kind: "checked",
+    target,
+    verdict: ok,
+    finalUrl: target.url,
+    redirectEnd: null,
+    page: page(target.url, links),
+  });
+  await frontier.commit(
+    crawlId,
+    [read(a!, [link("", "home"), link("b", "next"), link("c", "c"), link("b", "b again")]), read(b!, [link("a", "back")]), done(c!, ok)],
+    LIMITS,
+  );
+}
+
+for (const dialect of DIALECTS) {
+  describe.skipIf(!dialect.available)(`pages read ahead on ${dialect.name}`, () => {
+    let opened: TestDb;
+    beforeAll(async () => {
+      opened = await dialect.open();
+    });
+    afterAll(() => opened?.close());
+
+    test("pages read ahead are the pages read one at a time, their links read with them within the budget and when asked past it", async () => {
+      const previous = "01a20460-0000-7000-8000-0000000000d5";
+      const { db } = opened;
+      await db.run("INSERT INTO domains (id, name, root_url, verification_token) VALUES ('d0', 'example0.test', $root, 'tok')", { root: ROOT });
+      await db.run("INSERT INTO crawls (id, domain_id, status, options, created_at) VALUES ($id, 'd0', 'running', '{}', '2026-01-01')", { id: previous });
+      await previousPages(new Frontier(db), previous);
+      const repo = new PageReuseRepo(db);
+      const urls = [ROOT, `${ROOT}a`, `${ROOT}b`, `${ROOT}c`, `${ROOT}never`];
+      // Budget 4: the root's 3 links are read ahead, /a's 4 would pass it, /b's 1 fits after the root's.
+      const ahead = new PageReuse(repo, previous, false, 4);
+      await ahead.readAhead(urls);
+      const alone = new PageReuse(repo, previous, false);
+      const linksOf = async (reuse: PageReuse, url: string) => {
+        const page = await reuse.storedPage(url, LIMITS_READ);
+        if (page === null) return null;
+        const links = (await reuse.links(page))!;
+        const read = Array.from({ length: links.count }, (_, i) => {
+          const into = {} as Parameters<typeof links.read>[1];
+          links.read(i, into);
+          return [into.url, into.text, into.kind];
+        });
+        return { readAhead: page.readLinks !== undefined, firstLinkId: page.firstLinkId, linkCount: page.linkCount, read };
+      };
+      const got = [];
+      for (const url of urls) {
+        const [a, b] = [await linksOf(ahead, url), await linksOf(alone, url)];
+        expect(a === null ? null : { ...a, readAhead: false }).toEqual(b);
+        got.push(a === null ? null : [a.readAhead, a.read.length]);
+      }
+      // /c was checked, not read as a page, and /never is not in the previous crawl: neither is stored.
+      expect(got).toEqual([[true, 3], [false, 4], [true, 1], null, null]);
+      expect((await linksOf(ahead, `${ROOT}a`))?.read).toEqual([
+        [ROOT, "home", "anchor"],
+        [`${ROOT}b`, "next", "anchor"],
+        [`${ROOT}c`, "c", "anchor"],
+        [`${ROOT}b`, "b again", "anchor"],
+      ]);
+      // Taken by storedPage, a page read ahead is not held any more: asked again, it is read alone.
+      expect((await ahead.storedPage(ROOT, LIMITS_READ))?.readLinks).toBeUndefined();
+    });
+  });
+}

@@ -37,6 +37,21 @@ for (const dialect of DIALECTS) {
       });
       expect(rows.map((row) => row.name)).toEqual(["a", "c"]);
     });
+
+    test("a JSON list of integer ids as a condition", async () => {
+      await store.db.run("INSERT INTO domains (id, name, root_url, verification_token) VALUES ('d1', 'example.test', 'http://example.test/', 'tok')");
+      await store.db.run("INSERT INTO crawls (id, domain_id, status, options, created_at) VALUES ('c1', 'd1', 'running', '{}', '2026-01-01')");
+      for (const n of [1, 2, 3, 4]) {
+        await store.db.run("INSERT INTO crawl_targets (crawl_id, url, internal, depth) VALUES ('c1', $url, 1, 0)", { url: `http://example.test/${n}` });
+      }
+      const all = await store.db.all<{ id: number }>("SELECT id FROM crawl_targets ORDER BY id");
+      const wanted = [all[1]!.id, all[3]!.id, 999_999];
+      const rows = await store.db.all<{ url: string }>(`SELECT url FROM crawl_targets WHERE ${store.db.dialect.idIn("id", "ids")} ORDER BY id`, {
+        ids: JSON.stringify(wanted),
+      });
+      expect(rows.map((row) => row.url)).toEqual(["http://example.test/2", "http://example.test/4"]);
+      expect(await store.db.all(`SELECT id FROM crawl_targets WHERE ${store.db.dialect.idIn("id", "ids")}`, { ids: "[]" })).toEqual([]);
+    });
   });
 }
 
