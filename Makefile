@@ -31,14 +31,16 @@ bench-deps: $(BENCH_DEPS)
 
 # Start-up/memory/API numbers, then the 10k-page comparison on the realistic synthetic site with every internal
 # link kind: the service via the API, linkpatrol check, linkinator and (when installed) wget2 on the same site,
-# and the API's latency under a rotating mix of requests (wrk, else autocannon) while a second crawl runs; last, a
-# real doc site of 10k+ pages (rust-doc's 21,635, served by nginx; installed with apt when missing) checked with
-# images, scripts and stylesheets beside wget2 in the same run.
+# and the API's latency under a rotating mix of requests (wrk, else autocannon) while a second crawl runs; then the
+# real doc sites of issue 42's targets (python3-doc, postgresql-doc-15 and rust-doc's 21,635 pages, served by nginx;
+# installed with apt when missing) checked with images, scripts and stylesheets beside wget2 in the same run; last,
+# the nightly re-audit (a 3,000-page site, 2 % changed, with and without validators) beside wget2's full spider.
 bench: build bench-deps
 	$(BUN) bench/run.ts
 	$(BUN) bench/crawl.ts --binary --pages 10000 --api-load --no-api-endpoints $(ARGS)
 	$(BUN) bench/option-cost.ts --pages 10000 --rounds 3
-	$(BUN) bench/real-sites/run.ts --sites rust-doc --tools linkpatrol,wget2 --binary $(CURDIR)/dist/linkpatrol --check-flags="--images --scripts --stylesheets"
+	$(BUN) bench/real-sites/run.ts --sites python3-doc,postgresql-doc-15,rust-doc --tools linkpatrol,wget2 --binary $(CURDIR)/dist/linkpatrol --check-flags="--images --scripts --stylesheets"
+	$(BUN) bench/reaudit.ts --pages 3000 --rounds 3 --binary $(CURDIR)/dist/linkpatrol
 
 # What each crawl option costs (check on the realistic 10k site, paired rounds; medians of wall and peak RSS).
 # Against an older build too: make bench-options ARGS="--baseline-binary /tmp/old-linkpatrol".

@@ -3,9 +3,11 @@
  * audited site (test/fixtures/audited-site.ts) served by a child process, audited once inline in THIS thread,
  * then `--rounds` times more after changing 2 % of its pages, reusing the previous crawl's pages (or with
  * `--full`, reading every page). Each audit's start and end are printed as offsets from the process start, so
- * a profile's samples can be cut to the re-audits (bench/lib/cpu-profile.ts).
+ * a profile's samples can be cut to the re-audits.
  *
- *   bun --cpu-prof --cpu-prof-dir=/tmp/prof bench/profile-reaudit.ts [--pages 3000] [--rounds 2] [--no-validators] [--full]
+ *   bun --cpu-prof --cpu-prof-dir=/tmp/prof bench/profile-reaudit.ts [--pages 3000] [--rounds 2] [--no-validators] [--full] [--storage-url postgres://…]
+ *
+ * --storage-url: the store on that (empty) PostgreSQL database instead of a SQLite file.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -22,6 +24,7 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "2" },
     "no-validators": { type: "boolean" },
     full: { type: "boolean" },
+    "storage-url": { type: "string" },
     serve: { type: "boolean" },
   },
 });
@@ -62,7 +65,7 @@ const rootUrl = /root: (\S+)/.exec(await nextLine())![1]!;
 
 const dir = mkdtempSync(join(tmpdir(), "linkpatrol-profile-reaudit-"));
 const config = configSchema.parse({
-  storage: { path: join(dir, "store.db") },
+  storage: values["storage-url"] === undefined ? { path: join(dir, "store.db") } : { url: values["storage-url"] },
   crawler: { allowed_cidrs: ["127.0.0.1/32"], concurrency: 32, per_host_concurrency: 32, max_pages: 1_000_000, header_timeout: "5s" },
   logging: { level: "warn" },
 });

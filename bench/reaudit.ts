@@ -6,15 +6,19 @@
  * as a user runs it (`serve` in its own process, bench/runs/service.ts); CPU is its utime+stime during a crawl,
  * memory its VmRSS sampled every 100 ms. wget2's full spider of the same site is measured beside it.
  *
- *   bun bench/reaudit.ts [--pages 3000] [--rounds 2] [--concurrency 32] [--binary dist/linkpatrol] [--json FILE]
+ *   bun bench/reaudit.ts [--pages 3000] [--rounds 2] [--concurrency 32] [--binary dist/linkpatrol] [--store sqlite|postgres] [--json FILE]
+ *
+ * --store postgres runs the service on a fresh PostgreSQL database (bench/lib/postgres.ts: created for the run,
+ * dropped after); CPU is then the node's alone, the database server's apart (`db_cpu_s`, its backends' utime+stime).
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { AuditedSite } from "../test/fixtures/audited-site.ts";
 import type { RunningSite } from "../test/fixtures/site-generator.ts";
 import type { SiteTable } from "../test/fixtures/site-model.ts";
+import { type BenchDatabase, freshBenchDatabase } from "./lib/postgres.ts";
 import { cpuSeconds, mib, procStatusKiB, round, runMeasured } from "./lib/proc.ts";
 import { api, KEY, startService, waitForCrawl, type Service } from "./runs/service.ts";
 
@@ -27,18 +31,22 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "2" },
     concurrency: { type: "string", default: "32" },
     binary: { type: "string" },
+    store: { type: "string", default: "sqlite" },
     json: { type: "string" },
   },
 });
 const pages = Number(values.pages);
 const rounds = Number(values.rounds);
 const concurrency = Number(values.concurrency);
+if (values.store !== "sqlite" && values.store !== "postgres") throw new Error(`--store: sqlite or postgres, not ${values.store}`);
 
 interface Audit {
   site: string;
   kind: "first" | "incremental" | "full";
   wall_s: number;
   cpu_s: number;
+  /** On PostgreSQL: the CPU of the database's backends during the crawl. */
+  db_cpu_s?: number;
   rss_peak_mib: number | null;
   pages_crawled: number;
   pages_reused: number;
@@ -46,6 +54,30 @@ interface Audit {
   broken_links: number;
   not_modified: number;
   pages_200: number;
+}
+
+/** CPU seconds of each backend serving database `name` now (found by their process titles). */
+function backendCpu(name: string): Map<number, number> {
+  const cpu = new Map<number, number>();
+  for (const entry of readdirSync("/proc")) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid)) continue;
+    try {
+      if (!readFileSync(`/proc/${pid}/cmdline`, "latin1").includes(` ${name} `)) continue;
+    } catch {
+      continue;
+    }
+    const seconds = cpuSeconds(pid);
+    if (seconds !== null) cpu.set(pid, seconds);
+  }
+  return cpu;
+}
+
+/** CPU the backends of database `name` spent since `before` (a backend started since counts from zero). */
+function backendCpuSince(name: string, before: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, seconds] of backendCpu(name)) total += seconds - (before.get(pid) ?? 0);
+  return total;
 }
 
 function freePort(): number {
@@ -64,6 +96,7 @@ async function audit(service: Service, domainId: string, site: AuditedSite, name
   await Bun.sleep(300);
   site.counts = { pages200: 0, notModified: 0, conditional: 0, root: 0 };
   const cpu0 = cpuSeconds(service.pid) ?? 0;
+  const db0 = database === null ? null : backendCpu(database.name);
   let rss = procStatusKiB(service.pid, "VmRSS") ?? 0;
   const sampler = setInterval(() => (rss = Math.max(rss, procStatusKiB(service.pid, "VmRSS") ?? 0)), 100);
   const t0 = performance.now();
@@ -73,12 +106,14 @@ async function audit(service: Service, domainId: string, site: AuditedSite, name
   const wall = (performance.now() - t0) / 1000;
   clearInterval(sampler);
   const cpu = (cpuSeconds(service.pid) ?? 0) - cpu0;
+  const dbCpu = database === null || db0 === null ? undefined : round(backendCpuSince(database.name, db0));
   if (outcome !== "completed") throw new Error(`${name} ${kind} audit: ${outcome}`);
   const result: Audit = {
     site: name,
     kind,
     wall_s: round(wall),
     cpu_s: round(cpu),
+    ...(dbCpu !== undefined && { db_cpu_s: dbCpu }),
     rss_peak_mib: mib(rss),
     pages_crawled: detail.pages_crawled,
     pages_reused: detail.pages_reused,
@@ -97,19 +132,29 @@ const withoutValidators = await AuditedSite.start({ pages, validators: false });
 // Audited once before anything is measured: the service's first crawl also pays for its worker's warm-up.
 const warmUp = await AuditedSite.start({ pages: Math.min(pages, 500) });
 const port = freePort();
+const database: BenchDatabase | null = values.store === "postgres" ? await freshBenchDatabase("reaudit") : null;
 const configPath = join(dir, "linkpatrol.yaml");
 writeFileSync(
   configPath,
   JSON.stringify({
     server: { host: "127.0.0.1", port },
-    storage: { path: join(dir, "data", "linkpatrol.db") },
+    storage: database === null ? { path: join(dir, "data", "linkpatrol.db") } : { url: database.url },
     auth: { bootstrap_key: KEY, rate_limit: 0 },
     crawler: { concurrency, per_host_concurrency: concurrency, max_pages: pages + 1000, allowed_cidrs: ["127.0.0.1/32"] },
     logging: { level: "warn" },
   }),
 );
 const command = values.binary !== undefined ? [values.binary] : [process.execPath, join(ROOT, "src", "main.ts")];
-const service = await startService({ command, dir, configPath, port, sites: [registered(withValidators), registered(withoutValidators), registered(warmUp)] });
+const service = await startService({
+  command,
+  dir,
+  configPath,
+  port,
+  sites: [registered(withValidators), registered(withoutValidators), registered(warmUp)],
+}).catch(async (error: unknown) => {
+  await database?.drop();
+  throw error;
+});
 const audits: Audit[] = [];
 let wget2: { wall_s: number; cpu_s: number | null; peak_rss_mib: number | null } | null = null;
 try {
@@ -142,6 +187,7 @@ try {
   await withValidators.stop();
   await withoutValidators.stop();
   await warmUp.stop();
+  await database?.drop();
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -153,9 +199,10 @@ for (const name of ["validators", "no validators"]) {
     const wall = median(runs.map((a) => a.wall_s));
     const vsWget2 = wget2 === null ? "" : `, wall ${round(wall / wget2.wall_s)} × wget2's spider`;
     const reused = median(runs.map((a) => a.pages_reused));
+    const db = first.db_cpu_s === undefined ? "" : `; the database's backends ${median(runs.map((a) => a.db_cpu_s ?? 0))} s against ${first.db_cpu_s} s`;
     console.log(
       `${name}, ${kind} re-audit (median of ${runs.length}; ${reused} pages reused): CPU ${cpu} s = ${round(cpu / first.cpu_s)} × the first audit (${first.cpu_s} s), ` +
-        `wall ${wall} s = ${round(wall / first.wall_s)} × (${first.wall_s} s)${vsWget2}`,
+        `wall ${wall} s = ${round(wall / first.wall_s)} × (${first.wall_s} s)${vsWget2}${db}`,
     );
   }
 }
