@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Bindings, Db } from "../../src/store/db.ts";
+import type { Bindings } from "../../src/store/db.ts";
 import { LinksRepo } from "../../src/store/links.repo.ts";
 import { DIALECTS, type TestDb } from "../helpers/dbs.ts";
+import { type RanStatement, recordingDb } from "../helpers/recording-db.ts";
 
 /**
  * On PostgreSQL a crawl's link listing is read through the links' (crawl_id, id) index, whatever the statistics
@@ -13,20 +14,6 @@ import { DIALECTS, type TestDb } from "../helpers/dbs.ts";
 
 const postgres = DIALECTS.find((dialect) => dialect.name === "postgres")!;
 const LINKS_EACH = 20_000;
-
-/** The store's statements as `db` runs them, for EXPLAIN. */
-function recording(db: Db, seen: { text: string; params: Bindings | undefined }[]): Db {
-  return new Proxy(db, {
-    get(target, key, receiver) {
-      const value = Reflect.get(target, key, receiver);
-      if (key !== "all" && key !== "get") return typeof value === "function" ? value.bind(target) : value;
-      return (text: string, params?: Bindings) => {
-        seen.push({ text, params });
-        return (value as Db["all"]).call(target, text, params);
-      };
-    },
-  });
-}
 
 /** The names of the indexes a plan scans `links` through, and whether it reads the table without one. */
 function linksAccess(plan: unknown): string[] {
@@ -82,8 +69,8 @@ describe.skipIf(!postgres.available)("a crawl's link listing on PostgreSQL", () 
   });
 
   test("first and deep pages, the positions deep pages start from, and the whole-crawl stream read the crawl's links through its index", async () => {
-    const seen: { text: string; params: Bindings | undefined }[] = [];
-    const repo = new LinksRepo(recording(store.db, seen));
+    const seen: RanStatement[] = [];
+    const repo = new LinksRepo(recordingDb(store.db, seen, ["all", "get"]));
     const crawl = { id: "later", status: "running" as const };
     const first = await repo.page(crawl, {}, 0, 100);
     const deep = await repo.page(crawl, {}, 15_050, 100);

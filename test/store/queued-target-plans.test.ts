@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Bindings, Db } from "../../src/store/db.ts";
+import type { Bindings } from "../../src/store/db.ts";
 import { FrontierRepo } from "../../src/store/frontier.repo.ts";
 import { DIALECTS, type TestDb } from "../helpers/dbs.ts";
+import { type RanStatement, recordingDb } from "../helpers/recording-db.ts";
 
 /**
  * On PostgreSQL a batch's changes to queued targets reach each row through the primary key, whatever the
@@ -13,20 +14,6 @@ import { DIALECTS, type TestDb } from "../helpers/dbs.ts";
 
 const postgres = DIALECTS.find((dialect) => dialect.name === "postgres")!;
 const TARGETS = 5_000;
-
-/** The store's writes as `db` runs them, for EXPLAIN. */
-function recording(db: Db, seen: { text: string; params: Bindings | undefined }[]): Db {
-  return new Proxy(db, {
-    get(target, key, receiver) {
-      const value = Reflect.get(target, key, receiver);
-      if (key !== "run") return typeof value === "function" ? value.bind(target) : value;
-      return (text: string, params?: Bindings) => {
-        seen.push({ text, params });
-        return (value as Db["run"]).call(target, text, params);
-      };
-    },
-  });
-}
 
 /** The rows a plan's joins compared and threw away (EXPLAIN ANALYZE's "Rows Removed by Join Filter", every loop): the work of comparing every row with every other. */
 function rowsRemovedByJoins(plan: unknown): number {
@@ -71,8 +58,8 @@ describe.skipIf(!postgres.available)("a batch's changes to queued targets on Pos
   });
 
   test("the batch's statement finds each changed target without comparing it with the others, and changes only queued ones", async () => {
-    const seen: { text: string; params: Bindings | undefined }[] = [];
-    const repo = new FrontierRepo(recording(store.db, seen));
+    const seen: RanStatement[] = [];
+    const repo = new FrontierRepo(recordingDb(store.db, seen, ["run"]));
     // (id, as_page, state, status_code, is_broken, error, warning, final_url) per target
     const changes = ids.flatMap((id) => [id, 0, "done", 200, 0, null, null, `http://example.test/done-${id}`]);
     await store.db.run("UPDATE crawl_targets SET state = 'queued'");
