@@ -91,6 +91,8 @@ export function judgeOpenLink(link: OpenLinkRecord, found: CrawlFindings): OpenL
 
 /** Unchecked links written per statement batch while a crawl is settled. */
 const WRITE_BATCH = 500;
+/** Open links judged together, their targets' and pages' states read for them at once. */
+const READ_BATCH = 500;
 
 /**
  * Copies the open links the ended crawl did not check into its unchecked links, once, in the transaction that ends
@@ -120,16 +122,34 @@ export async function settleOpenLinks(
     page: (url) => pages.get(url),
   };
   let unchecked: OpenLinkRecord[] = [];
-  for await (const link of repo.eachOpen(previous)) {
-    // The rule reads the store synchronously: what it may ask of this link is read first, once per URL.
-    if (!targets.has(link.url)) targets.set(link.url, await repo.target(crawl.id, link.url));
-    if (!pages.has(link.source_url)) pages.set(link.source_url, await repo.page(crawl.id, link.source_url));
-    if (judgeOpenLink(link, found) !== "not_checked") continue;
-    unchecked.push(link);
-    if (unchecked.length >= WRITE_BATCH) {
-      await repo.insertUnchecked(crawl.id, unchecked);
-      unchecked = [];
+  let read: OpenLinkRecord[] = [];
+  // The rule reads the store synchronously: what it may ask of these links is read first, once per URL, a batch of
+  // links at a time (one statement each for targets and pages, where one per URL was a round trip each on PostgreSQL).
+  const judgeRead = async (): Promise<void> => {
+    const newTargets = [...new Set(read.map((link) => link.url).filter((url) => !targets.has(url)))];
+    const newPages = [...new Set(read.map((link) => link.source_url).filter((url) => !pages.has(url)))];
+    if (newTargets.length > 0) {
+      const reached = await repo.targets(crawl.id, newTargets);
+      for (const url of newTargets) targets.set(url, reached.get(url));
     }
+    if (newPages.length > 0) {
+      const parsed = await repo.pages(crawl.id, newPages);
+      for (const url of newPages) pages.set(url, parsed.get(url));
+    }
+    for (const link of read) {
+      if (judgeOpenLink(link, found) !== "not_checked") continue;
+      unchecked.push(link);
+      if (unchecked.length >= WRITE_BATCH) {
+        await repo.insertUnchecked(crawl.id, unchecked);
+        unchecked = [];
+      }
+    }
+    read = [];
+  };
+  for await (const link of repo.eachOpen(previous)) {
+    read.push(link);
+    if (read.length >= READ_BATCH) await judgeRead();
   }
+  await judgeRead();
   await repo.insertUnchecked(crawl.id, unchecked);
 }

@@ -158,22 +158,22 @@ export class OpenLinksRepo {
     yield* keysetRows(read);
   }
 
-  /** What the crawl made of the target at `url`, if it has one. */
-  async target(crawlId: string, url: string): Promise<TargetReach | undefined> {
-    const row = await this.db.get<{ state: TargetState; is_broken: number | null }>(
-      "SELECT state, is_broken FROM crawl_targets WHERE crawl_id = $crawl AND url = $url",
-      {
-        crawl: crawlId,
-        url,
-      },
+  /** What the crawl made of the targets at `urls` (one statement), by URL; a URL without a target is left out. */
+  async targets(crawlId: string, urls: readonly string[]): Promise<Map<string, TargetReach>> {
+    const rows = await this.db.all<{ url: string; state: TargetState; is_broken: number | null }>(
+      `SELECT url, state, is_broken FROM crawl_targets WHERE crawl_id = $crawl AND url IN (${this.db.dialect.textArray("urls")})`,
+      { crawl: crawlId, urls: JSON.stringify(urls) },
     );
-    return row === undefined ? undefined : { state: row.state, is_broken: row.is_broken === 1 };
+    return new Map(rows.map((row) => [row.url, { state: row.state, is_broken: row.is_broken === 1 }]));
   }
 
-  /** Whether the crawl parsed the page (or stylesheet) at `url`, and whether its links were cut; undefined when it did not. */
-  async page(crawlId: string, url: string): Promise<{ cut: boolean } | undefined> {
-    const row = await this.db.get<{ cut: number }>("SELECT cut FROM crawl_pages WHERE crawl_id = $crawl AND url = $url", { crawl: crawlId, url });
-    return row === undefined ? undefined : { cut: row.cut === 1 };
+  /** Of the pages (or stylesheets) at `urls`, those the crawl parsed (one statement), by URL, with whether their links were cut. */
+  async pages(crawlId: string, urls: readonly string[]): Promise<Map<string, { cut: boolean }>> {
+    const rows = await this.db.all<{ url: string; cut: number }>(
+      `SELECT url, cut FROM crawl_pages WHERE crawl_id = $crawl AND url IN (${this.db.dialect.textArray("urls")})`,
+      { crawl: crawlId, urls: JSON.stringify(urls) },
+    );
+    return new Map(rows.map((row) => [row.url, { cut: row.cut === 1 }]));
   }
 
   /** Records the open links the crawl did not check, in the order given. */

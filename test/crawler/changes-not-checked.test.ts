@@ -150,3 +150,29 @@ test("broken in crawls 1–3 since crawl 1; fixed in 4; broken again in 5 since 
   expect(c7.new_broken_links).toBe(0);
   expect((await changes(c7.id)).meta).toMatchObject({ against_crawl_id: c6.id, new_broken: 0, fixed: 0, not_checked: 0 });
 }, 60_000); // seven crawls of a three-page site
+
+test("more open links than one read batch: every unchecked one is listed, none called fixed, the checked ones still broken", async () => {
+  // 1,200 broken images and 300 broken anchors over 3 pages: the settlement reads them 500 at a time.
+  const images = (page: number) => Array.from({ length: 400 }, (_, i) => `<img src="/img-${page}-${i}.png" alt="">`).join(" ");
+  const anchors = (page: number) => Array.from({ length: 100 }, (_, i) => `<a href="/gone-${page}-${i}">gone</a>`).join(" ");
+  const s = await site({
+    "/": () => html(`<a href="/p1">1</a> <a href="/p2">2</a> ${images(0)} ${anchors(0)}`),
+    "/p1": () => html(`${images(1)} ${anchors(1)}`),
+    "/p2": () => html(`${images(2)} ${anchors(2)}`),
+  });
+  const domainId = await verifiedDomain(fixture.svc, s.url("/"));
+  const first = await crawl(domainId, { scan_images: true });
+  expect(first).toMatchObject({ broken_links: 1_500, new_broken_links: 1_500 });
+  const second = await crawl(domainId); // anchors only
+  expect(second).toMatchObject({ broken_links: 300, new_broken_links: 0 });
+  const res = await fixture.svc.call("GET", `/crawls/${second.id}/changes?limit=1`);
+  expect(res.status).toBe(200);
+  expect(res.json.meta).toMatchObject({ total: 1_200, new_broken: 0, fixed: 0, not_checked: 1_200, final: true });
+  const listed = await readAll(fixture.svc, `/crawls/${second.id}/changes`);
+  expect(listed.every((item) => item.change === "not_checked" && /\/img-\d-\d+\.png$/.test(item.url))).toBe(true);
+  expect(new Set(listed.map((item) => `${item.source_url} ${item.url}`)).size).toBe(1_200);
+  // The anchors, checked again and still broken, keep the first crawl's date.
+  const since = Object.values(await brokenSince(second.id));
+  expect(since).toHaveLength(300);
+  expect(new Set(since)).toEqual(new Set([first.started_at]));
+}, 60_000);
