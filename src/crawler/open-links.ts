@@ -94,6 +94,14 @@ const WRITE_BATCH = 500;
 /** Open links judged together, their targets' and pages' states read for them at once. */
 const READ_BATCH = 500;
 
+/** Reads the URLs of `urls` that `held` lacks, in one call of `read`, into `held` (undefined for one `read` leaves out). */
+async function holdUnheld<T>(held: Map<string, T | undefined>, urls: readonly string[], read: (urls: string[]) => Promise<Map<string, T>>): Promise<void> {
+  const unheld = [...new Set(urls.filter((url) => !held.has(url)))];
+  if (unheld.length === 0) return;
+  const found = await read(unheld);
+  for (const url of unheld) held.set(url, found.get(url));
+}
+
 /**
  * Copies the open links the ended crawl did not check into its unchecked links, once, in the transaction that ends
  * it. `soft404Judged`: the run that ended it could tell soft 404s.
@@ -126,16 +134,16 @@ export async function settleOpenLinks(
   // The rule reads the store synchronously: what it may ask of these links is read first, once per URL, a batch of
   // links at a time (one statement each for targets and pages, where one per URL was a round trip each on PostgreSQL).
   const judgeRead = async (): Promise<void> => {
-    const newTargets = [...new Set(read.map((link) => link.url).filter((url) => !targets.has(url)))];
-    const newPages = [...new Set(read.map((link) => link.source_url).filter((url) => !pages.has(url)))];
-    if (newTargets.length > 0) {
-      const reached = await repo.targets(crawl.id, newTargets);
-      for (const url of newTargets) targets.set(url, reached.get(url));
-    }
-    if (newPages.length > 0) {
-      const parsed = await repo.pages(crawl.id, newPages);
-      for (const url of newPages) pages.set(url, parsed.get(url));
-    }
+    await holdUnheld(
+      targets,
+      read.map((link) => link.url),
+      (urls) => repo.targets(crawl.id, urls),
+    );
+    await holdUnheld(
+      pages,
+      read.map((link) => link.source_url),
+      (urls) => repo.pages(crawl.id, urls),
+    );
     for (const link of read) {
       if (judgeOpenLink(link, found) !== "not_checked") continue;
       unchecked.push(link);
