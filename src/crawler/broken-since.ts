@@ -3,11 +3,14 @@ import { linkKey, matchFragments } from "./open-links.ts";
 
 /**
  * `broken_since` of a link found broken: kept from the previous ended crawl when it left the link open, else this
- * crawl's start. One lookup into the previous crawl per broken URL; nothing scans history (open-links.ts).
+ * crawl's start. Looked up in the previous crawl by broken URL, a batch's URLs in one statement (readAhead);
+ * nothing scans history (open-links.ts).
  */
 
 /** URLs whose previous open links are kept looked up at once; a crawl's broken targets tend to come together. */
 const CACHED_URLS = 4_096;
+/** URLs whose previous open links are read in one statement at most. */
+const OPEN_SOURCES_PER_READ = 500;
 
 export class BrokenSince {
   /** Per target URL, the previous crawl's open links to it by linkKey, with their broken_since; null for none. */
@@ -43,6 +46,13 @@ export class BrokenSince {
     return this.lookUp(url, this.previous, link, repo);
   }
 
+  /** of() when nothing need be read: the date, or undefined when the previous crawl must be asked first. */
+  known(url: string, link: LinkSource): string | undefined {
+    if (this.previous === undefined) return this.start;
+    const cached = this.open.get(url);
+    return cached === undefined ? undefined : this.since(url, cached, link);
+  }
+
   private async lookUp(
     url: string,
     previous: CrawlRef,
@@ -62,20 +72,37 @@ export class BrokenSince {
   private async openTo(url: string, previous: CrawlRef, repo: OpenLinksRepo): Promise<Map<string, string> | null> {
     const cached = this.open.get(url);
     if (cached !== undefined) return cached;
-    if (this.open.size >= CACHED_URLS) this.open.clear();
-    const rows = await repo.openSources(previous.id, url);
-    let byKey: Map<string, string> | null = null;
-    if (rows.length > 0) {
-      byKey = new Map();
-      for (const row of rows) {
-        const key = linkKey(url, row, this.withFragments);
-        const since = row.broken_since ?? previous.started_at;
-        const known = byKey.get(key);
-        // ISO times: the earliest sorts first.
-        if (known === undefined || since < known) byKey.set(key, since);
+    await this.read([url], previous, repo);
+    return this.open.get(url) ?? null;
+  }
+
+  /**
+   * Reads the previous crawl's open links to those of `urls` not looked up yet, OPEN_SOURCES_PER_READ URLs a
+   * statement, so the lookups of of() that follow need none: a batch's broken targets come together, and on
+   * PostgreSQL a statement per URL is a round trip per URL.
+   */
+  async readAhead(urls: Iterable<string>, repo = this.repo): Promise<void> {
+    if (this.previous === undefined) return;
+    const wanted = [...new Set(urls)].filter((url) => !this.open.has(url));
+    for (let at = 0; at < wanted.length; at += OPEN_SOURCES_PER_READ) await this.read(wanted.slice(at, at + OPEN_SOURCES_PER_READ), this.previous, repo);
+  }
+
+  private async read(urls: readonly string[], previous: CrawlRef, repo: OpenLinksRepo): Promise<void> {
+    const rows = await repo.openSources(previous.id, urls);
+    if (this.open.size + urls.length > CACHED_URLS) this.open.clear();
+    const found = new Map<string, Map<string, string>>();
+    for (const row of rows) {
+      let byKey = found.get(row.url);
+      if (byKey === undefined) {
+        byKey = new Map();
+        found.set(row.url, byKey);
       }
+      const key = linkKey(row.url, row, this.withFragments);
+      const since = row.broken_since ?? previous.started_at;
+      const known = byKey.get(key);
+      // ISO times: the earliest sorts first.
+      if (known === undefined || since < known) byKey.set(key, since);
     }
-    this.open.set(url, byKey);
-    return byKey;
+    for (const url of urls) this.open.set(url, found.get(url) ?? null);
   }
 }

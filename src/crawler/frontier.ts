@@ -142,6 +142,11 @@ class BatchChanges {
   readonly brokenWaiting: { url: string; target: KnownTarget }[] = [];
   /** Triples of (link id, target id, broken since) of links that became broken links. */
   readonly brokenLinks: (number | string)[] = [];
+  /**
+   * Links to targets already judged broken whose broken_since the store must tell, as (link id, target id, target
+   * URL, page URL, fragment): dated together at the batch's end (listBrokenLater).
+   */
+  readonly brokenLater: (number | string)[] = [];
   /** Links counted, by status code * 2 + broken. */
   readonly statusCounts = new Map<number, number>();
   /** The rows the batch writes at its end (batch-writes.ts). */
@@ -374,6 +379,10 @@ export class Frontier {
       else chain.push(link);
     }
     const since = this.brokenSince();
+    await since.readAhead(
+      changes.brokenWaiting.map(({ url }) => url),
+      s.openLinks,
+    );
     for (const { url, target } of changes.brokenWaiting) {
       const chain = (chains.get(target.lastWaitingLinkId) ?? []).sort((a, b) => b.id - a.id).slice(0, target.waitingLinks);
       if (chain.length !== target.waitingLinks)
@@ -385,12 +394,28 @@ export class Frontier {
     }
   }
 
+  /** Lists the batch's links to targets judged broken before them (countLink), their dates read together. */
+  private async listBrokenLater(s: BatchStore, changes: BatchChanges): Promise<void> {
+    const later = changes.brokenLater;
+    if (later.length === 0) return;
+    const since = this.brokenSince();
+    const urls = new Set<string>();
+    for (let i = 2; i < later.length; i += 5) urls.add(later[i] as string);
+    await since.readAhead(urls, s.openLinks);
+    for (let i = 0; i < later.length; i += 5) {
+      const link = { source_url: later[i + 3] as string, fragment: later[i + 4] as string };
+      const when = since.of(later[i + 2] as string, link, s.openLinks);
+      changes.brokenLinks.push(later[i]!, later[i + 1]!, typeof when === "string" ? when : await when);
+    }
+  }
+
   /**
    * Records one parsed page's links (written with the batch's, batch-writes.ts) and counts those whose target is
    * already checked. Each link's id is known before it is written (the batch's next one, taken under its write
    * lock), so a link can join the chain of a queued target that an earlier link of the same page joined (with
    * check_fragments, `/a#x` and `/a#y` are two Links waiting for one target). Every link of every page passes
-   * here: one that memory answers for takes no await (heldTarget, a broken_since known).
+   * here: one whose target memory holds takes no await (heldTarget; a broken one not yet dated waits for the
+   * batch's end, listBrokenLater).
    */
   private async recordLinks(s: BatchStore, crawlId: string, page: { url: string; links: FoundLink[] }, depth: number, changes: BatchChanges): Promise<void> {
     for (const link of page.links) {
@@ -415,32 +440,25 @@ export class Frontier {
    */
   private recordLink(s: BatchStore, crawlId: string, pageUrl: string, link: FoundLink, depth: number, changes: BatchChanges): Promise<void> | undefined {
     const target = this.heldTarget(link, changes);
-    if (target === undefined) return this.target(s, crawlId, link, depth, changes).then((created) => this.addLink(s, pageUrl, link, created, changes));
-    return this.addLink(s, pageUrl, link, target, changes);
+    if (target === undefined) return this.target(s, crawlId, link, depth, changes).then((created) => this.addLink(pageUrl, link, created, changes));
+    this.addLink(pageUrl, link, target, changes);
+    return undefined;
   }
 
   /** recordLink once the link's target is known. */
-  private addLink(s: BatchStore, pageUrl: string, link: FoundLink, target: KnownTarget, changes: BatchChanges): Promise<void> | undefined {
+  private addLink(pageUrl: string, link: FoundLink, target: KnownTarget, changes: BatchChanges): void {
     const { writes } = changes;
     const fragment = link.fragment === undefined ? "" : `#${link.fragment}`;
-    const linkId = writes.nextLinkId;
-    const since = this.countLink(s, pageUrl, link, fragment, linkId, target, changes, writes.asked);
-    const add = (brokenSince: string | null) => {
-      if (brokenSince !== null) changes.brokenLinks.push(linkId, target.id, brokenSince);
-      writes.addLink(pageUrl, target.id, link.text, link.kind, waitingPrevId(target), fragment);
-    };
-    if (since !== null && typeof since !== "string") return since.then(add);
-    add(since);
-    return undefined;
+    this.countLink(pageUrl, link, fragment, writes.nextLinkId, target, changes, writes.asked);
+    writes.addLink(pageUrl, target.id, link.text, link.kind, waitingPrevId(target), fragment);
   }
 
   /**
    * One link's accounting, `linkId` its id to be, once its target is known (created when new): counted when
-   * checked, joined to the chain of a queued one, its fragment asked. When it becomes a broken link, since when
-   * it is broken (a promise only when the previous crawl must be asked), for the caller to list; else null.
+   * checked, joined to the chain of a queued one, its fragment asked; one to a broken target is listed as a broken
+   * link, at once when its date is known, else at the batch's end (listBrokenLater).
    */
   private countLink(
-    s: BatchStore,
     pageUrl: string,
     link: FoundLink,
     fragment: string,
@@ -448,16 +466,18 @@ export class Frontier {
     target: KnownTarget,
     changes: BatchChanges,
     asked: (number | string)[],
-  ): string | Promise<string> | null {
+  ): void {
     if (link.judgeFragment === true && !target.isBroken && target.state !== "skipped") asked.push(linkId, target.id, JSON.stringify([link.fragment]));
     if (target.state === "done") {
       changes.count(target.statusCode, target.isBroken, 1);
-      if (target.isBroken) return this.brokenSince().of(link.url, { source_url: pageUrl, fragment }, s.openLinks);
+      if (!target.isBroken) return;
+      const since = this.brokenSince().known(link.url, { source_url: pageUrl, fragment });
+      if (since !== undefined) changes.brokenLinks.push(linkId, target.id, since);
+      else changes.brokenLater.push(linkId, target.id, link.url, pageUrl, fragment);
     } else if (target.state === "queued") {
       changes.targets.set(link.url, { ...target, waitingLinks: target.waitingLinks + 1, lastWaitingLinkId: linkId });
       changes.waiting.add(link.url);
     }
-    return null;
   }
 
   /** What a batch of results means, written inside its transaction; returns the targets to check again. */
@@ -585,6 +605,7 @@ export class Frontier {
     await changes.writes.write(s.repo, crawlId);
     await s.fragments.insertLinkFragments(crawlId, changes.writes.asked);
     await this.listWaiting(s, changes);
+    await this.listBrokenLater(s, changes);
     await this.writeWaiting(s, changes);
     await s.repo.insertBrokenLinks(crawlId, changes.brokenLinks);
     await s.repo.addStatusCounts(

@@ -141,6 +141,7 @@ export class PageReuse {
     const rows = await this.repo.pages(this.previousCrawlId, wanted);
     const found = new Map<string, AheadPage>(rows.map((row) => [row.url, { row, links: undefined }]));
     await this.readLinksAhead(found);
+    await this.readTargetsAhead(found);
     if (this.ahead.size + wanted.length > MAX_PAGES_AHEAD) this.ahead.clear();
     for (const url of wanted) this.ahead.set(url, found.get(url) ?? null);
   }
@@ -170,6 +171,16 @@ export class PageReuse {
       while (at < read.length && read[at]!.id < end) at++;
       page.links = read.slice(start, at);
     }
+  }
+
+  /**
+   * The targets the links read ahead name and that are not held yet, TARGETS_PER_READ a statement, so links()
+   * finds them all held: a page's new targets were a round trip per page.
+   */
+  private async readTargetsAhead(pages: Map<string, AheadPage>): Promise<void> {
+    const unheld = new Set<number>();
+    for (const page of pages.values()) for (const link of page.links ?? []) if (!this.targets.has(link.target_id)) unheld.add(link.target_id);
+    if (unheld.size > 0) await this.readTargets([...unheld]);
   }
 
   /** The previous crawl's page at `url`, when it can stand for this crawl's reading of it under `limits`. */

@@ -100,7 +100,7 @@ export class ChannelsRepo {
   /** The names of the given domains that exist, by id. */
   async domainNames(ids: readonly string[]): Promise<Map<string, string>> {
     if (ids.length === 0) return new Map();
-    const rows = await this.db.all<{ id: string; name: string }>(`SELECT id, name FROM domains WHERE id IN (${this.db.dialect.textArray("ids")})`, {
+    const rows = await this.db.all<{ id: string; name: string }>(`SELECT id, name FROM domains WHERE ${this.db.dialect.textIn("id", "ids")}`, {
       ids: JSON.stringify(ids),
     });
     return new Map(rows.map((row) => [row.id, row.name]));

@@ -192,7 +192,7 @@ export class CrawlsRepo {
     if (domainIds.length === 0) return new Map();
     const rows = await this.db.all<{ domain_id: string; id: string | null }>(
       `SELECT d.id AS domain_id, (SELECT c.id FROM crawls c WHERE c.domain_id = d.id ORDER BY c.created_at DESC, c.id DESC LIMIT 1) AS id
-       FROM domains d WHERE d.id IN (${this.db.dialect.textArray("ids")})`,
+       FROM domains d WHERE ${this.db.dialect.textIn("d.id", "ids")}`,
       { ids: JSON.stringify(domainIds) },
     );
     return new Map(rows.flatMap((row) => (row.id === null ? [] : [[row.domain_id, row.id] as const])));

@@ -40,8 +40,11 @@ export type DialectName = "sqlite" | "postgres";
 /** The store's engine, as the repos ask about it. */
 export interface Dialect {
   readonly name: DialectName;
-  /** A subquery of the strings in parameter `param`, a JSON array (bound as its text): `x IN (${textArray("ids")})`. */
-  textArray(param: string): string;
+  /**
+   * The condition that text `column` is one of the strings in parameter `param`, a JSON array (bound as its text),
+   * each looked up through the column's index: PostgreSQL plans `IN` a JSON list as a scan of the table.
+   */
+  textIn(column: string, param: string): string;
   /**
    * The condition that integer `column` is one of the integers in parameter `param`, a JSON array (bound as its
    * text), each looked up through the column's index: PostgreSQL plans a join to a JSON list as a scan of the table.

@@ -8,7 +8,7 @@ import type { Dialect } from "./db.ts";
 
 export const SQLITE: Dialect = {
   name: "sqlite",
-  textArray: (param) => `SELECT value FROM json_each($${param})`,
+  textIn: (column, param) => `${column} IN (SELECT value FROM json_each($${param}))`,
   idIn: (column, param) => `${column} IN (SELECT value FROM json_each($${param}))`,
   textElements: (expression) => `SELECT value FROM json_each(${expression})`,
   rowKey: "rowid",
@@ -44,8 +44,8 @@ export const SQLITE: Dialect = {
 export const POSTGRES: Dialect = {
   name: "postgres",
   // Cast to text first: bound straight to a json parameter, Bun's client sends the string as a JSON string (a scalar).
-  textArray: (param) => `SELECT json_array_elements_text(CAST($${param} AS text)::json)`,
-  // An array, not `IN (subquery)`: the planner reads each id through the index rather than hashing the list and scanning the table.
+  // An array, not `IN (subquery)`: the planner reads each value through the index rather than hashing the list and scanning the table.
+  textIn: (column, param) => `${column} = ANY(ARRAY(SELECT json_array_elements_text(CAST($${param} AS text)::json)))`,
   idIn: (column, param) => `${column} = ANY(ARRAY(SELECT CAST(x AS bigint) FROM json_array_elements_text(CAST($${param} AS text)::json) AS x))`,
   textElements: (expression) => `SELECT json_array_elements_text(CAST(${expression} AS text)::json)`,
   rowKey: "ctid",

@@ -392,7 +392,7 @@ export class FrontierRepo {
   /** Which of `urls` the crawl has claimed as pages already. */
   async claimedPages(crawlId: string, urls: readonly string[]): Promise<Set<string>> {
     if (urls.length === 0) return new Set();
-    const rows = await this.db.all<{ url: string }>(`SELECT url FROM crawl_pages WHERE crawl_id = $crawl AND url IN (${this.db.dialect.textArray("urls")})`, {
+    const rows = await this.db.all<{ url: string }>(`SELECT url FROM crawl_pages WHERE crawl_id = $crawl AND ${this.db.dialect.textIn("url", "urls")}`, {
       crawl: crawlId,
       urls: JSON.stringify(urls),
     });

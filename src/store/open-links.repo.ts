@@ -105,17 +105,18 @@ export class OpenLinksRepo {
   }
 
   /**
-   * The links to the target at `url` (fragments apart) that crawl `crawlId` left open: the page each is on, its
-   * fragment, since when it is broken.
+   * The links to the targets at `urls` (fragments apart) that crawl `crawlId` left open, in one statement: the
+   * target's URL, the page each is on, its fragment, since when it is broken.
    */
-  openSources(crawlId: string, url: string): Promise<(LinkSource & { broken_since: string | null })[]> {
+  openSources(crawlId: string, urls: readonly string[]): Promise<(LinkSource & { url: string; broken_since: string | null })[]> {
+    const { dialect } = this.db;
     return this.db.all(
-      `SELECT l.source_url, l.fragment, b.broken_since FROM crawl_targets t
-         JOIN broken_links b ${this.db.dialect.indexedBy("broken_links_target_idx")} ON b.target_id = t.id JOIN links l ON l.id = b.link_id
-       WHERE t.crawl_id = $crawl AND t.url = $url
+      `SELECT t.url, l.source_url, l.fragment, b.broken_since FROM crawl_targets t
+         JOIN broken_links b ${dialect.indexedBy("broken_links_target_idx")} ON b.target_id = t.id JOIN links l ON l.id = b.link_id
+       WHERE t.crawl_id = $crawl AND ${dialect.textIn("t.url", "urls")}
        UNION ALL
-       SELECT source_url, fragment, broken_since FROM unchecked_links WHERE crawl_id = $crawl AND url = $url`,
-      { crawl: crawlId, url },
+       SELECT url, source_url, fragment, broken_since FROM unchecked_links WHERE crawl_id = $crawl AND ${dialect.textIn("url", "urls")}`,
+      { crawl: crawlId, urls: JSON.stringify(urls) },
     );
   }
 
@@ -161,7 +162,7 @@ export class OpenLinksRepo {
   /** What the crawl made of the targets at `urls` (one statement), by URL; a URL without a target is left out. */
   async targets(crawlId: string, urls: readonly string[]): Promise<Map<string, TargetReach>> {
     const rows = await this.db.all<{ url: string; state: TargetState; is_broken: number | null }>(
-      `SELECT url, state, is_broken FROM crawl_targets WHERE crawl_id = $crawl AND url IN (${this.db.dialect.textArray("urls")})`,
+      `SELECT url, state, is_broken FROM crawl_targets WHERE crawl_id = $crawl AND ${this.db.dialect.textIn("url", "urls")}`,
       { crawl: crawlId, urls: JSON.stringify(urls) },
     );
     return new Map(rows.map((row) => [row.url, { state: row.state, is_broken: row.is_broken === 1 }]));
@@ -170,7 +171,7 @@ export class OpenLinksRepo {
   /** Of the pages (or stylesheets) at `urls`, those the crawl parsed (one statement), by URL, with whether their links were cut. */
   async pages(crawlId: string, urls: readonly string[]): Promise<Map<string, { cut: boolean }>> {
     const rows = await this.db.all<{ url: string; cut: number }>(
-      `SELECT url, cut FROM crawl_pages WHERE crawl_id = $crawl AND url IN (${this.db.dialect.textArray("urls")})`,
+      `SELECT url, cut FROM crawl_pages WHERE crawl_id = $crawl AND ${this.db.dialect.textIn("url", "urls")}`,
       { crawl: crawlId, urls: JSON.stringify(urls) },
     );
     return new Map(rows.map((row) => [row.url, { cut: row.cut === 1 }]));

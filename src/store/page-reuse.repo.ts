@@ -64,7 +64,7 @@ export class PageReuseRepo {
 
   /** page() for each of `urls` in one statement: the pages found, each with its URL (one that cannot be reused is left out). */
   pages(crawlId: string, urls: readonly string[]): Promise<(StoredPageRow & { url: string })[]> {
-    return this.db.all<StoredPageRow & { url: string }>(`${REUSABLE_PAGES} AND p.url IN (${this.db.dialect.textArray("urls")})`, {
+    return this.db.all<StoredPageRow & { url: string }>(`${REUSABLE_PAGES} AND ${this.db.dialect.textIn("p.url", "urls")}`, {
       crawl: crawlId,
       urls: JSON.stringify(urls),
     });

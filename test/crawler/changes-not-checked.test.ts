@@ -176,3 +176,43 @@ test("more open links than one read batch: every unchecked one is listed, none c
   expect(since).toHaveLength(300);
   expect(new Set(since)).toEqual(new Set([first.started_at]));
 }, 60_000);
+
+test("many broken targets at once: each link keeps the date of the first crawl that found it broken, a new link gets its own", async () => {
+  // 1,200 broken anchors and 600 links judged broken without a request in the first crawl; in the second, 300 of
+  // the anchors fixed, 300 new ones broken, and a page that newly links to 100 that stayed broken and to 100 new
+  // unrequestable URLs: broken_since is read for hundreds of URLs at once, after a request or without one.
+  let round = 0;
+  const anchors = (prefix: string, from: number, to: number) => Array.from({ length: to - from }, (_, i) => `<a href="${prefix}-${from + i}">x</a>`).join(" ");
+  const fixed = Object.fromEntries(
+    Array.from({ length: 300 }, (_, i) => [`/a-1-${i}`, () => (round === 0 ? new Response("gone", { status: 404 }) : html("back"))]),
+  );
+  const s = await site({
+    "/": () => html(`<a href="/p1">1</a> <a href="/p2">2</a>`),
+    "/p1": () => html(`${anchors("/a-1", 0, 600)} ${anchors("http://[bad-host]/q", 0, 600)} ${round === 0 ? "" : anchors("/b-1", 0, 300)}`),
+    "/p2": () =>
+      html(round === 0 ? anchors("/a-2", 0, 600) : `${anchors("/a-2", 0, 600)} ${anchors("/a-1", 300, 400)} ${anchors("http://[bad-host]/r", 0, 100)}`),
+    ...fixed,
+  });
+  const domainId = await verifiedDomain(fixture.svc, s.url("/"));
+  const first = await crawl(domainId);
+  expect(first).toMatchObject({ broken_links: 1_800, new_broken_links: 1_800 });
+  round = 1;
+  const second = await crawl(domainId);
+  expect(second).toMatchObject({ broken_links: 2_000, new_broken_links: 500 });
+
+  const since = await brokenSince(second.id);
+  expect(Object.keys(since)).toHaveLength(2_000);
+  const dates = (page: string, prefix: string, from: number, to: number) =>
+    new Set(
+      Array.from(
+        { length: to - from },
+        (_, i) => since[`${s.url(page)} → ${prefix.startsWith("/") ? s.url(`${prefix}-${from + i}`) : `${prefix}-${from + i}`}`],
+      ),
+    );
+  expect(dates("/p1", "/a-1", 300, 600)).toEqual(new Set([first.started_at]));
+  expect(dates("/p2", "/a-2", 0, 600)).toEqual(new Set([first.started_at]));
+  expect(dates("/p1", "http://[bad-host]/q", 0, 600)).toEqual(new Set([first.started_at]));
+  expect(dates("/p1", "/b-1", 0, 300)).toEqual(new Set([second.started_at]));
+  expect(dates("/p2", "/a-1", 300, 400)).toEqual(new Set([second.started_at]));
+  expect(dates("/p2", "http://[bad-host]/r", 0, 100)).toEqual(new Set([second.started_at]));
+}, 60_000);

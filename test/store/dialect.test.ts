@@ -30,12 +30,13 @@ for (const dialect of DIALECTS) {
       expect(Number.isInteger(now.getTime())).toBe(true);
     });
 
-    test("a JSON list of ids as a subquery", async () => {
+    test("a JSON list of strings as a condition", async () => {
       await store.db.run("INSERT INTO store_secrets (name, value) VALUES ('a', 'x'), ('b', 'y'), ('c', 'z')");
-      const rows = await store.db.all<{ name: string }>(`SELECT name FROM store_secrets WHERE name IN (${store.db.dialect.textArray("names")}) ORDER BY name`, {
+      const rows = await store.db.all<{ name: string }>(`SELECT name FROM store_secrets WHERE ${store.db.dialect.textIn("name", "names")} ORDER BY name`, {
         names: JSON.stringify(["a", "c"]),
       });
       expect(rows.map((row) => row.name)).toEqual(["a", "c"]);
+      expect(await store.db.all(`SELECT name FROM store_secrets WHERE ${store.db.dialect.textIn("name", "names")}`, { names: "[]" })).toEqual([]);
     });
 
     test("a JSON list of integer ids as a condition", async () => {
