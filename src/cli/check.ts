@@ -1,4 +1,5 @@
 import { CRAWL_OPTION_ROWS, type CrawlOptionFlag } from "../core/crawl-option-table.ts";
+import { warmHttpClient } from "../net/warm-client.ts";
 import { EXIT_OK, out, parseCommandArgs } from "./usage.ts";
 
 /**
@@ -71,6 +72,7 @@ export async function checkCommand(args: string[]): Promise<number> {
     out(CHECK_HELP);
     return EXIT_OK;
   }
+  warmHttpClient();
   const { runCheck } = await import("./check-run.ts");
   return runCheck(values, positionals);
 }
