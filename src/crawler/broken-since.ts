@@ -11,6 +11,8 @@ import { linkKey, matchFragments } from "./open-links.ts";
 const CACHED_URLS = 4_096;
 /** URLs whose previous open links are read in one statement at most. */
 const OPEN_SOURCES_PER_READ = 500;
+/** URLs a caller may have read ahead at once and find all held after (readAhead): within CACHED_URLS. */
+export const DATED_TOGETHER = OPEN_SOURCES_PER_READ;
 
 export class BrokenSince {
   /** Per target URL, the previous crawl's open links to it by linkKey, with their broken_since; null for none. */
@@ -79,7 +81,8 @@ export class BrokenSince {
   /**
    * Reads the previous crawl's open links to those of `urls` not looked up yet, OPEN_SOURCES_PER_READ URLs a
    * statement, so the lookups of of() that follow need none: a batch's broken targets come together, and on
-   * PostgreSQL a statement per URL is a round trip per URL.
+   * PostgreSQL a statement per URL is a round trip per URL. Up to DATED_TOGETHER URLs are all held after it;
+   * of more, the earliest may have been let go (of() then reads them again, one at a time).
    */
   async readAhead(urls: Iterable<string>, repo = this.repo): Promise<void> {
     if (this.previous === undefined) return;

@@ -4,7 +4,7 @@ import { FragmentsRepo } from "../store/fragments.repo.ts";
 import type { CrawlFence } from "../store/crawl-fence.ts";
 import { FrontierRepo, type FrontierTarget, type StoredTarget, type WaitingLink } from "../store/frontier.repo.ts";
 import { OpenLinksRepo, type LinkSource } from "../store/open-links.repo.ts";
-import { BrokenSince } from "./broken-since.ts";
+import { BrokenSince, DATED_TOGETHER } from "./broken-since.ts";
 import type { StoredLinkKind } from "../store/schema.ts";
 import type { RedirectEnd } from "./check-target.ts";
 import { hashesToBytes, type PageIds } from "./page-ids.ts";
@@ -394,18 +394,28 @@ export class Frontier {
     }
   }
 
-  /** Lists the batch's links to targets judged broken before them (countLink), their dates read together. */
+  /**
+   * Lists the batch's links to targets judged broken before them (countLink), their dates read together: the links
+   * in order, as many at a time as name DATED_TOGETHER target URLs, so each run's are all held when it is dated.
+   */
   private async listBrokenLater(s: BatchStore, changes: BatchChanges): Promise<void> {
     const later = changes.brokenLater;
-    if (later.length === 0) return;
     const since = this.brokenSince();
-    const urls = new Set<string>();
-    for (let i = 2; i < later.length; i += 5) urls.add(later[i] as string);
-    await since.readAhead(urls, s.openLinks);
-    for (let i = 0; i < later.length; i += 5) {
-      const link = { source_url: later[i + 3] as string, fragment: later[i + 4] as string };
-      const when = since.of(later[i + 2] as string, link, s.openLinks);
-      changes.brokenLinks.push(later[i]!, later[i + 1]!, typeof when === "string" ? when : await when);
+    for (let from = 0; from < later.length; ) {
+      const urls = new Set<string>();
+      let to = from;
+      for (; to < later.length; to += 5) {
+        const url = later[to + 2] as string;
+        if (urls.size === DATED_TOGETHER && !urls.has(url)) break;
+        urls.add(url);
+      }
+      await since.readAhead(urls, s.openLinks);
+      for (let i = from; i < to; i += 5) {
+        const link = { source_url: later[i + 3] as string, fragment: later[i + 4] as string };
+        const when = since.of(later[i + 2] as string, link, s.openLinks);
+        changes.brokenLinks.push(later[i]!, later[i + 1]!, typeof when === "string" ? when : await when);
+      }
+      from = to;
     }
   }
 

@@ -216,3 +216,22 @@ test("many broken targets at once: each link keeps the date of the first crawl t
   expect(dates("/p2", "/a-1", 300, 400)).toEqual(new Set([second.started_at]));
   expect(dates("/p2", "http://[bad-host]/r", 0, 100)).toEqual(new Set([second.started_at]));
 }, 60_000);
+
+test("more links judged broken at once than the dates held: every one keeps the first crawl's date", async () => {
+  // 5,000 unrequestable hrefs on one page, judged broken without a request in one batch of each crawl: more than
+  // BrokenSince holds (4,096 URLs), so the batch dates them in runs.
+  const hrefs = Array.from({ length: 5_000 }, (_, i) => `<a href="http://[bad-host]/u-${i}">x</a>`).join(" ");
+  let round = 0;
+  const s = await site({ "/": () => html(`${hrefs} ${round === 0 ? "" : `<a href="http://[bad-host]/new">x</a>`}`) });
+  const domainId = await verifiedDomain(fixture.svc, s.url("/"));
+  const first = await crawl(domainId);
+  expect(first).toMatchObject({ broken_links: 5_000, new_broken_links: 5_000 });
+  round = 1;
+  const second = await crawl(domainId);
+  expect(second).toMatchObject({ broken_links: 5_001, new_broken_links: 1 });
+  const since = await brokenSince(second.id);
+  expect(since[`${s.url("/")} → http://[bad-host]/new`]).toBe(second.started_at);
+  delete since[`${s.url("/")} → http://[bad-host]/new`];
+  expect(Object.keys(since)).toHaveLength(5_000);
+  expect(new Set(Object.values(since))).toEqual(new Set([first.started_at]));
+}, 60_000);
