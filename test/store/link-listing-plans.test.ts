@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Bindings } from "../../src/store/db.ts";
 import { LinksRepo } from "../../src/store/links.repo.ts";
 import { DIALECTS, type TestDb } from "../helpers/dbs.ts";
+import { planNodes, planOf } from "../helpers/query-plans.ts";
 import { type RanStatement, recordingDb } from "../helpers/recording-db.ts";
 
 /**
@@ -17,13 +18,9 @@ const LINKS_EACH = 20_000;
 
 /** The names of the indexes a plan scans `links` through, and whether it reads the table without one. */
 function linksAccess(plan: unknown): string[] {
-  const found: string[] = [];
-  const walk = (node: Record<string, unknown>) => {
-    if (node["Relation Name"] === "links") found.push(String(node["Index Name"] ?? node["Node Type"]));
-    for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
-  };
-  walk((plan as { Plan: Record<string, unknown> }[])[0]!.Plan);
-  return found;
+  return planNodes(plan)
+    .filter((node) => node["Relation Name"] === "links")
+    .map((node) => String(node["Index Name"] ?? node["Node Type"]));
 }
 
 describe.skipIf(!postgres.available)("a crawl's link listing on PostgreSQL", () => {
@@ -59,8 +56,7 @@ describe.skipIf(!postgres.available)("a crawl's link listing on PostgreSQL", () 
   }, 60_000);
   afterAll(() => store?.close());
 
-  const plan = async (text: string, params: Bindings | undefined) =>
-    (await store.db.get<{ "QUERY PLAN": unknown }>(`EXPLAIN (FORMAT JSON) ${text}`, params))!["QUERY PLAN"];
+  const plan = async (text: string, params: Bindings | undefined) => planOf(store.db, text, params);
 
   test("the trap is real here: the plain form walks the primary key for the later crawl's first page", async () => {
     const naive = `SELECT l.id FROM links l JOIN crawl_targets t ON t.id = l.target_id

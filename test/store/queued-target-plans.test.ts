@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Bindings } from "../../src/store/db.ts";
 import { FrontierRepo } from "../../src/store/frontier.repo.ts";
 import { DIALECTS, type TestDb } from "../helpers/dbs.ts";
+import { overLoops, planNodes, planOf } from "../helpers/query-plans.ts";
 import { type RanStatement, recordingDb } from "../helpers/recording-db.ts";
 
 /**
@@ -17,13 +18,7 @@ const TARGETS = 5_000;
 
 /** The rows a plan's joins compared and threw away (EXPLAIN ANALYZE's "Rows Removed by Join Filter", every loop): the work of comparing every row with every other. */
 function rowsRemovedByJoins(plan: unknown): number {
-  let removed = 0;
-  const walk = (node: Record<string, unknown>) => {
-    removed += Number(node["Rows Removed by Join Filter"] ?? 0) * Number(node["Actual Loops"] ?? 1);
-    for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
-  };
-  walk((plan as { Plan: Record<string, unknown> }[])[0]!.Plan);
-  return removed;
+  return planNodes(plan).reduce((sum, node) => sum + overLoops(node, "Rows Removed by Join Filter"), 0);
 }
 
 describe.skipIf(!postgres.available)("a batch's changes to queued targets on PostgreSQL", () => {
@@ -48,7 +43,7 @@ describe.skipIf(!postgres.available)("a batch's changes to queued targets on Pos
   /** Runs `text` under EXPLAIN ANALYZE with every target queued again first, as the next crawl's are. */
   const analyzed = async (text: string, params: Bindings | undefined) => {
     await store.db.run("UPDATE crawl_targets SET state = 'queued'");
-    return (await store.db.get<{ "QUERY PLAN": unknown }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${text}`, params))!["QUERY PLAN"];
+    return planOf(store.db, text, params, true);
   };
 
   test("the trap is real here: compared with a constant state, the join compares every changed target with every queued one", async () => {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Bindings } from "../../src/store/db.ts";
 import { FrontierRepo } from "../../src/store/frontier.repo.ts";
 import { OpenLinksRepo } from "../../src/store/open-links.repo.ts";
 import { PageReuseRepo } from "../../src/store/page-reuse.repo.ts";
 import { DIALECTS, type TestDb } from "../helpers/dbs.ts";
+import { overLoops, planNodes, planOf } from "../helpers/query-plans.ts";
 import { type RanStatement, recordingDb } from "../helpers/recording-db.ts";
 
 /**
@@ -20,16 +20,9 @@ const ASKED = ["http://example.test/7", "http://example.test/4242", "http://exam
 
 /** The rows a plan read from `tables` (returned or filtered out, every loop): a scan of the crawl reads them all. */
 function rowsRead(plan: unknown, tables: readonly string[]): number {
-  let read = 0;
-  const walk = (node: Record<string, unknown>) => {
-    if (tables.includes(String(node["Relation Name"]))) {
-      const loops = Number(node["Actual Loops"] ?? 1);
-      read += (Number(node["Actual Rows"] ?? 0) + Number(node["Rows Removed by Filter"] ?? 0)) * loops;
-    }
-    for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
-  };
-  walk((plan as { Plan: Record<string, unknown> }[])[0]!.Plan);
-  return read;
+  return planNodes(plan)
+    .filter((node) => tables.includes(String(node["Relation Name"])))
+    .reduce((sum, node) => sum + overLoops(node, "Actual Rows") + overLoops(node, "Rows Removed by Filter"), 0);
 }
 
 describe.skipIf(!postgres.available)("statements about a list of URLs on PostgreSQL", () => {
@@ -52,8 +45,7 @@ describe.skipIf(!postgres.available)("statements about a list of URLs on Postgre
   }, 60_000);
   afterAll(() => store?.close());
 
-  const analyzed = async (statement: RanStatement) =>
-    (await store.db.get<{ "QUERY PLAN": unknown }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${statement.text}`, statement.params as Bindings))!["QUERY PLAN"];
+  const analyzed = (statement: RanStatement) => planOf(store.db, statement.text, statement.params, true);
 
   test("the trap is real here: `url IN` a JSON list reads every target of the crawl", async () => {
     const plan = await analyzed({
