@@ -115,6 +115,22 @@ async function serveStore(
   runtime.store.start();
   runtime.cluster?.start();
   starting = false;
+  // In place before "listening" is logged: whoever reads that line may stop the service at once, and a signal
+  // that comes before the handlers takes the default action (killed, no clean shutdown).
+  const signalled = new Promise<string>((resolve) => {
+    // Handlers stay for good: a second SIGTERM (an impatient operator, systemd's stop while stopping) must not
+    // fall back to the default action and kill the process mid-checkpoint; the shutdown already under way
+    // ends within server.shutdown_timeout anyway.
+    let received: string | null = null;
+    const on = (name: string) => () => {
+      if (received !== null) return logger.info("already shutting down", { signal: name });
+      received = name;
+      resolve(name);
+    };
+    process.on("SIGTERM", on("SIGTERM"));
+    process.on("SIGINT", on("SIGINT"));
+    nameLost = on("node name taken over");
+  });
   const origin = localOrigin(server.hostname ?? config.server.host, server.port ?? config.server.port);
   logger.info("listening", {
     version: VERSION,
@@ -132,20 +148,7 @@ async function serveStore(
     logger.info("metrics listening", { url: `http://${metricsServer.hostname}:${metricsServer.port}/metrics`, port: metricsServer.port });
   }
 
-  const signal = await new Promise<string>((resolve) => {
-    // Handlers stay for good: a second SIGTERM (an impatient operator, systemd's stop while stopping) must not
-    // fall back to the default action and kill the process mid-checkpoint; the shutdown already under way
-    // ends within server.shutdown_timeout anyway.
-    let received: string | null = null;
-    const on = (name: string) => () => {
-      if (received !== null) return logger.info("already shutting down", { signal: name });
-      received = name;
-      resolve(name);
-    };
-    process.on("SIGTERM", on("SIGTERM"));
-    process.on("SIGINT", on("SIGINT"));
-    nameLost = on("node name taken over");
-  });
+  const signal = await signalled;
   logger.info("shutting down", { signal, timeout_ms: config.server.shutdown_timeout });
   void metricsServer?.stop(true);
   const inTime = await stopServing(server, runtime, config.server.shutdown_timeout);

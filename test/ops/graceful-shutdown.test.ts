@@ -91,6 +91,18 @@ test("SIGTERM closes the listener, lets a request in flight finish, and exits 0"
   await server.stderr.waitFor(/"msg":"stopped"/, 2_000);
 }, 10_000); // a `serve` process, stopped
 
+test("a SIGTERM the moment serve says it is listening still stops it cleanly: exit 0, five starts in a row", async () => {
+  // The handlers were installed just after the "listening" line: a stop sent on reading it could come first and
+  // kill the process outright (exit 143) — a supervisor or a script that starts and stops the service at once.
+  const configFile = setUp([]);
+  for (let i = 0; i < 5; i++) {
+    const server = serve(configFile);
+    await server.ready;
+    server.proc.kill("SIGTERM");
+    expect(await exitWithin(server, 10_000)).toBe(0);
+  }
+}, 30_000); // five `serve` processes, one after another
+
 test("a second SIGTERM (or SIGINT) during the shutdown does not cut it short: the request in flight still finishes, exit 0", async () => {
   const { hooks, server, inFlight } = await serveWithSlowTestDelivery(setUp([WEBHOOKS]), 1_500);
   await hooks.waitFor((requests) => requests.length === 1, 5_000);
