@@ -143,8 +143,8 @@ class BatchChanges {
   /** Triples of (link id, target id, broken since) of links that became broken links. */
   readonly brokenLinks: (number | string)[] = [];
   /**
-   * Links to targets already judged broken whose broken_since the store must tell, as (link id, target id, target
-   * URL, page URL, fragment): dated together at the batch's end (listBrokenLater).
+   * Links that became broken links and whose broken_since the previous crawl must tell, as (link id, target id,
+   * target URL, page URL, fragment): dated together at the batch's end (listBrokenLater).
    */
   readonly brokenLater: (number | string)[] = [];
   /** Links counted, by status code * 2 + broken. */
@@ -367,8 +367,9 @@ export class Frontier {
   }
 
   /**
-   * Lists the links that waited for the batch's broken targets as broken links: every chain (links.waiting_prev_id,
-   * newest first) read in one statement, each checked against the count kept with its head.
+   * Lists the links that waited for the batch's broken targets as broken links, to be dated with the others
+   * (listBrokenLater): every chain (links.waiting_prev_id, newest first) read in one statement, each checked
+   * against the count kept with its head.
    */
   private async listWaiting(s: BatchStore, changes: BatchChanges): Promise<void> {
     if (changes.brokenWaiting.length === 0) return;
@@ -378,25 +379,17 @@ export class Frontier {
       if (chain === undefined) chains.set(link.head, [link]);
       else chain.push(link);
     }
-    const since = this.brokenSince();
-    await since.readAhead(
-      changes.brokenWaiting.map(({ url }) => url),
-      s.openLinks,
-    );
     for (const { url, target } of changes.brokenWaiting) {
       const chain = (chains.get(target.lastWaitingLinkId) ?? []).sort((a, b) => b.id - a.id).slice(0, target.waitingLinks);
       if (chain.length !== target.waitingLinks)
         throw new BatchAccountingError(`waiting links of target ${target.id}: chain holds ${chain.length}, count says ${target.waitingLinks}`);
-      for (const link of chain) {
-        const when = since.of(url, link, s.openLinks);
-        changes.brokenLinks.push(link.id, target.id, typeof when === "string" ? when : await when);
-      }
+      for (const link of chain) changes.brokenLater.push(link.id, target.id, url, link.source_url, link.fragment);
     }
   }
 
   /**
-   * Lists the batch's links to targets judged broken before them (countLink), their dates read together: the links
-   * in order, as many at a time as name DATED_TOGETHER target URLs, so each run's are all held when it is dated.
+   * Lists the batch's broken links not dated yet (countLink, listWaiting), their dates read together: the links in
+   * order, as many at a time as name DATED_TOGETHER target URLs, so each run's are all held when it is dated.
    */
   private async listBrokenLater(s: BatchStore, changes: BatchChanges): Promise<void> {
     const later = changes.brokenLater;
