@@ -200,7 +200,8 @@ export class PageReuse {
   async links(page: StoredPage): Promise<ReusedLinks | null> {
     const rows = page.readLinks ?? (await this.repo.links(this.previousCrawlId, page.firstLinkId, page.linkCount, page.url));
     if (rows.length !== page.linkCount) return null;
-    // Held targets are answered at once; those not yet held are read together.
+    // Held targets are answered at once; those not yet held are read together. Taken before that read, which may
+    // let go of what is held (MAX_HELD_TARGETS) and with it this page's other targets.
     const found: (HeldTarget | null | undefined)[] = rows.map((row) => this.targets.get(row.target_id));
     const unheld = new Set<number>();
     for (let i = 0; i < rows.length; i++) if (found[i] === undefined) unheld.add(rows[i]!.target_id);
